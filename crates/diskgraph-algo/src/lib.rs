@@ -1,0 +1,1 @@
+//! Graph algorithms for diskgraph's engines.

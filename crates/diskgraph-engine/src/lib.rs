@@ -1,0 +1,9 @@
+//! Execution engines for diskgraph. So far: the `memory` engine, which loads the CSR fully and
+//! is the ceiling every out-of-core engine is measured against, and [`RunStats`], the record
+//! every run returns.
+
+mod memory;
+mod stats;
+
+pub use memory::MemoryGraph;
+pub use stats::RunStats;

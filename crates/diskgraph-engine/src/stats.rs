@@ -1,0 +1,64 @@
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What a run did and what it cost: returned by every run, written by `--stats`, and handed
+/// to Python as a dict. Counters an engine does not have stay zero.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunStats {
+    /// Algorithm name (`bfs`, `pagerank`, ...).
+    pub algorithm: String,
+    /// Engine that ran it (`memory`, ...).
+    pub engine: String,
+    /// Settings that shaped the run (source, tolerance, threads, memory budget, ...).
+    pub settings: BTreeMap<String, serde_json::Value>,
+    /// Wall time of the whole run, loading included, in seconds.
+    pub wall_seconds: f64,
+    /// Time spent loading the graph (memory engine) in seconds.
+    pub load_seconds: f64,
+    /// Time spent computing, in seconds.
+    pub compute_seconds: f64,
+    /// Time compute waited on I/O, in seconds.
+    pub io_wait_seconds: f64,
+    /// Iterations (BFS levels, PageRank sweeps, ...).
+    pub iterations: u64,
+    /// Edges examined by the algorithm.
+    pub edges_processed: u64,
+    /// Bytes read from the graph's files.
+    pub bytes_read: u64,
+    /// Read requests issued.
+    pub io_requests: u64,
+    /// Block requests before deduplication.
+    pub blocks_requested: u64,
+    /// Block requests after deduplication.
+    pub blocks_after_dedup: u64,
+    /// Merged runs emitted by the I/O scheduler.
+    pub merged_runs: u64,
+    /// Useful bytes / loaded bytes (1.0 when everything loaded was used).
+    pub io_utility: f64,
+    /// Cache hit ratios by cache name.
+    pub cache_hit_ratio: BTreeMap<String, f64>,
+    /// Peak memory the engine held for the graph (caches, buffers, or the whole CSR), in bytes.
+    pub peak_engine_memory: u64,
+}
+
+impl RunStats {
+    /// A short human summary, a few lines, for the CLI.
+    pub fn summary(&self) -> String {
+        let mb = |b: u64| b as f64 / (1u64 << 20) as f64;
+        let eps = if self.compute_seconds > 0.0 { self.edges_processed as f64 / self.compute_seconds / 1e6 } else { 0.0 };
+        let mut s = format!(
+            "{} on engine {}: {:.3} s wall ({:.3} s load, {:.3} s compute), {} iterations, {} edges processed ({:.1} M edges/s)\n",
+            self.algorithm, self.engine, self.wall_seconds, self.load_seconds, self.compute_seconds, self.iterations,
+            self.edges_processed, eps
+        );
+        s += &format!(
+            "I/O: {:.1} MiB read in {} requests, I/O wait {:.3} s, engine memory {:.1} MiB",
+            mb(self.bytes_read),
+            self.io_requests,
+            self.io_wait_seconds,
+            mb(self.peak_engine_memory)
+        );
+        s
+    }
+}

@@ -1,0 +1,106 @@
+use std::path::PathBuf;
+
+/// Everything that can be wrong with a graph directory or with writing one.
+///
+/// Each variant names the file and, where it applies, the position of the fault.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// An operating-system error on a file.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The manifest is missing, not JSON, or describes an impossible graph.
+    #[error("{}: bad manifest: {reason}", path.display())]
+    Manifest {
+        /// Path of `manifest.json`.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A data file does not have the size the manifest implies.
+    #[error("{}: size is {actual} bytes, expected {expected} (logical length {logical} padded to 4096)", path.display())]
+    FileSize {
+        /// The data file.
+        path: PathBuf,
+        /// Expected physical size.
+        expected: u64,
+        /// Actual size on disk.
+        actual: u64,
+        /// Logical length recorded in the manifest.
+        logical: u64,
+    },
+    /// A data file's content does not match its recorded checksum.
+    #[error("{}: checksum mismatch: manifest says xxh3 {expected}, content has {actual}", path.display())]
+    Checksum {
+        /// The data file.
+        path: PathBuf,
+        /// Checksum in the manifest.
+        expected: String,
+        /// Checksum of the bytes on disk.
+        actual: String,
+    },
+    /// The padding after a file's logical end is not zero.
+    #[error("{}: non-zero padding byte at offset {offset}", path.display())]
+    Padding {
+        /// The data file.
+        path: PathBuf,
+        /// Byte offset of the first bad padding byte.
+        offset: u64,
+    },
+    /// An offset index is not a valid CSR index.
+    #[error("{}: entry {entry}: {reason}", path.display())]
+    Index {
+        /// The index file.
+        path: PathBuf,
+        /// Position in the index (vertex number).
+        entry: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A neighbour ID is not a vertex of the graph.
+    #[error("{}: entry {index} is vertex {value}, but the graph has {num_vertices} vertices", path.display())]
+    NeighbourOutOfRange {
+        /// The adjacency file.
+        path: PathBuf,
+        /// Position in the adjacency array.
+        index: u64,
+        /// The bad ID.
+        value: u32,
+        /// Number of vertices.
+        num_vertices: u64,
+    },
+    /// An adjacency list is not sorted ascending.
+    #[error("{}: adjacency list of vertex {vertex} is not sorted at entry {index}", path.display())]
+    Unsorted {
+        /// The adjacency file.
+        path: PathBuf,
+        /// Vertex whose list is out of order.
+        vertex: u64,
+        /// Position in the adjacency array.
+        index: u64,
+    },
+    /// Some other content fault (non-ascending ids, NaN weight, ...).
+    #[error("{}: {reason}", path.display())]
+    Content {
+        /// The data file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The output exists and overwriting was not asked for.
+    #[error("{}: output already exists (use --force to replace it)", path.display())]
+    Exists {
+        /// The output path.
+        path: PathBuf,
+    },
+}
+
+impl FormatError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        FormatError::Io { path: path.into(), source }
+    }
+}

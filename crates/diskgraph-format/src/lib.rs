@@ -1,0 +1,40 @@
+//! The diskgraph graph directory, format v1 (see `docs/FORMAT.md`).
+//!
+//! A graph is an immutable directory: `manifest.json` plus little-endian data files, each padded
+//! to a multiple of [`PAGE`] bytes so O_DIRECT readers can fetch any block. This crate owns the
+//! file names, the manifest, the writers (which publish atomically through a temporary
+//! directory and `rename`) and the readers (which check sizes and index monotonicity on
+//! [`GraphDir::open`], and checksums plus every neighbour ID in [`verify`]).
+
+mod error;
+mod manifest;
+mod read;
+mod verify;
+mod write;
+
+pub use error::FormatError;
+pub use manifest::{FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION};
+pub use read::{Csr, Direction, GraphDir};
+pub use verify::{verify, VerifyReport};
+pub use write::{padded_len, CsrWriter, DataFileWriter, GraphBuilder};
+
+/// Every data file is padded with zero bytes to a multiple of this many bytes.
+pub const PAGE: u64 = 4096;
+/// Name of the manifest file.
+pub const MANIFEST: &str = "manifest.json";
+/// Out-edge offsets, u64[V+1].
+pub const OUT_IDX: &str = "out.idx";
+/// Out-neighbour IDs, u32[E], each list ascending.
+pub const OUT_ADJ: &str = "out.adj";
+/// Out-edge weights, f32[E] (weighted graphs only).
+pub const OUT_WGT: &str = "out.wgt";
+/// In-edge offsets, u64[V+1] (directed graphs only).
+pub const IN_IDX: &str = "in.idx";
+/// In-neighbour IDs, u32[E] (directed graphs only).
+pub const IN_ADJ: &str = "in.adj";
+/// In-edge weights, f32[E] (directed weighted graphs only).
+pub const IN_WGT: &str = "in.wgt";
+/// Original u64 ID of every internal vertex, ascending (present when IDs were remapped).
+pub const IDS: &str = "ids.u64";
+/// Largest number of vertices a graph may have: internal IDs are u32.
+pub const MAX_VERTICES: u64 = u32::MAX as u64 + 1;

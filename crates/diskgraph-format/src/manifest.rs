@@ -1,0 +1,143 @@
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{FormatError, MAX_VERTICES};
+
+/// Value of the manifest's `format` field.
+pub const FORMAT_NAME: &str = "diskgraph";
+/// The format version this crate reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One data file as recorded in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEntry {
+    /// Logical length in bytes (before padding).
+    pub len: u64,
+    /// xxh3-64 of the logical bytes, 16 lowercase hex digits.
+    pub xxh3: String,
+}
+
+/// `manifest.json`: what a graph directory holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Always [`FORMAT_NAME`].
+    pub format: String,
+    /// Always [`FORMAT_VERSION`] for this reader.
+    pub version: u32,
+    /// Number of vertices V.
+    pub num_vertices: u64,
+    /// Number of edges: arcs for a directed graph, each undirected edge once otherwise.
+    pub num_edges: u64,
+    /// Number of entries in `out.adj` (= `in.adj` for directed graphs).
+    pub num_arcs: u64,
+    /// Number of self-loop entries in `out.adj` (zero unless imported with `--keep-self-loops`).
+    pub num_self_loops: u64,
+    /// Directed (`out.*` and `in.*`) or undirected (both directions in `out.*`).
+    pub directed: bool,
+    /// Whether `*.wgt` files are present.
+    pub weighted: bool,
+    /// Whether duplicate edges were kept (multigraph).
+    pub multi_edges: bool,
+    /// The ordering that produced the internal IDs (`original` after import).
+    pub ordering: String,
+    /// Whether `ids.u64` maps internal IDs to original IDs (otherwise internal = original).
+    pub ids_remapped: bool,
+    /// Every data file, by name.
+    pub files: BTreeMap<String, FileEntry>,
+    /// Derived layouts present (subdirectory names).
+    #[serde(default)]
+    pub layouts: Vec<String>,
+    /// The tool and version that wrote the directory.
+    pub tool: String,
+    /// Free-form provenance (input file, input format, generator parameters).
+    #[serde(default)]
+    pub source: BTreeMap<String, String>,
+}
+
+impl Manifest {
+    /// Reads and sanity-checks the manifest at `path`.
+    pub fn read(path: &Path) -> Result<Manifest, FormatError> {
+        let bytes = std::fs::read(path).map_err(|e| FormatError::io(path, e))?;
+        let bad = |reason: String| FormatError::Manifest { path: path.to_path_buf(), reason };
+        let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        m.check().map_err(bad)?;
+        Ok(m)
+    }
+
+    /// The files this manifest must list, given its flags.
+    pub fn required_files(&self) -> Vec<&'static str> {
+        use crate::*;
+        let mut f = vec![OUT_IDX, OUT_ADJ];
+        if self.weighted {
+            f.push(OUT_WGT);
+        }
+        if self.directed {
+            f.extend([IN_IDX, IN_ADJ]);
+            if self.weighted {
+                f.push(IN_WGT);
+            }
+        }
+        if self.ids_remapped {
+            f.push(IDS);
+        }
+        f
+    }
+
+    /// Expected logical length of a data file, from the counts.
+    pub fn expected_len(&self, name: &str) -> Option<u64> {
+        use crate::*;
+        match name {
+            OUT_IDX | IN_IDX => Some((self.num_vertices + 1) * 8),
+            OUT_ADJ | IN_ADJ | OUT_WGT | IN_WGT => Some(self.num_arcs * 4),
+            IDS => Some(self.num_vertices * 8),
+            _ => None,
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.format != FORMAT_NAME {
+            return Err(format!("format is {:?}, expected {FORMAT_NAME:?}", self.format));
+        }
+        if self.version != FORMAT_VERSION {
+            return Err(format!(
+                "version {} is not supported (this build reads version {FORMAT_VERSION})",
+                self.version
+            ));
+        }
+        if self.num_vertices > MAX_VERTICES {
+            return Err(format!("num_vertices {} exceeds the u32 ID space", self.num_vertices));
+        }
+        if self.num_self_loops > self.num_arcs {
+            return Err("num_self_loops exceeds num_arcs".into());
+        }
+        let expected_edges = if self.directed {
+            self.num_arcs
+        } else {
+            (self.num_arcs - self.num_self_loops) / 2 + self.num_self_loops
+        };
+        if self.num_edges != expected_edges {
+            return Err(format!(
+                "num_edges {} disagrees with num_arcs {} and num_self_loops {}",
+                self.num_edges, self.num_arcs, self.num_self_loops
+            ));
+        }
+        for name in self.required_files() {
+            let entry = self.files.get(name).ok_or_else(|| format!("file {name} is not listed"))?;
+            let want = self.expected_len(name).expect("required files have lengths");
+            if entry.len != want {
+                return Err(format!("{name} has length {}, counts imply {want}", entry.len));
+            }
+            if entry.xxh3.len() != 16 || !entry.xxh3.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(format!("{name} has a malformed checksum {:?}", entry.xxh3));
+            }
+        }
+        if let Some(extra) = self.files.keys().find(|k| !self.required_files().contains(&k.as_str())) {
+            return Err(format!("unexpected file {extra} listed"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,181 @@
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::{padded_len, FormatError, Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, OUT_ADJ, OUT_IDX, OUT_WGT};
+
+#[cfg(target_endian = "big")]
+compile_error!("diskgraph files are little-endian and are read by casting; big-endian hosts are not supported");
+
+/// Which adjacency of a vertex: its out-edges or its in-edges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Edges leaving the vertex (`out.*`).
+    Out,
+    /// Edges entering the vertex (`in.*`; the same as `Out` for undirected graphs).
+    In,
+}
+
+/// One direction of a graph held fully in memory, in compressed sparse row form.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Csr {
+    /// `offsets[v]..offsets[v+1]` indexes the neighbours of `v`; length V+1.
+    pub offsets: Vec<u64>,
+    /// Neighbour IDs, ascending within each vertex.
+    pub targets: Vec<u32>,
+    /// Edge weights parallel to `targets`, when the graph is weighted.
+    pub weights: Option<Vec<f32>>,
+}
+
+impl Csr {
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Number of stored arcs.
+    pub fn num_arcs(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Neighbours of `v`.
+    pub fn neighbours(&self, v: u32) -> &[u32] {
+        let (a, b) = self.range(v);
+        &self.targets[a..b]
+    }
+
+    /// Weights of `v`'s edges, parallel to [`Csr::neighbours`].
+    pub fn edge_weights(&self, v: u32) -> Option<&[f32]> {
+        let (a, b) = self.range(v);
+        self.weights.as_ref().map(|w| &w[a..b])
+    }
+
+    /// Degree of `v`.
+    pub fn degree(&self, v: u32) -> usize {
+        let (a, b) = self.range(v);
+        b - a
+    }
+
+    fn range(&self, v: u32) -> (usize, usize) {
+        let v = v as usize;
+        (self.offsets[v] as usize, self.offsets[v + 1] as usize)
+    }
+}
+
+/// An opened graph directory: its manifest has been parsed and checked, every data file has
+/// the size the manifest implies, and the offset indexes are monotone and end at the arc count.
+#[derive(Clone, Debug)]
+pub struct GraphDir {
+    path: PathBuf,
+    manifest: Manifest,
+}
+
+impl GraphDir {
+    /// Opens and checks the graph directory at `path` (O(V)).
+    pub fn open(path: impl AsRef<Path>) -> Result<GraphDir, FormatError> {
+        let path = path.as_ref().to_path_buf();
+        let meta = std::fs::metadata(&path).map_err(|e| FormatError::io(&path, e))?;
+        if !meta.is_dir() {
+            return Err(FormatError::io(&path, std::io::Error::other("not a graph directory")));
+        }
+        let manifest = Manifest::read(&path.join(MANIFEST))?;
+        for (name, entry) in &manifest.files {
+            let fpath = path.join(name);
+            let actual = std::fs::metadata(&fpath).map_err(|e| FormatError::io(&fpath, e))?.len();
+            let expected = padded_len(entry.len);
+            if actual != expected {
+                return Err(FormatError::FileSize { path: fpath, expected, actual, logical: entry.len });
+            }
+        }
+        let dir = GraphDir { path, manifest };
+        dir.load_offsets(Direction::Out)?;
+        if dir.manifest.directed {
+            dir.load_offsets(Direction::In)?;
+        }
+        Ok(dir)
+    }
+
+    /// The directory's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The parsed manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> u64 {
+        self.manifest.num_vertices
+    }
+
+    /// Path of a data file in this graph.
+    pub fn file_path(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    /// File names (idx, adj, wgt) of one direction; `In` maps to `out.*` for undirected graphs.
+    pub fn files_of(&self, dir: Direction) -> (&'static str, &'static str, &'static str) {
+        match (dir, self.manifest.directed) {
+            (Direction::In, true) => (IN_IDX, IN_ADJ, IN_WGT),
+            _ => (OUT_IDX, OUT_ADJ, OUT_WGT),
+        }
+    }
+
+    /// Reads and checks the offset index of one direction: starts at 0, never decreases, ends
+    /// at the arc count.
+    pub fn load_offsets(&self, dir: Direction) -> Result<Vec<u64>, FormatError> {
+        let (idx, _, _) = self.files_of(dir);
+        let path = self.file_path(idx);
+        let offsets: Vec<u64> = read_array(&path, self.manifest.num_vertices as usize + 1)?;
+        let bad = |entry: usize, reason: String| FormatError::Index { path: path.clone(), entry: entry as u64, reason };
+        if offsets[0] != 0 {
+            return Err(bad(0, format!("first offset is {}, expected 0", offsets[0])));
+        }
+        if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
+            return Err(bad(i + 1, format!("offset {} is below the previous {}", offsets[i + 1], offsets[i])));
+        }
+        let last = *offsets.last().expect("V+1 >= 1 entries");
+        if last != self.manifest.num_arcs {
+            return Err(bad(offsets.len() - 1, format!("last offset {last} != num_arcs {}", self.manifest.num_arcs)));
+        }
+        Ok(offsets)
+    }
+
+    /// Loads one direction fully into memory, checking every neighbour ID is in range.
+    pub fn load_csr(&self, dir: Direction, with_weights: bool) -> Result<Csr, FormatError> {
+        let (_, adj, wgt) = self.files_of(dir);
+        let offsets = self.load_offsets(dir)?;
+        let apath = self.file_path(adj);
+        let targets: Vec<u32> = read_array(&apath, self.manifest.num_arcs as usize)?;
+        let n = self.manifest.num_vertices;
+        if let Some(index) = targets.iter().position(|&t| u64::from(t) >= n) {
+            let value = targets[index];
+            return Err(FormatError::NeighbourOutOfRange { path: apath, index: index as u64, value, num_vertices: n });
+        }
+        let weights = if with_weights && self.manifest.weighted {
+            Some(read_array::<f32>(&self.file_path(wgt), self.manifest.num_arcs as usize)?)
+        } else {
+            None
+        };
+        Ok(Csr { offsets, targets, weights })
+    }
+
+    /// Original ID of every internal vertex (the identity when IDs were not remapped).
+    pub fn original_ids(&self) -> Result<Vec<u64>, FormatError> {
+        if self.manifest.ids_remapped {
+            read_array(&self.file_path(IDS), self.manifest.num_vertices as usize)
+        } else {
+            Ok((0..self.manifest.num_vertices).collect())
+        }
+    }
+}
+
+/// Reads `count` little-endian values of `T` from the start of `path`.
+fn read_array<T: bytemuck::Pod + Default>(path: &Path, count: usize) -> Result<Vec<T>, FormatError> {
+    let mut values = vec![T::default(); count];
+    let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    f.read_exact(bytemuck::cast_slice_mut(&mut values)).map_err(|e| FormatError::io(path, e))?;
+    Ok(values)
+}

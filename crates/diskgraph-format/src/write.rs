@@ -1,0 +1,281 @@
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::{FileEntry, FormatError, Manifest, IDS, MANIFEST, PAGE};
+
+/// `len` rounded up to a multiple of [`PAGE`].
+pub fn padded_len(len: u64) -> u64 {
+    len.div_ceil(PAGE) * PAGE
+}
+
+const WRITE_BUFFER: usize = 1 << 20;
+
+/// Writes one data file: buffers, checksums the logical bytes, pads to [`PAGE`] on finish.
+pub struct DataFileWriter {
+    path: PathBuf,
+    name: String,
+    file: File,
+    buf: Vec<u8>,
+    hasher: Xxh3,
+    len: u64,
+}
+
+impl DataFileWriter {
+    fn create(dir: &Path, name: &str) -> Result<Self, FormatError> {
+        let path = dir.join(name);
+        let file = File::create(&path).map_err(|e| FormatError::io(&path, e))?;
+        Ok(DataFileWriter {
+            path,
+            name: name.to_string(),
+            file,
+            buf: Vec::with_capacity(WRITE_BUFFER),
+            hasher: Xxh3::new(),
+            len: 0,
+        })
+    }
+
+    /// Appends raw bytes.
+    pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), FormatError> {
+        if self.buf.len() + bytes.len() > WRITE_BUFFER {
+            self.flush_buffer()?;
+        }
+        if bytes.len() > WRITE_BUFFER {
+            self.hasher.update(bytes);
+            self.len += bytes.len() as u64;
+            return self.file.write_all(bytes).map_err(|e| FormatError::io(&self.path, e));
+        }
+        self.buf.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Appends little-endian u64 values.
+    pub fn write_u64s(&mut self, values: &[u64]) -> Result<(), FormatError> {
+        self.write_bytes(bytemuck::cast_slice(values))
+    }
+
+    /// Appends little-endian u32 values.
+    pub fn write_u32s(&mut self, values: &[u32]) -> Result<(), FormatError> {
+        self.write_bytes(bytemuck::cast_slice(values))
+    }
+
+    /// Appends little-endian f32 values.
+    pub fn write_f32s(&mut self, values: &[f32]) -> Result<(), FormatError> {
+        self.write_bytes(bytemuck::cast_slice(values))
+    }
+
+    /// Bytes written so far (logical length).
+    pub fn len(&self) -> u64 {
+        self.len + self.buf.len() as u64
+    }
+
+    /// Whether nothing has been written yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn flush_buffer(&mut self) -> Result<(), FormatError> {
+        self.hasher.update(&self.buf);
+        self.len += self.buf.len() as u64;
+        self.file.write_all(&self.buf).map_err(|e| FormatError::io(&self.path, e))?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Pads to [`PAGE`], syncs, and returns the file's name and manifest entry.
+    pub fn finish(mut self) -> Result<(String, FileEntry), FormatError> {
+        self.flush_buffer()?;
+        let pad = (padded_len(self.len) - self.len) as usize;
+        let io = |e| FormatError::io(&self.path, e);
+        self.file.write_all(&vec![0u8; pad]).map_err(io)?;
+        self.file.sync_all().map_err(io)?;
+        let entry = FileEntry { len: self.len, xxh3: format!("{:016x}", self.hasher.digest()) };
+        Ok((self.name, entry))
+    }
+}
+
+/// Streams one CSR direction (`*.idx`, `*.adj`, optionally `*.wgt`) from edges sorted by source.
+pub struct CsrWriter {
+    idx: DataFileWriter,
+    adj: DataFileWriter,
+    wgt: Option<DataFileWriter>,
+    next_vertex: u64,
+    count: u64,
+    num_vertices: u64,
+}
+
+impl CsrWriter {
+    /// Pushes one edge. Sources must be non-decreasing and below the vertex count.
+    ///
+    /// # Panics
+    /// If `src` goes backwards or is out of range, or a weight is missing on a weighted writer:
+    /// these are programmer errors of the caller, which sorts the edges.
+    pub fn push(&mut self, src: u32, dst: u32, weight: Option<f32>) -> Result<(), FormatError> {
+        let src = u64::from(src);
+        assert!(src < self.num_vertices && u64::from(dst) < self.num_vertices, "edge out of range");
+        assert!(src + 1 >= self.next_vertex, "CsrWriter::push: sources must be non-decreasing");
+        while self.next_vertex <= src {
+            self.idx.write_u64s(&[self.count])?;
+            self.next_vertex += 1;
+        }
+        self.adj.write_u32s(&[dst])?;
+        if let Some(w) = &mut self.wgt {
+            w.write_f32s(&[weight.expect("weighted CsrWriter needs a weight on every edge")])?;
+        }
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Number of edges pushed so far.
+    pub fn num_edges(&self) -> u64 {
+        self.count
+    }
+
+    /// Writes the remaining offsets and finishes all files.
+    pub fn finish(mut self) -> Result<Vec<(String, FileEntry)>, FormatError> {
+        while self.next_vertex <= self.num_vertices {
+            self.idx.write_u64s(&[self.count])?;
+            self.next_vertex += 1;
+        }
+        let mut out = vec![self.idx.finish()?, self.adj.finish()?];
+        if let Some(w) = self.wgt {
+            out.push(w.finish()?);
+        }
+        Ok(out)
+    }
+}
+
+/// Builds a graph directory under a temporary name next to its destination and publishes it
+/// with one `rename`. Dropping a builder that was not published removes the temporary directory,
+/// so a failed import never leaves anything that looks like a graph.
+pub struct GraphBuilder {
+    final_path: PathBuf,
+    tmp_path: PathBuf,
+    force: bool,
+    published: bool,
+}
+
+impl GraphBuilder {
+    /// Starts a graph at `path`. Fails if `path` exists and `force` is false.
+    pub fn create(path: &Path, force: bool) -> Result<Self, FormatError> {
+        check_replaceable(path, force)?;
+        let name = path
+            .file_name()
+            .ok_or_else(|| FormatError::io(path, std::io::Error::other("output path has no final component")))?
+            .to_string_lossy()
+            .into_owned();
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let tmp_path = parent.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(&tmp_path, e))?;
+        Ok(GraphBuilder { final_path: path.to_path_buf(), tmp_path, force, published: false })
+    }
+
+    /// The temporary directory being filled (scratch files may go here too).
+    pub fn dir(&self) -> &Path {
+        &self.tmp_path
+    }
+
+    /// The destination path.
+    pub fn destination(&self) -> &Path {
+        &self.final_path
+    }
+
+    /// Creates a data file in the graph.
+    pub fn file(&self, name: &str) -> Result<DataFileWriter, FormatError> {
+        DataFileWriter::create(&self.tmp_path, name)
+    }
+
+    /// Creates the CSR files `{prefix}.idx`, `{prefix}.adj` and, if weighted, `{prefix}.wgt`.
+    pub fn csr(&self, prefix: &str, num_vertices: u64, weighted: bool) -> Result<CsrWriter, FormatError> {
+        Ok(CsrWriter {
+            idx: self.file(&format!("{prefix}.idx"))?,
+            adj: self.file(&format!("{prefix}.adj"))?,
+            wgt: if weighted { Some(self.file(&format!("{prefix}.wgt"))?) } else { None },
+            next_vertex: 0,
+            count: 0,
+            num_vertices,
+        })
+    }
+
+    /// Writes the ID map file from ascending original IDs.
+    pub fn ids(&self, ids: &[u64]) -> Result<(String, FileEntry), FormatError> {
+        let mut w = self.file(IDS)?;
+        w.write_u64s(ids)?;
+        w.finish()
+    }
+
+    /// Writes the manifest, removes scratch files not listed in it, and renames the directory
+    /// into place (replacing an existing graph only when `force` was given).
+    pub fn publish(mut self, manifest: &Manifest) -> Result<PathBuf, FormatError> {
+        let mpath = self.tmp_path.join(MANIFEST);
+        let io = |p: &Path, e| FormatError::io(p, e);
+        let entries = std::fs::read_dir(&self.tmp_path).map_err(|e| io(&self.tmp_path, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| io(&self.tmp_path, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !manifest.files.contains_key(&name) && !manifest.layouts.contains(&name) {
+                let p = entry.path();
+                let res = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+                res.map_err(|e| io(&p, e))?;
+            }
+        }
+        let json = serde_json::to_vec_pretty(manifest).expect("manifest serialises");
+        let mut f = File::create(&mpath).map_err(|e| io(&mpath, e))?;
+        f.write_all(&json).and_then(|_| f.write_all(b"\n")).and_then(|_| f.sync_all()).map_err(|e| io(&mpath, e))?;
+        check_replaceable(&self.final_path, self.force)?;
+        let old = self.tmp_path.with_extension("old");
+        let replaced = self.final_path.exists();
+        if replaced {
+            std::fs::rename(&self.final_path, &old).map_err(|e| io(&self.final_path, e))?;
+        }
+        std::fs::rename(&self.tmp_path, &self.final_path).map_err(|e| io(&self.final_path, e))?;
+        self.published = true;
+        if replaced {
+            let res = if old.is_dir() { std::fs::remove_dir_all(&old) } else { std::fs::remove_file(&old) };
+            res.map_err(|e| io(&old, e))?;
+        }
+        if let Some(parent) = self.final_path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if let Ok(d) = File::open(parent) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(self.final_path.clone())
+    }
+}
+
+/// An existing output may be replaced only with `force`, and only if it is a file or a graph
+/// directory (never an unrelated non-empty directory).
+fn check_replaceable(path: &Path, force: bool) -> Result<(), FormatError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return Ok(()) };
+    if !force {
+        return Err(FormatError::Exists { path: path.to_path_buf() });
+    }
+    if meta.is_dir() {
+        let is_graph = path.join(MANIFEST).exists();
+        let is_empty = std::fs::read_dir(path).map(|mut d| d.next().is_none()).unwrap_or(false);
+        if !is_graph && !is_empty {
+            return Err(FormatError::io(
+                path,
+                std::io::Error::other("refusing to replace a non-empty directory that is not a graph"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Drop for GraphBuilder {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = std::fs::remove_dir_all(&self.tmp_path);
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Generators (being written).

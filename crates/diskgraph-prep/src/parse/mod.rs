@@ -1,0 +1,1 @@
+//! Input parsers (being written).

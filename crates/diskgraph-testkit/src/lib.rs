@@ -1,0 +1,1 @@
+//! Test fixtures and independent oracle implementations for diskgraph (dev-dependency only).
