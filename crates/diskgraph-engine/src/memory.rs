@@ -16,7 +16,11 @@ impl MemoryGraph {
     pub fn load(g: &GraphDir, need_in: bool, need_weights: bool) -> Result<Self, FormatError> {
         let directed = g.manifest().directed;
         let out = g.load_csr(Direction::Out, need_weights)?;
-        let inn = if directed && need_in { Some(g.load_csr(Direction::In, need_weights)?) } else { None };
+        let inn = if directed && need_in {
+            Some(g.load_csr(Direction::In, need_weights)?)
+        } else {
+            None
+        };
         Ok(MemoryGraph { directed, out, inn })
     }
 
@@ -55,7 +59,9 @@ impl MemoryGraph {
     /// If the graph is directed and was loaded without `need_in`.
     pub fn inn(&self) -> &Csr {
         if self.directed {
-            self.inn.as_ref().expect("in-edges were not loaded (MemoryGraph::load with need_in)")
+            self.inn
+                .as_ref()
+                .expect("in-edges were not loaded (MemoryGraph::load with need_in)")
         } else {
             &self.out
         }
@@ -68,9 +74,7 @@ impl MemoryGraph {
 
     /// Bytes held by the CSR arrays.
     pub fn memory_bytes(&self) -> u64 {
-        let csr = |c: &Csr| {
-            c.offsets.len() * 8 + c.targets.len() * 4 + c.weights.as_ref().map_or(0, |w| w.len() * 4)
-        };
+        let csr = |c: &Csr| c.offsets.len() * 8 + c.targets.len() * 4 + c.weights.as_ref().map_or(0, |w| w.len() * 4);
         (csr(&self.out) + self.inn.as_ref().map_or(0, csr)) as u64
     }
 }

@@ -46,7 +46,11 @@ impl RunStats {
     /// A short human summary, a few lines, for the CLI.
     pub fn summary(&self) -> String {
         let mb = |b: u64| b as f64 / (1u64 << 20) as f64;
-        let eps = if self.compute_seconds > 0.0 { self.edges_processed as f64 / self.compute_seconds / 1e6 } else { 0.0 };
+        let eps = if self.compute_seconds > 0.0 {
+            self.edges_processed as f64 / self.compute_seconds / 1e6
+        } else {
+            0.0
+        };
         let mut s = format!(
             "{} on engine {}: {:.3} s wall ({:.3} s load, {:.3} s compute), {} iterations, {} edges processed ({:.1} M edges/s)\n",
             self.algorithm, self.engine, self.wall_seconds, self.load_seconds, self.compute_seconds, self.iterations,

@@ -101,6 +101,9 @@ pub enum FormatError {
 
 impl FormatError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        FormatError::Io { path: path.into(), source }
+        FormatError::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

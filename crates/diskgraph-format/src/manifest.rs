@@ -62,7 +62,10 @@ impl Manifest {
     /// Reads and sanity-checks the manifest at `path`.
     pub fn read(path: &Path) -> Result<Manifest, FormatError> {
         let bytes = std::fs::read(path).map_err(|e| FormatError::io(path, e))?;
-        let bad = |reason: String| FormatError::Manifest { path: path.to_path_buf(), reason };
+        let bad = |reason: String| FormatError::Manifest {
+            path: path.to_path_buf(),
+            reason,
+        };
         let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
         m.check().map_err(bad)?;
         Ok(m)
@@ -126,7 +129,10 @@ impl Manifest {
             ));
         }
         for name in self.required_files() {
-            let entry = self.files.get(name).ok_or_else(|| format!("file {name} is not listed"))?;
+            let entry = self
+                .files
+                .get(name)
+                .ok_or_else(|| format!("file {name} is not listed"))?;
             let want = self.expected_len(name).expect("required files have lengths");
             if entry.len != want {
                 return Err(format!("{name} has length {}, counts imply {want}", entry.len));

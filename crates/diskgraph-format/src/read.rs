@@ -84,7 +84,12 @@ impl GraphDir {
             let actual = std::fs::metadata(&fpath).map_err(|e| FormatError::io(&fpath, e))?.len();
             let expected = padded_len(entry.len);
             if actual != expected {
-                return Err(FormatError::FileSize { path: fpath, expected, actual, logical: entry.len });
+                return Err(FormatError::FileSize {
+                    path: fpath,
+                    expected,
+                    actual,
+                    logical: entry.len,
+                });
             }
         }
         let dir = GraphDir { path, manifest };
@@ -129,16 +134,26 @@ impl GraphDir {
         let (idx, _, _) = self.files_of(dir);
         let path = self.file_path(idx);
         let offsets: Vec<u64> = read_array(&path, self.manifest.num_vertices as usize + 1)?;
-        let bad = |entry: usize, reason: String| FormatError::Index { path: path.clone(), entry: entry as u64, reason };
+        let bad = |entry: usize, reason: String| FormatError::Index {
+            path: path.clone(),
+            entry: entry as u64,
+            reason,
+        };
         if offsets[0] != 0 {
             return Err(bad(0, format!("first offset is {}, expected 0", offsets[0])));
         }
         if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
-            return Err(bad(i + 1, format!("offset {} is below the previous {}", offsets[i + 1], offsets[i])));
+            return Err(bad(
+                i + 1,
+                format!("offset {} is below the previous {}", offsets[i + 1], offsets[i]),
+            ));
         }
         let last = *offsets.last().expect("V+1 >= 1 entries");
         if last != self.manifest.num_arcs {
-            return Err(bad(offsets.len() - 1, format!("last offset {last} != num_arcs {}", self.manifest.num_arcs)));
+            return Err(bad(
+                offsets.len() - 1,
+                format!("last offset {last} != num_arcs {}", self.manifest.num_arcs),
+            ));
         }
         Ok(offsets)
     }
@@ -152,14 +167,26 @@ impl GraphDir {
         let n = self.manifest.num_vertices;
         if let Some(index) = targets.iter().position(|&t| u64::from(t) >= n) {
             let value = targets[index];
-            return Err(FormatError::NeighbourOutOfRange { path: apath, index: index as u64, value, num_vertices: n });
+            return Err(FormatError::NeighbourOutOfRange {
+                path: apath,
+                index: index as u64,
+                value,
+                num_vertices: n,
+            });
         }
         let weights = if with_weights && self.manifest.weighted {
-            Some(read_array::<f32>(&self.file_path(wgt), self.manifest.num_arcs as usize)?)
+            Some(read_array::<f32>(
+                &self.file_path(wgt),
+                self.manifest.num_arcs as usize,
+            )?)
         } else {
             None
         };
-        Ok(Csr { offsets, targets, weights })
+        Ok(Csr {
+            offsets,
+            targets,
+            weights,
+        })
     }
 
     /// Original ID of every internal vertex (the identity when IDs were not remapped).
@@ -176,6 +203,7 @@ impl GraphDir {
 fn read_array<T: bytemuck::Pod + Default>(path: &Path, count: usize) -> Result<Vec<T>, FormatError> {
     let mut values = vec![T::default(); count];
     let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
-    f.read_exact(bytemuck::cast_slice_mut(&mut values)).map_err(|e| FormatError::io(path, e))?;
+    f.read_exact(bytemuck::cast_slice_mut(&mut values))
+        .map_err(|e| FormatError::io(path, e))?;
     Ok(values)
 }

@@ -29,7 +29,11 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
         let fpath = g.file_path(name);
         let actual = hash_file(&fpath, entry.len)?;
         if actual != entry.xxh3 {
-            return Err(FormatError::Checksum { path: fpath, expected: entry.xxh3.clone(), actual });
+            return Err(FormatError::Checksum {
+                path: fpath,
+                expected: entry.xxh3.clone(),
+                actual,
+            });
         }
         report.files_checked += 1;
         report.bytes_checked += entry.len;
@@ -44,15 +48,25 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
         let strict = !g.manifest().multi_edges;
         for v in 0..csr.num_vertices() {
             let list = csr.neighbours(v as u32);
-            if let Some(i) = list.windows(2).position(|w| if strict { w[1] <= w[0] } else { w[1] < w[0] }) {
+            if let Some(i) = list
+                .windows(2)
+                .position(|w| if strict { w[1] <= w[0] } else { w[1] < w[0] })
+            {
                 let index = csr.offsets[v] + i as u64 + 1;
-                return Err(FormatError::Unsorted { path: g.file_path(adj), vertex: v as u64, index });
+                return Err(FormatError::Unsorted {
+                    path: g.file_path(adj),
+                    vertex: v as u64,
+                    index,
+                });
             }
         }
         if let Some(w) = &csr.weights {
             if let Some(i) = w.iter().position(|x| x.is_nan()) {
                 let reason = format!("weight at entry {i} is NaN");
-                return Err(FormatError::Content { path: g.file_path(wgt), reason });
+                return Err(FormatError::Content {
+                    path: g.file_path(wgt),
+                    reason,
+                });
             }
         }
         report.arcs_checked += csr.num_arcs() as u64;
@@ -61,7 +75,10 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
         let ids = g.original_ids()?;
         if let Some(i) = ids.windows(2).position(|w| w[1] <= w[0]) {
             let reason = format!("original IDs not strictly ascending at entry {}", i + 1);
-            return Err(FormatError::Content { path: g.file_path(IDS), reason });
+            return Err(FormatError::Content {
+                path: g.file_path(IDS),
+                reason,
+            });
         }
     }
     Ok(report)
@@ -80,7 +97,10 @@ fn hash_file(path: &Path, len: u64) -> Result<String, FormatError> {
         let logical = (len.saturating_sub(pos) as usize).min(want);
         hasher.update(&buf[..logical]);
         if let Some(i) = buf[logical..want].iter().position(|&b| b != 0) {
-            return Err(FormatError::Padding { path: path.to_path_buf(), offset: pos + (logical + i) as u64 });
+            return Err(FormatError::Padding {
+                path: path.to_path_buf(),
+                offset: pos + (logical + i) as u64,
+            });
         }
         pos += want as u64;
     }

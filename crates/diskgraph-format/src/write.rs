@@ -79,7 +79,9 @@ impl DataFileWriter {
     fn flush_buffer(&mut self) -> Result<(), FormatError> {
         self.hasher.update(&self.buf);
         self.len += self.buf.len() as u64;
-        self.file.write_all(&self.buf).map_err(|e| FormatError::io(&self.path, e))?;
+        self.file
+            .write_all(&self.buf)
+            .map_err(|e| FormatError::io(&self.path, e))?;
         self.buf.clear();
         Ok(())
     }
@@ -91,7 +93,10 @@ impl DataFileWriter {
         let io = |e| FormatError::io(&self.path, e);
         self.file.write_all(&vec![0u8; pad]).map_err(io)?;
         self.file.sync_all().map_err(io)?;
-        let entry = FileEntry { len: self.len, xxh3: format!("{:016x}", self.hasher.digest()) };
+        let entry = FileEntry {
+            len: self.len,
+            xxh3: format!("{:016x}", self.hasher.digest()),
+        };
         Ok((self.name, entry))
     }
 }
@@ -114,8 +119,14 @@ impl CsrWriter {
     /// these are programmer errors of the caller, which sorts the edges.
     pub fn push(&mut self, src: u32, dst: u32, weight: Option<f32>) -> Result<(), FormatError> {
         let src = u64::from(src);
-        assert!(src < self.num_vertices && u64::from(dst) < self.num_vertices, "edge out of range");
-        assert!(src + 1 >= self.next_vertex, "CsrWriter::push: sources must be non-decreasing");
+        assert!(
+            src < self.num_vertices && u64::from(dst) < self.num_vertices,
+            "edge out of range"
+        );
+        assert!(
+            src + 1 >= self.next_vertex,
+            "CsrWriter::push: sources must be non-decreasing"
+        );
         while self.next_vertex <= src {
             self.idx.write_u64s(&[self.count])?;
             self.next_vertex += 1;
@@ -176,7 +187,12 @@ impl GraphBuilder {
             .unwrap_or(0);
         let tmp_path = parent.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
         std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(&tmp_path, e))?;
-        Ok(GraphBuilder { final_path: path.to_path_buf(), tmp_path, force, published: false })
+        Ok(GraphBuilder {
+            final_path: path.to_path_buf(),
+            tmp_path,
+            force,
+            published: false,
+        })
     }
 
     /// The temporary directory being filled (scratch files may go here too).
@@ -199,7 +215,11 @@ impl GraphBuilder {
         Ok(CsrWriter {
             idx: self.file(&format!("{prefix}.idx"))?,
             adj: self.file(&format!("{prefix}.adj"))?,
-            wgt: if weighted { Some(self.file(&format!("{prefix}.wgt"))?) } else { None },
+            wgt: if weighted {
+                Some(self.file(&format!("{prefix}.wgt"))?)
+            } else {
+                None
+            },
             next_vertex: 0,
             count: 0,
             num_vertices,
@@ -224,13 +244,20 @@ impl GraphBuilder {
             let name = entry.file_name().to_string_lossy().into_owned();
             if !manifest.files.contains_key(&name) && !manifest.layouts.contains(&name) {
                 let p = entry.path();
-                let res = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+                let res = if p.is_dir() {
+                    std::fs::remove_dir_all(&p)
+                } else {
+                    std::fs::remove_file(&p)
+                };
                 res.map_err(|e| io(&p, e))?;
             }
         }
         let json = serde_json::to_vec_pretty(manifest).expect("manifest serialises");
         let mut f = File::create(&mpath).map_err(|e| io(&mpath, e))?;
-        f.write_all(&json).and_then(|_| f.write_all(b"\n")).and_then(|_| f.sync_all()).map_err(|e| io(&mpath, e))?;
+        f.write_all(&json)
+            .and_then(|_| f.write_all(b"\n"))
+            .and_then(|_| f.sync_all())
+            .map_err(|e| io(&mpath, e))?;
         check_replaceable(&self.final_path, self.force)?;
         let old = self.tmp_path.with_extension("old");
         let replaced = self.final_path.exists();
@@ -240,7 +267,11 @@ impl GraphBuilder {
         std::fs::rename(&self.tmp_path, &self.final_path).map_err(|e| io(&self.final_path, e))?;
         self.published = true;
         if replaced {
-            let res = if old.is_dir() { std::fs::remove_dir_all(&old) } else { std::fs::remove_file(&old) };
+            let res = if old.is_dir() {
+                std::fs::remove_dir_all(&old)
+            } else {
+                std::fs::remove_file(&old)
+            };
             res.map_err(|e| io(&old, e))?;
         }
         if let Some(parent) = self.final_path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -255,9 +286,13 @@ impl GraphBuilder {
 /// An existing output may be replaced only with `force`, and only if it is a file or a graph
 /// directory (never an unrelated non-empty directory).
 fn check_replaceable(path: &Path, force: bool) -> Result<(), FormatError> {
-    let Ok(meta) = std::fs::symlink_metadata(path) else { return Ok(()) };
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
     if !force {
-        return Err(FormatError::Exists { path: path.to_path_buf() });
+        return Err(FormatError::Exists {
+            path: path.to_path_buf(),
+        });
     }
     if meta.is_dir() {
         let is_graph = path.join(MANIFEST).exists();
