@@ -1,1 +1,85 @@
 //! Graph algorithms for diskgraph's engines.
+//!
+//! So far: the in-memory (`memory` engine) variants, parallel with rayon, over a
+//! [`MemoryGraph`]. Each algorithm lives in its own module and returns a named result:
+//!
+//! | algorithm | entry point | needs in-edges (directed) |
+//! | --- | --- | --- |
+//! | breadth-first search | [`bfs`] | no (faster with them: bottom-up steps) |
+//! | single-source shortest paths | [`sssp`] | no (unweighted graphs: as `bfs`) |
+//! | weakly connected components | [`wcc`] | no (faster with them) |
+//! | strongly connected components | [`scc`] | no (faster with them) |
+//! | PageRank (NetworkX semantics) | [`PageRank`] | yes |
+//! | k-core decomposition | [`kcore`] | yes |
+//!
+//! Vertex IDs are the graph's internal IDs (`0..num_vertices`); mapping back to original IDs is
+//! the caller's business.
+
+pub mod registry;
+mod bfs;
+mod error;
+mod kcore;
+mod pagerank;
+mod scc;
+mod sssp;
+mod wcc;
+
+pub use bfs::{bfs, Bfs};
+pub use error::AlgoError;
+pub use kcore::{kcore, KCore};
+pub use pagerank::{PageRank, PageRankResult};
+pub use scc::scc;
+pub use sssp::{sssp, sssp_with_delta, Sssp};
+pub use wcc::{wcc, Components};
+
+use diskgraph_engine::MemoryGraph;
+use diskgraph_format::Csr;
+
+/// The CSR to pull over (the in-edges): the in-CSR of a directed graph loaded with in-edges,
+/// the (shared) out-CSR of an undirected graph, and `None` for a directed graph loaded without
+/// in-edges.
+pub fn in_edges(g: &MemoryGraph) -> Option<&Csr> {
+    if !g.directed() {
+        return Some(g.out());
+    }
+    // `MemoryGraph` has no accessor saying whether the in-CSR was loaded and `inn()` panics
+    // without it. `memory_bytes()` counts the in-CSR when present, and a present in-CSR of a
+    // graph with at least one vertex holds at least one offset (8 bytes), so it tells.
+    let out = g.out();
+    let out_bytes = out.offsets.len() * 8 + out.targets.len() * 4 + out.weights.as_ref().map_or(0, |w| w.len() * 4);
+    if g.num_vertices() > 0 && g.memory_bytes() > out_bytes as u64 {
+        Some(g.inn())
+    } else {
+        None
+    }
+}
+
+/// Checks a source vertex against the graph.
+fn check_source(g: &MemoryGraph, source: u32) -> Result<(), AlgoError> {
+    if (source as usize) < g.num_vertices() {
+        Ok(())
+    } else {
+        Err(AlgoError::InvalidSource {
+            vertex: source,
+            num_vertices: g.num_vertices(),
+        })
+    }
+}
+
+/// Splits `len` items into chunks for rayon: about eight per thread, at least `min` each.
+fn chunk_len(len: usize, min: usize) -> usize {
+    let parts = rayon::current_num_threads() * 8;
+    len.div_ceil(parts).max(min).max(1)
+}
+
+/// Sums `f(i)` for `i in 0..len` in parallel, deterministically: fixed blocks summed in order,
+/// then the block sums in order, so the result does not depend on the thread count.
+fn det_sum(len: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
+    use rayon::prelude::*;
+    const BLOCK: usize = 4096;
+    let blocks: Vec<f64> = (0..len.div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| (b * BLOCK..((b + 1) * BLOCK).min(len)).map(&f).sum())
+        .collect();
+    blocks.into_iter().sum()
+}

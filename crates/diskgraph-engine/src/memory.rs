@@ -67,6 +67,12 @@ impl MemoryGraph {
         }
     }
 
+    /// Whether the in-edges of a directed graph were loaded (always true for undirected graphs,
+    /// whose in-edges are their out-edges).
+    pub fn has_inn(&self) -> bool {
+        !self.directed || self.inn.is_some()
+    }
+
     /// Whether weights are present.
     pub fn weighted(&self) -> bool {
         self.out.weights.is_some()

@@ -1,8 +1,12 @@
 //! Getting graphs into diskgraph: input parsers, generators, the external sort, and the import
 //! pipeline that turns any [`EdgeSource`] into a published graph directory under a memory budget.
 
+pub mod export;
 pub mod generate;
+pub mod import;
 pub mod parse;
+pub mod sort;
 mod source;
 
+pub use import::{import, ImportOptions, ImportSummary, NoProgress, Progress};
 pub use source::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};

@@ -1,0 +1,131 @@
+//! `diskgraph info`: counts, degree statistics, files and layouts of a graph.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use diskgraph_format::{padded_len, Direction, GraphDir};
+use serde::Serialize;
+
+/// Arguments of `diskgraph info`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Graph directory.
+    graph: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Degree distribution of one direction.
+#[derive(Serialize, Debug)]
+struct DegreeStats {
+    max: u64,
+    mean: f64,
+    p50: u64,
+    p90: u64,
+    p99: u64,
+    zero: u64,
+}
+
+#[derive(Serialize, Debug)]
+struct FileInfo {
+    name: String,
+    logical_bytes: u64,
+    bytes_on_disk: u64,
+    xxh3: String,
+}
+
+#[derive(Serialize, Debug)]
+struct Info {
+    path: String,
+    num_vertices: u64,
+    num_edges: u64,
+    num_arcs: u64,
+    num_self_loops: u64,
+    directed: bool,
+    weighted: bool,
+    multi_edges: bool,
+    ids_remapped: bool,
+    ordering: String,
+    out_degree: DegreeStats,
+    in_degree: Option<DegreeStats>,
+    files: Vec<FileInfo>,
+    total_bytes: u64,
+    layouts: Vec<String>,
+    tool: String,
+    source: std::collections::BTreeMap<String, String>,
+}
+
+fn degree_stats(offsets: &[u64]) -> DegreeStats {
+    let mut d: Vec<u64> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
+    if d.is_empty() {
+        return DegreeStats { max: 0, mean: 0.0, p50: 0, p90: 0, p99: 0, zero: 0 };
+    }
+    let mean = offsets[offsets.len() - 1] as f64 / d.len() as f64;
+    let zero = d.iter().filter(|&&x| x == 0).count() as u64;
+    d.sort_unstable();
+    let pct = |p: f64| d[((d.len() - 1) as f64 * p).round() as usize];
+    DegreeStats { max: d[d.len() - 1], mean, p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), zero }
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let g = GraphDir::open(&a.graph)?;
+    let m = g.manifest();
+    let files: Vec<FileInfo> = m
+        .files
+        .iter()
+        .map(|(name, f)| FileInfo {
+            name: name.clone(),
+            logical_bytes: f.len,
+            bytes_on_disk: padded_len(f.len),
+            xxh3: f.xxh3.clone(),
+        })
+        .collect();
+    let info = Info {
+        path: a.graph.display().to_string(),
+        num_vertices: m.num_vertices,
+        num_edges: m.num_edges,
+        num_arcs: m.num_arcs,
+        num_self_loops: m.num_self_loops,
+        directed: m.directed,
+        weighted: m.weighted,
+        multi_edges: m.multi_edges,
+        ids_remapped: m.ids_remapped,
+        ordering: m.ordering.clone(),
+        out_degree: degree_stats(&g.load_offsets(Direction::Out)?),
+        in_degree: if m.directed { Some(degree_stats(&g.load_offsets(Direction::In)?)) } else { None },
+        total_bytes: files.iter().map(|f| f.bytes_on_disk).sum(),
+        files,
+        layouts: m.layouts.clone(),
+        tool: m.tool.clone(),
+        source: m.source.clone(),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(());
+    }
+    let kind = if info.directed { "directed" } else { "undirected" };
+    println!("graph      {}", info.path);
+    println!("vertices   {}", info.num_vertices);
+    println!("edges      {} ({kind}{}; {} arcs stored)", info.num_edges, if info.weighted { ", weighted" } else { "" }, info.num_arcs);
+    println!("self-loops {}   multi-edges {}   ids remapped {}   ordering {}", info.num_self_loops, info.multi_edges, info.ids_remapped, info.ordering);
+    let show = |label: &str, d: &DegreeStats| {
+        println!(
+            "{label:10} max {}  mean {:.2}  p50 {}  p90 {}  p99 {}  zero {}",
+            d.max, d.mean, d.p50, d.p90, d.p99, d.zero
+        )
+    };
+    show(if info.directed { "out-degree" } else { "degree" }, &info.out_degree);
+    if let Some(d) = &info.in_degree {
+        show("in-degree", d);
+    }
+    println!("files      ({:.1} MiB on disk)", info.total_bytes as f64 / (1u64 << 20) as f64);
+    for f in &info.files {
+        println!("  {:10} {:>14} bytes  xxh3 {}", f.name, f.logical_bytes, f.xxh3);
+    }
+    println!("layouts    {}", if info.layouts.is_empty() { "csr (no derived layouts)".to_string() } else { format!("csr, {}", info.layouts.join(", ")) });
+    for (k, v) in &info.source {
+        println!("source     {k}: {v}");
+    }
+    Ok(())
+}

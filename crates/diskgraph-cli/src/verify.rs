@@ -1,0 +1,26 @@
+//! `diskgraph verify`.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+/// Arguments of `diskgraph verify`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Graph directory.
+    graph: PathBuf,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let start = std::time::Instant::now();
+    let r = diskgraph_format::verify(&a.graph)?;
+    println!(
+        "{}: ok ({} files, {:.1} MiB checksummed, {} neighbour IDs checked in {:.2} s)",
+        a.graph.display(),
+        r.files_checked,
+        r.bytes_checked as f64 / (1u64 << 20) as f64,
+        r.arcs_checked,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

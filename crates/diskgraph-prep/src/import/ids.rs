@@ -1,0 +1,233 @@
+//! The set of original vertex IDs seen during import, and their dense ranks.
+//!
+//! IDs are collected in a bitmap while the largest one stays within what the budget allows
+//! (one bit per possible ID), and in an external sorter beyond that. The resulting rank table
+//! is O(V) vertex state: semi-external as design.md defines it (held in memory, reported, not
+//! counted in the budget): 1 bit per ID up to the largest ID for the bitmap, or 8 bytes per
+//! vertex for sparse u64 IDs.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::sort::ExternalSorter;
+
+/// Collects IDs.
+pub(crate) struct IdCollector {
+    bits: Vec<u64>,
+    sorter: Option<ExternalSorter<u64>>,
+    bitmap_limit: u64,
+    scratch: PathBuf,
+    memory: usize,
+}
+
+impl IdCollector {
+    /// A collector allowed `memory` bytes for its bitmap or sort buffer.
+    pub(crate) fn new(scratch: &Path, memory: usize) -> Self {
+        IdCollector { bits: Vec::new(), sorter: None, bitmap_limit: memory as u64 * 8, scratch: scratch.into(), memory }
+    }
+
+    /// Records one ID.
+    #[inline]
+    pub(crate) fn insert(&mut self, id: u64) -> std::io::Result<()> {
+        if self.sorter.is_none() {
+            let word = (id / 64) as usize;
+            if word < self.bits.len() {
+                self.bits[word] |= 1 << (id % 64);
+                return Ok(());
+            }
+            if id < self.bitmap_limit {
+                let want = (word + 1).max(self.bits.len() * 2).min(self.bitmap_limit.div_ceil(64) as usize);
+                self.bits.resize(want, 0);
+                self.bits[word] |= 1 << (id % 64);
+                return Ok(());
+            }
+            self.switch_to_sorter()?;
+        }
+        self.sorter.as_mut().expect("sorter mode").push(id)
+    }
+
+    fn switch_to_sorter(&mut self) -> std::io::Result<()> {
+        let mut sorter = ExternalSorter::new(&self.scratch, "ids", self.memory, Some(|a: &u64, b: &u64| a == b));
+        for id in set_bits(&std::mem::take(&mut self.bits)) {
+            sorter.push(id)?;
+        }
+        self.sorter = Some(sorter);
+        Ok(())
+    }
+
+    /// Adds the declared IDs and returns the final vertex set.
+    pub(crate) fn finish(mut self, declared: Option<Range<u64>>) -> std::io::Result<VertexIds> {
+        if let Some(r) = declared.filter(|r| !r.is_empty()) {
+            if self.sorter.is_none() && r.end <= self.bitmap_limit {
+                self.insert(r.end - 1)?;
+                fill_range(&mut self.bits, r);
+            } else {
+                for id in r {
+                    self.insert(id)?;
+                }
+            }
+        }
+        match self.sorter {
+            None => Ok(VertexIds::from_bitmap(self.bits)),
+            Some(sorter) => {
+                let mut sorted = sorter.finish()?;
+                let mut ids: Vec<u64> = Vec::new();
+                while let Some(id) = sorted.next()? {
+                    if ids.last() != Some(&id) {
+                        ids.push(id);
+                    }
+                }
+                Ok(VertexIds::from_sorted(ids))
+            }
+        }
+    }
+}
+
+fn fill_range(bits: &mut [u64], r: Range<u64>) {
+    for id in r {
+        // Word-at-a-time would be faster; declared ranges are filled once per import.
+        bits[(id / 64) as usize] |= 1 << (id % 64);
+    }
+}
+
+fn set_bits(bits: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    bits.iter().enumerate().flat_map(|(w, &word)| {
+        let mut x = word;
+        std::iter::from_fn(move || {
+            if x == 0 {
+                return None;
+            }
+            let b = x.trailing_zeros();
+            x &= x - 1;
+            Some(w as u64 * 64 + u64::from(b))
+        })
+    })
+}
+
+/// The final vertex set: maps original IDs to internal IDs 0..n in ascending order.
+pub(crate) enum VertexIds {
+    /// IDs are exactly 0..n: internal = original.
+    Dense(u64),
+    /// A bitmap of IDs with per-word prefix counts for O(1) rank.
+    Bitmap { bits: Vec<u64>, prefix: Vec<u64>, count: u64 },
+    /// Sorted distinct IDs; rank by binary search.
+    Sorted(Vec<u64>),
+}
+
+impl VertexIds {
+    fn from_bitmap(bits: Vec<u64>) -> Self {
+        let mut prefix = Vec::with_capacity(bits.len());
+        let mut count = 0u64;
+        for w in &bits {
+            prefix.push(count);
+            count += u64::from(w.count_ones());
+        }
+        let max = bits.iter().rposition(|&w| w != 0).map(|i| i as u64 * 64 + 63 - u64::from(bits[i].leading_zeros()));
+        match max {
+            Some(m) if m + 1 == count => VertexIds::Dense(count),
+            None => VertexIds::Dense(0),
+            Some(_) => VertexIds::Bitmap { bits, prefix, count },
+        }
+    }
+
+    fn from_sorted(ids: Vec<u64>) -> Self {
+        match ids.last() {
+            None => VertexIds::Dense(0),
+            Some(&last) if last + 1 == ids.len() as u64 => VertexIds::Dense(ids.len() as u64),
+            Some(_) => VertexIds::Sorted(ids),
+        }
+    }
+
+    /// Number of vertices.
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            VertexIds::Dense(n) => *n,
+            VertexIds::Bitmap { count, .. } => *count,
+            VertexIds::Sorted(ids) => ids.len() as u64,
+        }
+    }
+
+    /// Whether internal IDs equal original IDs.
+    pub(crate) fn is_identity(&self) -> bool {
+        matches!(self, VertexIds::Dense(_))
+    }
+
+    /// Internal ID of an original ID that is in the set.
+    #[inline]
+    pub(crate) fn rank(&self, id: u64) -> u32 {
+        match self {
+            VertexIds::Dense(_) => id as u32,
+            VertexIds::Bitmap { bits, prefix, .. } => {
+                let w = (id / 64) as usize;
+                let below = bits[w] & ((1u64 << (id % 64)) - 1);
+                (prefix[w] + u64::from(below.count_ones())) as u32
+            }
+            VertexIds::Sorted(ids) => ids.binary_search(&id).expect("every edge endpoint was collected") as u32,
+        }
+    }
+
+    /// The original IDs in ascending order, in chunks, for writing `ids.u64`.
+    pub(crate) fn for_each_chunk(&self, mut f: impl FnMut(&[u64]) -> Result<(), diskgraph_format::FormatError>) -> Result<(), diskgraph_format::FormatError> {
+        const CHUNK: usize = 1 << 16;
+        match self {
+            VertexIds::Dense(n) => {
+                let all: Vec<u64> = (0..*n).collect();
+                all.chunks(CHUNK).try_for_each(f)
+            }
+            VertexIds::Sorted(ids) => ids.chunks(CHUNK).try_for_each(f),
+            VertexIds::Bitmap { bits, .. } => {
+                let mut buf = Vec::with_capacity(CHUNK);
+                for id in set_bits(bits) {
+                    buf.push(id);
+                    if buf.len() == CHUNK {
+                        f(&buf)?;
+                        buf.clear();
+                    }
+                }
+                f(&buf)
+            }
+        }
+    }
+
+    /// Bytes held by the rank table.
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        match self {
+            VertexIds::Dense(_) => 0,
+            VertexIds::Bitmap { bits, prefix, .. } => (bits.len() + prefix.len()) as u64 * 8,
+            VertexIds::Sorted(ids) => ids.len() as u64 * 8,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(ids: &[u64], declared: Option<Range<u64>>, memory: usize) -> VertexIds {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = IdCollector::new(dir.path(), memory);
+        for &id in ids {
+            c.insert(id).unwrap();
+        }
+        c.finish(declared).unwrap()
+    }
+
+    #[test]
+    fn dense_sparse_and_huge_ids_rank_in_ascending_order() {
+        let v = collect(&[3, 0, 1, 2, 2], None, 1 << 20);
+        assert!(v.is_identity());
+        assert_eq!(v.len(), 4);
+        for memory in [1 << 20, 1024] {
+            let ids = [10, 5, 1 << 40, 7, 5, u64::MAX];
+            let v = collect(&ids, None, memory);
+            assert!(!v.is_identity());
+            assert_eq!(v.len(), 5);
+            let ranks: Vec<u32> = [5, 7, 10, 1 << 40, u64::MAX].iter().map(|&i| v.rank(i)).collect();
+            assert_eq!(ranks, vec![0, 1, 2, 3, 4]);
+        }
+        let v = collect(&[100, 2], Some(1..4), 1 << 20);
+        assert_eq!((v.len(), v.rank(1), v.rank(3), v.rank(100)), (4, 0, 2, 3));
+        let v = collect(&[5000, 2], None, 64);
+        assert_eq!((v.len(), v.rank(2), v.rank(5000)), (2, 0, 1));
+    }
+}
