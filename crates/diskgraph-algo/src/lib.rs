@@ -10,7 +10,7 @@
 //! | weakly connected components | [`wcc`] | no (faster with them) |
 //! | strongly connected components | [`scc`] | no (faster with them) |
 //! | PageRank (NetworkX semantics) | [`PageRank`] | yes |
-//! | k-core decomposition | [`kcore`] | yes |
+//! | k-core decomposition | [`kcore`] | no (builds the transpose without them) |
 //!
 //! Vertex IDs are the graph's internal IDs (`0..num_vertices`); mapping back to original IDs is
 //! the caller's business.
@@ -39,19 +39,7 @@ use diskgraph_format::Csr;
 /// the (shared) out-CSR of an undirected graph, and `None` for a directed graph loaded without
 /// in-edges.
 pub fn in_edges(g: &MemoryGraph) -> Option<&Csr> {
-    if !g.directed() {
-        return Some(g.out());
-    }
-    // `MemoryGraph` has no accessor saying whether the in-CSR was loaded and `inn()` panics
-    // without it. `memory_bytes()` counts the in-CSR when present, and a present in-CSR of a
-    // graph with at least one vertex holds at least one offset (8 bytes), so it tells.
-    let out = g.out();
-    let out_bytes = out.offsets.len() * 8 + out.targets.len() * 4 + out.weights.as_ref().map_or(0, |w| w.len() * 4);
-    if g.num_vertices() > 0 && g.memory_bytes() > out_bytes as u64 {
-        Some(g.inn())
-    } else {
-        None
-    }
+    g.has_inn().then(|| g.inn())
 }
 
 /// Checks a source vertex against the graph.

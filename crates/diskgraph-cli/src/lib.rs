@@ -67,8 +67,24 @@ where
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("diskgraph: error: {e:#}");
+            eprintln!("diskgraph: error: {}", one_line(&e));
             1
         }
     }
+}
+
+/// The error and its causes on one line, skipping causes whose text the message already holds
+/// (typed errors often print their source themselves).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+    }
+    line.replace('\n', " ")
 }

@@ -70,12 +70,12 @@ fn write_parquet(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
     use parquet::file::writer::SerializedFileWriter;
     use parquet::schema::parser::parse_message_type;
 
-    let value_type = match values {
-        Values::Signed(_) => "INT64",
-        Values::Unsigned(_) => "INT64 (INTEGER(64,false))",
-        Values::Float(_) => "DOUBLE",
+    let value_column = match values {
+        Values::Signed(_) => "INT64 value",
+        Values::Unsigned(_) => "INT64 value (INTEGER(64,false))",
+        Values::Float(_) => "DOUBLE value",
     };
-    let schema = format!("message result {{ REQUIRED INT64 vertex (INTEGER(64,false)); REQUIRED {value_type} value; }}");
+    let schema = format!("message result {{ REQUIRED INT64 vertex (INTEGER(64,false)); REQUIRED {value_column}; }}");
     let schema = Arc::new(parse_message_type(&schema)?);
     let file = std::fs::File::create(path)?;
     let mut writer = SerializedFileWriter::new(file, schema, Arc::new(WriterProperties::builder().build()))?;

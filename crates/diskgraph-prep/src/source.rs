@@ -85,6 +85,13 @@ pub trait EdgeSource: Send {
     /// Progress as (units done, units total if known); units are input bytes for files and
     /// edges for generators.
     fn progress(&self) -> (u64, Option<u64>);
+
+    /// IDs that are vertices even if no edge touches them, beyond `declared_vertices` (e.g.
+    /// isolated nodes of a NetworkX graph), reported since the previous call. The importer
+    /// calls it after every batch.
+    fn extra_vertices(&mut self) -> Vec<u64> {
+        Vec::new()
+    }
 }
 
 /// A fault in an input, located as precisely as the input allows.

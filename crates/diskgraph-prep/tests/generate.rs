@@ -18,28 +18,70 @@ fn collect(spec: &GeneratorSpec) -> Vec<RawEdge> {
         assert_eq!(source.progress(), (all.len() as u64, Some(total)));
     }
     assert!(batch.is_empty());
-    assert!(!source.next_batch(&mut batch).unwrap(), "exhausted source produced more");
-    assert_eq!(all.len() as u64, total, "{spec:?}: stream length differs from the announced total");
+    assert!(
+        !source.next_batch(&mut batch).unwrap(),
+        "exhausted source produced more"
+    );
+    assert_eq!(
+        all.len() as u64,
+        total,
+        "{spec:?}: stream length differs from the announced total"
+    );
     all
 }
 
 /// Runs `f` on a rayon pool of `threads` threads.
 fn with_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
 }
 
 fn kronecker(scale: u32, seed: u64) -> GeneratorSpec {
-    GeneratorSpec::Kronecker { scale, edge_factor: DEFAULT_EDGE_FACTOR, seed, weighted: false }
+    GeneratorSpec::Kronecker {
+        scale,
+        edge_factor: DEFAULT_EDGE_FACTOR,
+        seed,
+        weighted: false,
+    }
 }
 
 /// One small spec of every model with the given seed; several span more than one chunk.
 fn all_specs(seed: u64) -> Vec<GeneratorSpec> {
     vec![
-        GeneratorSpec::Kronecker { scale: 15, edge_factor: 16, seed, weighted: true },
-        GeneratorSpec::ErdosRenyi { vertices: 1000, edges: 600_000, seed, directed: true, weighted: true },
-        GeneratorSpec::WattsStrogatz { vertices: 100_000, k: 6, beta: 0.3, seed, weighted: true },
-        GeneratorSpec::BarabasiAlbert { vertices: 100_000, m: 3, seed, weighted: true },
-        GeneratorSpec::Grid { rows: 300, cols: 1000, seed },
+        GeneratorSpec::Kronecker {
+            scale: 15,
+            edge_factor: 16,
+            seed,
+            weighted: true,
+        },
+        GeneratorSpec::ErdosRenyi {
+            vertices: 1000,
+            edges: 600_000,
+            seed,
+            directed: true,
+            weighted: true,
+        },
+        GeneratorSpec::WattsStrogatz {
+            vertices: 100_000,
+            k: 6,
+            beta: 0.3,
+            seed,
+            weighted: true,
+        },
+        GeneratorSpec::BarabasiAlbert {
+            vertices: 100_000,
+            m: 3,
+            seed,
+            weighted: true,
+        },
+        GeneratorSpec::Grid {
+            rows: 300,
+            cols: 1000,
+            seed,
+        },
     ]
 }
 
@@ -75,24 +117,66 @@ fn different_seed_different_stream() {
 fn weights_do_not_change_the_structure() {
     for spec in all_specs(3) {
         let unweighted = match spec.clone() {
-            GeneratorSpec::Kronecker { scale, edge_factor, seed, .. } => {
-                GeneratorSpec::Kronecker { scale, edge_factor, seed, weighted: false }
-            }
-            GeneratorSpec::ErdosRenyi { vertices, edges, seed, directed, .. } => {
-                GeneratorSpec::ErdosRenyi { vertices, edges, seed, directed, weighted: false }
-            }
-            GeneratorSpec::WattsStrogatz { vertices, k, beta, seed, .. } => {
-                GeneratorSpec::WattsStrogatz { vertices, k, beta, seed, weighted: false }
-            }
-            GeneratorSpec::BarabasiAlbert { vertices, m, seed, .. } => {
-                GeneratorSpec::BarabasiAlbert { vertices, m, seed, weighted: false }
-            }
+            GeneratorSpec::Kronecker {
+                scale,
+                edge_factor,
+                seed,
+                ..
+            } => GeneratorSpec::Kronecker {
+                scale,
+                edge_factor,
+                seed,
+                weighted: false,
+            },
+            GeneratorSpec::ErdosRenyi {
+                vertices,
+                edges,
+                seed,
+                directed,
+                ..
+            } => GeneratorSpec::ErdosRenyi {
+                vertices,
+                edges,
+                seed,
+                directed,
+                weighted: false,
+            },
+            GeneratorSpec::WattsStrogatz {
+                vertices,
+                k,
+                beta,
+                seed,
+                ..
+            } => GeneratorSpec::WattsStrogatz {
+                vertices,
+                k,
+                beta,
+                seed,
+                weighted: false,
+            },
+            GeneratorSpec::BarabasiAlbert { vertices, m, seed, .. } => GeneratorSpec::BarabasiAlbert {
+                vertices,
+                m,
+                seed,
+                weighted: false,
+            },
             GeneratorSpec::Grid { .. } => continue,
         };
         let (weighted, plain) = (collect(&spec), collect(&unweighted));
-        assert!(weighted.iter().all(|e| matches!(e.weight, Some(w) if w > 0.0 && w <= 1.0)), "{spec:?}");
+        assert!(
+            weighted
+                .iter()
+                .all(|e| matches!(e.weight, Some(w) if w > 0.0 && w <= 1.0)),
+            "{spec:?}"
+        );
         assert!(plain.iter().all(|e| e.weight.is_none()));
-        assert!(weighted.iter().zip(&plain).all(|(a, b)| (a.src, a.dst) == (b.src, b.dst)), "{spec:?}");
+        assert!(
+            weighted
+                .iter()
+                .zip(&plain)
+                .all(|(a, b)| (a.src, a.dst) == (b.src, b.dst)),
+            "{spec:?}"
+        );
         let mean = weighted.iter().map(|e| e.weight.unwrap() as f64).sum::<f64>() / weighted.len() as f64;
         assert!((mean - 0.5).abs() < 0.01, "{spec:?}: mean weight {mean}");
     }
@@ -101,12 +185,75 @@ fn weights_do_not_change_the_structure() {
 #[test]
 fn info_declares_the_vertices_and_the_direction() {
     let cases: [(GeneratorSpec, u64, bool, bool, &str); 6] = [
-        (kronecker(12, 1), 4096, false, false, "kronecker scale=12 edge_factor=16 seed=1"),
-        (GeneratorSpec::ErdosRenyi { vertices: 50, edges: 10, seed: 1, directed: true, weighted: true }, 50, true, true, "erdos_renyi n=50 m=10"),
-        (GeneratorSpec::ErdosRenyi { vertices: 50, edges: 10, seed: 1, directed: false, weighted: false }, 50, false, false, "undirected"),
-        (GeneratorSpec::WattsStrogatz { vertices: 40, k: 4, beta: 0.5, seed: 1, weighted: false }, 40, false, false, "watts_strogatz n=40 k=4 beta=0.5"),
-        (GeneratorSpec::BarabasiAlbert { vertices: 40, m: 2, seed: 1, weighted: false }, 40, false, false, "barabasi_albert n=40 m=2"),
-        (GeneratorSpec::Grid { rows: 3, cols: 5, seed: 1 }, 15, false, true, "grid rows=3 cols=5"),
+        (
+            kronecker(12, 1),
+            4096,
+            false,
+            false,
+            "kronecker scale=12 edge_factor=16 seed=1",
+        ),
+        (
+            GeneratorSpec::ErdosRenyi {
+                vertices: 50,
+                edges: 10,
+                seed: 1,
+                directed: true,
+                weighted: true,
+            },
+            50,
+            true,
+            true,
+            "erdos_renyi n=50 m=10",
+        ),
+        (
+            GeneratorSpec::ErdosRenyi {
+                vertices: 50,
+                edges: 10,
+                seed: 1,
+                directed: false,
+                weighted: false,
+            },
+            50,
+            false,
+            false,
+            "undirected",
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: 40,
+                k: 4,
+                beta: 0.5,
+                seed: 1,
+                weighted: false,
+            },
+            40,
+            false,
+            false,
+            "watts_strogatz n=40 k=4 beta=0.5",
+        ),
+        (
+            GeneratorSpec::BarabasiAlbert {
+                vertices: 40,
+                m: 2,
+                seed: 1,
+                weighted: false,
+            },
+            40,
+            false,
+            false,
+            "barabasi_albert n=40 m=2",
+        ),
+        (
+            GeneratorSpec::Grid {
+                rows: 3,
+                cols: 5,
+                seed: 1,
+            },
+            15,
+            false,
+            true,
+            "grid rows=3 cols=5",
+        ),
     ];
     for (spec, n, directed, weighted, description) in cases {
         let source = generator(&spec).unwrap();
@@ -115,31 +262,132 @@ fn info_declares_the_vertices_and_the_direction() {
         assert_eq!(info.directed, Some(directed), "{spec:?}");
         assert_eq!(info.weighted, weighted, "{spec:?}");
         assert_eq!(info.declared_vertices, Some(0..n), "{spec:?}");
-        assert!(info.description.contains(description), "{:?} lacks {description:?}", info.description);
+        assert!(
+            info.description.contains(description),
+            "{:?} lacks {description:?}",
+            info.description
+        );
     }
     let info = generator(&kronecker(20, 1)).unwrap().info().description.clone();
-    assert!(info.contains("Graph500 A=0.57 B=0.19 C=0.19 D=0.05, scrambled labels"), "{info}");
+    assert!(
+        info.contains("Graph500 A=0.57 B=0.19 C=0.19 D=0.05, scrambled labels"),
+        "{info}"
+    );
 }
 
 #[test]
 fn edge_counts_are_exact_and_ids_in_range() {
     let cases = [
         (kronecker(16, 5), 16 << 16, 1 << 16),
-        (GeneratorSpec::Kronecker { scale: 1, edge_factor: 3, seed: 5, weighted: false }, 6, 2),
-        (GeneratorSpec::ErdosRenyi { vertices: 7, edges: 300_001, seed: 5, directed: false, weighted: false }, 300_001, 7),
-        (GeneratorSpec::ErdosRenyi { vertices: 7, edges: 0, seed: 5, directed: false, weighted: false }, 0, 7),
-        (GeneratorSpec::WattsStrogatz { vertices: 100_001, k: 8, beta: 0.2, seed: 5, weighted: false }, 400_004, 100_001),
-        (GeneratorSpec::WattsStrogatz { vertices: 5, k: 4, beta: 1.0, seed: 5, weighted: false }, 10, 5),
-        (GeneratorSpec::BarabasiAlbert { vertices: 50_000, m: 7, seed: 5, weighted: false }, 49_993 * 7, 50_000),
-        (GeneratorSpec::BarabasiAlbert { vertices: 2, m: 1, seed: 5, weighted: false }, 1, 2),
-        (GeneratorSpec::Grid { rows: 401, cols: 999, seed: 5 }, 2 * 401 * 999 - 401 - 999, 401 * 999),
-        (GeneratorSpec::Grid { rows: 1, cols: 1, seed: 5 }, 0, 1),
-        (GeneratorSpec::Grid { rows: 1, cols: 131_073, seed: 5 }, 131_072, 131_073),
+        (
+            GeneratorSpec::Kronecker {
+                scale: 1,
+                edge_factor: 3,
+                seed: 5,
+                weighted: false,
+            },
+            6,
+            2,
+        ),
+        (
+            GeneratorSpec::ErdosRenyi {
+                vertices: 7,
+                edges: 300_001,
+                seed: 5,
+                directed: false,
+                weighted: false,
+            },
+            300_001,
+            7,
+        ),
+        (
+            GeneratorSpec::ErdosRenyi {
+                vertices: 7,
+                edges: 0,
+                seed: 5,
+                directed: false,
+                weighted: false,
+            },
+            0,
+            7,
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: 100_001,
+                k: 8,
+                beta: 0.2,
+                seed: 5,
+                weighted: false,
+            },
+            400_004,
+            100_001,
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: 5,
+                k: 4,
+                beta: 1.0,
+                seed: 5,
+                weighted: false,
+            },
+            10,
+            5,
+        ),
+        (
+            GeneratorSpec::BarabasiAlbert {
+                vertices: 50_000,
+                m: 7,
+                seed: 5,
+                weighted: false,
+            },
+            49_993 * 7,
+            50_000,
+        ),
+        (
+            GeneratorSpec::BarabasiAlbert {
+                vertices: 2,
+                m: 1,
+                seed: 5,
+                weighted: false,
+            },
+            1,
+            2,
+        ),
+        (
+            GeneratorSpec::Grid {
+                rows: 401,
+                cols: 999,
+                seed: 5,
+            },
+            2 * 401 * 999 - 401 - 999,
+            401 * 999,
+        ),
+        (
+            GeneratorSpec::Grid {
+                rows: 1,
+                cols: 1,
+                seed: 5,
+            },
+            0,
+            1,
+        ),
+        (
+            GeneratorSpec::Grid {
+                rows: 1,
+                cols: 131_073,
+                seed: 5,
+            },
+            131_072,
+            131_073,
+        ),
     ];
     for (spec, m, n) in cases {
         let edges = collect(&spec);
         assert_eq!(edges.len() as u64, m, "{spec:?}");
-        assert!(edges.iter().all(|e| e.src < n && e.dst < n), "{spec:?}: ID out of range");
+        assert!(
+            edges.iter().all(|e| e.src < n && e.dst < n),
+            "{spec:?}: ID out of range"
+        );
     }
 }
 
@@ -152,7 +400,10 @@ fn scramble_is_a_permutation() {
             let mut seen = vec![false; n as usize];
             for x in 0..n {
                 let y = scramble.apply(x);
-                assert!(y < n && !seen[y as usize], "scale {scale} seed {seed}: {x} -> {y} collides or escapes");
+                assert!(
+                    y < n && !seen[y as usize],
+                    "scale {scale} seed {seed}: {x} -> {y} collides or escapes"
+                );
                 seen[y as usize] = true;
             }
             if scale >= 8 {
@@ -179,7 +430,9 @@ fn kronecker_degrees_are_skewed() {
     assert!(isolated > n as usize / 10, "{isolated} isolated vertices");
     // The scramble moves the hub away from vertex 0 (where unscrambled R-MAT puts it).
     let hub = degree.iter().enumerate().max_by_key(|&(_, d)| d).unwrap().0;
-    let unscrambled = (0..n).find(|&x| LabelScramble::new(16, 11).apply(x) == hub as u64).unwrap();
+    let unscrambled = (0..n)
+        .find(|&x| LabelScramble::new(16, 11).apply(x) == hub as u64)
+        .unwrap();
     assert_eq!(unscrambled, 0, "the hub is the image of vertex 0");
     assert_ne!(hub, 0);
 }
@@ -187,7 +440,13 @@ fn kronecker_degrees_are_skewed() {
 #[test]
 fn erdos_renyi_is_uniform() {
     let n = 100;
-    let edges = collect(&GeneratorSpec::ErdosRenyi { vertices: n, edges: 1_000_000, seed: 9, directed: true, weighted: false });
+    let edges = collect(&GeneratorSpec::ErdosRenyi {
+        vertices: n,
+        edges: 1_000_000,
+        seed: 9,
+        directed: true,
+        weighted: false,
+    });
     let mut out = vec![0u64; n as usize];
     for e in &edges {
         out[e.src as usize] += 1;
@@ -203,12 +462,24 @@ fn watts_strogatz_rewires_a_beta_fraction() {
     let (n, k) = (10_000u64, 10u64);
     let half = k / 2;
     let ring = |u: u64, v: u64| (v + n - u) % n;
-    let lattice = collect(&GeneratorSpec::WattsStrogatz { vertices: n, k, beta: 0.0, seed: 4, weighted: false });
+    let lattice = collect(&GeneratorSpec::WattsStrogatz {
+        vertices: n,
+        k,
+        beta: 0.0,
+        seed: 4,
+        weighted: false,
+    });
     let expected: Vec<(u64, u64)> = (0..n).flat_map(|u| (1..=half).map(move |j| (u, (u + j) % n))).collect();
     assert_eq!(lattice.iter().map(|e| (e.src, e.dst)).collect::<Vec<_>>(), expected);
 
     for beta in [0.3, 1.0] {
-        let edges = collect(&GeneratorSpec::WattsStrogatz { vertices: n, k, beta, seed: 4, weighted: false });
+        let edges = collect(&GeneratorSpec::WattsStrogatz {
+            vertices: n,
+            k,
+            beta,
+            seed: 4,
+            weighted: false,
+        });
         let mut per_source = vec![0u64; n as usize];
         let mut rewired = 0;
         for e in &edges {
@@ -222,10 +493,19 @@ fn watts_strogatz_rewires_a_beta_fraction() {
         }
         assert!(per_source.iter().all(|&c| c == half));
         let fraction = rewired as f64 / edges.len() as f64;
-        assert!((fraction - beta).abs() < 0.01, "beta {beta}: rewired fraction {fraction}");
+        assert!(
+            (fraction - beta).abs() < 0.01,
+            "beta {beta}: rewired fraction {fraction}"
+        );
     }
     // k = n - 1: nothing can be rewired.
-    let full = collect(&GeneratorSpec::WattsStrogatz { vertices: 7, k: 6, beta: 1.0, seed: 4, weighted: false });
+    let full = collect(&GeneratorSpec::WattsStrogatz {
+        vertices: 7,
+        k: 6,
+        beta: 1.0,
+        seed: 4,
+        weighted: false,
+    });
     let expected: Vec<(u64, u64)> = (0..7).flat_map(|u| (1..=3).map(move |j| (u, (u + j) % 7))).collect();
     assert_eq!(full.iter().map(|e| (e.src, e.dst)).collect::<Vec<_>>(), expected);
 }
@@ -233,18 +513,35 @@ fn watts_strogatz_rewires_a_beta_fraction() {
 #[test]
 fn barabasi_albert_targets_are_distinct_and_degrees_skewed() {
     let (n, m) = (100_000u64, 4u64);
-    let edges = collect(&GeneratorSpec::BarabasiAlbert { vertices: n, m, seed: 8, weighted: false });
+    let edges = collect(&GeneratorSpec::BarabasiAlbert {
+        vertices: n,
+        m,
+        seed: 8,
+        weighted: false,
+    });
     let mut targets: HashMap<u64, HashSet<u64>> = HashMap::new();
     let mut last = 0;
     for e in &edges {
-        assert!(e.src >= m && e.dst < e.src, "edge {e:?} must go from a new vertex to an older one");
+        assert!(
+            e.src >= m && e.dst < e.src,
+            "edge {e:?} must go from a new vertex to an older one"
+        );
         assert!(e.src >= last, "new vertices arrive in order");
         last = e.src;
-        assert!(targets.entry(e.src).or_default().insert(e.dst), "vertex {} picks {} twice", e.src, e.dst);
+        assert!(
+            targets.entry(e.src).or_default().insert(e.dst),
+            "vertex {} picks {} twice",
+            e.src,
+            e.dst
+        );
     }
     assert_eq!(targets.len() as u64, n - m);
     assert!(targets.values().all(|t| t.len() as u64 == m));
-    assert_eq!(targets[&m], (0..m).collect::<HashSet<_>>(), "vertex m joins every initial vertex");
+    assert_eq!(
+        targets[&m],
+        (0..m).collect::<HashSet<_>>(),
+        "vertex m joins every initial vertex"
+    );
     let degree = degrees(&edges, n);
     assert!(degree.iter().all(|&d| d >= m.min(1)));
     let max = *degree.iter().max().unwrap();
@@ -252,7 +549,12 @@ fn barabasi_albert_targets_are_distinct_and_degrees_skewed() {
 
     // Many targets per vertex (the marking path) still gives distinct targets.
     let (n, m) = (2_000u64, 40u64);
-    let edges = collect(&GeneratorSpec::BarabasiAlbert { vertices: n, m, seed: 8, weighted: false });
+    let edges = collect(&GeneratorSpec::BarabasiAlbert {
+        vertices: n,
+        m,
+        seed: 8,
+        weighted: false,
+    });
     let distinct: HashSet<(u64, u64)> = edges.iter().map(|e| (e.src, e.dst)).collect();
     assert_eq!(distinct.len(), edges.len());
     assert!(edges.iter().all(|e| e.dst < e.src));
@@ -277,27 +579,157 @@ fn grid_is_a_weighted_lattice() {
     assert!(degrees(&edges, rows * cols).iter().all(|&d| (2..=4).contains(&d)));
     assert!(histogram[1] > 0 && histogram[100] > 0);
     let expected = edges.len() as f64 / 100.0;
-    assert!(histogram[1..].iter().all(|&c| (c as f64 - expected).abs() < 0.2 * expected), "{histogram:?}");
+    assert!(
+        histogram[1..]
+            .iter()
+            .all(|&c| (c as f64 - expected).abs() < 0.2 * expected),
+        "{histogram:?}"
+    );
 }
 
 #[test]
 fn invalid_parameters_are_rejected() {
     let bad = [
-        (GeneratorSpec::Kronecker { scale: 0, edge_factor: 16, seed: 0, weighted: false }, "scale must be 1..=32"),
-        (GeneratorSpec::Kronecker { scale: 33, edge_factor: 16, seed: 0, weighted: false }, "scale must be 1..=32"),
-        (GeneratorSpec::Kronecker { scale: 10, edge_factor: 0, seed: 0, weighted: false }, "edge_factor"),
-        (GeneratorSpec::ErdosRenyi { vertices: 0, edges: 1, seed: 0, directed: false, weighted: false }, "vertices"),
-        (GeneratorSpec::WattsStrogatz { vertices: 10, k: 3, beta: 0.1, seed: 0, weighted: false }, "k must be even"),
-        (GeneratorSpec::WattsStrogatz { vertices: 10, k: 10, beta: 0.1, seed: 0, weighted: false }, "< n"),
-        (GeneratorSpec::WattsStrogatz { vertices: 10, k: 0, beta: 0.1, seed: 0, weighted: false }, "k must be even"),
-        (GeneratorSpec::WattsStrogatz { vertices: 10, k: 4, beta: 1.5, seed: 0, weighted: false }, "beta must be in [0, 1]"),
-        (GeneratorSpec::WattsStrogatz { vertices: 10, k: 4, beta: f64::NAN, seed: 0, weighted: false }, "beta"),
-        (GeneratorSpec::WattsStrogatz { vertices: u64::MAX, k: 4, beta: 0.1, seed: 0, weighted: false }, "64 bits"),
-        (GeneratorSpec::BarabasiAlbert { vertices: 10, m: 0, seed: 0, weighted: false }, "1 <= m < n"),
-        (GeneratorSpec::BarabasiAlbert { vertices: 10, m: 10, seed: 0, weighted: false }, "1 <= m < n"),
-        (GeneratorSpec::BarabasiAlbert { vertices: 1 << 33, m: 2, seed: 0, weighted: false }, "n must be <="),
-        (GeneratorSpec::Grid { rows: 0, cols: 5, seed: 0 }, "rows and cols"),
-        (GeneratorSpec::Grid { rows: 1 << 32, cols: 1 << 32, seed: 0 }, "too large"),
+        (
+            GeneratorSpec::Kronecker {
+                scale: 0,
+                edge_factor: 16,
+                seed: 0,
+                weighted: false,
+            },
+            "scale must be 1..=32",
+        ),
+        (
+            GeneratorSpec::Kronecker {
+                scale: 33,
+                edge_factor: 16,
+                seed: 0,
+                weighted: false,
+            },
+            "scale must be 1..=32",
+        ),
+        (
+            GeneratorSpec::Kronecker {
+                scale: 10,
+                edge_factor: 0,
+                seed: 0,
+                weighted: false,
+            },
+            "edge_factor",
+        ),
+        (
+            GeneratorSpec::ErdosRenyi {
+                vertices: 0,
+                edges: 1,
+                seed: 0,
+                directed: false,
+                weighted: false,
+            },
+            "vertices",
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: 10,
+                k: 3,
+                beta: 0.1,
+                seed: 0,
+                weighted: false,
+            },
+            "k must be even",
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: 10,
+                k: 10,
+                beta: 0.1,
+                seed: 0,
+                weighted: false,
+            },
+            "< n",
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: 10,
+                k: 0,
+                beta: 0.1,
+                seed: 0,
+                weighted: false,
+            },
+            "k must be even",
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: 10,
+                k: 4,
+                beta: 1.5,
+                seed: 0,
+                weighted: false,
+            },
+            "beta must be in [0, 1]",
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: 10,
+                k: 4,
+                beta: f64::NAN,
+                seed: 0,
+                weighted: false,
+            },
+            "beta",
+        ),
+        (
+            GeneratorSpec::WattsStrogatz {
+                vertices: u64::MAX,
+                k: 4,
+                beta: 0.1,
+                seed: 0,
+                weighted: false,
+            },
+            "64 bits",
+        ),
+        (
+            GeneratorSpec::BarabasiAlbert {
+                vertices: 10,
+                m: 0,
+                seed: 0,
+                weighted: false,
+            },
+            "1 <= m < n",
+        ),
+        (
+            GeneratorSpec::BarabasiAlbert {
+                vertices: 10,
+                m: 10,
+                seed: 0,
+                weighted: false,
+            },
+            "1 <= m < n",
+        ),
+        (
+            GeneratorSpec::BarabasiAlbert {
+                vertices: 1 << 33,
+                m: 2,
+                seed: 0,
+                weighted: false,
+            },
+            "n must be <=",
+        ),
+        (
+            GeneratorSpec::Grid {
+                rows: 0,
+                cols: 5,
+                seed: 0,
+            },
+            "rows and cols",
+        ),
+        (
+            GeneratorSpec::Grid {
+                rows: 1 << 32,
+                cols: 1 << 32,
+                seed: 0,
+            },
+            "too large",
+        ),
     ];
     for (spec, message) in bad {
         match generator(&spec) {

@@ -46,7 +46,11 @@ impl BarabasiAlbert {
     fn step(&mut self, out: &mut Vec<RawEdge>) {
         let s = self.source;
         for &t in &self.targets {
-            out.push(RawEdge { src: s, dst: t as u64, weight: self.weight_rng.as_mut().map(unit_weight) });
+            out.push(RawEdge {
+                src: s,
+                dst: t as u64,
+                weight: self.weight_rng.as_mut().map(unit_weight),
+            });
         }
         self.repeated.extend_from_slice(&self.targets);
         self.repeated.extend(std::iter::repeat(s as u32).take(self.m));

@@ -42,7 +42,15 @@ pub(crate) struct Chunked<G> {
 
 impl<G: ChunkGen> Chunked<G> {
     pub(crate) fn new(generator: G, info: InputInfo, total: u64) -> Self {
-        Chunked { generator, info, total, emitted: 0, next_chunk: 0, ready: VecDeque::new(), spare: Vec::new() }
+        Chunked {
+            generator,
+            info,
+            total,
+            emitted: 0,
+            next_chunk: 0,
+            ready: VecDeque::new(),
+            spare: Vec::new(),
+        }
     }
 
     /// Generates the next wave of chunks in parallel.

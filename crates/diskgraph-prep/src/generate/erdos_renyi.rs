@@ -36,7 +36,11 @@ impl ChunkGen for ErdosRenyi {
         for _ in range {
             let src = vertex.sample(&mut rng);
             let dst = vertex.sample(&mut rng);
-            out.push(RawEdge { src, dst, weight: weight_rng.as_mut().map(unit_weight) });
+            out.push(RawEdge {
+                src,
+                dst,
+                weight: weight_rng.as_mut().map(unit_weight),
+            });
         }
     }
 }

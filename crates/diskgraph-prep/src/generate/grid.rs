@@ -38,10 +38,18 @@ impl ChunkGen for Grid {
         let (mut r, mut c) = (range.start / self.cols, range.start % self.cols);
         for v in range {
             if c + 1 < self.cols {
-                out.push(RawEdge { src: v, dst: v + 1, weight: Some(weight.sample(&mut rng) as f32) });
+                out.push(RawEdge {
+                    src: v,
+                    dst: v + 1,
+                    weight: Some(weight.sample(&mut rng) as f32),
+                });
             }
             if r + 1 < self.rows {
-                out.push(RawEdge { src: v, dst: v + self.cols, weight: Some(weight.sample(&mut rng) as f32) });
+                out.push(RawEdge {
+                    src: v,
+                    dst: v + self.cols,
+                    weight: Some(weight.sample(&mut rng) as f32),
+                });
             }
             c += 1;
             if c == self.cols {
@@ -63,5 +71,13 @@ pub(crate) fn grid(rows: u64, cols: u64, seed: u64) -> Box<dyn EdgeSource> {
         declared_vertices: Some(0..rows * cols),
         description: format!("grid rows={rows} cols={cols} seed={seed} (4-neighbour lattice, integer weights 1..=100)"),
     };
-    Box::new(Chunked::new(Grid { rows, cols, weights: Key::new(seed, GRID, Purpose::Weight) }, info, edges))
+    Box::new(Chunked::new(
+        Grid {
+            rows,
+            cols,
+            weights: Key::new(seed, GRID, Purpose::Weight),
+        },
+        info,
+        edges,
+    ))
 }

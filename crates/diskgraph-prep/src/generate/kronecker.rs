@@ -5,8 +5,14 @@
 //! quadrants is chosen with the Graph500 initiator probabilities A = 0.57 (top left), B = 0.19
 //! (top right), C = 0.19 (bottom left), D = 0.05 (bottom right), which fixes one bit of the
 //! source and one bit of the destination. As in the Graph500 reference code no noise is added
-//! to the initiator. Each level consumes 16 random bits (so the probabilities are rounded to
-//! multiples of 2^-16, an error below 10^-5).
+//! to the initiator.
+//!
+//! Levels are drawn four at a time: the 256 outcomes of four independent levels (4 source bits
+//! and 4 destination bits, with the product of the four quadrant probabilities) form one
+//! distribution, sampled with Walker's alias method from 32 random bits (8 pick a table slot,
+//! 24 decide between the slot's own outcome and its alias, so each outcome's probability is
+//! exact to within 10^-8). When `scale` is not a multiple of four the extra low levels are drawn and dropped:
+//! the first `scale` levels of a deeper recursion are distributed exactly as a `scale`-level one.
 //!
 //! The recursion concentrates edges on vertices whose IDs have many zero bits, so the labels
 //! are then scrambled with a pseudo-random permutation of `[0, N)` derived from the seed
@@ -21,10 +27,62 @@ use super::rng::{unit_weight, Key, Purpose, KRONECKER};
 use crate::{EdgeSource, InputFormat, InputInfo, RawEdge};
 use rand::RngCore;
 
-/// Cumulative initiator probabilities in units of 2^-16: A, A + B, A + B + C.
-const THRESHOLD_A: u64 = 37_356; // 0.57 · 65536
-const THRESHOLD_AB: u64 = 49_807; // 0.76 · 65536
-const THRESHOLD_ABC: u64 = 62_259; // 0.95 · 65536
+/// The Graph500 initiator: probabilities of quadrants (src bit, dst bit) = (0, 0), (0, 1),
+/// (1, 0), (1, 1).
+const INITIATOR: [f64; 4] = [0.57, 0.19, 0.19, 0.05];
+
+/// Levels drawn at once.
+const LEVELS_PER_DRAW: u32 = 4;
+
+/// One slot of the alias table: with probability `threshold / 2^24` the slot's own outcome,
+/// otherwise its alias. An outcome packs 4 source bits (high nibble) and 4 destination bits.
+#[derive(Clone, Copy, Debug, Default)]
+struct AliasSlot {
+    threshold: u32,
+    own: u8,
+    alias: u8,
+}
+
+/// Walker's alias table of four initiator levels (Vose's construction).
+fn alias_table() -> [AliasSlot; 256] {
+    let outcome = |i: usize| -> u8 {
+        // Level l (most significant first) is the 2-bit quadrant (i >> 2l) & 3.
+        let (mut src, mut dst) = (0u8, 0u8);
+        for level in (0..4).rev() {
+            let q = (i >> (2 * level)) & 3;
+            src = src << 1 | (q >> 1) as u8;
+            dst = dst << 1 | (q & 1) as u8;
+        }
+        src << 4 | dst
+    };
+    let mut scaled: Vec<f64> = (0..256)
+        .map(|i| (0..4).map(|level| INITIATOR[(i >> (2 * level)) & 3]).product::<f64>() * 256.0)
+        .collect();
+    let mut table = [AliasSlot::default(); 256];
+    let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..256).partition(|&i| scaled[i] < 1.0);
+    while let (Some(&s), Some(&l)) = (small.last(), large.last()) {
+        small.pop();
+        table[s] = AliasSlot {
+            threshold: (scaled[s] * (1 << 24) as f64).round() as u32,
+            own: outcome(s),
+            alias: outcome(l),
+        };
+        scaled[l] -= 1.0 - scaled[s];
+        if scaled[l] < 1.0 {
+            large.pop();
+            small.push(l);
+        }
+    }
+    // What is left has probability 1 up to rounding.
+    for i in small.into_iter().chain(large) {
+        table[i] = AliasSlot {
+            threshold: 1 << 24,
+            own: outcome(i),
+            alias: outcome(i),
+        };
+    }
+    table
+}
 
 /// Rounds of [`LabelScramble`].
 const SCRAMBLE_ROUNDS: usize = 4;
@@ -54,7 +112,11 @@ impl LabelScramble {
         let key = Key::new(seed, KRONECKER, Purpose::Scramble);
         let mut rng = key.rng(0);
         let rounds = std::array::from_fn(|_| (rng.next_u64() & mask, (rng.next_u64() | 1) & mask));
-        LabelScramble { mask, shift: scale.div_ceil(2), rounds }
+        LabelScramble {
+            mask,
+            shift: scale.div_ceil(2),
+            rounds,
+        }
     }
 
     /// The image of `x` (which must be `< 2^scale`).
@@ -73,6 +135,7 @@ impl LabelScramble {
 /// The chunk generator behind [`kronecker`].
 struct Kronecker {
     scale: u32,
+    table: [AliasSlot; 256],
     edges: u64,
     structure: Key,
     weights: Option<Key>,
@@ -89,24 +152,30 @@ impl ChunkGen for Kronecker {
         out.reserve(range.clone().count());
         let mut rng = self.structure.rng(chunk);
         let mut weight_rng = self.weights.map(|key| key.rng(chunk));
-        // 16-bit draws carried across edges: four levels per u64.
+        let draws = self.scale.div_ceil(LEVELS_PER_DRAW);
+        let extra = draws * LEVELS_PER_DRAW - self.scale;
+        // 32-bit draws, two per u64, carried across edges.
         let (mut bits, mut left) = (0u64, 0u32);
         for _ in range {
             let (mut src, mut dst) = (0u64, 0u64);
-            for _ in 0..self.scale {
+            for _ in 0..draws {
                 if left == 0 {
                     bits = rng.next_u64();
-                    left = 4;
+                    left = 2;
                 }
-                let r = bits & 0xFFFF;
-                bits >>= 16;
+                let r = bits as u32;
+                bits >>= 32;
                 left -= 1;
-                // Quadrants A = (0, 0), B = (0, 1), C = (1, 0), D = (1, 1).
-                let s = (r >= THRESHOLD_AB) as u64;
-                let d = (r >= THRESHOLD_A) as u64 ^ s ^ (r >= THRESHOLD_ABC) as u64;
-                src = src << 1 | s;
-                dst = dst << 1 | d;
+                let slot = self.table[(r >> 24) as usize];
+                let outcome = if r & 0xFF_FFFF < slot.threshold {
+                    slot.own
+                } else {
+                    slot.alias
+                };
+                src = src << LEVELS_PER_DRAW | (outcome >> 4) as u64;
+                dst = dst << LEVELS_PER_DRAW | (outcome & 15) as u64;
             }
+            let (src, dst) = (src >> extra, dst >> extra);
             out.push(RawEdge {
                 src: self.scramble.apply(src),
                 dst: self.scramble.apply(dst),
@@ -133,10 +202,38 @@ pub(crate) fn kronecker(scale: u32, edge_factor: u32, seed: u64, weighted: bool)
     };
     let generator = Kronecker {
         scale,
+        table: alias_table(),
         edges,
         structure: Key::new(seed, KRONECKER, Purpose::Structure),
         weights: weighted.then(|| Key::new(seed, KRONECKER, Purpose::Weight)),
         scramble: LabelScramble::new(scale, seed),
     };
     Box::new(Chunked::new(generator, info, edges))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alias_table_reproduces_four_initiator_levels() {
+        let table = alias_table();
+        let mut probability = [0f64; 256];
+        for slot in &table {
+            assert!(slot.threshold <= 1 << 24);
+            let own = slot.threshold as f64 / (1 << 24) as f64;
+            probability[slot.own as usize] += own / 256.0;
+            probability[slot.alias as usize] += (1.0 - own) / 256.0;
+        }
+        for (packed, &p) in probability.iter().enumerate() {
+            let (src, dst) = (packed >> 4, packed & 15);
+            let expected: f64 = (0..4)
+                .map(|bit| INITIATOR[((src >> bit) & 1) << 1 | ((dst >> bit) & 1)])
+                .product();
+            assert!(
+                (p - expected).abs() < 1e-9,
+                "outcome {src:04b}/{dst:04b}: {p} vs {expected}"
+            );
+        }
+    }
 }

@@ -107,7 +107,12 @@ pub enum GeneratorSpec {
 /// Checks `spec` and returns its edge stream, or a one-line message naming the bad parameter.
 pub fn generator(spec: &GeneratorSpec) -> Result<Box<dyn EdgeSource>, String> {
     match *spec {
-        GeneratorSpec::Kronecker { scale, edge_factor, seed, weighted } => {
+        GeneratorSpec::Kronecker {
+            scale,
+            edge_factor,
+            seed,
+            weighted,
+        } => {
             if !(1..=32).contains(&scale) {
                 return Err(format!("kronecker: scale must be 1..=32 (got {scale})"));
             }
@@ -116,15 +121,29 @@ pub fn generator(spec: &GeneratorSpec) -> Result<Box<dyn EdgeSource>, String> {
             }
             Ok(kronecker::kronecker(scale, edge_factor, seed, weighted))
         }
-        GeneratorSpec::ErdosRenyi { vertices, edges, seed, directed, weighted } => {
+        GeneratorSpec::ErdosRenyi {
+            vertices,
+            edges,
+            seed,
+            directed,
+            weighted,
+        } => {
             if vertices == 0 {
                 return Err("erdos_renyi: vertices must be >= 1".into());
             }
             Ok(erdos_renyi::erdos_renyi(vertices, edges, seed, directed, weighted))
         }
-        GeneratorSpec::WattsStrogatz { vertices, k, beta, seed, weighted } => {
+        GeneratorSpec::WattsStrogatz {
+            vertices,
+            k,
+            beta,
+            seed,
+            weighted,
+        } => {
             if k < 2 || k % 2 != 0 || k >= vertices {
-                return Err(format!("watts_strogatz: k must be even, >= 2 and < n (got k={k}, n={vertices})"));
+                return Err(format!(
+                    "watts_strogatz: k must be even, >= 2 and < n (got k={k}, n={vertices})"
+                ));
             }
             if !(0.0..=1.0).contains(&beta) {
                 return Err(format!("watts_strogatz: beta must be in [0, 1] (got {beta})"));
@@ -134,9 +153,16 @@ pub fn generator(spec: &GeneratorSpec) -> Result<Box<dyn EdgeSource>, String> {
             }
             Ok(watts_strogatz::watts_strogatz(vertices, k, beta, seed, weighted))
         }
-        GeneratorSpec::BarabasiAlbert { vertices, m, seed, weighted } => {
+        GeneratorSpec::BarabasiAlbert {
+            vertices,
+            m,
+            seed,
+            weighted,
+        } => {
             if m == 0 || m >= vertices {
-                return Err(format!("barabasi_albert: m must satisfy 1 <= m < n (got m={m}, n={vertices})"));
+                return Err(format!(
+                    "barabasi_albert: m must satisfy 1 <= m < n (got m={m}, n={vertices})"
+                ));
             }
             if vertices > u32::MAX as u64 {
                 return Err(format!("barabasi_albert: n must be <= {} (got {vertices})", u32::MAX));

@@ -63,7 +63,11 @@ impl ChunkGen for WattsStrogatz {
                 Some(other) if coin < self.beta => ring_add(u, self.half + 1 + other.sample(&mut rng), n),
                 _ => ring_add(u, j, n),
             };
-            out.push(RawEdge { src: u, dst, weight: weight_rng.as_mut().map(unit_weight) });
+            out.push(RawEdge {
+                src: u,
+                dst,
+                weight: weight_rng.as_mut().map(unit_weight),
+            });
             if j == self.half {
                 u += 1;
                 j = 1;

@@ -147,8 +147,14 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
                 edges.push(W::new(e.dst, e.src, e.weight)).with_context(scratch_err)?;
             }
         }
+        for id in source.extra_vertices() {
+            ids.insert(id).with_context(scratch_err)?;
+        }
         summary.input_edges += batch.len() as u64;
         progress.update(source.progress().0);
+    }
+    for id in source.extra_vertices() {
+        ids.insert(id).with_context(scratch_err)?;
     }
     let vertex_ids = ids.finish(info.declared_vertices.clone()).with_context(scratch_err)?;
     let n = vertex_ids.len();

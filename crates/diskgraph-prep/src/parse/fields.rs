@@ -134,6 +134,9 @@ fn bad_id(token: &[u8]) -> String {
 
 /// Parses a weight token: any decimal or scientific number whose f32 value is finite.
 pub(crate) fn parse_weight(token: &[u8]) -> Result<f32, String> {
+    if let Some(value) = small_integer(token) {
+        return Ok(value as f32);
+    }
     let value: f64 = std::str::from_utf8(token)
         .ok()
         .and_then(|s| s.parse().ok())
@@ -149,6 +152,20 @@ pub(crate) fn parse_weight(token: &[u8]) -> Result<f32, String> {
         return Err(format!("weight {} overflows a 32-bit float", quote(token)));
     }
     Ok(weight)
+}
+
+/// Fast path for the common integer weight: `[-]digits` with at most 15 digits, exact in f64
+/// (so the f32 rounding is the same as through the float parser).
+fn small_integer(token: &[u8]) -> Option<f64> {
+    let (negative, digits) = match token.strip_prefix(b"-") {
+        Some(rest) => (true, rest),
+        None => (false, token),
+    };
+    if digits.is_empty() || digits.len() > 15 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let value = digits.iter().fold(0i64, |acc, &b| acc * 10 + i64::from(b - b'0')) as f64;
+    Some(if negative { -value } else { value })
 }
 
 /// The source and destination IDs of an edge line; errors name the missing column.

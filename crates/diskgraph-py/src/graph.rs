@@ -1,0 +1,184 @@
+//! `_native.Graph`: an opened graph directory, its metadata, degree arrays, verify, export and
+//! algorithm runs.
+
+use std::path::PathBuf;
+
+use diskgraph_algo::registry::{self, RunRequest, Values};
+use diskgraph_format::{Direction, GraphDir};
+use diskgraph_prep::export::{export, ExportFormat};
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::{export_error, format_error, run_error, OutputExistsError};
+use crate::json_to_py;
+
+/// An opened graph directory (checked on open: manifest, file sizes, offset indexes).
+///
+/// Use ``diskgraph.open(path)``, which wraps this class.
+#[pyclass(module = "diskgraph._native", name = "Graph", frozen)]
+pub struct PyGraph {
+    dir: GraphDir,
+}
+
+#[pymethods]
+impl PyGraph {
+    /// Opens and checks the graph directory at ``path`` (O(V); raises ``GraphFormatError``).
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let dir = py.detach(|| GraphDir::open(&path)).map_err(format_error)?;
+        Ok(PyGraph { dir })
+    }
+
+    /// Number of vertices.
+    #[getter]
+    fn num_vertices(&self) -> u64 {
+        self.dir.manifest().num_vertices
+    }
+
+    /// Number of edges: arcs of a directed graph, each undirected edge once.
+    #[getter]
+    fn num_edges(&self) -> u64 {
+        self.dir.manifest().num_edges
+    }
+
+    /// Number of stored arcs (undirected edges count twice, self-loops once).
+    #[getter]
+    fn num_arcs(&self) -> u64 {
+        self.dir.manifest().num_arcs
+    }
+
+    /// Whether the graph is directed.
+    #[getter]
+    fn directed(&self) -> bool {
+        self.dir.manifest().directed
+    }
+
+    /// Whether the graph has edge weights.
+    #[getter]
+    fn weighted(&self) -> bool {
+        self.dir.manifest().weighted
+    }
+
+    /// The graph directory's path.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+
+    /// The parsed ``manifest.json`` as a dict.
+    #[getter]
+    fn manifest<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_to_py(py, self.dir.manifest())
+    }
+
+    /// Original IDs of the vertices, ascending (uint64). Every per-vertex result is indexed like
+    /// this array.
+    fn vertex_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let ids = py.detach(|| self.dir.original_ids()).map_err(format_error)?;
+        Ok(ids.into_pyarray(py))
+    }
+
+    /// Out-degree of every vertex (int64), from the offset index.
+    fn out_degree<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        self.degrees(py, Direction::Out)
+    }
+
+    /// In-degree of every vertex (int64); the same as the out-degree for undirected graphs.
+    fn in_degree<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        self.degrees(py, Direction::In)
+    }
+
+    /// Full check (O(E)): checksums, padding, every neighbour ID and list order. Returns what
+    /// was checked; raises ``GraphFormatError`` on any fault.
+    fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let report = py.detach(|| diskgraph_format::verify(self.dir.path())).map_err(format_error)?;
+        let d = PyDict::new(py);
+        d.set_item("files_checked", report.files_checked)?;
+        d.set_item("bytes_checked", report.bytes_checked)?;
+        d.set_item("arcs_checked", report.arcs_checked)?;
+        Ok(d)
+    }
+
+    /// Writes the graph as text in original IDs (``el``, ``wel``, ``snap`` or ``mtx``) and returns
+    /// the number of edge lines written.
+    #[pyo3(signature = (output, format = "el", force = false))]
+    fn export(&self, py: Python<'_>, output: PathBuf, format: &str, force: bool) -> PyResult<u64> {
+        let fmt = ExportFormat::parse(format).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        if fmt == ExportFormat::Wel && !self.dir.manifest().weighted {
+            return Err(PyValueError::new_err(format!(
+                "{}: graph is unweighted; export it as el, snap or mtx",
+                self.dir.path().display()
+            )));
+        }
+        if !force && std::fs::symlink_metadata(&output).is_ok() {
+            return Err(OutputExistsError::new_err(format!(
+                "{}: output already exists (pass force=True to replace it)",
+                output.display()
+            )));
+        }
+        py.detach(|| export(&self.dir, &output, fmt, force)).map_err(export_error)
+    }
+
+    /// Runs an algorithm (see ``diskgraph.Graph.run``); returns ``(values, vertex_ids, stats,
+    /// summary)``.
+    #[pyo3(signature = (
+        algorithm, *, source = None, parents = false, engine = "auto", memory = 1 << 30, threads = None,
+        tolerance = 1e-9, iterations = None, max_iterations = 10_000
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        algorithm: &str,
+        source: Option<u64>,
+        parents: bool,
+        engine: &str,
+        memory: u64,
+        threads: Option<usize>,
+        tolerance: f64,
+        iterations: Option<usize>,
+        max_iterations: usize,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, PyAny>, String)> {
+        let req = RunRequest {
+            engine: engine.to_string(),
+            source,
+            parents,
+            tolerance,
+            iterations,
+            max_iterations,
+            threads,
+            memory,
+            ..RunRequest::new(algorithm)
+        };
+        let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;
+        let values = match out.values {
+            Values::Signed(v) => v.into_pyarray(py).into_any(),
+            Values::Unsigned(v) => v.into_pyarray(py).into_any(),
+            Values::Float(v) => v.into_pyarray(py).into_any(),
+        };
+        let stats = json_to_py(py, &out.stats)?;
+        Ok((values, out.vertex_ids.into_pyarray(py), stats, out.summary))
+    }
+
+    fn __repr__(&self) -> String {
+        let m = self.dir.manifest();
+        format!(
+            "Graph({:?}, num_vertices={}, num_edges={}, directed={}, weighted={})",
+            self.dir.path().display().to_string(),
+            m.num_vertices,
+            m.num_edges,
+            m.directed,
+            m.weighted
+        )
+    }
+}
+
+impl PyGraph {
+    fn degrees<'py>(&self, py: Python<'py>, dir: Direction) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let offsets = py.detach(|| self.dir.load_offsets(dir)).map_err(format_error)?;
+        let degrees: Vec<i64> = offsets.windows(2).map(|w| (w[1] - w[0]) as i64).collect();
+        Ok(degrees.into_pyarray(py))
+    }
+}

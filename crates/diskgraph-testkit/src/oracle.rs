@@ -1,0 +1,232 @@
+//! Plain sequential reference implementations, written for obviousness rather than speed and
+//! sharing no code with `diskgraph-algo`. They read a [`TestGraph`]'s arc list directly.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+
+use crate::TestGraph;
+
+/// BFS levels from `source` along out-arcs (`-1` unreached), with a FIFO queue.
+pub fn bfs_levels(g: &TestGraph, source: u32) -> Vec<i64> {
+    let adj = g.out_lists();
+    let mut level = vec![-1i64; g.num_vertices];
+    let mut queue = VecDeque::from([source]);
+    level[source as usize] = 0;
+    while let Some(u) = queue.pop_front() {
+        for &(v, _) in &adj[u as usize] {
+            if level[v as usize] < 0 {
+                level[v as usize] = level[u as usize] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    level
+}
+
+/// Checks a BFS parent tree against the levels: the source is its own parent, unreached
+/// vertices have none, and every other vertex's parent is one level up with an arc to it.
+pub fn check_bfs_tree(g: &TestGraph, source: u32, levels: &[i64], parents: &[i64]) -> Result<(), String> {
+    let mut arcs: BTreeSet<(u32, u32)> = BTreeSet::new();
+    arcs.extend(g.arcs.iter().copied());
+    if parents.len() != g.num_vertices {
+        return Err(format!("{} parents for {} vertices", parents.len(), g.num_vertices));
+    }
+    for (v, (&p, &l)) in parents.iter().zip(levels).enumerate() {
+        let ok = if v == source as usize {
+            p == source as i64
+        } else if l < 0 {
+            p == -1
+        } else {
+            p >= 0 && levels[p as usize] == l - 1 && arcs.contains(&(p as u32, v as u32))
+        };
+        if !ok {
+            return Err(format!("vertex {v} (level {l}) has bad parent {p}"));
+        }
+    }
+    Ok(())
+}
+
+/// Dijkstra with a binary heap: `dist[u] + w as f64` along out-arcs, `f64::INFINITY`
+/// unreached. Weights must be non-negative; unweighted arcs weigh 1.
+pub fn dijkstra(g: &TestGraph, source: u32) -> Vec<f64> {
+    let adj = g.out_lists();
+    let mut dist = vec![f64::INFINITY; g.num_vertices];
+    let mut done = vec![false; g.num_vertices];
+    // Non-negative f64s order like their bit patterns.
+    let mut heap = BinaryHeap::from([Reverse((0f64.to_bits(), source))]);
+    dist[source as usize] = 0.0;
+    while let Some(Reverse((bits, u))) = heap.pop() {
+        let du = f64::from_bits(bits);
+        if done[u as usize] || du > dist[u as usize] {
+            continue;
+        }
+        done[u as usize] = true;
+        for &(v, w) in &adj[u as usize] {
+            let nd = du + w as f64;
+            if nd < dist[v as usize] {
+                dist[v as usize] = nd;
+                heap.push(Reverse((nd.to_bits(), v)));
+            }
+        }
+    }
+    dist
+}
+
+/// The first arc (in CSR order) with a negative or NaN weight, as `(src, dst, weight)`.
+pub fn first_bad_weight(g: &TestGraph) -> Option<(u32, u32, f32)> {
+    let w = g.weights.as_ref()?;
+    let i = w.iter().position(|&x| x.is_nan() || x < 0.0)?;
+    Some((g.arcs[i].0, g.arcs[i].1, w[i]))
+}
+
+/// Weakly connected components by union-find; each label is the component's smallest vertex.
+pub fn wcc(g: &TestGraph) -> Vec<u32> {
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            let up = parent[parent[x as usize] as usize];
+            parent[x as usize] = up;
+            x = up;
+        }
+        x
+    }
+    let mut parent: Vec<u32> = (0..g.num_vertices as u32).collect();
+    for &(s, d) in &g.arcs {
+        let (a, b) = (find(&mut parent, s), find(&mut parent, d));
+        if a != b {
+            parent[a.max(b) as usize] = a.min(b);
+        }
+    }
+    smallest_member((0..g.num_vertices as u32).map(|v| find(&mut parent, v)).collect())
+}
+
+/// Strongly connected components by Tarjan's algorithm with an explicit call stack; each label
+/// is the component's smallest vertex.
+pub fn scc(g: &TestGraph) -> Vec<u32> {
+    let n = g.num_vertices;
+    let adj = g.out_lists();
+    let mut index: Vec<Option<usize>> = vec![None; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut comp = vec![u32::MAX; n];
+    let mut next_index = 0;
+    for root in 0..n {
+        if index[root].is_some() {
+            continue;
+        }
+        // Frames: (vertex, next neighbour to look at).
+        let mut calls = vec![(root, 0usize)];
+        index[root] = Some(next_index);
+        low[root] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = calls.last_mut() {
+            if *i < adj[v].len() {
+                let w = adj[v][*i].0 as usize;
+                *i += 1;
+                match index[w] {
+                    None => {
+                        index[w] = Some(next_index);
+                        low[w] = next_index;
+                        next_index += 1;
+                        stack.push(w);
+                        on_stack[w] = true;
+                        calls.push((w, 0));
+                    }
+                    Some(iw) if on_stack[w] => low[v] = low[v].min(iw),
+                    Some(_) => {}
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(p, _)) = calls.last() {
+                low[p] = low[p].min(low[v]);
+            }
+            if Some(low[v]) == index[v] {
+                loop {
+                    let w = stack.pop().expect("v is on the stack");
+                    on_stack[w] = false;
+                    comp[w] = v as u32;
+                    if w == v {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    smallest_member(comp)
+}
+
+/// Relabels a partition given by arbitrary representatives with each part's smallest member.
+fn smallest_member(rep: Vec<u32>) -> Vec<u32> {
+    let mut smallest = vec![u32::MAX; rep.len()];
+    for (v, &r) in rep.iter().enumerate() {
+        smallest[r as usize] = smallest[r as usize].min(v as u32);
+    }
+    rep.iter().map(|&r| smallest[r as usize]).collect()
+}
+
+/// NetworkX's pure-Python `pagerank` (unweighted), transcribed: returns (ranks, iterations,
+/// converged). `fixed` runs exactly that many iterations instead of testing the tolerance.
+pub fn pagerank(g: &TestGraph, alpha: f64, tol: f64, max_iter: usize, fixed: Option<usize>) -> (Vec<f64>, usize, bool) {
+    let n = g.num_vertices;
+    if n == 0 {
+        return (Vec::new(), 0, true);
+    }
+    let nf = n as f64;
+    let mut out_degree = vec![0usize; n];
+    for &(s, _) in &g.arcs {
+        out_degree[s as usize] += 1;
+    }
+    let mut x = vec![1.0 / nf; n];
+    let iterations = fixed.unwrap_or(max_iter);
+    for it in 0..iterations {
+        let xlast = x;
+        x = vec![0.0; n];
+        let danglesum: f64 = alpha * (0..n).filter(|&u| out_degree[u] == 0).map(|u| xlast[u]).sum::<f64>();
+        // Stochastic weights: each arc of u weighs 1/outdeg(u).
+        for &(s, d) in &g.arcs {
+            x[d as usize] += alpha * xlast[s as usize] * (1.0 / out_degree[s as usize] as f64);
+        }
+        for v in x.iter_mut() {
+            *v += danglesum / nf + (1.0 - alpha) / nf;
+        }
+        let err: f64 = x.iter().zip(&xlast).map(|(a, b)| (a - b).abs()).sum();
+        if fixed.is_none() && err < nf * tol {
+            return (x, it + 1, true);
+        }
+    }
+    (x, iterations, fixed.is_some())
+}
+
+/// Core numbers of the simple undirected view (direction ignored, duplicates merged,
+/// self-loops dropped), by repeatedly removing a vertex of minimum remaining degree.
+pub fn core_number(g: &TestGraph) -> Vec<u32> {
+    let n = g.num_vertices;
+    let mut adj: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
+    for &(s, d) in &g.arcs {
+        if s != d {
+            adj[s as usize].insert(d);
+            adj[d as usize].insert(s);
+        }
+    }
+    let mut deg: Vec<usize> = adj.iter().map(BTreeSet::len).collect();
+    let mut queue: BTreeSet<(usize, u32)> = (0..n).map(|v| (deg[v], v as u32)).collect();
+    let mut removed = vec![false; n];
+    let mut core = vec![0u32; n];
+    let mut k = 0;
+    while let Some((d, v)) = queue.pop_first() {
+        k = k.max(d);
+        core[v as usize] = k as u32;
+        removed[v as usize] = true;
+        for &u in &adj[v as usize] {
+            if !removed[u as usize] {
+                queue.remove(&(deg[u as usize], u));
+                deg[u as usize] -= 1;
+                queue.insert((deg[u as usize], u));
+            }
+        }
+    }
+    core
+}
