@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use diskgraph_prep::generate::{generator, GeneratorSpec, LabelScramble, DEFAULT_EDGE_FACTOR};
-use diskgraph_prep::{EdgeSource, InputFormat, RawEdge};
+use diskgraph_prep::{InputFormat, RawEdge};
 
 /// Drains `spec`'s source, checking the batch and progress contracts on the way.
 fn collect(spec: &GeneratorSpec) -> Vec<RawEdge> {
@@ -745,23 +745,58 @@ fn invalid_parameters_are_rejected() {
     assert_eq!(source.progress(), (0, Some(16 << 32)));
 }
 
-/// Generation rate of Kronecker scale 22 (`cargo test --release -p diskgraph-prep --test
-/// generate -- --ignored --nocapture`).
+/// Generation rates (`cargo test --release -p diskgraph-prep --test generate -- --ignored --nocapture`).
 #[test]
 #[ignore]
-fn kronecker_rate() {
-    for scale in [22, 24] {
+fn generation_rates() {
+    let specs = [
+        kronecker(22, 1),
+        kronecker(24, 1),
+        GeneratorSpec::Kronecker {
+            scale: 22,
+            edge_factor: 16,
+            seed: 1,
+            weighted: true,
+        },
+        GeneratorSpec::ErdosRenyi {
+            vertices: 1 << 22,
+            edges: 1 << 26,
+            seed: 1,
+            directed: true,
+            weighted: false,
+        },
+        GeneratorSpec::WattsStrogatz {
+            vertices: 1 << 23,
+            k: 16,
+            beta: 0.1,
+            seed: 1,
+            weighted: false,
+        },
+        GeneratorSpec::BarabasiAlbert {
+            vertices: 1 << 23,
+            m: 8,
+            seed: 1,
+            weighted: false,
+        },
+        GeneratorSpec::Grid {
+            rows: 1 << 12,
+            cols: 1 << 13,
+            seed: 1,
+        },
+    ];
+    for spec in specs {
         let start = std::time::Instant::now();
-        let mut source = generator(&kronecker(scale, 1)).unwrap();
+        let mut source = generator(&spec).unwrap();
         let (mut count, mut checksum, mut batch) = (0u64, 0u64, Vec::new());
         while source.next_batch(&mut batch).unwrap() {
             count += batch.len() as u64;
             checksum = checksum.wrapping_add(batch.iter().map(|e| e.src ^ e.dst).sum::<u64>());
         }
         let seconds = start.elapsed().as_secs_f64();
-        assert_eq!(count, 16 << scale);
+        assert_eq!(Some(count), source.progress().1);
         println!(
-            "kronecker scale {scale}: {count} edges in {seconds:.2} s = {:.1} M edges/s on {} threads (checksum {checksum:x})",
+            "{}: {count} edges in {seconds:.2} s = {:.1} M edges/s on {} threads (checksum {checksum:x})",
+            source.info().description,
             count as f64 / seconds / 1e6,
             rayon::current_num_threads()
         );

@@ -21,7 +21,9 @@ fn answers() -> Value {
 }
 
 fn int(v: &Value, key: &str) -> u64 {
-    v[key].as_u64().unwrap_or_else(|| panic!("answers.json: {key} missing in {v}"))
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("answers.json: {key} missing in {v}"))
 }
 
 /// Number of duplicate entries the reference cleaning merges (self-loops dropped first).
@@ -29,7 +31,11 @@ fn duplicates(edges: &[RawEdge], directed: bool) -> u64 {
     let mut seen = HashSet::new();
     let mut dups = 0;
     for e in edges.iter().filter(|e| e.src != e.dst) {
-        let key = if directed || e.src < e.dst { (e.src, e.dst) } else { (e.dst, e.src) };
+        let key = if directed || e.src < e.dst {
+            (e.src, e.dst)
+        } else {
+            (e.dst, e.src)
+        };
         if !seen.insert(key) {
             dups += 1;
         }
@@ -45,19 +51,42 @@ fn check_against_answers(name: &str, parsed: &Parsed, answer: &Value) {
     let loops = edges.iter().filter(|e| e.src == e.dst).count() as u64;
     assert_eq!(loops, int(raw, "self_loop_entries_dropped"), "{name}: self-loops");
     let directed = answer["directed"].as_bool().expect("directed");
-    assert_eq!(duplicates(edges, directed), int(raw, "duplicate_entries_merged"), "{name}: duplicates");
+    assert_eq!(
+        duplicates(edges, directed),
+        int(raw, "duplicate_entries_merged"),
+        "{name}: duplicates"
+    );
     let ids: BTreeSet<u64> = edges.iter().flat_map(|e| [e.src, e.dst]).collect();
-    assert_eq!(ids.len() as u64, int(raw, "distinct_ids_in_entries"), "{name}: distinct IDs");
+    assert_eq!(
+        ids.len() as u64,
+        int(raw, "distinct_ids_in_entries"),
+        "{name}: distinct IDs"
+    );
     let mut vertices = ids.clone();
     vertices.extend(parsed.info.declared_vertices.clone().unwrap_or(0..0));
     assert_eq!(vertices.len() as u64, int(answer, "num_vertices"), "{name}: vertices");
-    assert_eq!(vertices.first().copied(), Some(int(answer, "vertex_id_min")), "{name}: min ID");
-    assert_eq!(vertices.last().copied(), Some(int(answer, "vertex_id_max")), "{name}: max ID");
+    assert_eq!(
+        vertices.first().copied(),
+        Some(int(answer, "vertex_id_min")),
+        "{name}: min ID"
+    );
+    assert_eq!(
+        vertices.last().copied(),
+        Some(int(answer, "vertex_id_max")),
+        "{name}: max ID"
+    );
     let weighted = answer["weighted"].as_bool().expect("weighted");
     assert_eq!(parsed.info.weighted, weighted, "{name}: weighted");
-    assert!(edges.iter().all(|e| e.weight.is_some() == weighted), "{name}: weight on every edge iff weighted");
+    assert!(
+        edges.iter().all(|e| e.weight.is_some() == weighted),
+        "{name}: weight on every edge iff weighted"
+    );
     // Plain edge lists say nothing about direction; the other formats declare it.
-    let expected_directed = if parsed.info.format == InputFormat::Snap { None } else { Some(directed) };
+    let expected_directed = if parsed.info.format == InputFormat::Snap {
+        None
+    } else {
+        Some(directed)
+    };
     assert_eq!(parsed.info.directed, expected_directed, "{name}: directed");
     assert!(answer["completeness"]["complete"].as_bool().expect("complete"));
 }
@@ -79,13 +108,20 @@ fn every_real_file_matches_answers_json() {
     ];
     // The BVGraph (cnr-2000) is not a format of these parsers; every other entry is covered.
     let covered: BTreeSet<&str> = expected_formats.iter().map(|(n, _)| *n).collect();
-    let listed: BTreeSet<&str> = graphs.keys().map(String::as_str).filter(|k| !k.starts_with("cnr-2000")).collect();
+    let listed: BTreeSet<&str> = graphs
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !k.starts_with("cnr-2000"))
+        .collect();
     assert_eq!(covered, listed);
     for (name, format) in expected_formats {
         let parsed = read_all(&data(name), &auto()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.info.format, format, "{name}: detected format");
         let message = parsed.message.as_deref().unwrap_or_default();
-        assert!(message.starts_with(&format!("format auto: {}", format.name())), "{message}");
+        assert!(
+            message.starts_with(&format!("format auto: {}", format.name())),
+            "{message}"
+        );
         check_against_answers(name, &parsed, &graphs[name]);
     }
 }
@@ -99,20 +135,35 @@ fn declared_headers_match() {
         let h = header(name);
         assert_eq!(parsed.info.declared_vertices, Some(1..int(&h, "rows") + 1), "{name}");
         assert_eq!(parsed.edges.len() as u64, int(&h, "nnz"), "{name}");
-        let desc = format!("matrix market, {} {}", h["field"].as_str().unwrap(), h["symmetry"].as_str().unwrap());
+        let desc = format!(
+            "matrix market, {} {}",
+            h["field"].as_str().unwrap(),
+            h["symmetry"].as_str().unwrap()
+        );
         assert_eq!(parsed.info.description, desc);
     }
     let rome = read_all(&data("rome99.gr"), &auto()).expect("rome99");
-    assert_eq!(rome.info.declared_vertices, Some(1..int(&header("rome99.gr"), "nodes") + 1));
+    assert_eq!(
+        rome.info.declared_vertices,
+        Some(1..int(&header("rome99.gr"), "nodes") + 1)
+    );
     let food = read_all(&data("foodweb-baydry.konect"), &auto()).expect("foodweb");
-    assert_eq!(food.info.declared_vertices, Some(1..int(&header("foodweb-baydry.konect"), "nodes") + 1));
+    assert_eq!(
+        food.info.declared_vertices,
+        Some(1..int(&header("foodweb-baydry.konect"), "nodes") + 1)
+    );
     assert_eq!(food.info.description, "konect asym posweighted");
 }
 
 #[test]
 fn weights_are_read_exactly() {
     let weights = |name: &str| -> Vec<f32> {
-        read_all(&data(name), &auto()).expect(name).edges.iter().map(|e| e.weight.expect("weighted")).collect()
+        read_all(&data(name), &auto())
+            .expect(name)
+            .edges
+            .iter()
+            .map(|e| e.weight.expect("weighted"))
+            .collect()
     };
     let min = |w: &[f32]| w.iter().copied().fold(f32::INFINITY, f32::min);
     let max = |w: &[f32]| w.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -152,10 +203,19 @@ fn gapbs_tiny_encodings_agree() {
         assert_eq!(p.edges.iter().filter(|e| e.src == e.dst).count(), 36);
     }
     let ids: BTreeSet<u64> = el.edges.iter().flat_map(|e| [e.src, e.dst]).collect();
-    assert_eq!((ids.len(), ids.last().copied()), (13, Some(13)), "13 IDs, max ID 13 (gapbs: 14 nodes)");
+    assert_eq!(
+        (ids.len(), ids.last().copied()),
+        (13, Some(13)),
+        "13 IDs, max ID 13 (gapbs: 14 nodes)"
+    );
     assert_eq!(gr.info.declared_vertices, Some(1..15));
     assert_eq!(mtx.info.declared_vertices, Some(1..15));
-    let shifted = |p: &Parsed| triples(&p.edges).into_iter().map(|(u, v, w)| (u + 1, v + 1, w)).collect::<Vec<_>>();
+    let shifted = |p: &Parsed| {
+        triples(&p.edges)
+            .into_iter()
+            .map(|(u, v, w)| (u + 1, v + 1, w))
+            .collect::<Vec<_>>()
+    };
     let unweighted = |v: Vec<(u64, u64, Option<f32>)>| v.into_iter().map(|(u, v, _)| (u, v, None)).collect();
     assert_eq!(sorted(shifted(&wel)), sorted(triples(&gr.edges)));
     assert_eq!(sorted(shifted(&wel)), sorted(triples(&mtx_w.edges)));
@@ -170,24 +230,42 @@ fn gapbs_tiny_encodings_agree() {
 fn lagraph_mangled_files() {
     let verdicts: [(&str, Result<usize, &str>); 25] = [
         // object `mangled` instead of `matrix`.
-        ("mangled1.mtx", Err(":1: banner object must be `matrix`, found \"mangled\"")),
+        (
+            "mangled1.mtx",
+            Err(":1: banner object must be `matrix`, found \"mangled\""),
+        ),
         // format `mangled` instead of `coordinate`.
-        ("mangled2.mtx", Err(":1: banner format must be `coordinate`, found \"mangled\"")),
+        (
+            "mangled2.mtx",
+            Err(":1: banner format must be `coordinate`, found \"mangled\""),
+        ),
         // field `mangled`.
-        ("mangled3.mtx", Err(":1: banner field must be pattern, integer or real, found \"mangled\"")),
+        (
+            "mangled3.mtx",
+            Err(":1: banner field must be pattern, integer or real, found \"mangled\""),
+        ),
         // symmetry `mangled`.
-        ("mangled4.mtx", Err(":1: banner symmetry must be general or symmetric, found \"mangled\"")),
+        (
+            "mangled4.mtx",
+            Err(":1: banner symmetry must be general or symmetric, found \"mangled\""),
+        ),
         // hermitian (and pattern hermitian is not even valid Matrix Market).
         ("mangled5.mtx", Err(":1: hermitian matrices are not supported")),
         ("mangled6.mtx", Err(":1: hermitian matrices are not supported")),
         // `%%GraphBLAS type gunk` is a comment; the real entries lack their values.
         ("mangled7.mtx", Err(":5: missing weight (3rd column)")),
         // size line `3`: rows, columns and entries are all needed.
-        ("mangled8.mtx", Err(":4: size line must be `rows columns entries`, found \"3\"")),
+        (
+            "mangled8.mtx",
+            Err(":4: size line must be `rows columns entries`, found \"3\""),
+        ),
         // 3×4 matrices: a graph needs a square matrix (reported on the size line, before the
         // truncation of mangled10, the bad values of mangled11/12, the out-of-range column
         // 9999 of mangled13 and the duplicate of mangled14).
-        ("mangled9.mtx", Err(":4: the matrix is 3×4: a graph needs a square matrix")),
+        (
+            "mangled9.mtx",
+            Err(":4: the matrix is 3×4: a graph needs a square matrix"),
+        ),
         ("mangled10.mtx", Err(":4: the matrix is 3×4")),
         ("mangled11.mtx", Err(":4: the matrix is 3×4")),
         ("mangled12.mtx", Err(":4: the matrix is 3×4")),

@@ -53,7 +53,7 @@ impl BarabasiAlbert {
             });
         }
         self.repeated.extend_from_slice(&self.targets);
-        self.repeated.extend(std::iter::repeat(s as u32).take(self.m));
+        self.repeated.resize(self.repeated.len() + self.m, s as u32);
         self.source += 1;
         if self.source == self.vertices {
             return;

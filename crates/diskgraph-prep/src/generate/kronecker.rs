@@ -231,7 +231,7 @@ mod tests {
                 .map(|bit| INITIATOR[((src >> bit) & 1) << 1 | ((dst >> bit) & 1)])
                 .product();
             assert!(
-                (p - expected).abs() < 1e-9,
+                (p - expected).abs() < 1e-8,
                 "outcome {src:04b}/{dst:04b}: {p} vs {expected}"
             );
         }

@@ -188,7 +188,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         if let Some(r) = &mut reversed {
             r.push(N::new(d, s, e.weight())).with_context(scratch_err)?;
         }
-        if out.num_edges() % (1 << 20) == 0 {
+        if out.num_edges().is_multiple_of(1 << 20) {
             progress.update(out.num_edges());
         }
     }
@@ -204,7 +204,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         progress.phase("writing in-edges", Some(arcs));
         while let Some(e) = sorted.next().with_context(scratch_err)? {
             inn.push(e.key(), e.other(), e.weight())?;
-            if inn.num_edges() % (1 << 20) == 0 {
+            if inn.num_edges().is_multiple_of(1 << 20) {
                 progress.update(inn.num_edges());
             }
         }

@@ -42,7 +42,11 @@ pub(crate) fn open(
     weight_file: Option<&Path>,
 ) -> Result<BinarySource, InputError> {
     let (file, size) = CountingFile::open(path)?;
-    let (record, id_type) = if format == InputFormat::Bin64 { (16, "u64") } else { (8, "u32") };
+    let (record, id_type) = if format == InputFormat::Bin64 {
+        (16, "u64")
+    } else {
+        (8, "u32")
+    };
     let partial = size % record as u64;
     if partial != 0 {
         return Err(InputError::Byte {
@@ -55,14 +59,20 @@ pub(crate) fn open(
         });
     }
     if size == 0 {
-        return Err(InputError::File { path: path.to_path_buf(), message: "no edges (the file is empty)".into() });
+        return Err(InputError::File {
+            path: path.to_path_buf(),
+            message: "no edges (the file is empty)".into(),
+        });
     }
     let edges = size / record as u64;
     let weights = match weight_file {
         Some(wpath) => Some(open_weights(wpath, edges, path)?),
         None if weighted => {
             let message = "weights were asked for (--weighted) but binary input has none: give a weight file";
-            return Err(InputError::File { path: path.to_path_buf(), message: message.into() });
+            return Err(InputError::File {
+                path: path.to_path_buf(),
+                message: message.into(),
+            });
         }
         None => None,
     };
@@ -70,8 +80,23 @@ pub(crate) fn open(
     if let Some(w) = &weights {
         description.push_str(&format!(", f32 weights from {}", w.path.display()));
     }
-    let info = InputInfo { format, directed: None, weighted: weights.is_some(), declared_vertices: None, description };
-    Ok(BinarySource { path: path.to_path_buf(), file, size, record, remaining: edges, buf: Vec::new(), weights, info })
+    let info = InputInfo {
+        format,
+        directed: None,
+        weighted: weights.is_some(),
+        declared_vertices: None,
+        description,
+    };
+    Ok(BinarySource {
+        path: path.to_path_buf(),
+        file,
+        size,
+        record,
+        remaining: edges,
+        buf: Vec::new(),
+        weights,
+        info,
+    })
 }
 
 /// Opens a weight file that must hold exactly `edges` f32 values.
@@ -80,13 +105,24 @@ fn open_weights(wpath: &Path, edges: u64, input: &Path) -> Result<Weights, Input
     let partial = size % 4;
     if partial != 0 {
         let message = format!("trailing partial weight of {partial} bytes: the length {size} is not a multiple of 4");
-        return Err(InputError::Byte { path: wpath.to_path_buf(), offset: size - partial, message });
+        return Err(InputError::Byte {
+            path: wpath.to_path_buf(),
+            offset: size - partial,
+            message,
+        });
     }
     if size / 4 != edges {
         let message = format!("holds {} weights but {} has {edges} edges", size / 4, input.display());
-        return Err(InputError::File { path: wpath.to_path_buf(), message });
+        return Err(InputError::File {
+            path: wpath.to_path_buf(),
+            message,
+        });
     }
-    Ok(Weights { path: wpath.to_path_buf(), file, buf: Vec::new() })
+    Ok(Weights {
+        path: wpath.to_path_buf(),
+        file,
+        buf: Vec::new(),
+    })
 }
 
 impl EdgeSource for BinarySource {
@@ -101,10 +137,17 @@ impl EdgeSource for BinarySource {
             return Ok(false);
         }
         self.buf.resize(count * self.record, 0);
-        let io_err = |path: &Path, source| InputError::Io { path: path.to_path_buf(), source };
+        let io_err = |path: &Path, source| InputError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         self.file.read_exact(&mut self.buf).map_err(|e| io_err(&self.path, e))?;
         if self.record == 8 {
-            out.extend(self.buf.chunks_exact(8).map(|r| edge(u32_at(r, 0).into(), u32_at(r, 4).into())));
+            out.extend(
+                self.buf
+                    .chunks_exact(8)
+                    .map(|r| edge(u32_at(r, 0).into(), u32_at(r, 4).into())),
+            );
         } else {
             out.extend(self.buf.chunks_exact(16).map(|r| edge(u64_at(r, 0), u64_at(r, 8))));
         }
@@ -117,7 +160,11 @@ impl EdgeSource for BinarySource {
                 if !weight.is_finite() {
                     let offset = first + 4 * i as u64;
                     let message = format!("weight {weight} is not finite");
-                    return Err(InputError::Byte { path: w.path.clone(), offset, message });
+                    return Err(InputError::Byte {
+                        path: w.path.clone(),
+                        offset,
+                        message,
+                    });
                 }
                 e.weight = Some(weight);
             }

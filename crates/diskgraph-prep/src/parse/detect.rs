@@ -28,7 +28,10 @@ pub(crate) fn by_name(path: &Path) -> Option<(InputFormat, String)> {
         };
         Some((format, format!("extension .{ext}")))
     });
-    by_extension.or_else(|| name.starts_with("out.").then(|| (InputFormat::Konect, "name starts with out.".into())))
+    by_extension.or_else(|| {
+        name.starts_with("out.")
+            .then(|| (InputFormat::Konect, "name starts with out.".into()))
+    })
 }
 
 /// The format the first non-blank line of a text input implies, with the reason.
@@ -40,14 +43,23 @@ pub(crate) fn by_content(first_line: &[u8]) -> (InputFormat, String) {
         return (InputFormat::Mtx, "file starts with %%MatrixMarket".into());
     }
     if first == b"p" && second == b"sp" {
-        return (InputFormat::Dimacs, "file starts with a DIMACS problem line `p sp`".into());
+        return (
+            InputFormat::Dimacs,
+            "file starts with a DIMACS problem line `p sp`".into(),
+        );
     }
     if first == b"c" {
         return (InputFormat::Dimacs, "file starts with a DIMACS `c` comment".into());
     }
     let konect_kind = |kind: &[u8]| matches!(kind, b"sym" | b"asym" | b"bip");
     if (first == b"%" && konect_kind(second)) || first.strip_prefix(b"%").is_some_and(konect_kind) {
-        return (InputFormat::Konect, "file starts with a KONECT header `% sym|asym`".into());
+        return (
+            InputFormat::Konect,
+            "file starts with a KONECT header `% sym|asym`".into(),
+        );
     }
-    (InputFormat::Snap, "no known extension or header: whitespace edge list".into())
+    (
+        InputFormat::Snap,
+        "no known extension or header: whitespace edge list".into(),
+    )
 }

@@ -25,27 +25,45 @@ impl LineFormat for Dimacs {
             Some(b"a") => {}
             None => return Ok(()),
             Some(t) if t[0] == b'c' => return Ok(()),
-            Some(b"p") => return Err(format!("a second problem line (the first is line {})", self.problem_line)),
-            Some(t) => return Err(format!("unknown line type {} (expected `a u v w` or a `c` comment)", quote(t))),
+            Some(b"p") => {
+                return Err(format!(
+                    "a second problem line (the first is line {})",
+                    self.problem_line
+                ))
+            }
+            Some(t) => {
+                return Err(format!(
+                    "unknown line type {} (expected `a u v w` or a `c` comment)",
+                    quote(t)
+                ))
+            }
         }
         if self.arcs == self.m {
             let (m, at) = (self.m, self.problem_line);
-            return Err(format!("more arcs than the {m} declared on the problem line (line {at})"));
+            return Err(format!(
+                "more arcs than the {m} declared on the problem line (line {at})"
+            ));
         }
         let declared_on = "by the problem line";
-        let (src, dst) = endpoints(&mut fields).map_err(|e| format!("arc line `a u v w`: {e}"))?;
+        let (src, dst) = endpoints(&mut fields)?;
         let src = one_based(src, Some(self.n), declared_on)?;
         let dst = one_based(dst, Some(self.n), declared_on)?;
         let weight = required_weight(&mut fields, "an arc line is `a u v w`")?;
         self.arcs += 1;
-        out.push(RawEdge { src, dst, weight: Some(weight) });
+        out.push(RawEdge {
+            src,
+            dst,
+            weight: Some(weight),
+        });
         Ok(())
     }
 
     fn finish(&self) -> Result<(), String> {
         if self.arcs < self.m {
             let (m, at, found) = (self.m, self.problem_line, self.arcs);
-            return Err(format!("the problem line (line {at}) declares {m} arcs but the file has {found}"));
+            return Err(format!(
+                "the problem line (line {at}) declares {m} arcs but the file has {found}"
+            ));
         }
         Ok(())
     }
@@ -66,9 +84,16 @@ pub(crate) fn open(mut lines: LineReader) -> Result<TextSource<Dimacs>, InputErr
             Some(t) if t[0] == b'c' => continue,
             Some(b"p") => problem(fields, line),
             Some(b"a") => Err("arc before the problem line `p sp <nodes> <arcs>`".to_string()),
-            Some(_) => Err(format!("expected the problem line `p sp <nodes> <arcs>`, found {}", quote(line))),
+            Some(_) => Err(format!(
+                "expected the problem line `p sp <nodes> <arcs>`, found {}",
+                quote(line)
+            )),
         };
-        let (n, m) = result.map_err(|message| InputError::Line { path: path.clone(), line: line_no, message })?;
+        let (n, m) = result.map_err(|message| InputError::Line {
+            path: path.clone(),
+            line: line_no,
+            message,
+        })?;
         break (line_no, n, m);
     };
     let info = InputInfo {
@@ -78,7 +103,16 @@ pub(crate) fn open(mut lines: LineReader) -> Result<TextSource<Dimacs>, InputErr
         declared_vertices: Some(1..n + 1),
         description: "dimacs shortest-path graph".to_string(),
     };
-    Ok(TextSource::new(lines, Dimacs { n, m, problem_line, arcs: 0 }, info))
+    Ok(TextSource::new(
+        lines,
+        Dimacs {
+            n,
+            m,
+            problem_line,
+            arcs: 0,
+        },
+        info,
+    ))
 }
 
 /// Parses the rest of a problem line `p sp n m` into `(n, m)`.
@@ -86,7 +120,12 @@ fn problem(mut fields: Fields<'_>, line: &[u8]) -> Result<(u64, u64), String> {
     let bad = || format!("problem line must be `p sp <nodes> <arcs>`, found {}", quote(line));
     match fields.token() {
         Some(b"sp") => {}
-        Some(other) => return Err(format!("problem type must be `sp` (shortest paths), found {}", quote(other))),
+        Some(other) => {
+            return Err(format!(
+                "problem type must be `sp` (shortest paths), found {}",
+                quote(other)
+            ))
+        }
         None => return Err(bad()),
     }
     let mut next = || fields.id().map_err(|_| bad())?.ok_or_else(bad);

@@ -137,19 +137,21 @@ pub(crate) fn parse_weight(token: &[u8]) -> Result<f32, String> {
     if let Some(value) = small_integer(token) {
         return Ok(value as f32);
     }
-    let value: f64 = std::str::from_utf8(token)
+    let weight: f32 = std::str::from_utf8(token)
         .ok()
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| format!("weight {} is not a number", quote(token)))?;
-    if value.is_nan() {
+    if weight.is_nan() {
         return Err(format!("weight {} is NaN", quote(token)));
     }
-    if value.is_infinite() && token.iter().any(|b| b.eq_ignore_ascii_case(&b'i')) {
-        return Err(format!("weight {} is infinite", quote(token)));
-    }
-    let weight = value as f32;
-    if !weight.is_finite() {
-        return Err(format!("weight {} overflows a 32-bit float", quote(token)));
+    if weight.is_infinite() {
+        let spelled_out = token.iter().any(|b| b.eq_ignore_ascii_case(&b'i'));
+        let what = if spelled_out {
+            "is infinite"
+        } else {
+            "overflows a 32-bit float"
+        };
+        return Err(format!("weight {} {what}", quote(token)));
     }
     Ok(weight)
 }
@@ -171,14 +173,16 @@ fn small_integer(token: &[u8]) -> Option<f64> {
 /// The source and destination IDs of an edge line; errors name the missing column.
 #[inline]
 pub(crate) fn endpoints(fields: &mut Fields<'_>) -> Result<(u64, u64), String> {
-    let src = fields.id()?.ok_or("empty line")?;
-    let dst = fields.id()?.ok_or("missing destination vertex ID (the line has only 1 column)")?;
+    let src = fields.id()?.ok_or("missing source vertex ID (too few columns)")?;
+    let dst = fields.id()?.ok_or("missing destination vertex ID (too few columns)")?;
     Ok((src, dst))
 }
 
 /// The weight column of an edge line that must have one.
 pub(crate) fn required_weight(fields: &mut Fields<'_>, why: &str) -> Result<f32, String> {
-    fields.weight()?.ok_or_else(|| format!("missing weight (3rd column): {why}"))
+    fields
+        .weight()?
+        .ok_or_else(|| format!("missing weight (3rd column): {why}"))
 }
 
 /// Checks an ID of a 1-based format against the declared vertex count `n` (if any).
@@ -188,7 +192,9 @@ pub(crate) fn one_based(id: u64, n: Option<u64>, declared_on: &str) -> Result<u6
         return Err("vertex ID 0 in a 1-based format (IDs start at 1)".to_string());
     }
     match n {
-        Some(n) if id > n => Err(format!("vertex ID {id} is beyond the {n} vertices declared {declared_on}")),
+        Some(n) if id > n => Err(format!(
+            "vertex ID {id} is beyond the {n} vertices declared {declared_on}"
+        )),
         _ => Ok(id),
     }
 }

@@ -17,6 +17,9 @@ pub(crate) struct Konect {
     weighted: bool,
     vertices: Option<u64>,
     declared_edges: Option<u64>,
+    /// The line of the counts, and "on line N" for messages.
+    counts_line: u64,
+    declared_on: String,
     edges: u64,
 }
 
@@ -27,8 +30,8 @@ impl LineFormat for Konect {
             return Ok(());
         }
         let (src, dst) = endpoints(&mut fields)?;
-        let src = one_based(src, self.vertices, "on line 2")?;
-        let dst = one_based(dst, self.vertices, "on line 2")?;
+        let src = one_based(src, self.vertices, &self.declared_on)?;
+        let dst = one_based(dst, self.vertices, &self.declared_on)?;
         let weight = match self.weighted {
             true => Some(required_weight(&mut fields, "the first edge line has a weight")?),
             false => None,
@@ -40,9 +43,10 @@ impl LineFormat for Konect {
 
     fn finish(&self) -> Result<(), String> {
         match self.declared_edges {
-            Some(m) if m != self.edges => {
-                Err(format!("line 2 declares {m} edges but the file has {} edge lines", self.edges))
-            }
+            Some(m) if m != self.edges => Err(format!(
+                "line {} declares {m} edges but the file has {} edge lines",
+                self.counts_line, self.edges
+            )),
             _ => Ok(()),
         }
     }
@@ -51,7 +55,11 @@ impl LineFormat for Konect {
 /// Reads the KONECT header and returns the source for the edge lines.
 pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<Konect>, InputError> {
     let path = lines.path().to_path_buf();
-    let line_err = |line, message| InputError::Line { path: path.clone(), line, message };
+    let line_err = |line, message| InputError::Line {
+        path: path.clone(),
+        line,
+        message,
+    };
     lines.skip_blank_lines()?;
     let header_line = lines.line_no() + 1;
     let header = lines.next_line()?.unwrap_or_default();
@@ -60,9 +68,17 @@ pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<K
     let directed = match kind {
         b"sym" => false,
         b"asym" => true,
-        b"bip" => return Err(line_err(header_line, "bipartite KONECT networks (bip) are not supported".into())),
+        b"bip" => {
+            return Err(line_err(
+                header_line,
+                "bipartite KONECT networks (bip) are not supported".into(),
+            ))
+        }
         _ => {
-            let message = format!("KONECT header must start with `% sym` or `% asym`, found {}", quote(header));
+            let message = format!(
+                "KONECT header must start with `% sym` or `% asym`, found {}",
+                quote(header)
+            );
             return Err(line_err(header_line, message));
         }
     };
@@ -86,9 +102,18 @@ pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<K
         directed: Some(directed),
         weighted: has_weights,
         declared_vertices: vertices.map(|n| 1..n + 1),
-        description: format!("konect {} {tag}", if directed { "asym" } else { "sym" }).trim_end().to_string(),
+        description: format!("konect {} {tag}", if directed { "asym" } else { "sym" })
+            .trim_end()
+            .to_string(),
     };
-    let format = Konect { weighted: has_weights, vertices, declared_edges, edges: 0 };
+    let format = Konect {
+        weighted: has_weights,
+        vertices,
+        declared_edges,
+        counts_line,
+        declared_on: format!("on line {counts_line}"),
+        edges: 0,
+    };
     Ok(TextSource::new(lines, format, info))
 }
 

@@ -148,7 +148,10 @@ impl LineReader {
             let n = self
                 .input
                 .read(&mut self.buf[self.end..])
-                .map_err(|source| InputError::Io { path: self.path.clone(), source })?;
+                .map_err(|source| InputError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
             if n == 0 {
                 self.eof = true;
                 break;

@@ -104,10 +104,16 @@ pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSourc
             }
         },
     };
-    let file_err = |message: String| InputError::File { path: path.to_path_buf(), message };
+    let file_err = |message: String| InputError::File {
+        path: path.to_path_buf(),
+        message,
+    };
     let binary = matches!(format, InputFormat::Bin32 | InputFormat::Bin64);
     if opts.weight_file.is_some() && !binary {
-        return Err(file_err(format!("a weight file applies only to bin32/bin64 input, not {}", format.name())));
+        return Err(file_err(format!(
+            "a weight file applies only to bin32/bin64 input, not {}",
+            format.name()
+        )));
     }
     let mut text = || lines.take().map_or_else(|| LineReader::open(path), Ok);
     let source: Box<dyn EdgeSource> = match format {

@@ -32,7 +32,9 @@ impl LineFormat for Mtx {
         }
         if self.entries == self.nnz {
             let (nnz, at) = (self.nnz, self.size_line);
-            return Err(format!("more entries than the {nnz} declared on the size line (line {at})"));
+            return Err(format!(
+                "more entries than the {nnz} declared on the size line (line {at})"
+            ));
         }
         let declared_on = "by the size line";
         let (src, dst) = endpoints(&mut fields)?;
@@ -50,7 +52,9 @@ impl LineFormat for Mtx {
     fn finish(&self) -> Result<(), String> {
         if self.entries < self.nnz {
             let (nnz, at, found) = (self.nnz, self.size_line, self.entries);
-            return Err(format!("the size line (line {at}) declares {nnz} entries but the file has {found}"));
+            return Err(format!(
+                "the size line (line {at}) declares {nnz} entries but the file has {found}"
+            ));
         }
         Ok(())
     }
@@ -59,7 +63,11 @@ impl LineFormat for Mtx {
 /// Reads the banner and size line and returns the source for the entries.
 pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<Mtx>, InputError> {
     let path = lines.path().to_path_buf();
-    let line_err = |line, message| InputError::Line { path: path.clone(), line, message };
+    let line_err = |line, message| InputError::Line {
+        path: path.clone(),
+        line,
+        message,
+    };
     lines.skip_blank_lines()?;
     let banner_line = lines.line_no() + 1;
     let banner = lines.next_line()?.unwrap_or_default().to_ascii_lowercase();
@@ -89,7 +97,13 @@ pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<M
         declared_vertices: Some(1..n + 1),
         description: format!("matrix market, {field} {symmetry}"),
     };
-    let format = Mtx { weighted: has_values, n, nnz, size_line, entries: 0 };
+    let format = Mtx {
+        weighted: has_values,
+        n,
+        nnz,
+        size_line,
+        entries: 0,
+    };
     Ok(TextSource::new(lines, format, info))
 }
 
@@ -116,7 +130,12 @@ fn parse_banner(banner: &[u8]) -> Result<(&'static str, bool), String> {
         b"integer" => "integer",
         b"real" => "real",
         b"complex" => return Err("complex matrices are not supported (field must be pattern, integer or real)".into()),
-        other => return Err(format!("banner field must be pattern, integer or real, found {}", quote(other))),
+        other => {
+            return Err(format!(
+                "banner field must be pattern, integer or real, found {}",
+                quote(other)
+            ))
+        }
     };
     match word("symmetry")? {
         b"general" => Ok((field, false)),
@@ -125,7 +144,10 @@ fn parse_banner(banner: &[u8]) -> Result<(&'static str, bool), String> {
             "{} matrices are not supported (symmetry must be general or symmetric)",
             String::from_utf8_lossy(other)
         )),
-        other => Err(format!("banner symmetry must be general or symmetric, found {}", quote(other))),
+        other => Err(format!(
+            "banner symmetry must be general or symmetric, found {}",
+            quote(other)
+        )),
     }
 }
 

@@ -21,7 +21,10 @@ pub(crate) struct CountingFile {
 impl CountingFile {
     /// Opens `path` for reading; the error names the file.
     pub(crate) fn open(path: &Path) -> Result<(CountingFile, u64), InputError> {
-        let io_err = |source| InputError::Io { path: path.to_path_buf(), source };
+        let io_err = |source| InputError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = File::open(path).map_err(io_err)?;
         let size = file.metadata().map_err(io_err)?.len();
         Ok((CountingFile { file, read: 0 }, size))
@@ -53,7 +56,10 @@ impl ByteInput {
     /// Opens `path`, choosing gzip decompression from the first two bytes.
     /// Returns the input and the size of the file on disk.
     pub(crate) fn open(path: &Path) -> Result<(ByteInput, u64), InputError> {
-        let io_err = |source| InputError::Io { path: path.to_path_buf(), source };
+        let io_err = |source| InputError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let (mut file, size) = CountingFile::open(path)?;
         let mut magic = [0u8; 2];
         let mut got = 0;
@@ -67,7 +73,10 @@ impl ByteInput {
         }
         file.file.seek(SeekFrom::Start(0)).map_err(io_err)?;
         let input = if got == 2 && magic == [0x1f, 0x8b] {
-            ByteInput::Gzip(Box::new(MultiGzDecoder::new(BufReader::with_capacity(GZ_READ_AHEAD, file))))
+            ByteInput::Gzip(Box::new(MultiGzDecoder::new(BufReader::with_capacity(
+                GZ_READ_AHEAD,
+                file,
+            ))))
         } else {
             ByteInput::Plain(file)
         };

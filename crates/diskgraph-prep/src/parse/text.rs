@@ -39,16 +39,28 @@ impl<F: LineFormat> TextSource<F> {
         if lines.is_gzip() {
             info.description.push_str(", gzip");
         }
-        TextSource { path: lines.path().to_path_buf(), lines, format, info, edges: 0, done: false }
+        TextSource {
+            path: lines.path().to_path_buf(),
+            lines,
+            format,
+            info,
+            edges: 0,
+            done: false,
+        }
     }
 
     /// The end-of-input checks: the format's counts, then "no edges".
     fn finish(&self) -> Result<(), InputError> {
-        let file_err = |message| InputError::File { path: self.path.clone(), message };
+        let file_err = |message| InputError::File {
+            path: self.path.clone(),
+            message,
+        };
         self.format.finish().map_err(file_err)?;
         let declared = self.info.declared_vertices.as_ref().is_some_and(|r| !r.is_empty());
         if self.edges == 0 && !declared {
-            return Err(file_err("no edges (the input is empty or holds only comments)".to_string()));
+            return Err(file_err(
+                "no edges (the input is empty or holds only comments)".to_string(),
+            ));
         }
         Ok(())
     }
@@ -73,10 +85,17 @@ impl<F: LineFormat> EdgeSource for TextSource<F> {
             let mut pos = 0;
             let mut line = first_line;
             while pos < chunk.len() && out.len() < BATCH {
-                let len = chunk[pos..].iter().position(|&b| b == b'\n').unwrap_or(chunk.len() - pos);
+                let len = chunk[pos..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .unwrap_or(chunk.len() - pos);
                 if let Err(message) = self.format.line(&chunk[pos..pos + len], out) {
                     self.done = true;
-                    return Err(InputError::Line { path: self.path.clone(), line, message });
+                    return Err(InputError::Line {
+                        path: self.path.clone(),
+                        line,
+                        message,
+                    });
                 }
                 pos += len + 1;
                 line += 1;
@@ -123,10 +142,26 @@ impl LineFormat for EdgeList {
 pub(crate) fn open_edge_list(lines: LineReader, format: InputFormat, weighted: bool) -> TextSource<EdgeList> {
     let (weight, name) = match format {
         InputFormat::Wel => (Some("a .wel file has `u v w` lines"), "gap .wel edge list"),
-        InputFormat::El => (weighted.then_some("weights were asked for (--weighted)"), "gap .el edge list"),
-        _ => (weighted.then_some("weights were asked for (--weighted)"), "snap edge list"),
+        InputFormat::El => (
+            weighted.then_some("weights were asked for (--weighted)"),
+            "gap .el edge list",
+        ),
+        _ => (
+            weighted.then_some("weights were asked for (--weighted)"),
+            "snap edge list",
+        ),
     };
-    let description = if weight.is_some() { format!("{name}, weighted") } else { name.to_string() };
-    let info = InputInfo { format, directed: None, weighted: weight.is_some(), declared_vertices: None, description };
+    let description = if weight.is_some() {
+        format!("{name}, weighted")
+    } else {
+        name.to_string()
+    };
+    let info = InputInfo {
+        format,
+        directed: None,
+        weighted: weight.is_some(),
+        declared_vertices: None,
+        description,
+    };
     TextSource::new(lines, EdgeList { weight }, info)
 }

@@ -26,12 +26,19 @@ pub fn auto() -> ParseOptions {
 
 /// Options for a given format.
 pub fn given(format: InputFormat) -> ParseOptions {
-    ParseOptions { format: FormatChoice::Given(format), ..ParseOptions::default() }
+    ParseOptions {
+        format: FormatChoice::Given(format),
+        ..ParseOptions::default()
+    }
 }
 
 /// Options for a given format, asking for weights.
 pub fn weighted(format: FormatChoice) -> ParseOptions {
-    ParseOptions { format, weighted: true, weight_file: None }
+    ParseOptions {
+        format,
+        weighted: true,
+        weight_file: None,
+    }
 }
 
 /// Opens and reads a whole input, checking the batch protocol and progress on the way.
@@ -52,7 +59,11 @@ pub fn read_all(path: &Path, opts: &ParseOptions) -> Result<Parsed, InputError> 
     let (done, total) = source.progress();
     assert_eq!(Some(done), total, "progress must reach the file size at the end");
     assert!(!source.next_batch(&mut batch)?, "an exhausted source stays exhausted");
-    Ok(Parsed { info: source.info().clone(), edges, message })
+    Ok(Parsed {
+        info: source.info().clone(),
+        edges,
+        message,
+    })
 }
 
 /// The error an input gives, whether at open or while reading; its message must name the file.
@@ -61,7 +72,10 @@ pub fn error_of(path: &Path, opts: &ParseOptions) -> String {
         Ok(p) => panic!("{} parsed ({} edges) but should fail", path.display(), p.edges.len()),
         Err(e) => {
             let message = e.to_string();
-            assert!(message.starts_with(&path.display().to_string()), "error does not name the file: {message}");
+            assert!(
+                message.starts_with(&path.display().to_string()),
+                "error does not name the file: {message}"
+            );
             assert!(!message.contains('\n'), "error is not one line: {message}");
             message
         }

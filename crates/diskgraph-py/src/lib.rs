@@ -1,0 +1,53 @@
+//! `diskgraph._native`: the PyO3 extension module behind the `diskgraph` Python package.
+//!
+//! Thin by design: it converts types (paths, numpy arrays, dicts) and maps Rust errors to the
+//! exception classes of [`errors`]; the graph work happens in `diskgraph-prep` (imports,
+//! export), `diskgraph-format` (open, verify) and `diskgraph-algo` (runs), always with the GIL
+//! released. The public, documented API is the Python package in `python/diskgraph/`.
+
+use pyo3::prelude::*;
+
+mod errors;
+mod graph;
+mod importer;
+mod size;
+
+/// Converts anything serde can serialise to Python objects (through `json.loads`).
+fn json_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("cannot serialise: {e}")))?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+/// Parses a memory size such as ``"1GiB"``, ``"256MiB"``, ``"512M"``, ``"1.5G"`` or ``"4096"``
+/// (binary units, case-insensitive) into bytes.
+///
+/// >>> parse_size("256MiB")
+/// 268435456
+#[pyfunction]
+fn parse_size(size: &str) -> PyResult<u64> {
+    size::parse_size(size).map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
+#[pymodule]
+#[pyo3(name = "_native")]
+mod native {
+    #[pymodule_export]
+    use super::errors::{
+        AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError,
+    };
+    #[pymodule_export]
+    use super::graph::PyGraph;
+    #[pymodule_export]
+    use super::importer::{import_file, EdgeImporter};
+    #[pymodule_export]
+    use super::parse_size;
+
+    use pyo3::prelude::*;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,55 @@
+"""diskgraph: an out-of-core graph engine.
+
+Import an edge list once into a graph directory, then run BFS, SSSP, connected components,
+PageRank and k-core on it within a memory budget. The work happens in Rust with the GIL
+released; results come back as numpy arrays indexed like :meth:`Graph.vertex_ids` (original
+vertex IDs, ascending).
+
+>>> import diskgraph
+>>> g = diskgraph.import_file("wiki-Vote.txt", "wiki-vote.dg")
+>>> g.num_vertices, g.num_edges
+(7115, 103689)
+>>> r = g.bfs(source=3)
+>>> int((r.values >= 0).sum())
+2316
+
+Importers: :func:`import_file` (files, as the CLI), :func:`from_edges` (numpy arrays),
+:func:`from_scipy`, :func:`from_networkx`, :func:`from_parquet`.
+"""
+
+from __future__ import annotations
+
+from ._graph import Graph, Result, open
+from ._importers import from_edges, import_file
+from ._native import (
+    AlgorithmError,
+    DiskgraphError,
+    GraphFormatError,
+    InputFormatError,
+    InvalidVertex,
+    OutputExistsError,
+    __version__,
+    parse_size,
+)
+from ._networkx import from_networkx
+from ._parquet import from_parquet
+from ._scipy import from_scipy
+
+__all__ = [
+    "AlgorithmError",
+    "DiskgraphError",
+    "Graph",
+    "GraphFormatError",
+    "InputFormatError",
+    "InvalidVertex",
+    "OutputExistsError",
+    "Result",
+    "__version__",
+    "from_edges",
+    "from_networkx",
+    "from_parquet",
+    "from_scipy",
+    "import_file",
+    "open",
+    "parse_size",
+]

@@ -1,0 +1,325 @@
+"""Opened graphs (:class:`Graph`) and algorithm results (:class:`Result`)."""
+
+from __future__ import annotations
+
+import numbers
+import operator
+import os
+from typing import Any, Dict, Optional, Union
+
+import numpy as np
+
+from . import _native
+from ._native import InvalidVertex
+
+#: A memory budget: bytes as an int, or a string such as ``"256MiB"`` or ``"1.5G"``.
+Memory = Union[int, str]
+PathLike = Union[str, "os.PathLike[str]"]
+
+DEFAULT_MEMORY = 1 << 30
+_U64_LIMIT = 1 << 64
+_I64_LIMIT = 1 << 63
+
+
+def memory_bytes(memory: Optional[Memory]) -> int:
+    """Converts a memory budget (int bytes, a size string like ``"256MiB"``, or ``None`` for the
+    default 1 GiB) to bytes."""
+    if memory is None:
+        return DEFAULT_MEMORY
+    if isinstance(memory, str):
+        return int(_native.parse_size(memory))
+    if isinstance(memory, bool) or not isinstance(memory, numbers.Integral):
+        raise TypeError(f"memory must be an int (bytes) or a size string like '256MiB', got {memory!r}")
+    value = int(memory)
+    if not 1 <= value < _U64_LIMIT:
+        raise ValueError(f"memory must be a positive number of bytes, got {value}")
+    return value
+
+
+def _source_id(source: Optional[int]) -> Optional[int]:
+    if source is None:
+        return None
+    if isinstance(source, bool):
+        raise TypeError("source must be an integer vertex ID, got a bool")
+    s = operator.index(source)
+    if not 0 <= s < _U64_LIMIT:
+        raise InvalidVertex(f"source vertex {s} is not a vertex of the graph")
+    return s
+
+
+def _optional_count(name: str, value: Optional[int], minimum: int) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, got a bool")
+    v = operator.index(value)
+    if v < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {v}")
+    return v
+
+
+class Result:
+    """The answer of one algorithm run.
+
+    Attributes:
+        algorithm: The algorithm that ran (``"bfs"``, ``"pagerank"``, ...).
+        values: One value per vertex, indexed like :attr:`vertex_ids`: int64 BFS levels or
+            parents (original IDs) and core numbers (-1 = unreached), uint64 component labels
+            (the smallest original ID in the component), float64 distances (``inf`` =
+            unreached) and ranks.
+        vertex_ids: Original vertex IDs, ascending (uint64).
+        stats: What the run did and cost (the engine's ``RunStats`` as a dict).
+        summary: A one-line description of the answer.
+
+    >>> r = g.bfs(source=1)
+    >>> r.to_dict()[1]
+    0
+    """
+
+    __slots__ = ("algorithm", "values", "vertex_ids", "stats", "summary")
+
+    def __init__(
+        self, algorithm: str, values: np.ndarray, vertex_ids: np.ndarray, stats: Dict[str, Any], summary: str
+    ) -> None:
+        self.algorithm = algorithm
+        self.values = values
+        self.vertex_ids = vertex_ids
+        self.stats = stats
+        self.summary = summary
+
+    def to_dict(self) -> Dict[int, Any]:
+        """Maps each original vertex ID to its value (Python ints and floats)."""
+        return dict(zip(self.vertex_ids.tolist(), self.values.tolist()))
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def __repr__(self) -> str:
+        return f"Result({self.algorithm!r}, {len(self)} vertices, dtype={self.values.dtype}: {self.summary})"
+
+
+class Graph:
+    """A graph directory opened for reading (see :func:`diskgraph.open`).
+
+    Opening checks the manifest, every file's size and the offset indexes (O(V));
+    :meth:`verify` checks everything else. Every per-vertex array is indexed like
+    :meth:`vertex_ids` (original IDs, ascending).
+
+    >>> g = diskgraph.open("wiki-vote.dg")
+    >>> g.num_vertices, g.directed
+    (7115, True)
+    >>> g.pagerank().values.sum()
+    1.0
+    """
+
+    __slots__ = ("_g", "_import_summary")
+
+    def __init__(self, path: PathLike) -> None:
+        self._g = _native.Graph(os.fspath(path))
+        self._import_summary: Optional[Dict[str, Any]] = None
+
+    # ----- metadata -------------------------------------------------------------------------
+
+    @property
+    def num_vertices(self) -> int:
+        """Number of vertices."""
+        return int(self._g.num_vertices)
+
+    @property
+    def num_edges(self) -> int:
+        """Number of edges: arcs if directed, each undirected edge once otherwise."""
+        return int(self._g.num_edges)
+
+    @property
+    def num_arcs(self) -> int:
+        """Number of stored arcs (each undirected non-loop edge is stored both ways)."""
+        return int(self._g.num_arcs)
+
+    @property
+    def directed(self) -> bool:
+        """Whether the graph is directed."""
+        return bool(self._g.directed)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the edges carry (float32) weights."""
+        return bool(self._g.weighted)
+
+    @property
+    def path(self) -> str:
+        """The graph directory."""
+        return os.fspath(self._g.path)
+
+    @property
+    def manifest(self) -> Dict[str, Any]:
+        """The graph's ``manifest.json`` as a dict."""
+        return dict(self._g.manifest)
+
+    @property
+    def import_summary(self) -> Optional[Dict[str, Any]]:
+        """What the import did (counts of input edges, dropped self-loops, merged duplicates,
+        ...), when this graph was just created by one of diskgraph's importers; else ``None``."""
+        return self._import_summary
+
+    def vertex_ids(self) -> np.ndarray:
+        """Original vertex IDs, ascending (uint64). Every per-vertex result is indexed like this."""
+        return self._g.vertex_ids()
+
+    def out_degree(self) -> np.ndarray:
+        """Out-degree of every vertex (int64; undirected: the degree, self-loops counted once)."""
+        return self._g.out_degree()
+
+    def in_degree(self) -> np.ndarray:
+        """In-degree of every vertex (int64; the out-degree for undirected graphs)."""
+        return self._g.in_degree()
+
+    def verify(self) -> Dict[str, int]:
+        """Checks every checksum, neighbour ID and list order (O(E)).
+
+        Returns counts of what was checked; raises :class:`GraphFormatError` on corruption.
+        """
+        return dict(self._g.verify())
+
+    def export(self, path: PathLike, format: str = "el", force: bool = False) -> int:
+        """Writes the edges as text in original IDs and returns the number of lines written.
+
+        Args:
+            path: Output file (written atomically).
+            format: ``"el"`` (``u v``), ``"wel"`` (``u v w``, weighted graphs), ``"snap"``
+                (``#`` header, tab-separated, weights if any) or ``"mtx"`` (Matrix Market; IDs
+                shifted by one if the graph has vertex 0).
+            force: Replace an existing file (else :class:`OutputExistsError`).
+
+        Undirected graphs write each edge once (smaller ID first).
+        """
+        return int(self._g.export(os.fspath(path), format, force))
+
+    # ----- algorithms -----------------------------------------------------------------------
+
+    def run(self, algorithm: str, **options: Any) -> Result:
+        """Runs ``algorithm`` (``bfs``, ``sssp``, ``wcc``, ``scc``, ``pagerank``, ``kcore``).
+
+        Options: ``source`` (original ID; bfs/sssp, default the smallest vertex), ``parents``
+        (bfs), ``tolerance``, ``iterations``, ``max_iterations`` (pagerank), and for every
+        algorithm ``engine`` (``"auto"`` or ``"memory"``), ``memory`` (int bytes or
+        ``"256MiB"``) and ``threads`` (default: all cores). The GIL is released while running.
+
+        Raises:
+            InvalidVertex: ``source`` is not a vertex of the graph.
+            AlgorithmError: the algorithm refused the graph (e.g. sssp with negative weights).
+            GraphFormatError: a graph file is damaged.
+            ValueError: an unknown algorithm, engine or option value.
+        """
+        known = {"source", "parents", "engine", "memory", "threads", "tolerance", "iterations", "max_iterations"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"run() got unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        tolerance = float(options.get("tolerance", 1e-9))
+        max_iterations = _optional_count("max_iterations", options.get("max_iterations", 10_000), 1)
+        values, ids, stats, summary = self._g.run(
+            algorithm,
+            source=_source_id(options.get("source")),
+            parents=bool(options.get("parents", False)),
+            engine=str(options.get("engine", "auto")),
+            memory=memory_bytes(options.get("memory")),
+            threads=_optional_count("threads", options.get("threads"), 1),
+            tolerance=tolerance,
+            iterations=_optional_count("iterations", options.get("iterations"), 0),
+            max_iterations=max_iterations,
+        )
+        if algorithm == "bfs" and options.get("parents") and ids.size and int(ids[-1]) >= _I64_LIMIT:
+            # Parents are original IDs, and these do not fit int64: the engine hands them over
+            # bit-cast, so reinterpret them (unreached, -1, becomes 2**64-1).
+            values = values.view(np.uint64)
+        return Result(algorithm, values, ids, stats, summary)
+
+    def bfs(
+        self,
+        source: Optional[int] = None,
+        *,
+        parents: bool = False,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+    ) -> Result:
+        """Breadth-first search from ``source`` (original ID; default the smallest vertex) along
+        out-edges.
+
+        Values are int64 levels (source 0, -1 unreached), or with ``parents=True`` the parent of
+        every vertex as an original ID (the source is its own parent, -1 unreached). If the
+        graph has IDs of 2**63 or more, which int64 cannot hold, parents come back as uint64
+        with 2**64-1 for unreached (use the levels to tell if 2**64-1 is itself a vertex).
+        """
+        return self.run("bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads)
+
+    def sssp(
+        self,
+        source: Optional[int] = None,
+        *,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+    ) -> Result:
+        """Single-source shortest path distances (float64, ``inf`` unreached) from ``source``.
+
+        Unweighted graphs count hops. Raises :class:`AlgorithmError` if a weight is negative.
+        """
+        return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads)
+
+    def wcc(self, *, engine: str = "auto", memory: Optional[Memory] = None, threads: Optional[int] = None) -> Result:
+        """Weakly connected components (connected components of undirected graphs): uint64
+        labels, each the smallest original ID of its component."""
+        return self.run("wcc", engine=engine, memory=memory, threads=threads)
+
+    def scc(self, *, engine: str = "auto", memory: Optional[Memory] = None, threads: Optional[int] = None) -> Result:
+        """Strongly connected components: uint64 labels, each the smallest original ID of its
+        component."""
+        return self.run("scc", engine=engine, memory=memory, threads=threads)
+
+    def pagerank(
+        self,
+        *,
+        tolerance: float = 1e-9,
+        iterations: Optional[int] = None,
+        max_iterations: int = 10_000,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+    ) -> Result:
+        """PageRank with NetworkX's semantics (alpha 0.85, weights ignored, dangling mass spread
+        uniformly): float64 ranks summing to 1.
+
+        Stops when the L1 change is below ``num_vertices * tolerance`` (NetworkX's rule), or
+        after exactly ``iterations`` sweeps if given; gives up after ``max_iterations``.
+        """
+        return self.run(
+            "pagerank",
+            tolerance=tolerance,
+            iterations=iterations,
+            max_iterations=max_iterations,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+        )
+
+    def kcore(self, *, engine: str = "auto", memory: Optional[Memory] = None, threads: Optional[int] = None) -> Result:
+        """Core number of every vertex (int64) on the undirected simple view of the graph
+        (directions, self-loops and parallel edges ignored)."""
+        return self.run("kcore", engine=engine, memory=memory, threads=threads)
+
+    def __repr__(self) -> str:
+        kind = ("directed" if self.directed else "undirected") + (", weighted" if self.weighted else "")
+        return f"<diskgraph.Graph {self.path!r}: {self.num_vertices} vertices, {self.num_edges} edges ({kind})>"
+
+
+def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.open
+    """Opens the graph directory at ``path``.
+
+    Raises :class:`GraphFormatError` if it is missing, is not a graph directory, or fails the
+    open-time checks (manifest, file sizes, offset indexes).
+
+    >>> g = diskgraph.open("rome99.dg")
+    >>> g.sssp(source=1).values.max()
+    69102.0
+    """
+    return Graph(path)

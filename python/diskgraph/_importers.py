@@ -1,0 +1,256 @@
+"""Importers: files (:func:`import_file`) and numpy arrays (:func:`from_edges`), plus the shared
+machinery the other converters use to stream batches into a native ``EdgeImporter``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable, Optional
+
+import numpy as np
+
+from . import _native
+from ._graph import Graph, Memory, PathLike, memory_bytes
+
+#: Edges converted and pushed per step, so a conversion never holds more than one chunk.
+CHUNK = 1 << 20
+_U64_LIMIT = 1 << 64
+
+
+def as_ids(values: Any, name: str, offset: int = 0) -> np.ndarray:
+    """Converts vertex IDs (any integer array-like) to a contiguous uint64 array.
+
+    Raises TypeError for non-integer data and ValueError naming the first negative (or too
+    large) entry as ``name[index]``, with ``offset`` added to the index.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f" and not isinstance(values, np.ndarray):
+        # numpy turns a list mixing IDs above 2**63 with small ones into float64; keep them exact.
+        arr = np.asarray(values, dtype=object)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.uint64)
+    kind = arr.dtype.kind
+    if kind == "O":
+        return _object_ids(arr, name, offset)
+    if kind not in "iu":
+        raise TypeError(f"{name} must hold integer vertex IDs, got dtype {arr.dtype}")
+    if kind == "i":
+        negative = np.flatnonzero(arr < 0)
+        if negative.size:
+            i = int(negative[0])
+            raise ValueError(f"{name}[{offset + i}] is {int(arr[i])}: vertex IDs must be non-negative")
+    return np.ascontiguousarray(arr, dtype=np.uint64)
+
+
+def _object_ids(arr: np.ndarray, name: str, offset: int) -> np.ndarray:
+    out = np.empty(arr.shape[0], dtype=np.uint64)
+    for i, x in enumerate(arr.tolist()):
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise TypeError(f"{name}[{offset + i}] is {x!r}: vertex IDs must be integers")
+        if not 0 <= x < _U64_LIMIT:
+            raise ValueError(f"{name}[{offset + i}] is {x}: vertex IDs must be in 0 .. 2**64-1")
+        out[i] = x
+    return out
+
+
+def as_weights(values: Any, name: str = "weights", offset: int = 0) -> np.ndarray:
+    """Converts weights to a contiguous float32 array; ValueError naming the first NaN,
+    infinite or float32-overflowing entry."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.float32)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    f64 = arr.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(f64))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{name}[{offset + i}] is {f64[i]}: weights must be finite")
+    with np.errstate(over="ignore"):
+        f32 = f64.astype(np.float32)
+    bad = np.flatnonzero(~np.isfinite(f32))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{name}[{offset + i}] is {f64[i]}: too large for a float32 weight")
+    return np.ascontiguousarray(f32)
+
+
+def run_import(
+    path: PathLike,
+    feed: Callable[["_native.EdgeImporter"], None],
+    *,
+    directed: bool,
+    weighted: bool,
+    keep_self_loops: bool,
+    keep_duplicates: bool,
+    memory: Optional[Memory],
+    force: bool,
+    description: str,
+) -> Graph:
+    """Starts a native importer, lets ``feed`` push into it, publishes and opens the graph.
+
+    Any exception from ``feed`` (including KeyboardInterrupt) aborts the import, which then
+    leaves nothing at ``path``.
+    """
+    importer = _native.EdgeImporter(
+        os.fspath(path),
+        directed=bool(directed),
+        weighted=bool(weighted),
+        keep_self_loops=bool(keep_self_loops),
+        keep_duplicates=bool(keep_duplicates),
+        memory=memory_bytes(memory),
+        force=bool(force),
+        description=description,
+    )
+    try:
+        feed(importer)
+        summary = importer.finish()
+    except BaseException:
+        importer.abort()
+        raise
+    return opened(path, summary)
+
+
+def opened(path: PathLike, summary: Any) -> Graph:
+    """Opens a graph just imported and attaches the import summary."""
+    g = Graph(path)
+    g._import_summary = dict(summary)
+    return g
+
+
+def push_vertices(importer: "_native.EdgeImporter", ids: Iterable[np.ndarray]) -> None:
+    """Adds chunks of isolated-vertex IDs."""
+    for chunk in ids:
+        if chunk.size:
+            importer.add_vertices(chunk)
+
+
+def import_file(
+    input: PathLike,
+    path: PathLike,
+    *,
+    format: str = "auto",
+    undirected: bool = False,
+    weighted: bool = False,
+    weight_file: Optional[PathLike] = None,
+    keep_self_loops: bool = False,
+    keep_duplicates: bool = False,
+    memory: Memory = "1GiB",
+    force: bool = False,
+) -> Graph:
+    """Imports an edge-list file into a new graph directory at ``path`` and opens it.
+
+    Exactly what ``diskgraph import`` does: SNAP/whitespace text, GAP ``.el``/``.wel``,
+    KONECT, Matrix Market, DIMACS ``.gr`` and raw ``bin32``/``bin64`` pairs, gzip-compressed
+    or not; IDs are kept as written. By default self-loops are dropped and duplicate edges
+    merged (keeping the smallest weight).
+
+    Args:
+        input: The input file.
+        path: The graph directory to create.
+        format: ``"auto"`` (from the file name, then the first line) or one of ``snap``,
+            ``konect``, ``mtx``, ``dimacs``, ``el``, ``wel``, ``bin32``, ``bin64``.
+        undirected: Store as undirected even if the input does not declare it (Matrix Market
+            ``symmetric`` and KONECT ``sym`` inputs are undirected anyway).
+        weighted: Read weights from the third column of text edge lists (formats that carry
+            weights are weighted regardless).
+        weight_file: ``bin32``/``bin64`` only: a file of little-endian float32 weights.
+        keep_self_loops: Keep self-loops.
+        keep_duplicates: Keep parallel edges (a multigraph).
+        memory: Budget for the external sort (int bytes or e.g. ``"256MiB"``).
+        force: Replace an existing graph at ``path``.
+
+    Raises:
+        InputFormatError: the input is malformed (the message names file and line).
+        OutputExistsError: ``path`` exists and ``force`` is false.
+
+    >>> g = diskgraph.import_file("rome99.gr", "rome99.dg")
+    >>> g.num_vertices, g.num_edges
+    (3353, 8859)
+    """
+    summary = _native.import_file(
+        os.fspath(input),
+        os.fspath(path),
+        format=format,
+        undirected=bool(undirected),
+        weighted=bool(weighted),
+        weight_file=None if weight_file is None else os.fspath(weight_file),
+        keep_self_loops=bool(keep_self_loops),
+        keep_duplicates=bool(keep_duplicates),
+        memory=memory_bytes(memory),
+        force=bool(force),
+    )
+    return opened(path, summary)
+
+
+def from_edges(
+    src: Any,
+    dst: Any,
+    path: PathLike,
+    weights: Any = None,
+    directed: bool = True,
+    vertices: Any = None,
+    *,
+    keep_self_loops: bool = False,
+    keep_duplicates: bool = False,
+    memory: Memory = "1GiB",
+    force: bool = False,
+) -> Graph:
+    """Builds a graph directory from edge arrays ``src[i] -> dst[i]`` and opens it.
+
+    Args:
+        src, dst: Vertex IDs (any integer dtype or sequence of ints, non-negative, below 2**64),
+            of equal length.
+        path: The graph directory to create.
+        weights: Optional edge weights (finite reals, stored as float32); the graph is weighted
+            iff given.
+        directed: ``False`` stores each edge both ways.
+        vertices: Extra vertex IDs that exist even if no edge touches them (isolated vertices).
+        keep_self_loops, keep_duplicates, memory, force: as in :func:`import_file`.
+
+    Raises:
+        ValueError: lengths differ, or an ID is negative or a weight NaN/infinite (naming the
+            index), or there is no vertex at all.
+        TypeError: the IDs are not integers.
+
+    >>> g = diskgraph.from_edges(np.array([1, 2]), np.array([2, 3]), "g.dg", vertices=[7])
+    >>> g.vertex_ids()
+    array([1, 2, 3, 7], dtype=uint64)
+    """
+    s = np.asarray(src)
+    d = np.asarray(dst)
+    if s.ndim != 1 or d.ndim != 1:
+        raise ValueError(f"src and dst must be one-dimensional, got shapes {s.shape} and {d.shape}")
+    if s.shape[0] != d.shape[0]:
+        raise ValueError(f"src and dst differ in length ({s.shape[0]} and {d.shape[0]})")
+    n = int(s.shape[0])
+    w = None
+    if weights is not None:
+        w = np.asarray(weights)
+        if w.ndim != 1 or w.shape[0] != n:
+            raise ValueError(f"weights must be one-dimensional with the length of src ({n}), got shape {w.shape}")
+    extra = None if vertices is None else as_ids(vertices, "vertices")
+    if n == 0 and (extra is None or extra.size == 0):
+        raise ValueError("no edges and no vertices: a graph needs at least one vertex")
+    def feed(importer: "_native.EdgeImporter") -> None:
+        for start in range(0, n, CHUNK):
+            end = min(start + CHUNK, n)
+            ws = None if w is None else as_weights(w[start:end], "weights", start)
+            importer.push(as_ids(s[start:end], "src", start), as_ids(d[start:end], "dst", start), ws)
+        if extra is not None:
+            push_vertices(importer, (extra[i : i + CHUNK] for i in range(0, extra.size, CHUNK)))
+
+    return run_import(
+        path,
+        feed,
+        directed=directed,
+        weighted=w is not None,
+        keep_self_loops=keep_self_loops,
+        keep_duplicates=keep_duplicates,
+        memory=memory,
+        force=force,
+        description=f"numpy arrays ({n} edges)",
+    )
