@@ -1,6 +1,7 @@
 """Type stubs for the diskgraph._native extension module (crates/diskgraph-py)."""
 
 import os
+import pathlib
 from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
@@ -45,7 +46,7 @@ class Graph:
     @property
     def weighted(self) -> bool: ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> pathlib.Path: ...
     @property
     def manifest(self) -> Dict[str, Any]: ...
     def vertex_ids(self) -> npt.NDArray[np.uint64]: ...

@@ -81,7 +81,12 @@ pub(crate) struct Reach {
 /// direction); `pull` is its transpose, used by bottom-up steps when present.
 pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: bool) -> Reach {
     let n = push.num_vertices();
-    let unvisited = || (0..n).into_par_iter().map(|_| AtomicU32::new(UNVISITED)).collect::<Vec<_>>();
+    let unvisited = || {
+        (0..n)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(UNVISITED))
+            .collect::<Vec<_>>()
+    };
     let level = unvisited();
     let parent = want_parents.then(unvisited);
     level[source as usize].store(0, Relaxed);
@@ -228,7 +233,10 @@ fn bottom_up_step(
                         continue;
                     }
                     let nbrs = pull.neighbours(v as u32);
-                    match nbrs.iter().position(|&u| front[u as usize / 64].load(Relaxed) >> (u % 64) & 1 != 0) {
+                    match nbrs
+                        .iter()
+                        .position(|&u| front[u as usize / 64].load(Relaxed) >> (u % 64) & 1 != 0)
+                    {
                         Some(k) => {
                             edges += k as u64 + 1;
                             level[v].store(depth + 1, Relaxed);

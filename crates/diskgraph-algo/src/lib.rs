@@ -15,11 +15,11 @@
 //! Vertex IDs are the graph's internal IDs (`0..num_vertices`); mapping back to original IDs is
 //! the caller's business.
 
-pub mod registry;
 mod bfs;
 mod error;
 mod kcore;
 mod pagerank;
+pub mod registry;
 mod scc;
 mod sssp;
 mod wcc;

@@ -92,7 +92,10 @@ impl PageRank {
     /// [`AlgoError::InvalidSetting`] for `alpha` outside `[0, 1]` or a negative or NaN tolerance.
     pub fn run(&self, g: &MemoryGraph) -> Result<PageRankResult, AlgoError> {
         if !(0.0..=1.0).contains(&self.alpha) {
-            return Err(AlgoError::InvalidSetting(format!("alpha must be in [0, 1], got {}", self.alpha)));
+            return Err(AlgoError::InvalidSetting(format!(
+                "alpha must be in [0, 1], got {}",
+                self.alpha
+            )));
         }
         if !(self.tolerance >= 0.0) {
             return Err(AlgoError::InvalidSetting(format!(
@@ -129,7 +132,11 @@ impl PageRank {
         // Fixed-size blocks keep the error sum independent of the thread count.
         let chunk = 2048;
         while iterations < limit {
-            contrib.par_iter_mut().zip(&x).zip(&inv_deg).for_each(|((c, &xu), &id)| *c = xu * id);
+            contrib
+                .par_iter_mut()
+                .zip(&x)
+                .zip(&inv_deg)
+                .for_each(|((c, &xu), &id)| *c = xu * id);
             let dangling_sum = det_sum(dangling.len(), |i| x[dangling[i] as usize]);
             let base = alpha * dangling_sum / nf + (1.0 - alpha) / nf;
             let errs: Vec<f64> = next

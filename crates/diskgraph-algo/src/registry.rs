@@ -17,11 +17,26 @@ use crate::{bfs, kcore, scc, sssp, wcc, AlgoError, Components, PageRank};
 
 /// Algorithms [`run`] knows, with a one-line description each.
 pub const ALGORITHMS: &[(&str, &str)] = &[
-    ("bfs", "breadth-first search levels (-1 unreached); --parents for the parent tree"),
-    ("sssp", "single-source shortest path distances (inf unreached); refuses negative weights"),
-    ("wcc", "weakly connected components, labelled by their smallest vertex ID"),
-    ("scc", "strongly connected components, labelled by their smallest vertex ID"),
-    ("pagerank", "PageRank with NetworkX semantics (alpha 0.85, to --tolerance or --iterations)"),
+    (
+        "bfs",
+        "breadth-first search levels (-1 unreached); --parents for the parent tree",
+    ),
+    (
+        "sssp",
+        "single-source shortest path distances (inf unreached); refuses negative weights",
+    ),
+    (
+        "wcc",
+        "weakly connected components, labelled by their smallest vertex ID",
+    ),
+    (
+        "scc",
+        "strongly connected components, labelled by their smallest vertex ID",
+    ),
+    (
+        "pagerank",
+        "PageRank with NetworkX semantics (alpha 0.85, to --tolerance or --iterations)",
+    ),
     ("kcore", "core number of every vertex on the undirected simple view"),
 ];
 
@@ -144,13 +159,18 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
         return Err(RunError::Setting("--threads must be at least 1".into()));
     }
     if !(req.tolerance > 0.0 && req.tolerance.is_finite()) {
-        return Err(RunError::Setting(format!("tolerance must be a positive number, got {}", req.tolerance)));
+        return Err(RunError::Setting(format!(
+            "tolerance must be a positive number, got {}",
+            req.tolerance
+        )));
     }
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = req.threads {
         pool = pool.num_threads(t);
     }
-    let pool = pool.build().map_err(|e| RunError::Setting(format!("cannot start {:?} threads: {e}", req.threads)))?;
+    let pool = pool
+        .build()
+        .map_err(|e| RunError::Setting(format!("cannot start {:?} threads: {e}", req.threads)))?;
     pool.install(|| run_memory(graph, req, engine, pool.current_num_threads()))
 }
 
@@ -192,7 +212,10 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
             let values = match r.parents {
                 Some(p) if req.parents => {
                     stats.settings.insert("parents".into(), json!(true));
-                    let mapped = p.iter().map(|&x| if x < 0 { -1 } else { ids[x as usize] as i64 }).collect();
+                    let mapped = p
+                        .iter()
+                        .map(|&x| if x < 0 { -1 } else { ids[x as usize] as i64 })
+                        .collect();
                     Values::Signed(mapped)
                 }
                 _ => Values::Signed(r.levels),
@@ -218,7 +241,9 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
             (Values::Unsigned(labels), summary)
         }
         "pagerank" => {
-            let mut pr = PageRank::new().tolerance(req.tolerance).max_iterations(req.max_iterations);
+            let mut pr = PageRank::new()
+                .tolerance(req.tolerance)
+                .max_iterations(req.max_iterations);
             if let Some(k) = req.iterations {
                 pr = pr.fixed_iterations(Some(k));
                 stats.settings.insert("iterations".into(), json!(k));
@@ -230,8 +255,16 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
             stats.edges_processed = r.edges_processed;
             let mut order: Vec<usize> = (0..n).collect();
             order.sort_by(|&a, &b| r.ranks[b].total_cmp(&r.ranks[a]).then(a.cmp(&b)));
-            let top: Vec<String> = order.iter().take(5).map(|&v| format!("{} {:.6e}", ids[v], r.ranks[v])).collect();
-            let conv = if req.iterations.is_some() || r.converged { "" } else { " (NOT converged)" };
+            let top: Vec<String> = order
+                .iter()
+                .take(5)
+                .map(|&v| format!("{} {:.6e}", ids[v], r.ranks[v]))
+                .collect();
+            let conv = if req.iterations.is_some() || r.converged {
+                ""
+            } else {
+                " (NOT converged)"
+            };
             let summary = format!("{} iterations{conv}; top: {}", r.iterations, top.join(", "));
             (Values::Float(r.ranks), summary)
         }
@@ -245,7 +278,12 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
     };
     stats.compute_seconds = compute.elapsed().as_secs_f64();
     stats.wall_seconds = start.elapsed().as_secs_f64();
-    Ok(RunOutput { values, vertex_ids: ids, stats, summary })
+    Ok(RunOutput {
+        values,
+        vertex_ids: ids,
+        stats,
+        summary,
+    })
 }
 
 /// Relabels components by the smallest original ID among their members.

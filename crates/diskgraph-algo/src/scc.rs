@@ -56,7 +56,10 @@ pub fn scc(g: &MemoryGraph) -> Components {
                 fw[v].load(std::sync::atomic::Ordering::Relaxed) != UNVISITED
                     && bw[v].load(std::sync::atomic::Ordering::Relaxed) != UNVISITED
             };
-            let smallest = (0..n).into_par_iter().find_first(|&v| both(v)).expect("the pivot reaches itself") as u32;
+            let smallest = (0..n)
+                .into_par_iter()
+                .find_first(|&v| both(v))
+                .expect("the pivot reaches itself") as u32;
             labels.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, l)| {
                 if both(v) {
                     *l = smallest;

@@ -41,7 +41,11 @@ pub struct Components {
 impl Components {
     /// Number of components.
     pub fn count(&self) -> usize {
-        self.labels.par_iter().enumerate().filter(|&(v, &l)| v as u32 == l).count()
+        self.labels
+            .par_iter()
+            .enumerate()
+            .filter(|&(v, &l)| v as u32 == l)
+            .count()
     }
 
     /// `(label, size)` of every component, by ascending label.
@@ -116,7 +120,10 @@ pub(crate) fn link(u: u32, v: u32, comp: &[AtomicU32]) {
         let p_high = get(high);
         // Done when `high` already points at `low`, or when we hook the root `high` under it.
         if p_high == low
-            || (p_high == high && comp[high as usize].compare_exchange(high, low, Relaxed, Relaxed).is_ok())
+            || (p_high == high
+                && comp[high as usize]
+                    .compare_exchange(high, low, Relaxed, Relaxed)
+                    .is_ok())
         {
             break;
         }
@@ -156,5 +163,8 @@ fn sample_frequent(comp: &[AtomicU32]) -> Option<u32> {
         let v = (r % comp.len() as u64) as usize;
         *counts.entry(comp[v].load(Relaxed)).or_default() += 1;
     }
-    counts.into_iter().max_by_key(|&(l, c)| (c, std::cmp::Reverse(l))).map(|(l, _)| l)
+    counts
+        .into_iter()
+        .max_by_key(|&(l, c)| (c, std::cmp::Reverse(l)))
+        .map(|(l, _)| l)
 }

@@ -113,19 +113,74 @@ pub enum Generator {
 
 pub fn run(g: Generator) -> Result<()> {
     let (spec, common) = match g {
-        Generator::Kronecker { scale, edge_factor, weighted, common } => {
-            (GeneratorSpec::Kronecker { scale, edge_factor, seed: common.seed, weighted }, common)
-        }
-        Generator::ErdosRenyi { vertices, edges, directed, weighted, common } => {
-            (GeneratorSpec::ErdosRenyi { vertices, edges, seed: common.seed, directed, weighted }, common)
-        }
-        Generator::WattsStrogatz { vertices, k, beta, weighted, common } => {
-            (GeneratorSpec::WattsStrogatz { vertices, k, beta, seed: common.seed, weighted }, common)
-        }
-        Generator::BarabasiAlbert { vertices, m, weighted, common } => {
-            (GeneratorSpec::BarabasiAlbert { vertices, m, seed: common.seed, weighted }, common)
-        }
-        Generator::Grid { rows, cols, common } => (GeneratorSpec::Grid { rows, cols, seed: common.seed }, common),
+        Generator::Kronecker {
+            scale,
+            edge_factor,
+            weighted,
+            common,
+        } => (
+            GeneratorSpec::Kronecker {
+                scale,
+                edge_factor,
+                seed: common.seed,
+                weighted,
+            },
+            common,
+        ),
+        Generator::ErdosRenyi {
+            vertices,
+            edges,
+            directed,
+            weighted,
+            common,
+        } => (
+            GeneratorSpec::ErdosRenyi {
+                vertices,
+                edges,
+                seed: common.seed,
+                directed,
+                weighted,
+            },
+            common,
+        ),
+        Generator::WattsStrogatz {
+            vertices,
+            k,
+            beta,
+            weighted,
+            common,
+        } => (
+            GeneratorSpec::WattsStrogatz {
+                vertices,
+                k,
+                beta,
+                seed: common.seed,
+                weighted,
+            },
+            common,
+        ),
+        Generator::BarabasiAlbert {
+            vertices,
+            m,
+            weighted,
+            common,
+        } => (
+            GeneratorSpec::BarabasiAlbert {
+                vertices,
+                m,
+                seed: common.seed,
+                weighted,
+            },
+            common,
+        ),
+        Generator::Grid { rows, cols, common } => (
+            GeneratorSpec::Grid {
+                rows,
+                cols,
+                seed: common.seed,
+            },
+            common,
+        ),
     };
     let mut source = generator(&spec).map_err(|e| anyhow!(e))?;
     let opts = ImportOptions {

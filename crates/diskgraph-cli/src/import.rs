@@ -44,7 +44,11 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let opts = ParseOptions { format: a.format, weighted: a.weighted, weight_file: a.weights };
+    let opts = ParseOptions {
+        format: a.format,
+        weighted: a.weighted,
+        weight_file: a.weights,
+    };
     let (mut source, decided) = open_input(&a.input, &opts)?;
     if let Some(msg) = decided {
         eprintln!("{msg}");
@@ -69,7 +73,12 @@ pub fn print_summary(output: &std::path::Path, s: &ImportSummary) {
         (false, true) => "undirected, weighted",
         (false, false) => "undirected",
     };
-    println!("{}: {} vertices, {} edges ({kind})", output.display(), s.num_vertices, s.num_edges);
+    println!(
+        "{}: {} vertices, {} edges ({kind})",
+        output.display(),
+        s.num_vertices,
+        s.num_edges
+    );
     println!(
         "read {} input edges in {:.2} s ({:.2} M edges/s); dropped {} self-loops, merged {} duplicate arcs{}",
         s.input_edges,

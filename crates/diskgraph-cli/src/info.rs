@@ -59,13 +59,27 @@ struct Info {
 fn degree_stats(offsets: &[u64]) -> DegreeStats {
     let mut d: Vec<u64> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
     if d.is_empty() {
-        return DegreeStats { max: 0, mean: 0.0, p50: 0, p90: 0, p99: 0, zero: 0 };
+        return DegreeStats {
+            max: 0,
+            mean: 0.0,
+            p50: 0,
+            p90: 0,
+            p99: 0,
+            zero: 0,
+        };
     }
     let mean = offsets[offsets.len() - 1] as f64 / d.len() as f64;
     let zero = d.iter().filter(|&&x| x == 0).count() as u64;
     d.sort_unstable();
     let pct = |p: f64| d[((d.len() - 1) as f64 * p).round() as usize];
-    DegreeStats { max: d[d.len() - 1], mean, p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), zero }
+    DegreeStats {
+        max: d[d.len() - 1],
+        mean,
+        p50: pct(0.5),
+        p90: pct(0.9),
+        p99: pct(0.99),
+        zero,
+    }
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -93,7 +107,11 @@ pub fn run(a: Args) -> Result<()> {
         ids_remapped: m.ids_remapped,
         ordering: m.ordering.clone(),
         out_degree: degree_stats(&g.load_offsets(Direction::Out)?),
-        in_degree: if m.directed { Some(degree_stats(&g.load_offsets(Direction::In)?)) } else { None },
+        in_degree: if m.directed {
+            Some(degree_stats(&g.load_offsets(Direction::In)?))
+        } else {
+            None
+        },
         total_bytes: files.iter().map(|f| f.bytes_on_disk).sum(),
         files,
         layouts: m.layouts.clone(),
@@ -107,8 +125,16 @@ pub fn run(a: Args) -> Result<()> {
     let kind = if info.directed { "directed" } else { "undirected" };
     println!("graph      {}", info.path);
     println!("vertices   {}", info.num_vertices);
-    println!("edges      {} ({kind}{}; {} arcs stored)", info.num_edges, if info.weighted { ", weighted" } else { "" }, info.num_arcs);
-    println!("self-loops {}   multi-edges {}   ids remapped {}   ordering {}", info.num_self_loops, info.multi_edges, info.ids_remapped, info.ordering);
+    println!(
+        "edges      {} ({kind}{}; {} arcs stored)",
+        info.num_edges,
+        if info.weighted { ", weighted" } else { "" },
+        info.num_arcs
+    );
+    println!(
+        "self-loops {}   multi-edges {}   ids remapped {}   ordering {}",
+        info.num_self_loops, info.multi_edges, info.ids_remapped, info.ordering
+    );
     let show = |label: &str, d: &DegreeStats| {
         println!(
             "{label:10} max {}  mean {:.2}  p50 {}  p90 {}  p99 {}  zero {}",
@@ -119,11 +145,21 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(d) = &info.in_degree {
         show("in-degree", d);
     }
-    println!("files      ({:.1} MiB on disk)", info.total_bytes as f64 / (1u64 << 20) as f64);
+    println!(
+        "files      ({:.1} MiB on disk)",
+        info.total_bytes as f64 / (1u64 << 20) as f64
+    );
     for f in &info.files {
         println!("  {:10} {:>14} bytes  xxh3 {}", f.name, f.logical_bytes, f.xxh3);
     }
-    println!("layouts    {}", if info.layouts.is_empty() { "csr (no derived layouts)".to_string() } else { format!("csr, {}", info.layouts.join(", ")) });
+    println!(
+        "layouts    {}",
+        if info.layouts.is_empty() {
+            "csr (no derived layouts)".to_string()
+        } else {
+            format!("csr, {}", info.layouts.join(", "))
+        }
+    );
     for (k, v) in &info.source {
         println!("source     {k}: {v}");
     }

@@ -11,11 +11,18 @@ use diskgraph_algo::registry::Values;
 
 /// Writes `values` (parallel to `ids`) to `path`, choosing the format by extension.
 pub fn write_values(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     if !matches!(ext.as_str(), "tsv" | "npy" | "parquet") {
         bail!("{}: unknown result format (use .tsv, .npy or .parquet)", path.display());
     }
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
     let res = match ext.as_str() {
         "tsv" => write_tsv(&tmp, ids, values),
@@ -46,8 +53,10 @@ fn write_npy(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
         Values::Unsigned(v) => ("<u8", v.iter().map(|x| x.to_le_bytes()).collect()),
         Values::Float(v) => ("<f8", v.iter().map(|x| x.to_le_bytes()).collect()),
     };
-    let mut header =
-        format!("{{'descr': [('vertex', '<u8'), ('value', '{descr}')], 'fortran_order': False, 'shape': ({},), }}", ids.len());
+    let mut header = format!(
+        "{{'descr': [('vertex', '<u8'), ('value', '{descr}')], 'fortran_order': False, 'shape': ({},), }}",
+        ids.len()
+    );
     // Magic (6) + version (2) + header length (2) + header + '\n' is padded to 64 bytes.
     let total = 10 + header.len() + 1;
     header.push_str(&" ".repeat(total.div_ceil(64) * 64 - total));
@@ -80,7 +89,10 @@ fn write_parquet(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
     let file = std::fs::File::create(path)?;
     let mut writer = SerializedFileWriter::new(file, schema, Arc::new(WriterProperties::builder().build()))?;
     const ROWS: usize = 1 << 20;
-    for start in (0..ids.len()).step_by(ROWS).chain(std::iter::once(0).filter(|_| ids.is_empty())) {
+    for start in (0..ids.len())
+        .step_by(ROWS)
+        .chain(std::iter::once(0).filter(|_| ids.is_empty()))
+    {
         let end = (start + ROWS).min(ids.len());
         let mut rg = writer.next_row_group()?;
         let mut column = 0;

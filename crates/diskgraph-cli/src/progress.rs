@@ -14,19 +14,30 @@ impl Bar {
     /// A bar that draws only if stderr is a terminal. `bytes` says the first phase counts bytes.
     pub fn new(bytes: bool) -> Self {
         let visible = std::io::stderr().is_terminal();
-        Bar { bar: visible.then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())), bytes }
+        Bar {
+            bar: visible.then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())),
+            bytes,
+        }
     }
 }
 
 impl diskgraph_prep::Progress for Bar {
     fn phase(&mut self, name: &str, total: Option<u64>) {
         let Some(bar) = &self.bar else { return };
-        let units = if self.bytes { "{bytes}/{total_bytes} ({bytes_per_sec}, ETA {eta})" } else { "{human_pos}/{human_len} ({per_sec}, ETA {eta})" };
+        let units = if self.bytes {
+            "{bytes}/{total_bytes} ({bytes_per_sec}, ETA {eta})"
+        } else {
+            "{human_pos}/{human_len} ({per_sec}, ETA {eta})"
+        };
         let template = match total {
             Some(_) => format!("{{msg:18}} [{{bar:30}}] {units}"),
             None => "{msg:18} {spinner} {human_pos} ({per_sec}) {elapsed}".to_string(),
         };
-        bar.set_style(ProgressStyle::with_template(&template).expect("valid template").progress_chars("=> "));
+        bar.set_style(
+            ProgressStyle::with_template(&template)
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
         bar.set_length(total.unwrap_or(0));
         bar.set_position(0);
         bar.reset_eta();

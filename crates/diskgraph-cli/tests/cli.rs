@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn diskgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diskgraph")).args(args).output().expect("run diskgraph")
+    Command::new(env!("CARGO_BIN_EXE_diskgraph"))
+        .args(args)
+        .output()
+        .expect("run diskgraph")
 }
 
 fn ok(args: &[&str]) -> String {
@@ -35,7 +38,11 @@ fn s(p: &Path) -> &str {
 
 /// Lists the entries of `dir` other than the given inputs.
 fn leftovers(dir: &Path, inputs: &[&Path]) -> Vec<PathBuf> {
-    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| !inputs.contains(&p.as_path())).collect()
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !inputs.contains(&p.as_path()))
+        .collect()
 }
 
 /// Writes `content` to `name` in a fresh dir, imports it with `extra` args, expects failure
@@ -52,7 +59,11 @@ fn import_fails(name: &str, content: &[u8], extra: &[&str], expect: &[&str]) {
     for e in expect {
         assert!(msg.contains(e), "error should contain {e:?}: {msg}");
     }
-    assert_eq!(leftovers(dir.path(), &[&input]), Vec::<PathBuf>::new(), "output left behind after: {msg}");
+    assert_eq!(
+        leftovers(dir.path(), &[&input]),
+        Vec::<PathBuf>::new(),
+        "output left behind after: {msg}"
+    );
 }
 
 fn gzip(data: &[u8]) -> Vec<u8> {
@@ -78,9 +89,24 @@ fn bad_text_inputs_fail_with_file_and_line() {
 #[test]
 fn bad_headers_and_counts_fail() {
     import_fails("nohdr.mtx", b"3 3 1\n1 2\n", &[], &[]);
-    import_fails("count.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n", &[], &[]);
-    import_fails("zero.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n0 3\n", &[], &[":4:"]);
-    import_fails("beyond.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 4\n", &[], &[":4:"]);
+    import_fails(
+        "count.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n",
+        &[],
+        &[],
+    );
+    import_fails(
+        "zero.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n0 3\n",
+        &[],
+        &[":4:"],
+    );
+    import_fails(
+        "beyond.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 4\n",
+        &[],
+        &[":4:"],
+    );
     import_fails("nop.gr", b"c x\na 1 2 3\n", &[], &[]);
     import_fails("count.gr", b"p sp 3 3\na 1 2 1\na 2 3 1\n", &[], &[]);
     import_fails("zero.gr", b"p sp 3 2\na 1 2 1\na 0 3 1\n", &[], &[":3:"]);
@@ -137,7 +163,15 @@ fn cleaning_defaults_and_flags() {
     let el = dir.path().join("out.wel");
     ok(&["export", s(&g), "-o", s(&el), "--format", "wel"]);
     assert_eq!(std::fs::read_to_string(&el).unwrap(), "1 2 3\n2 1 4\n");
-    ok(&["import", s(&input), "-o", s(&g), "--force", "--keep-self-loops", "--keep-duplicates"]);
+    ok(&[
+        "import",
+        s(&input),
+        "-o",
+        s(&g),
+        "--force",
+        "--keep-self-loops",
+        "--keep-duplicates",
+    ]);
     ok(&["export", s(&g), "-o", s(&el), "--format", "wel", "--force"]);
     assert_eq!(std::fs::read_to_string(&el).unwrap(), "1 2 3\n1 2 5\n2 1 4\n2 2 1\n");
     ok(&["verify", s(&g)]);
@@ -218,7 +252,17 @@ fn run_outputs_and_bad_sources() {
     let (dir, g) = small_graph();
     let tsv = dir.path().join("r.tsv");
     let stats = dir.path().join("s.json");
-    let out = ok(&["run", "bfs", s(&g), "--source", "100", "--out", s(&tsv), "--stats", s(&stats)]);
+    let out = ok(&[
+        "run",
+        "bfs",
+        s(&g),
+        "--source",
+        "100",
+        "--out",
+        s(&tsv),
+        "--stats",
+        s(&stats),
+    ]);
     assert!(out.contains("reached"), "{out}");
     let text = std::fs::read_to_string(&tsv).unwrap();
     let rows: Vec<(u64, i64)> = text
@@ -266,7 +310,9 @@ fn disk_full_during_import_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("small");
     std::fs::create_dir(&mnt).unwrap();
-    let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=1m", "tmpfs", s(&mnt)]).output();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs", s(&mnt)])
+        .output();
     if !matches!(&mounted, Ok(o) if o.status.success()) {
         eprintln!("SKIPPED disk_full_during_import_leaves_nothing: cannot mount a tmpfs (not root?)");
         return;

@@ -42,16 +42,23 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
         bail!("{}: graph is unweighted; export it as el", graph.path().display());
     }
     if output.exists() && !force {
-        bail!("{}: output already exists (use --force to replace it)", output.display());
+        bail!(
+            "{}: output already exists (use --force to replace it)",
+            output.display()
+        );
     }
     let csr = graph.load_csr(Direction::Out, true)?;
     let ids = graph.original_ids()?;
     let tmp = output.with_file_name(format!(
         ".{}.tmp-{}",
-        output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        output
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         std::process::id()
     ));
-    let written = write_edges(&csr, &ids, m, format, &tmp).with_context(|| format!("cannot write {}", output.display()));
+    let written =
+        write_edges(&csr, &ids, m, format, &tmp).with_context(|| format!("cannot write {}", output.display()));
     match written {
         Ok(count) => {
             std::fs::rename(&tmp, output).with_context(|| format!("cannot write {}", output.display()))?;

@@ -89,7 +89,10 @@ impl<T: Pod + Ord + Send> ExternalSorter<T> {
     pub fn finish(mut self) -> std::io::Result<Sorted<T>> {
         if self.runs.is_empty() {
             self.sort_buffer();
-            return Ok(Sorted { source: Source::Memory(std::mem::take(&mut self.buf).into_iter()), bytes_written: 0 });
+            return Ok(Sorted {
+                source: Source::Memory(std::mem::take(&mut self.buf).into_iter()),
+                bytes_written: 0,
+            });
         }
         if !self.buf.is_empty() {
             self.spill()?;
@@ -106,7 +109,10 @@ impl<T: Pod + Ord + Send> ExternalSorter<T> {
                 heap.push(Reverse((x, i)));
             }
         }
-        Ok(Sorted { source: Source::Merge { readers, heap }, bytes_written: self.bytes_written })
+        Ok(Sorted {
+            source: Source::Merge { readers, heap },
+            bytes_written: self.bytes_written,
+        })
     }
 }
 
@@ -118,7 +124,10 @@ pub struct Sorted<T> {
 
 enum Source<T> {
     Memory(std::vec::IntoIter<T>),
-    Merge { readers: Vec<RunReader<T>>, heap: BinaryHeap<Reverse<(T, usize)>> },
+    Merge {
+        readers: Vec<RunReader<T>>,
+        heap: BinaryHeap<Reverse<(T, usize)>>,
+    },
 }
 
 impl<T: Pod + Ord> Sorted<T> {
@@ -128,7 +137,9 @@ impl<T: Pod + Ord> Sorted<T> {
         match &mut self.source {
             Source::Memory(it) => Ok(it.next()),
             Source::Merge { readers, heap } => {
-                let Some(Reverse((x, i))) = heap.pop() else { return Ok(None) };
+                let Some(Reverse((x, i))) = heap.pop() else {
+                    return Ok(None);
+                };
                 if let Some(y) = readers[i].next()? {
                     heap.push(Reverse((y, i)));
                 }
@@ -154,7 +165,12 @@ struct RunReader<T> {
 impl<T: Pod> RunReader<T> {
     fn open(path: &Path, bytes: usize) -> std::io::Result<Self> {
         let records = (bytes / std::mem::size_of::<T>()).max(1);
-        Ok(RunReader { path: path.to_path_buf(), file: Some(File::open(path)?), buf: Vec::with_capacity(records), pos: 0 })
+        Ok(RunReader {
+            path: path.to_path_buf(),
+            file: Some(File::open(path)?),
+            buf: Vec::with_capacity(records),
+            pos: 0,
+        })
     }
 
     fn next(&mut self) -> std::io::Result<Option<T>> {
@@ -179,7 +195,10 @@ impl<T: Pod> RunReader<T> {
         }
         let size = std::mem::size_of::<T>();
         if filled % size != 0 {
-            return Err(std::io::Error::other(format!("{}: run file ends mid-record", self.path.display())));
+            return Err(std::io::Error::other(format!(
+                "{}: run file ends mid-record",
+                self.path.display()
+            )));
         }
         self.buf.truncate(filled / size);
         self.pos = 0;
@@ -216,7 +235,11 @@ mod tests {
             }
             assert_eq!(got, want);
         }
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "run files are removed once read");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "run files are removed once read"
+        );
     }
 
     #[test]

@@ -12,7 +12,12 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::PyErr;
 
-create_exception!(diskgraph, DiskgraphError, PyException, "Base class of every diskgraph error.");
+create_exception!(
+    diskgraph,
+    DiskgraphError,
+    PyException,
+    "Base class of every diskgraph error."
+);
 create_exception!(
     diskgraph,
     GraphFormatError,
@@ -25,7 +30,12 @@ create_exception!(
     DiskgraphError,
     "An input to import is malformed (the message names the file and the line or byte offset)."
 );
-create_exception!(diskgraph, InvalidVertex, DiskgraphError, "A vertex ID (e.g. a source) is not a vertex of the graph.");
+create_exception!(
+    diskgraph,
+    InvalidVertex,
+    DiskgraphError,
+    "A vertex ID (e.g. a source) is not a vertex of the graph."
+);
 create_exception!(
     diskgraph,
     AlgorithmError,
@@ -56,9 +66,7 @@ pub fn run_error(e: RunError) -> PyErr {
         RunError::Algo(AlgoError::InvalidSource { .. }) => InvalidVertex::new_err(msg),
         RunError::Algo(AlgoError::InvalidSetting(_)) => PyValueError::new_err(msg),
         RunError::Algo(_) => AlgorithmError::new_err(msg),
-        RunError::UnknownAlgorithm(_) | RunError::UnknownEngine(_) | RunError::Setting(_) => {
-            PyValueError::new_err(msg)
-        }
+        RunError::UnknownAlgorithm(_) | RunError::UnknownEngine(_) | RunError::Setting(_) => PyValueError::new_err(msg),
     }
 }
 

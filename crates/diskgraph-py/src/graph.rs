@@ -14,6 +14,9 @@ use pyo3::types::PyDict;
 use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
 
+/// What `run` hands to Python: per-vertex values, their original IDs, the stats dict, the summary.
+type RunTuple<'py> = (Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, PyAny>, String);
+
 /// An opened graph directory (checked on open: manifest, file sizes, offset indexes).
 ///
 /// Use ``diskgraph.open(path)``, which wraps this class.
@@ -93,7 +96,9 @@ impl PyGraph {
     /// Full check (O(E)): checksums, padding, every neighbour ID and list order. Returns what
     /// was checked; raises ``GraphFormatError`` on any fault.
     fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let report = py.detach(|| diskgraph_format::verify(self.dir.path())).map_err(format_error)?;
+        let report = py
+            .detach(|| diskgraph_format::verify(self.dir.path()))
+            .map_err(format_error)?;
         let d = PyDict::new(py);
         d.set_item("files_checked", report.files_checked)?;
         d.set_item("bytes_checked", report.bytes_checked)?;
@@ -118,7 +123,8 @@ impl PyGraph {
                 output.display()
             )));
         }
-        py.detach(|| export(&self.dir, &output, fmt, force)).map_err(export_error)
+        py.detach(|| export(&self.dir, &output, fmt, force))
+            .map_err(export_error)
     }
 
     /// Runs an algorithm (see ``diskgraph.Graph.run``); returns ``(values, vertex_ids, stats,
@@ -140,7 +146,7 @@ impl PyGraph {
         tolerance: f64,
         iterations: Option<usize>,
         max_iterations: usize,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, PyAny>, String)> {
+    ) -> PyResult<RunTuple<'py>> {
         let req = RunRequest {
             engine: engine.to_string(),
             source,

@@ -54,8 +54,18 @@ pub fn import_file<'py>(
     force: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let choice = parse_format_name(format).map_err(PyValueError::new_err)?;
-    let popts = ParseOptions { format: choice, weighted, weight_file };
-    let iopts = ImportOptions { undirected, keep_self_loops, keep_duplicates, memory, force };
+    let popts = ParseOptions {
+        format: choice,
+        weighted,
+        weight_file,
+    };
+    let iopts = ImportOptions {
+        undirected,
+        keep_self_loops,
+        keep_duplicates,
+        memory,
+        force,
+    };
     check_output(&output, force)?;
     let (summary, detected) = py
         .detach(|| -> anyhow::Result<(ImportSummary, Option<String>)> {
@@ -215,7 +225,13 @@ impl EdgeImporter {
             declared_vertices: None,
             description: description.to_string(),
         };
-        let opts = ImportOptions { undirected: !directed, keep_self_loops, keep_duplicates, memory, force };
+        let opts = ImportOptions {
+            undirected: !directed,
+            keep_self_loops,
+            keep_duplicates,
+            memory,
+            force,
+        };
         let (tx, rx) = sync_channel(IN_FLIGHT);
         let abort = Arc::new(AtomicBool::new(false));
         let mut source = ChannelSource {
@@ -230,7 +246,10 @@ impl EdgeImporter {
             .name("diskgraph-import".into())
             .spawn(move || import(&mut source, &output, &opts, &mut NoProgress))
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start the import thread: {e}")))?;
-        Ok(EdgeImporter { running: Mutex::new(Some(Running { tx, handle, abort })), weighted })
+        Ok(EdgeImporter {
+            running: Mutex::new(Some(Running { tx, handle, abort })),
+            weighted,
+        })
     }
 
     /// Adds edges ``src[i] -> dst[i]`` (contiguous uint64 arrays of equal length) with
@@ -256,7 +275,11 @@ impl EdgeImporter {
             (Some(w), true) => Some(w.as_slice()?),
             (None, false) => None,
             (None, true) => return Err(PyValueError::new_err("this importer is weighted: pass weights")),
-            (Some(_), false) => return Err(PyValueError::new_err("this importer is unweighted: weights not accepted")),
+            (Some(_), false) => {
+                return Err(PyValueError::new_err(
+                    "this importer is unweighted: weights not accepted",
+                ))
+            }
         };
         if let Some(w) = w {
             if w.len() != s.len() {
@@ -267,13 +290,20 @@ impl EdgeImporter {
                 )));
             }
             if let Some(i) = w.iter().position(|x| !x.is_finite()) {
-                return Err(PyValueError::new_err(format!("weights[{i}] is {}: weights must be finite", w[i])));
+                return Err(PyValueError::new_err(format!(
+                    "weights[{i}] is {}: weights must be finite",
+                    w[i]
+                )));
             }
         }
         for start in (0..s.len()).step_by(BATCH) {
             let end = (start + BATCH).min(s.len());
             let batch: Vec<RawEdge> = (start..end)
-                .map(|i| RawEdge { src: s[i], dst: d[i], weight: w.map(|w| w[i]) })
+                .map(|i| RawEdge {
+                    src: s[i],
+                    dst: d[i],
+                    weight: w.map(|w| w[i]),
+                })
                 .collect();
             self.send(py, Msg::Edges(batch))?;
         }
@@ -330,7 +360,11 @@ impl EdgeImporter {
     fn send(&self, py: Python<'_>, msg: Msg) -> PyResult<()> {
         let tx = match &*lock(&self.running) {
             Some(r) => r.tx.clone(),
-            None => return Err(PyRuntimeError::new_err("the importer is closed (finish() or abort() was called)")),
+            None => {
+                return Err(PyRuntimeError::new_err(
+                    "the importer is closed (finish() or abort() was called)",
+                ))
+            }
         };
         let sent = py.detach(move || tx.send(msg).is_ok());
         if sent {
@@ -339,7 +373,9 @@ impl EdgeImporter {
         // The receiver is gone: the import returned early with an error.
         let running = self.take()?;
         py.detach(|| running.finish())?;
-        Err(DiskgraphError::new_err("the import stopped before the end of the input"))
+        Err(DiskgraphError::new_err(
+            "the import stopped before the end of the input",
+        ))
     }
 }
 

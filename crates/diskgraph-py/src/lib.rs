@@ -1,7 +1,7 @@
 //! `diskgraph._native`: the PyO3 extension module behind the `diskgraph` Python package.
 //!
 //! Thin by design: it converts types (paths, numpy arrays, dicts) and maps Rust errors to the
-//! exception classes of [`errors`]; the graph work happens in `diskgraph-prep` (imports,
+//! exception classes of the `errors` module; the graph work happens in `diskgraph-prep` (imports,
 //! export), `diskgraph-format` (open, verify) and `diskgraph-algo` (runs), always with the GIL
 //! released. The public, documented API is the Python package in `python/diskgraph/`.
 

@@ -7,14 +7,20 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let value: f64 = num.parse().map_err(|_| format!("invalid size {s:?} (examples: 1GiB, 256MiB, 4096)"))?;
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid size {s:?} (examples: 1GiB, 256MiB, 4096)"))?;
     let shift = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 0,
         "k" | "kb" | "kib" => 10,
         "m" | "mb" | "mib" => 20,
         "g" | "gb" | "gib" => 30,
         "t" | "tb" | "tib" => 40,
-        other => return Err(format!("invalid size unit {other:?} in {s:?} (use B, KiB, MiB, GiB or TiB)")),
+        other => {
+            return Err(format!(
+                "invalid size unit {other:?} in {s:?} (use B, KiB, MiB, GiB or TiB)"
+            ))
+        }
     };
     let bytes = value * (1u64 << shift) as f64;
     if !bytes.is_finite() || bytes < 1.0 || bytes > u64::MAX as f64 {

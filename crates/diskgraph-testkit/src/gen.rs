@@ -20,7 +20,9 @@ pub fn gnm(n: usize, m: usize, directed: bool, seed: u64) -> EdgeList {
     let edges = if n == 0 {
         Vec::new()
     } else {
-        (0..m).map(|_| (r.gen_range(0..n as u32), r.gen_range(0..n as u32))).collect()
+        (0..m)
+            .map(|_| (r.gen_range(0..n as u32), r.gen_range(0..n as u32)))
+            .collect()
     };
     EdgeList::new(n, directed, edges)
 }
@@ -53,7 +55,9 @@ pub fn rmat(scale: u32, m: usize, directed: bool, seed: u64) -> EdgeList {
 /// `noise` random edges.
 pub fn star(n: usize, noise: usize, directed: bool, seed: u64) -> EdgeList {
     let mut r = rng(seed);
-    let mut edges: Vec<(u32, u32)> = (1..n as u32).map(|v| if r.gen_bool(0.5) { (0, v) } else { (v, 0) }).collect();
+    let mut edges: Vec<(u32, u32)> = (1..n as u32)
+        .map(|v| if r.gen_bool(0.5) { (0, v) } else { (v, 0) })
+        .collect();
     if n > 0 {
         edges.extend((0..noise).map(|_| (r.gen_range(0..n as u32), r.gen_range(0..n as u32))));
     }
@@ -115,7 +119,10 @@ pub fn cycle_chain(count: usize, len: usize, chords: usize, links: usize, seed: 
         for _ in 0..links {
             let a = r.gen_range(0..count - 1);
             let b = r.gen_range(a + 1..count);
-            edges.push(((a * len + r.gen_range(0..len)) as u32, (b * len + r.gen_range(0..len)) as u32));
+            edges.push((
+                (a * len + r.gen_range(0..len)) as u32,
+                (b * len + r.gen_range(0..len)) as u32,
+            ));
         }
     }
     EdgeList::new(n, true, edges)
@@ -137,7 +144,11 @@ pub fn relabel(mut g: EdgeList, seed: u64) -> EdgeList {
 /// If one is directed and the other not, or only one is weighted.
 pub fn union(mut a: EdgeList, b: EdgeList) -> EdgeList {
     assert_eq!(a.directed, b.directed, "union of directed and undirected");
-    assert_eq!(a.weights.is_some(), b.weights.is_some(), "union of weighted and unweighted");
+    assert_eq!(
+        a.weights.is_some(),
+        b.weights.is_some(),
+        "union of weighted and unweighted"
+    );
     let off = a.num_vertices as u32;
     a.edges.extend(b.edges.iter().map(|&(s, d)| (s + off, d + off)));
     if let (Some(wa), Some(wb)) = (&mut a.weights, b.weights) {
@@ -177,7 +188,11 @@ pub fn add_duplicates(mut g: EdgeList, k: usize, seed: u64) -> EdgeList {
             g.edges.push(g.edges[i]);
             if let Some(w) = &mut g.weights {
                 let x = w[i];
-                w.push(if r.gen_bool(0.5) { x } else { x * r.gen_range(0.5f32..2.0) });
+                w.push(if r.gen_bool(0.5) {
+                    x
+                } else {
+                    x * r.gen_range(0.5f32..2.0)
+                });
             }
         }
     }

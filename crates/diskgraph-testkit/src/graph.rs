@@ -76,7 +76,10 @@ impl EdgeList {
         }
         let mut arcs: Vec<(u32, u32, f32)> = Vec::with_capacity(self.edges.len() * 2);
         for (i, &(s, d)) in self.edges.iter().enumerate() {
-            assert!((s as usize) < self.num_vertices && (d as usize) < self.num_vertices, "edge {s}-{d} out of range");
+            assert!(
+                (s as usize) < self.num_vertices && (d as usize) < self.num_vertices,
+                "edge {s}-{d} out of range"
+            );
             if s == d && !keep.self_loops {
                 continue;
             }
@@ -127,7 +130,9 @@ impl TestGraph {
             let mut order = order.clone();
             order.sort_by(|&i, &j| {
                 let (a, b) = (self.arcs[i], self.arcs[j]);
-                (a.1, a.0).cmp(&(b.1, b.0)).then(self.weight(i).total_cmp(&self.weight(j)))
+                (a.1, a.0)
+                    .cmp(&(b.1, b.0))
+                    .then(self.weight(i).total_cmp(&self.weight(j)))
             });
             self.csr(&order, |(s, d)| (d, s))
         });

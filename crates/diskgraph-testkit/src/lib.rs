@@ -105,7 +105,10 @@ mod tests {
                 assert_eq!(oracle::dijkstra(&g, s), dist);
                 if g.weights.is_none() {
                     let levels = oracle::bfs_levels(&g, s);
-                    let as_f64: Vec<f64> = levels.iter().map(|&l| if l < 0 { f64::INFINITY } else { l as f64 }).collect();
+                    let as_f64: Vec<f64> = levels
+                        .iter()
+                        .map(|&l| if l < 0 { f64::INFINITY } else { l as f64 })
+                        .collect();
                     assert_eq!(as_f64, dist);
                 }
             }

@@ -23,7 +23,13 @@ pub(crate) struct IdCollector {
 impl IdCollector {
     /// A collector allowed `memory` bytes for its bitmap or sort buffer.
     pub(crate) fn new(scratch: &Path, memory: usize) -> Self {
-        IdCollector { bits: Vec::new(), sorter: None, bitmap_limit: memory as u64 * 8, scratch: scratch.into(), memory }
+        IdCollector {
+            bits: Vec::new(),
+            sorter: None,
+            bitmap_limit: memory as u64 * 8,
+            scratch: scratch.into(),
+            memory,
+        }
     }
 
     /// Records one ID.
@@ -36,7 +42,9 @@ impl IdCollector {
                 return Ok(());
             }
             if id < self.bitmap_limit {
-                let want = (word + 1).max(self.bits.len() * 2).min(self.bitmap_limit.div_ceil(64) as usize);
+                let want = (word + 1)
+                    .max(self.bits.len() * 2)
+                    .min(self.bitmap_limit.div_ceil(64) as usize);
                 self.bits.resize(want, 0);
                 self.bits[word] |= 1 << (id % 64);
                 return Ok(());
@@ -109,7 +117,11 @@ pub(crate) enum VertexIds {
     /// IDs are exactly 0..n: internal = original.
     Dense(u64),
     /// A bitmap of IDs with per-word prefix counts for O(1) rank.
-    Bitmap { bits: Vec<u64>, prefix: Vec<u64>, count: u64 },
+    Bitmap {
+        bits: Vec<u64>,
+        prefix: Vec<u64>,
+        count: u64,
+    },
     /// Sorted distinct IDs; rank by binary search.
     Sorted(Vec<u64>),
 }
@@ -122,7 +134,10 @@ impl VertexIds {
             prefix.push(count);
             count += u64::from(w.count_ones());
         }
-        let max = bits.iter().rposition(|&w| w != 0).map(|i| i as u64 * 64 + 63 - u64::from(bits[i].leading_zeros()));
+        let max = bits
+            .iter()
+            .rposition(|&w| w != 0)
+            .map(|i| i as u64 * 64 + 63 - u64::from(bits[i].leading_zeros()));
         match max {
             Some(m) if m + 1 == count => VertexIds::Dense(count),
             None => VertexIds::Dense(0),
@@ -133,7 +148,7 @@ impl VertexIds {
     fn from_sorted(ids: Vec<u64>) -> Self {
         match ids.last() {
             None => VertexIds::Dense(0),
-            Some(&last) if last + 1 == ids.len() as u64 => VertexIds::Dense(ids.len() as u64),
+            Some(&last) if last.checked_add(1) == Some(ids.len() as u64) => VertexIds::Dense(ids.len() as u64),
             Some(_) => VertexIds::Sorted(ids),
         }
     }
@@ -167,7 +182,10 @@ impl VertexIds {
     }
 
     /// The original IDs in ascending order, in chunks, for writing `ids.u64`.
-    pub(crate) fn for_each_chunk(&self, mut f: impl FnMut(&[u64]) -> Result<(), diskgraph_format::FormatError>) -> Result<(), diskgraph_format::FormatError> {
+    pub(crate) fn for_each_chunk(
+        &self,
+        mut f: impl FnMut(&[u64]) -> Result<(), diskgraph_format::FormatError>,
+    ) -> Result<(), diskgraph_format::FormatError> {
         const CHUNK: usize = 1 << 16;
         match self {
             VertexIds::Dense(n) => {

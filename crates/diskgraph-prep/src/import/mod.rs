@@ -45,7 +45,13 @@ pub struct ImportOptions {
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { undirected: false, keep_self_loops: false, keep_duplicates: false, memory: 1 << 30, force: false }
+        ImportOptions {
+            undirected: false,
+            keep_self_loops: false,
+            keep_duplicates: false,
+            memory: 1 << 30,
+            force: false,
+        }
     }
 }
 
@@ -120,16 +126,23 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     let start = Instant::now();
     let info = source.info().clone();
     let directed = !(opts.undirected || info.directed == Some(false));
-    let memory = opts.memory.max(16 << 20) as usize;
+    let memory = opts.memory.max(1 << 20) as usize;
     let builder = GraphBuilder::create(output, opts.force)?;
     let scratch = builder.dir().join("scratch");
     std::fs::create_dir(&scratch).with_context(|| format!("cannot create {}", scratch.display()))?;
     let scratch_err = || format!("scratch files in {}", scratch.display());
-    let mut summary = ImportSummary { directed, weighted: info.weighted, ..Default::default() };
+    let mut summary = ImportSummary {
+        directed,
+        weighted: info.weighted,
+        ..Default::default()
+    };
 
     // 1. Ingest.
-    let dedup: Option<fn(&W, &W) -> bool> =
-        if opts.keep_duplicates { None } else { Some(|a, b| a.src() == b.src() && a.dst() == b.dst()) };
+    let dedup: Option<fn(&W, &W) -> bool> = if opts.keep_duplicates {
+        None
+    } else {
+        Some(|a, b| a.src() == b.src() && a.dst() == b.dst())
+    };
     let mut edges = ExternalSorter::<W>::new(&scratch, "edges", memory / 2, dedup);
     let mut ids = IdCollector::new(&scratch, memory / 4);
     let mut batch: Vec<RawEdge> = Vec::new();
@@ -219,8 +232,15 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         files.push(w.finish()?);
     }
     summary.num_arcs = arcs;
-    summary.num_edges = if directed { arcs } else { (arcs - self_loops) / 2 + self_loops };
-    summary.bytes_written += files.iter().map(|(_, f)| diskgraph_format::padded_len(f.len)).sum::<u64>();
+    summary.num_edges = if directed {
+        arcs
+    } else {
+        (arcs - self_loops) / 2 + self_loops
+    };
+    summary.bytes_written += files
+        .iter()
+        .map(|(_, f)| diskgraph_format::padded_len(f.len))
+        .sum::<u64>();
     let mut provenance = std::collections::BTreeMap::new();
     provenance.insert("input_format".to_string(), info.format.name().to_string());
     provenance.insert("input".to_string(), info.description.clone());

@@ -84,7 +84,11 @@ fn split(x: u64) -> [u32; 2] {
 
 impl WideRecord for WideWeighted {
     fn new(src: u64, dst: u64, weight: Option<f32>) -> Self {
-        WideWeighted { src: split(src), dst: split(dst), wkey: weight_key(weight.expect("weighted edge")) }
+        WideWeighted {
+            src: split(src),
+            dst: split(dst),
+            wkey: weight_key(weight.expect("weighted edge")),
+        }
     }
     fn src(&self) -> u64 {
         join(self.src)
@@ -143,7 +147,11 @@ pub struct NarrowWeighted {
 
 impl NarrowRecord for NarrowWeighted {
     fn new(key: u32, other: u32, weight: Option<f32>) -> Self {
-        NarrowWeighted { key, other, wkey: weight_key(weight.expect("weighted edge")) }
+        NarrowWeighted {
+            key,
+            other,
+            wkey: weight_key(weight.expect("weighted edge")),
+        }
     }
     fn key(&self) -> u32 {
         self.key

@@ -1,0 +1,226 @@
+"""Damaged graph directories, bad import inputs and bad arguments raise the documented
+exceptions with messages naming the fault, and never crash the interpreter."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import diskgraph
+
+
+@pytest.fixture()
+def graph_dir(tmp_path: Path) -> Path:
+    """A small directed weighted graph with remapped IDs (all file kinds present)."""
+    rng = np.random.default_rng(1)
+    src = rng.integers(0, 300, 3000) * 11 + 5
+    dst = rng.integers(0, 300, 3000) * 11 + 5
+    diskgraph.from_edges(src, dst, tmp_path / "g", weights=rng.uniform(1, 2, 3000))
+    return tmp_path / "g"
+
+
+def test_exception_hierarchy() -> None:
+    for cls in (
+        diskgraph.GraphFormatError,
+        diskgraph.InputFormatError,
+        diskgraph.InvalidVertex,
+        diskgraph.AlgorithmError,
+        diskgraph.OutputExistsError,
+    ):
+        assert issubclass(cls, diskgraph.DiskgraphError)
+        assert cls.__module__ == "diskgraph"
+    assert issubclass(diskgraph.DiskgraphError, Exception)
+
+
+def test_missing_or_not_a_graph(tmp_path: Path) -> None:
+    with pytest.raises(diskgraph.GraphFormatError, match="nope"):
+        diskgraph.open(tmp_path / "nope")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(diskgraph.GraphFormatError, match="not a graph directory"):
+        diskgraph.open(tmp_path / "file")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(diskgraph.GraphFormatError, match="manifest.json"):
+        diskgraph.open(tmp_path / "empty")
+
+
+def test_flipped_byte_in_adjacency_fails_verify(graph_dir: Path) -> None:
+    adj = graph_dir / "out.adj"
+    data = bytearray(adj.read_bytes())
+    data[100] ^= 0x01
+    adj.write_bytes(bytes(data))
+    g = diskgraph.open(graph_dir)  # open checks sizes and indexes only (O(V))
+    with pytest.raises(diskgraph.GraphFormatError, match=r"out\.adj.*checksum"):
+        g.verify()
+
+
+def test_out_of_range_neighbour_is_an_error_not_a_crash(graph_dir: Path) -> None:
+    adj = graph_dir / "out.adj"
+    data = bytearray(adj.read_bytes())
+    data[40:44] = struct.pack("<I", 0xFFFFFFF0)
+    adj.write_bytes(bytes(data))
+    g = diskgraph.open(graph_dir)
+    for algorithm in ("bfs", "sssp", "wcc", "scc", "pagerank", "kcore"):
+        with pytest.raises(diskgraph.GraphFormatError, match=r"out\.adj.*vertex 4294967280"):
+            g.run(algorithm)
+    with pytest.raises(diskgraph.GraphFormatError):
+        g.export(graph_dir.parent / "x.el")
+    with pytest.raises(diskgraph.GraphFormatError):
+        diskgraph.open(graph_dir).verify()
+
+
+def test_truncated_file(graph_dir: Path) -> None:
+    path = graph_dir / "in.adj"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 4096])
+    with pytest.raises(diskgraph.GraphFormatError, match=r"in\.adj: size is"):
+        diskgraph.open(graph_dir)
+
+
+def test_truncated_after_open(graph_dir: Path) -> None:
+    g = diskgraph.open(graph_dir)
+    (graph_dir / "out.wgt").write_bytes(b"")
+    (graph_dir / "out.adj").write_bytes(b"\0" * 7)
+    with pytest.raises(diskgraph.GraphFormatError, match="out"):
+        g.sssp()
+    with pytest.raises(diskgraph.GraphFormatError):
+        g.verify()
+
+
+def test_non_monotone_index(graph_dir: Path) -> None:
+    idx = graph_dir / "out.idx"
+    data = bytearray(idx.read_bytes())
+    data[8 * 5 : 8 * 6] = struct.pack("<Q", 10**9)
+    idx.write_bytes(bytes(data))
+    with pytest.raises(diskgraph.GraphFormatError, match=r"out\.idx: entry"):
+        diskgraph.open(graph_dir)
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        b"garbage{",
+        b"",
+        b"\xff\xfe\x00binary",
+        json.dumps({"format": "diskgraph"}).encode(),
+        json.dumps([1, 2, 3]).encode(),
+    ],
+)
+def test_garbage_manifest(graph_dir: Path, manifest: bytes) -> None:
+    (graph_dir / "manifest.json").write_bytes(manifest)
+    with pytest.raises(diskgraph.GraphFormatError, match="bad manifest"):
+        diskgraph.open(graph_dir)
+
+
+def test_manifest_with_impossible_counts(graph_dir: Path) -> None:
+    m = json.loads((graph_dir / "manifest.json").read_text())
+    m["num_arcs"] += 1
+    (graph_dir / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(diskgraph.GraphFormatError):
+        diskgraph.open(graph_dir)
+
+
+def test_missing_and_reordered_ids(graph_dir: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(graph_dir, copy)
+    (graph_dir / "ids.u64").unlink()
+    with pytest.raises(diskgraph.GraphFormatError, match=r"ids\.u64"):
+        diskgraph.open(graph_dir)
+    ids = bytearray((copy / "ids.u64").read_bytes())
+    ids[0:8], ids[8:16] = ids[8:16], ids[0:8]
+    (copy / "ids.u64").write_bytes(bytes(ids))
+    with pytest.raises(diskgraph.GraphFormatError, match=r"ids\.u64"):
+        diskgraph.open(copy).verify()
+
+
+# ----- import_file errors -------------------------------------------------------------------
+
+
+def test_bad_text_input_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "edges.txt"
+    path.write_text("# comment\n1 2\n2 x3\n")
+    with pytest.raises(diskgraph.InputFormatError, match=r"edges\.txt:3"):
+        diskgraph.import_file(path, tmp_path / "g")
+    path.write_text("1 2\n-3 4\n")
+    with pytest.raises(diskgraph.InputFormatError, match=r"edges\.txt:2"):
+        diskgraph.import_file(path, tmp_path / "g")
+    path.write_text("1 2\n2 3\n")
+    with pytest.raises(diskgraph.InputFormatError, match=r"edges\.txt:1"):
+        diskgraph.import_file(path, tmp_path / "g", weighted=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["edges.txt"]
+
+
+def test_bad_matrix_market_files(shared_data: Path, tmp_path: Path) -> None:
+    for name in ("mangled1.mtx", "mangled10.mtx", "mangled13.mtx"):
+        with pytest.raises(diskgraph.InputFormatError, match=name):
+            diskgraph.import_file(shared_data / "bad" / name, tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_import_file_arguments(tmp_path: Path) -> None:
+    path = tmp_path / "e.txt"
+    path.write_text("1 2\n")
+    with pytest.raises(ValueError, match="unknown input format"):
+        diskgraph.import_file(path, tmp_path / "g", format="graphml")
+    with pytest.raises(diskgraph.InputFormatError, match="missing.txt"):
+        diskgraph.import_file(tmp_path / "missing.txt", tmp_path / "g")
+    g = diskgraph.import_file(path, tmp_path / "g", format="snap")
+    with pytest.raises(diskgraph.OutputExistsError, match="already exists"):
+        diskgraph.import_file(path, tmp_path / "g")
+    assert g.import_summary is not None and g.import_summary["input_edges"] == 1
+    assert diskgraph.import_file(path, tmp_path / "g", force=True, undirected=True).directed is False
+
+
+# ----- run arguments ------------------------------------------------------------------------
+
+
+def test_source_not_in_graph(graph_dir: Path) -> None:
+    g = diskgraph.open(graph_dir)
+    ids = g.vertex_ids()
+    for bad in (0, 6, 2**64 - 1, -1, 2**70):
+        with pytest.raises(diskgraph.InvalidVertex, match=f"source vertex {bad} is not a vertex"):
+            g.bfs(bad)
+        with pytest.raises(diskgraph.InvalidVertex):
+            g.sssp(source=bad)
+    assert g.bfs(int(ids[3])).to_dict()[int(ids[3])] == 0
+    assert g.bfs(np.uint64(ids[3])).values.max() >= 0
+    with pytest.raises(TypeError):
+        g.bfs(1.5)  # type: ignore[arg-type]
+
+
+def test_negative_weights_refuse_sssp(tmp_path: Path) -> None:
+    g = diskgraph.from_edges([1, 2], [2, 3], tmp_path / "g", weights=[1.0, -2.0])
+    with pytest.raises(diskgraph.AlgorithmError, match="negative"):
+        g.sssp(1)
+    assert g.bfs(1).to_dict() == {1: 0, 2: 1, 3: 2}
+
+
+def test_run_arguments(graph_dir: Path) -> None:
+    g = diskgraph.open(graph_dir)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        g.run("triangles")
+    with pytest.raises(ValueError, match="unknown engine"):
+        g.bfs(engine="gpu")
+    with pytest.raises(TypeError, match="unknown option"):
+        g.run("bfs", sourc=5)
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        g.wcc(threads=0)
+    with pytest.raises(ValueError, match="tolerance"):
+        g.pagerank(tolerance=-1)
+    with pytest.raises(ValueError, match="invalid size"):
+        g.wcc(memory="lots")
+    with pytest.raises(ValueError, match="positive"):
+        g.wcc(memory=0)
+    with pytest.raises(TypeError, match="memory"):
+        g.wcc(memory=1.5)  # type: ignore[arg-type]
+    r = g.wcc(memory="256MiB", threads=1, engine="memory")
+    assert r.stats["settings"]["memory"] == 256 << 20
+    assert r.stats["settings"]["threads"] == 1
+    assert r.stats["engine"] == "memory"
+    assert diskgraph.parse_size("1.5G") == 3 << 29
+    fixed = g.pagerank(iterations=3)
+    assert fixed.stats["iterations"] == 3
