@@ -215,7 +215,7 @@ class Graph:
         if unknown:
             raise TypeError(f"run() got unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         tolerance = float(options.get("tolerance", 1e-9))
-        max_iterations = _optional_count("max_iterations", options.get("max_iterations", 10_000), 1)
+        max_iterations = _optional_count("max_iterations", options.get("max_iterations"), 1)
         values, ids, stats, summary = self._g.run(
             algorithm,
             source=_source_id(options.get("source")),
@@ -225,7 +225,7 @@ class Graph:
             threads=_optional_count("threads", options.get("threads"), 1),
             tolerance=tolerance,
             iterations=_optional_count("iterations", options.get("iterations"), 0),
-            max_iterations=max_iterations,
+            max_iterations=10_000 if max_iterations is None else max_iterations,
         )
         if algorithm == "bfs" and options.get("parents") and ids.size and int(ids[-1]) >= _I64_LIMIT:
             # Parents are original IDs, and these do not fit int64: the engine hands them over

@@ -2,12 +2,26 @@
 
 import os
 import pathlib
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, Optional, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
 _Path = Union[str, os.PathLike[str]]
+
+__all__ = [
+    "AlgorithmError",
+    "DiskgraphError",
+    "EdgeImporter",
+    "Graph",
+    "GraphFormatError",
+    "InputFormatError",
+    "InvalidVertex",
+    "OutputExistsError",
+    "import_file",
+    "parse_size",
+    "__version__",
+]
 
 __version__: str
 
@@ -33,6 +47,7 @@ def import_file(
     force: bool = False,
 ) -> Dict[str, Any]: ...
 
+@final
 class Graph:
     def __new__(cls, path: _Path) -> Graph: ...
     @property
@@ -68,6 +83,7 @@ class Graph:
         max_iterations: int = 10000,
     ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.uint64], Dict[str, Any], str]: ...
 
+@final
 class EdgeImporter:
     def __new__(
         cls,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -16,7 +16,8 @@ def _column(batch: Any, index: int, name: str, offset: int) -> np.ndarray:
     if col.null_count:
         nulls = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
         raise ValueError(f"column {name!r} is null in row {offset + int(nulls[0])}")
-    return col.to_numpy(zero_copy_only=False)
+    values: np.ndarray = col.to_numpy(zero_copy_only=False)
+    return values
 
 
 def from_parquet(
@@ -72,7 +73,7 @@ def from_parquet(
         if col not in names:
             raise ValueError(f"{role} column {col!r} not found in {label} (its columns: {', '.join(names)})")
     extra = None if vertices is None else as_ids(vertices, "vertices")
-    kwargs: dict = {"columns": columns}
+    kwargs: Dict[str, Any] = {"columns": columns}
     if batch_size is not None:
         kwargs["batch_size"] = int(batch_size)
 

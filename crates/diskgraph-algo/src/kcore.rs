@@ -71,7 +71,7 @@ fn simple_view(g: &MemoryGraph) -> Cow<'_, Csr> {
             let (mut degrees, mut targets) = (Vec::new(), Vec::new());
             for v in (b * BLOCK..((b + 1) * BLOCK).min(n)).map(|v| v as u32) {
                 let before = targets.len();
-                merge_simple(v, out.neighbours(v), &[][..], &mut targets);
+                merge_simple(v, out.neighbours(v), inn.map_or(&[][..], |i| i.neighbours(v)), &mut targets);
                 degrees.push((targets.len() - before) as u64);
             }
             (degrees, targets)

@@ -73,8 +73,8 @@ pub struct RunRequest {
     pub algorithm: String,
     /// Engine name (see [`ENGINES`]).
     pub engine: String,
-    /// Source vertex as an original ID; the smallest vertex when absent.
-    pub source: Option<u64>,
+    /// Source vertex of bfs and sssp.
+    pub source: Source,
     /// BFS: return the parent tree instead of levels.
     pub parents: bool,
     /// PageRank: stop when the L1 change is below `num_vertices * tolerance` (NetworkX).
@@ -95,13 +95,37 @@ impl RunRequest {
         RunRequest {
             algorithm: algorithm.to_string(),
             engine: "auto".to_string(),
-            source: None,
+            source: Source::Smallest,
             parents: false,
             tolerance: 1e-9,
             iterations: None,
             max_iterations: 10_000,
             threads: None,
             memory: 1 << 30,
+        }
+    }
+}
+
+/// How the source vertex of a traversal is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The vertex with the smallest original ID (NetworkX's `min(G)` in the reference answers).
+    Smallest,
+    /// The vertex with the most out-edges (ties: smallest ID), a good start on skewed graphs.
+    MaxDegree,
+    /// This original ID.
+    Id(u64),
+}
+
+impl std::str::FromStr for Source {
+    type Err = String;
+
+    /// Parses `smallest`, `max-degree`, or an original vertex ID.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "smallest" => Ok(Source::Smallest),
+            "max-degree" => Ok(Source::MaxDegree),
+            _ => s.parse().map(Source::Id).map_err(|_| format!("source {s:?} is not a vertex ID, smallest or max-degree")),
         }
     }
 }
@@ -178,8 +202,9 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
     let start = Instant::now();
     let ids = graph.original_ids()?;
     let source = match req.source {
-        None => 0,
-        Some(s) => ids.binary_search(&s).map_err(|_| RunError::NoSuchVertex(s))? as u32,
+        Source::Smallest => 0,
+        Source::MaxDegree => max_degree_vertex(&graph.load_offsets(diskgraph_format::Direction::Out)?),
+        Source::Id(s) => ids.binary_search(&s).map_err(|_| RunError::NoSuchVertex(s))? as u32,
     };
     let alg = req.algorithm.as_str();
     let need_in = matches!(alg, "bfs" | "scc" | "pagerank" | "kcore");
@@ -284,6 +309,12 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
         stats,
         summary,
     })
+}
+
+/// The vertex with the largest out-degree (the smallest such ID on ties).
+fn max_degree_vertex(offsets: &[u64]) -> u32 {
+    let degree = |v: usize| offsets[v + 1] - offsets[v];
+    (0..offsets.len().saturating_sub(1)).fold(0, |best, v| if degree(v) > degree(best) { v } else { best }) as u32
 }
 
 /// Relabels components by the smallest original ID among their members.

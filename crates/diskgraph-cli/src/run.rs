@@ -19,9 +19,9 @@ pub struct Args {
     /// Engine: memory or auto.
     #[arg(long, default_value = "auto")]
     engine: String,
-    /// Source vertex (original ID) for bfs and sssp; the smallest vertex by default.
-    #[arg(long)]
-    source: Option<u64>,
+    /// Source of bfs and sssp: an original vertex ID, `smallest` or `max-degree`.
+    #[arg(long, default_value = "smallest")]
+    source: registry::Source,
     /// Memory budget.
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     memory: u64,

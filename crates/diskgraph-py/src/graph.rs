@@ -130,7 +130,7 @@ impl PyGraph {
     /// Runs an algorithm (see ``diskgraph.Graph.run``); returns ``(values, vertex_ids, stats,
     /// summary)``.
     #[pyo3(signature = (
-        algorithm, *, source = None, parents = false, engine = "auto", memory = 1 << 30, threads = None,
+        algorithm, *, source = None, parents = false, engine = "auto", memory = 1_073_741_824, threads = None,
         tolerance = 1e-9, iterations = None, max_iterations = 10_000
     ))]
     #[allow(clippy::too_many_arguments)]

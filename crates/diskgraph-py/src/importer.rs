@@ -37,7 +37,7 @@ const IN_FLIGHT: usize = 4;
 #[pyfunction]
 #[pyo3(signature = (
     input, output, *, format = "auto", undirected = false, weighted = false, weight_file = None,
-    keep_self_loops = false, keep_duplicates = false, memory = 1 << 30, force = false
+    keep_self_loops = false, keep_duplicates = false, memory = 1_073_741_824, force = false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn import_file<'py>(
@@ -204,7 +204,7 @@ impl EdgeImporter {
     #[new]
     #[pyo3(signature = (
         output, *, directed = true, weighted = false, keep_self_loops = false, keep_duplicates = false,
-        memory = 1 << 30, force = false, description = "python"
+        memory = 1_073_741_824, force = false, description = "python"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
