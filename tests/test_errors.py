@@ -224,3 +224,12 @@ def test_run_arguments(graph_dir: Path) -> None:
     assert diskgraph.parse_size("1.5G") == 3 << 29
     fixed = g.pagerank(iterations=3)
     assert fixed.stats["iterations"] == 3
+
+
+def test_source_rules(tmp_path: Path) -> None:
+    g = diskgraph.from_edges([5, 9, 9, 9, 7], [9, 5, 7, 8, 5], tmp_path / "g")
+    assert g.bfs("smallest").to_dict() == g.bfs().to_dict() == {5: 0, 7: 2, 8: 2, 9: 1}
+    assert g.bfs("max-degree").to_dict() == {5: 1, 7: 1, 8: 1, 9: 0}
+    assert g.sssp(source="max-degree").stats["settings"]["source"] == 9
+    with pytest.raises(ValueError, match="'largest'"):
+        g.bfs("largest")

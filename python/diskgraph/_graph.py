@@ -36,9 +36,19 @@ def memory_bytes(memory: Optional[Memory]) -> int:
     return value
 
 
-def _source_id(source: Optional[int]) -> Optional[int]:
+#: A traversal source: an original vertex ID, ``"smallest"`` (the smallest ID, the default) or
+#: ``"max-degree"`` (the vertex with the most out-edges, smallest ID on ties).
+SourceSpec = Union[int, str, None]
+_SOURCE_RULES = ("smallest", "max-degree")
+
+
+def _source_id(source: SourceSpec) -> Union[int, str, None]:
     if source is None:
         return None
+    if isinstance(source, str):
+        if source not in _SOURCE_RULES:
+            raise ValueError(f"source must be a vertex ID, 'smallest' or 'max-degree', got {source!r}")
+        return source
     if isinstance(source, bool):
         raise TypeError("source must be an integer vertex ID, got a bool")
     s = operator.index(source)
@@ -199,7 +209,8 @@ class Graph:
     def run(self, algorithm: str, **options: Any) -> Result:
         """Runs ``algorithm`` (``bfs``, ``sssp``, ``wcc``, ``scc``, ``pagerank``, ``kcore``).
 
-        Options: ``source`` (original ID; bfs/sssp, default the smallest vertex), ``parents``
+        Options: ``source`` (bfs/sssp: an original ID, ``"smallest"`` (default) or
+        ``"max-degree"``), ``parents``
         (bfs), ``tolerance``, ``iterations``, ``max_iterations`` (pagerank), and for every
         algorithm ``engine`` (``"auto"`` or ``"memory"``), ``memory`` (int bytes or
         ``"256MiB"``) and ``threads`` (default: all cores). The GIL is released while running.
@@ -235,15 +246,17 @@ class Graph:
 
     def bfs(
         self,
-        source: Optional[int] = None,
+        source: SourceSpec = None,
         *,
         parents: bool = False,
         engine: str = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
     ) -> Result:
-        """Breadth-first search from ``source`` (original ID; default the smallest vertex) along
-        out-edges.
+        """Breadth-first search from ``source`` along out-edges.
+
+        ``source`` is an original ID, ``"smallest"`` (the smallest ID; the default) or
+        ``"max-degree"`` (the vertex with the most out-edges).
 
         Values are int64 levels (source 0, -1 unreached), or with ``parents=True`` the parent of
         every vertex as an original ID (the source is its own parent, -1 unreached). If the
@@ -254,13 +267,14 @@ class Graph:
 
     def sssp(
         self,
-        source: Optional[int] = None,
+        source: SourceSpec = None,
         *,
         engine: str = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
     ) -> Result:
-        """Single-source shortest path distances (float64, ``inf`` unreached) from ``source``.
+        """Single-source shortest path distances (float64, ``inf`` unreached) from ``source``
+        (as in :meth:`bfs`).
 
         Unweighted graphs count hops. Raises :class:`AlgorithmError` if a weight is negative.
         """

@@ -73,7 +73,7 @@ class Graph:
         self,
         algorithm: str,
         *,
-        source: Optional[int] = None,
+        source: Union[int, str, None] = None,
         parents: bool = False,
         engine: str = "auto",
         memory: int = 1073741824,

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use diskgraph_algo::registry::{self, RunRequest, Values};
+use diskgraph_algo::registry::{self, RunRequest, Source, Values};
 use diskgraph_format::{Direction, GraphDir};
 use diskgraph_prep::export::{export, ExportFormat};
 use numpy::{IntoPyArray, PyArray1};
@@ -13,6 +13,13 @@ use pyo3::types::PyDict;
 
 use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
+
+/// A source vertex: an original ID, or a rule (`"smallest"`, `"max-degree"`).
+#[derive(FromPyObject)]
+enum SourceArg {
+    Id(u64),
+    Rule(String),
+}
 
 /// What `run` hands to Python: per-vertex values, their original IDs, the stats dict, the summary.
 type RunTuple<'py> = (Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, PyAny>, String);
@@ -138,7 +145,7 @@ impl PyGraph {
         &self,
         py: Python<'py>,
         algorithm: &str,
-        source: Option<u64>,
+        source: Option<SourceArg>,
         parents: bool,
         engine: &str,
         memory: u64,
@@ -147,6 +154,11 @@ impl PyGraph {
         iterations: Option<usize>,
         max_iterations: usize,
     ) -> PyResult<RunTuple<'py>> {
+        let source = match source {
+            None => Source::Smallest,
+            Some(SourceArg::Id(id)) => Source::Id(id),
+            Some(SourceArg::Rule(rule)) => rule.parse().map_err(PyValueError::new_err)?,
+        };
         let req = RunRequest {
             engine: engine.to_string(),
             source,
