@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check \
-    "maturin>=1.5,<2" numpy scipy networkx pyarrow pytest 2>&1 | grep -v "Running pip as the 'root' user" || true
+    "maturin>=1.9.4,<2" numpy scipy networkx pyarrow pytest mypy 2>&1 | grep -v "Running pip as the 'root' user" || true
 rustup component add clippy rustfmt >/dev/null 2>&1 || true
 
 cargo install --quiet --locked --force --path crates/diskgraph-cli --target-dir target

@@ -8,4 +8,5 @@ export PATH="$HOME/.cargo/bin:$PATH"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace --quiet
+python3 -m mypy.stubtest diskgraph._native
 python3 -m pytest -q tests

@@ -68,11 +68,6 @@ def test_default_cleaning_drops_loops_and_keeps_min_weight(tmp_path: Path) -> No
     assert g.manifest["num_self_loops"] == 0 and not g.manifest["multi_edges"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="diskgraph-prep: duplicates merged inside the external sorter's buffer are not counted "
-    "in ImportSummary.duplicates_merged (only those met in the final merge are)",
-)
 def test_summary_counts_merged_duplicates(tmp_path: Path) -> None:
     g = diskgraph.from_edges([1, 1, 1, 2], [2, 2, 2, 1], tmp_path / "g")
     assert g.import_summary is not None

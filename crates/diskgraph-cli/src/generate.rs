@@ -8,7 +8,7 @@ use diskgraph_prep::ImportOptions;
 
 use crate::import::print_summary;
 use crate::progress::Bar;
-use crate::size::parse_size;
+use diskgraph_engine::parse_size;
 
 /// Options every generator shares: where the graph goes and how it is imported.
 #[derive(clap::Args, Debug)]

@@ -7,7 +7,7 @@ use diskgraph_prep::parse::{open_input, parse_format_name, ParseOptions};
 use diskgraph_prep::{ImportOptions, ImportSummary};
 
 use crate::progress::Bar;
-use crate::size::parse_size;
+use diskgraph_engine::parse_size;
 
 /// Arguments of `diskgraph import`.
 #[derive(clap::Args, Debug)]

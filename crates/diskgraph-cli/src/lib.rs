@@ -8,14 +8,13 @@ mod info;
 mod output;
 mod progress;
 mod run;
-mod size;
 mod verify;
 
 use std::ffi::OsString;
 
 use clap::{Parser, Subcommand};
 
-pub use size::parse_size;
+pub use diskgraph_engine::parse_size;
 
 /// diskgraph: process graphs far larger than memory straight from SSD.
 #[derive(Parser, Debug)]

@@ -7,7 +7,7 @@ use diskgraph_algo::registry::{self, RunRequest};
 use diskgraph_format::GraphDir;
 
 use crate::output::write_values;
-use crate::size::parse_size;
+use diskgraph_engine::parse_size;
 
 /// Arguments of `diskgraph run`.
 #[derive(clap::Args, Debug)]

@@ -32,6 +32,8 @@ pub enum InputFormat {
     Bin64,
     /// A generator (no file).
     Generated,
+    /// Edges handed over through the library API (numpy arrays, SciPy, NetworkX, Parquet).
+    Api,
 }
 
 impl InputFormat {
@@ -47,6 +49,7 @@ impl InputFormat {
             InputFormat::Bin32 => "bin32",
             InputFormat::Bin64 => "bin64",
             InputFormat::Generated => "generated",
+            InputFormat::Api => "api",
         }
     }
 }

@@ -147,6 +147,13 @@ fn check(c: &Case) {
     if c.directed {
         assert_eq!(arcs_of(&g, Direction::In, &ids), arcs);
     }
+    let pushed: usize = c
+        .edges
+        .iter()
+        .filter(|e| e.0 != e.1 || c.keep_self_loops)
+        .map(|e| if !c.directed && e.0 != e.1 { 2 } else { 1 })
+        .sum();
+    assert_eq!(summary.duplicates_merged, (pushed - arcs.len()) as u64);
     let m = g.manifest();
     let loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
     assert_eq!(m.num_self_loops, loops);

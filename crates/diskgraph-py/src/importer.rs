@@ -219,7 +219,7 @@ impl EdgeImporter {
     ) -> PyResult<Self> {
         check_output(&output, force)?;
         let info = InputInfo {
-            format: InputFormat::Generated,
+            format: InputFormat::Api,
             directed: Some(directed),
             weighted,
             declared_vertices: None,

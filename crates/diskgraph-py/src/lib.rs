@@ -10,7 +10,6 @@ use pyo3::prelude::*;
 mod errors;
 mod graph;
 mod importer;
-mod size;
 
 /// Converts anything serde can serialise to Python objects (through `json.loads`).
 fn json_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
@@ -26,7 +25,7 @@ fn json_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> 
 /// 268435456
 #[pyfunction]
 fn parse_size(size: &str) -> PyResult<u64> {
-    size::parse_size(size).map_err(pyo3::exceptions::PyValueError::new_err)
+    diskgraph_engine::parse_size(size).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
 #[pymodule]

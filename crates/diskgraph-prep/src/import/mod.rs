@@ -146,6 +146,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     let mut edges = ExternalSorter::<W>::new(&scratch, "edges", memory / 2, dedup);
     let mut ids = IdCollector::new(&scratch, memory / 4);
     let mut batch: Vec<RawEdge> = Vec::new();
+    let mut pushed = 0u64;
     progress.phase("reading input", source.progress().1);
     while source.next_batch(&mut batch)? {
         for e in &batch {
@@ -156,8 +157,10 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
                 continue;
             }
             edges.push(W::new(e.src, e.dst, e.weight)).with_context(scratch_err)?;
+            pushed += 1;
             if !directed && e.src != e.dst {
                 edges.push(W::new(e.dst, e.src, e.weight)).with_context(scratch_err)?;
+                pushed += 1;
             }
         }
         for id in source.extra_vertices() {
@@ -191,7 +194,6 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     while let Some(e) = sorted.next().with_context(scratch_err)? {
         let key = (e.src(), e.dst());
         if !opts.keep_duplicates && prev == Some(key) {
-            summary.duplicates_merged += 1;
             continue;
         }
         prev = Some(key);
@@ -208,6 +210,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     summary.bytes_written += sorted.bytes_written();
     drop(sorted);
     let arcs = out.num_edges();
+    summary.duplicates_merged = pushed - arcs;
     let mut files = out.finish()?;
 
     // 3. In-edges.

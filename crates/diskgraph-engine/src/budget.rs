@@ -1,4 +1,4 @@
-//! Parsing memory sizes such as `1GiB`, `256MiB`, `512M`, `1.5G` or `1073741824`.
+//! Memory budgets: parsing sizes such as `1GiB`, `256MiB`, `512M`, `1.5G` or `1073741824`.
 
 /// Parses a size: a number with an optional unit (B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB;
 /// all binary, case-insensitive).
