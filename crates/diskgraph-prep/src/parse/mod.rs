@@ -126,7 +126,9 @@ pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSourc
         InputFormat::Bin32 | InputFormat::Bin64 => {
             Box::new(binary::open(path, format, opts.weighted, opts.weight_file.as_deref())?)
         }
-        InputFormat::Generated => return Err(file_err("`generated` is not a file format".to_string())),
+        InputFormat::Generated | InputFormat::Api => {
+            return Err(file_err(format!("`{}` is not a file format", format.name())))
+        }
     };
     let message = reason.map(|why| format!("format auto: {} ({why})", format.name()));
     Ok((source, message))
