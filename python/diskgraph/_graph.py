@@ -18,7 +18,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 DEFAULT_MEMORY = 1 << 30
 _U64_LIMIT = 1 << 64
-_I64_LIMIT = 1 << 63
 
 
 def memory_bytes(memory: Optional[Memory]) -> int:
@@ -238,10 +237,6 @@ class Graph:
             iterations=_optional_count("iterations", options.get("iterations"), 0),
             max_iterations=10_000 if max_iterations is None else max_iterations,
         )
-        if algorithm == "bfs" and options.get("parents") and ids.size and int(ids[-1]) >= _I64_LIMIT:
-            # Parents are original IDs, and these do not fit int64: the engine hands them over
-            # bit-cast, so reinterpret them (unreached, -1, becomes 2**64-1).
-            values = values.view(np.uint64)
         return Result(algorithm, values, ids, stats, summary)
 
     def bfs(

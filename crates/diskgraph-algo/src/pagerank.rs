@@ -97,7 +97,7 @@ impl PageRank {
                 self.alpha
             )));
         }
-        if !(self.tolerance >= 0.0) {
+        if self.tolerance < 0.0 || self.tolerance.is_nan() {
             return Err(AlgoError::InvalidSetting(format!(
                 "tolerance must be non-negative, got {}",
                 self.tolerance

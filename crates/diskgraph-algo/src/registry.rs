@@ -125,7 +125,10 @@ impl std::str::FromStr for Source {
         match s {
             "smallest" => Ok(Source::Smallest),
             "max-degree" => Ok(Source::MaxDegree),
-            _ => s.parse().map(Source::Id).map_err(|_| format!("source {s:?} is not a vertex ID, smallest or max-degree")),
+            _ => s
+                .parse()
+                .map(Source::Id)
+                .map_err(|_| format!("source {s:?} is not a vertex ID, smallest or max-degree")),
         }
     }
 }
@@ -237,11 +240,20 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
             let values = match r.parents {
                 Some(p) if req.parents => {
                     stats.settings.insert("parents".into(), json!(true));
-                    let mapped = p
-                        .iter()
-                        .map(|&x| if x < 0 { -1 } else { ids[x as usize] as i64 })
-                        .collect();
-                    Values::Signed(mapped)
+                    if ids.last().is_some_and(|&max| max > i64::MAX as u64) {
+                        // Original IDs beyond i64: parents are unsigned, u64::MAX marks unreached.
+                        Values::Unsigned(
+                            p.iter()
+                                .map(|&x| if x < 0 { u64::MAX } else { ids[x as usize] })
+                                .collect(),
+                        )
+                    } else {
+                        Values::Signed(
+                            p.iter()
+                                .map(|&x| if x < 0 { -1 } else { ids[x as usize] as i64 })
+                                .collect(),
+                        )
+                    }
                 }
                 _ => Values::Signed(r.levels),
             };

@@ -8,17 +8,26 @@
 //! `AtomicU64::fetch_min` on the bits is a float minimum); a vertex whose distance dropped is
 //! queued in the bucket of its new distance, and a queued vertex whose distance has since
 //! dropped below the current bucket is skipped as stale. Buckets live in a ring of `WINDOW`
-//! slots; farther ones wait in an overflow list that is redistributed when the ring runs dry.
+//! slots; farther ones wait in an ordered overflow map (bucket → vertices) and move into the ring
+//! when it runs dry, the next window starting at the first waiting bucket. A queued entry is
+//! never updated: when its vertex's distance drops it is queued again, and the old entry is
+//! skipped as stale when its bucket comes up.
 //!
 //! Exactness: a distance is always the left-to-right `f64` sum (`dist[u] + w as f64`) of the
 //! weights along some path, and float addition of a non-negative weight is monotone, so any
 //! label-correcting order that converges computes the same minimum over paths of that sum as
 //! Dijkstra does, bit for bit.
 //!
-//! Δ is the mean edge weight (1 for unweighted graphs, where every bucket is one BFS level). An
-//! unweighted graph is run as a BFS by [`sssp`]; [`sssp_with_delta`] always runs Δ-stepping.
-//! Negative (or NaN) weights are refused before anything is computed.
+//! A large frontier is sorted and deduplicated before each round, so the vertices' edge lists are
+//! read in address order and a vertex queued several times is relaxed once.
+//!
+//! Δ is twice the mean weight over the mean out-degree, capped at the mean weight (Meyer and
+//! Sanders' Θ(1/d) for uniform weights); 1 for unit weights, where every bucket is one BFS
+//! level. An unweighted graph is run as a BFS by [`sssp`]; [`sssp_with_delta`] always runs
+//! Δ-stepping. Negative (or NaN) weights are refused, in the same pass that measures the mean
+//! weight, before anything is computed.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::MemoryGraph;
@@ -27,10 +36,12 @@ use rayon::prelude::*;
 
 use crate::{bfs, check_source, chunk_len, AlgoError};
 
-/// Buckets held in the ring; a vertex whose bucket is farther ahead goes to the overflow list.
+/// Buckets held in the ring; a vertex whose bucket is farther ahead goes to the overflow map.
 const WINDOW: u64 = 1024;
 /// Bucket indexes are capped here (the last bucket then runs as Bellman-Ford).
 const MAX_BUCKET: u64 = 1 << 62;
+/// A frontier at least this long is sorted and deduplicated before its round.
+const SORT_FRONTIER: usize = 4096;
 /// A round over fewer frontier vertices than this runs on the calling thread.
 const SEQUENTIAL_FRONTIER: usize = 128;
 
@@ -65,8 +76,8 @@ pub fn sssp(g: &MemoryGraph, source: u32) -> Result<Sssp, AlgoError> {
             edges_processed: b.edges_processed,
         });
     }
-    check_weights(g.out())?;
-    Ok(delta_stepping(g.out(), source, default_delta(g.out())))
+    let delta = check_weights(g.out())?;
+    Ok(delta_stepping(g.out(), source, delta))
 }
 
 /// [`sssp`] with an explicit bucket width `delta`, always by Δ-stepping (also on unweighted
@@ -85,36 +96,50 @@ pub fn sssp_with_delta(g: &MemoryGraph, source: u32, delta: f64) -> Result<Sssp,
     Ok(delta_stepping(g.out(), source, delta))
 }
 
-/// Fails on the first edge (in CSR order) whose weight is negative or NaN.
-fn check_weights(out: &Csr) -> Result<(), AlgoError> {
-    let Some(w) = &out.weights else { return Ok(()) };
-    match w.par_iter().position_first(|&x| !(x >= 0.0)) {
-        None => Ok(()),
-        Some(i) => {
-            let src = out.offsets.partition_point(|&o| o <= i as u64) - 1;
-            Err(AlgoError::NegativeWeight {
-                src: src as u32,
-                dst: out.targets[i],
-                weight: w[i],
+/// One pass over the weights: fails on the first edge (in CSR order) whose weight is negative or
+/// NaN, else returns Δ: twice the mean finite positive weight over the mean out-degree, at most
+/// the mean weight (Meyer and Sanders' Θ(1/d) for weights in [0, 1]); 1 when the graph is
+/// unweighted or has no such weights.
+fn check_weights(out: &Csr) -> Result<f64, AlgoError> {
+    const CHUNK: usize = 1 << 14;
+    let Some(w) = &out.weights else { return Ok(1.0) };
+    // Per chunk: whether it holds a bad weight, and the sum and count of the usable ones.
+    let chunks: Vec<(bool, f64, u64)> = w
+        .par_chunks(CHUNK)
+        .map(|c| {
+            c.iter().fold((false, 0.0, 0), |(bad, sum, count), &x| {
+                let usable = x > 0.0 && x.is_finite();
+                (
+                    bad | is_bad(x),
+                    sum + if usable { x as f64 } else { 0.0 },
+                    count + usable as u64,
+                )
             })
-        }
+        })
+        .collect();
+    if let Some(c) = chunks.iter().position(|c| c.0) {
+        let i = c * CHUNK
+            + w[c * CHUNK..]
+                .iter()
+                .position(|&x| is_bad(x))
+                .expect("the chunk has one");
+        let src = out.offsets.partition_point(|&o| o <= i as u64) - 1;
+        return Err(AlgoError::NegativeWeight {
+            src: src as u32,
+            dst: out.targets[i],
+            weight: w[i],
+        });
     }
+    let (sum, count) = chunks.iter().fold((0.0, 0), |a, c| (a.0 + c.1, a.1 + c.2));
+    let mean = sum / count as f64;
+    let avg_degree = out.num_arcs() as f64 / out.num_vertices().max(1) as f64;
+    let delta = mean * (2.0 / avg_degree).min(1.0);
+    Ok(if delta > 0.0 && delta.is_finite() { delta } else { 1.0 })
 }
 
-/// Δ: the mean finite positive weight (1 when there is none or the graph is unweighted).
-fn default_delta(out: &Csr) -> f64 {
-    let Some(w) = &out.weights else { return 1.0 };
-    let (sum, count) = w
-        .par_iter()
-        .filter(|&&x| x > 0.0 && x.is_finite())
-        .map(|&x| (x as f64, 1u64))
-        .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    let mean = sum / count as f64;
-    if mean > 0.0 && mean.is_finite() {
-        mean
-    } else {
-        1.0
-    }
+/// Whether SSSP refuses a weight: negative or NaN (`-0.0` is fine).
+fn is_bad(w: f32) -> bool {
+    w < 0.0 || w.is_nan()
 }
 
 /// Δ-stepping from `source` with bucket width `delta` (weights already checked).
@@ -133,44 +158,41 @@ fn delta_stepping(out: &Csr, source: u32, delta: f64) -> Sssp {
     };
     let slot = |b: u64| (b % WINDOW) as usize;
     let mut ring: Vec<Vec<u32>> = vec![Vec::new(); WINDOW as usize];
-    let mut far: Vec<u32> = Vec::new();
+    let mut far: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
     ring[0].push(source);
     // The ring holds buckets `base..base + WINDOW`; `cur` walks through them.
     let (mut base, mut cur) = (0u64, 0u64);
     let (mut iterations, mut edges) = (0usize, 0u64);
     loop {
-        // Next non-empty bucket of the window, else start a new window from the overflow list.
+        // Next non-empty bucket of the window, else start a new window from the overflow map.
         match (cur..base + WINDOW).find(|&b| !ring[slot(b)].is_empty()) {
             Some(b) => cur = b,
             None => {
-                // Every bucket below `base + WINDOW` is done, so entries below it are stale.
-                let done = base + WINDOW;
-                far.retain(|&v| bucket(f64::from_bits(dist[v as usize].load(Relaxed))) >= done);
-                let Some(next) = far
-                    .par_iter()
-                    .with_min_len(4096)
-                    .map(|&v| bucket(f64::from_bits(dist[v as usize].load(Relaxed))))
-                    .min()
-                else {
-                    break;
-                };
+                let Some((&next, _)) = far.first_key_value() else { break };
                 (base, cur) = (next, next);
-                let mut still_far = Vec::new();
-                for v in far.drain(..) {
-                    let b = bucket(f64::from_bits(dist[v as usize].load(Relaxed)));
-                    if b < base + WINDOW {
-                        ring[slot(b)].push(v);
+                while let Some(entry) = far.first_entry() {
+                    let b = *entry.key();
+                    if b >= base + WINDOW {
+                        break;
+                    }
+                    let waiting = entry.remove();
+                    let s = &mut ring[slot(b)];
+                    if s.is_empty() {
+                        *s = waiting;
                     } else {
-                        still_far.push(v);
+                        s.extend_from_slice(&waiting);
                     }
                 }
-                far = still_far;
                 continue;
             }
         }
         let mut frontier = std::mem::take(&mut ring[slot(cur)]);
         while !frontier.is_empty() {
             iterations += 1;
+            if frontier.len() >= SORT_FRONTIER {
+                frontier.par_sort_unstable();
+                frontier.dedup();
+            }
             let relax = |chunk: &[u32]| -> RoundOutput {
                 let mut r = RoundOutput::default();
                 for &u in chunk {
@@ -193,7 +215,7 @@ fn delta_stepping(out: &Csr, source: u32, delta: f64) -> Sssp {
                             } else if b < base + WINDOW {
                                 r.later.push(((b - cur) as u32, v));
                             } else {
-                                r.far.push(v);
+                                r.far.push((b, v));
                             }
                         }
                     }
@@ -212,7 +234,9 @@ fn delta_stepping(out: &Csr, source: u32, delta: f64) -> Sssp {
                 for (k, v) in p.later {
                     ring[slot(cur + k as u64)].push(v);
                 }
-                far.extend_from_slice(&p.far);
+                for (b, v) in p.far {
+                    far.entry(b).or_default().push(v);
+                }
             }
         }
         if cur == MAX_BUCKET {
@@ -234,8 +258,8 @@ struct RoundOutput {
     same: Vec<u32>,
     /// Vertices lowered into a later bucket of the window: (bucket - current, vertex).
     later: Vec<(u32, u32)>,
-    /// Vertices lowered beyond the window.
-    far: Vec<u32>,
+    /// Vertices lowered beyond the window: (bucket, vertex).
+    far: Vec<(u64, u32)>,
     /// Edges relaxed.
     edges: u64,
 }

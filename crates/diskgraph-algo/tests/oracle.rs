@@ -321,6 +321,28 @@ fn long_paths_do_not_overflow_or_crawl() {
 }
 
 #[test]
+fn sparse_far_buckets_do_not_go_quadratic() {
+    // Spokes with weights spread over 30 orders of magnitude, Δ = 1: nearly every spoke sits in
+    // its own window of buckets.
+    let n = 100_000u32;
+    let el = EdgeList {
+        num_vertices: n as usize,
+        directed: true,
+        edges: (1..n).map(|v| (0, v)).collect(),
+        weights: Some(
+            (1..n)
+                .map(|v| 10f32.powf((v as f32 * 0.618_034).fract() * 30.0))
+                .collect(),
+        ),
+    };
+    let g = el.build(Keep::default());
+    let m = g.memory_graph(false);
+    let expected = oracle::dijkstra(&g, 0);
+    assert_eq!(sssp_with_delta(&m, 0, 1.0).unwrap().dist, expected);
+    assert_eq!(sssp(&m, 0).unwrap().dist, expected);
+}
+
+#[test]
 fn empty_graph_results_are_empty() {
     for directed in [false, true] {
         let m = EdgeList::new(0, directed, vec![])
@@ -340,6 +362,16 @@ fn empty_graph_results_are_empty() {
         assert!(r.ranks.is_empty() && r.converged);
         assert!(kcore(&m).core.is_empty());
     }
+}
+
+#[test]
+fn in_edges_are_detected() {
+    let el = gen::gnm(10, 30, true, 4);
+    assert!(diskgraph_algo::in_edges(&el.memory_graph(Keep::default(), false)).is_none());
+    let m = el.memory_graph(Keep::default(), true);
+    assert!(std::ptr::eq(diskgraph_algo::in_edges(&m).unwrap(), m.inn()));
+    let u = EdgeList::new(10, false, el.edges.clone()).memory_graph(Keep::default(), false);
+    assert!(std::ptr::eq(diskgraph_algo::in_edges(&u).unwrap(), u.out()));
 }
 
 #[test]

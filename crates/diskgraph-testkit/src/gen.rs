@@ -208,7 +208,7 @@ pub enum Weights {
     Integer(u32),
     /// All zero.
     Zero,
-    /// A mix of zeros, tiny, ordinary and huge values.
+    /// A mix of zeros, tiny, ordinary, huge and (rarely) infinite values.
     Mixed,
     /// Uniform in `[-1, 1)`: negative weights, which SSSP must refuse.
     WithNegative,
@@ -222,11 +222,12 @@ pub fn with_weights(mut g: EdgeList, kind: Weights, seed: u64) -> EdgeList {
             Weights::Uniform(lo, hi) => r.gen_range(lo..hi),
             Weights::Integer(max) => r.gen_range(0..=max) as f32,
             Weights::Zero => 0.0,
-            Weights::Mixed => match r.gen_range(0..4) {
-                0 => 0.0,
-                1 => r.gen_range(0.0..1e-6),
-                2 => r.gen_range(0.0..10.0),
-                _ => r.gen_range(1e6..1e9),
+            Weights::Mixed => match r.gen_range(0..41) {
+                0..=9 => 0.0,
+                10..=19 => r.gen_range(0.0..1e-6),
+                20..=29 => r.gen_range(0.0..10.0),
+                30..=39 => r.gen_range(1e6..1e9),
+                _ => f32::INFINITY,
             },
             Weights::WithNegative => r.gen_range(-1.0..1.0),
         })

@@ -102,6 +102,13 @@ impl EdgeList {
     }
 }
 
+impl EdgeList {
+    /// Shortcut: [`build`](EdgeList::build) then [`TestGraph::memory_graph`].
+    pub fn memory_graph(&self, keep: Keep, with_in: bool) -> MemoryGraph {
+        self.build(keep).memory_graph(with_in)
+    }
+}
+
 impl TestGraph {
     /// Number of stored arcs.
     pub fn num_arcs(&self) -> usize {

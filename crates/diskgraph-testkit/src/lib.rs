@@ -53,9 +53,8 @@ mod tests {
         for k in 0..n {
             for i in 0..n {
                 if r[i][k] {
-                    for j in 0..n {
-                        r[i][j] |= r[k][j];
-                    }
+                    let via = r[k].clone();
+                    r[i].iter_mut().zip(via).for_each(|(x, y)| *x |= y);
                 }
             }
         }
