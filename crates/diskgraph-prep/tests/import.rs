@@ -48,7 +48,10 @@ struct Case {
 }
 
 /// Expected arcs (original IDs, sorted) and vertex set, computed the obvious way.
-fn model(c: &Case) -> (Vec<u64>, Vec<(u64, u64, Option<f32>)>) {
+/// An arc in original IDs with its weight, if the graph is weighted.
+type Arc = (u64, u64, Option<f32>);
+
+fn model(c: &Case) -> (Vec<u64>, Vec<Arc>) {
     let mut vertices: BTreeSet<u64> = c.edges.iter().flat_map(|&(u, v, _)| [u, v]).collect();
     vertices.extend(&c.extra);
     if let Some(r) = &c.declared {
@@ -79,7 +82,7 @@ fn model(c: &Case) -> (Vec<u64>, Vec<(u64, u64, Option<f32>)>) {
     (vertices.into_iter().collect(), arcs)
 }
 
-fn arcs_of(g: &GraphDir, dir: Direction, ids: &[u64]) -> Vec<(u64, u64, Option<f32>)> {
+fn arcs_of(g: &GraphDir, dir: Direction, ids: &[u64]) -> Vec<Arc> {
     let csr = g.load_csr(dir, true).unwrap();
     let mut out = Vec::new();
     for u in 0..csr.num_vertices() as u32 {
