@@ -94,9 +94,9 @@ impl Manifest {
     pub fn expected_len(&self, name: &str) -> Option<u64> {
         use crate::*;
         match name {
-            OUT_IDX | IN_IDX => Some((self.num_vertices + 1) * 8),
-            OUT_ADJ | IN_ADJ | OUT_WGT | IN_WGT => Some(self.num_arcs * 4),
-            IDS => Some(self.num_vertices * 8),
+            OUT_IDX | IN_IDX => Some(self.num_vertices.saturating_add(1).saturating_mul(8)),
+            OUT_ADJ | IN_ADJ | OUT_WGT | IN_WGT => Some(self.num_arcs.saturating_mul(4)),
+            IDS => Some(self.num_vertices.saturating_mul(8)),
             _ => None,
         }
     }
