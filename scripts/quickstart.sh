@@ -21,7 +21,7 @@ echo; echo "== verify"
 diskgraph verify "$graph"
 for algo in bfs sssp wcc scc pagerank kcore; do
     echo; echo "== run $algo (--memory $budget)"
-    diskgraph run "$algo" "$graph" --memory "$budget" --out "$work/$algo.tsv" --stats "$work/$algo.stats.json"
+    diskgraph run "$algo" "$graph" --memory "$budget" --source max-degree --out "$work/$algo.tsv" --stats "$work/$algo.stats.json"
 done
 echo; echo "== the same graph from Python"
 python3 - "$graph" <<'PY'
@@ -29,6 +29,6 @@ import sys
 import diskgraph
 
 g = diskgraph.open(sys.argv[1])
-r = g.bfs(memory="64MiB")
+r = g.bfs(source="max-degree", memory="64MiB")
 print(f"{g.num_vertices} vertices, {g.num_edges} edges; bfs: {r.summary}; {r.stats['compute_seconds']:.3f} s compute")
 PY

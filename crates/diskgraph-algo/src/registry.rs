@@ -313,6 +313,10 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
         }
         _ => unreachable!("checked against ALGORITHMS"),
     };
+    let summary = match req.engine.as_str() {
+        "auto" => format!("{summary}\n{}", auto_note(g.memory_bytes(), req.memory)),
+        _ => summary,
+    };
     stats.compute_seconds = compute.elapsed().as_secs_f64();
     stats.wall_seconds = start.elapsed().as_secs_f64();
     Ok(RunOutput {
@@ -321,6 +325,17 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
         stats,
         summary,
     })
+}
+
+/// Says which engine `auto` chose and why.
+fn auto_note(graph_bytes: u64, budget: u64) -> String {
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    let fit = if graph_bytes <= budget { "fits in" } else { "exceeds" };
+    format!(
+        "engine auto: memory (the only engine so far; the graph's {:.1} MiB {fit} the {:.1} MiB budget)",
+        mib(graph_bytes),
+        mib(budget)
+    )
 }
 
 /// The vertex with the largest out-degree (the smallest such ID on ties).

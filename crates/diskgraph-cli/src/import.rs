@@ -93,4 +93,10 @@ pub fn print_summary(output: &std::path::Path, s: &ImportSummary) {
         s.bytes_written as f64 / (1u64 << 20) as f64,
         s.bytes_written as f64 / s.input_edges.max(1) as f64
     );
+    let phases: Vec<String> = s
+        .phase_seconds
+        .iter()
+        .map(|(name, t)| format!("{name} {t:.2} s"))
+        .collect();
+    println!("phases: {}", phases.join(", "));
 }

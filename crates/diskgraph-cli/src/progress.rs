@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// Draws import/generate progress with indicatif.
 pub struct Bar {
@@ -27,17 +27,19 @@ impl diskgraph_prep::Progress for Bar {
         let units = if self.bytes {
             "{bytes}/{total_bytes} ({bytes_per_sec}, ETA {eta})"
         } else {
-            "{human_pos}/{human_len} ({per_sec}, ETA {eta})"
+            "{human_pos}/{human_len} ({rate}, ETA {eta})"
         };
         let template = match total {
             Some(_) => format!("{{msg:18}} [{{bar:30}}] {units}"),
-            None => "{msg:18} {spinner} {human_pos} ({per_sec}) {elapsed}".to_string(),
+            None => "{msg:18} {spinner} {human_pos} ({rate}) {elapsed}".to_string(),
         };
-        bar.set_style(
-            ProgressStyle::with_template(&template)
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
+        let style = ProgressStyle::with_template(&template)
+            .expect("valid template")
+            .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1} M/s", s.per_sec() / 1e6);
+            })
+            .progress_chars("=> ");
+        bar.set_style(style);
         bar.set_length(total.unwrap_or(0));
         bar.set_position(0);
         bar.reset_eta();

@@ -100,18 +100,32 @@ fn publish_rules() {
         let b = GraphBuilder::create(&path, false).unwrap();
         b.file("out.idx").unwrap().write_u64s(&[0, 1]).unwrap();
     }
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "an unpublished builder leaves nothing");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "an unpublished builder leaves nothing"
+    );
 
     write(&path, 2, &[(0, 1, 1.0)], false, None, false);
-    assert!(matches!(GraphBuilder::create(&path, false), Err(FormatError::Exists { .. })));
+    assert!(matches!(
+        GraphBuilder::create(&path, false),
+        Err(FormatError::Exists { .. })
+    ));
     write(&path, 3, &[(0, 2, 1.0), (1, 2, 1.0)], false, None, true);
     assert_eq!(GraphDir::open(&path).unwrap().num_vertices(), 3);
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "the replaced graph is gone");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "the replaced graph is gone"
+    );
 
     let precious = dir.path().join("precious");
     std::fs::create_dir(&precious).unwrap();
     std::fs::write(precious.join("thesis.tex"), "years of work").unwrap();
-    assert!(GraphBuilder::create(&precious, true).is_err(), "never replaces a non-graph directory");
+    assert!(
+        GraphBuilder::create(&precious, true).is_err(),
+        "never replaces a non-graph directory"
+    );
     assert!(precious.join("thesis.tex").exists());
 }
 
@@ -126,7 +140,10 @@ fn open_rejects_inconsistent_manifests() {
         f(&mut bad);
         std::fs::write(&mpath, serde_json::to_vec(&bad).unwrap()).unwrap();
         let err = GraphDir::open(&path).unwrap_err().to_string();
-        assert!(err.contains("manifest.json") || err.contains(".idx") || err.contains(".adj"), "{err}");
+        assert!(
+            err.contains("manifest.json") || err.contains(".idx") || err.contains(".adj"),
+            "{err}"
+        );
         err
     };
     edit(&|m| m.version = 2);

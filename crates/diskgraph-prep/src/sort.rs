@@ -6,6 +6,7 @@
 //! the budget whatever the input size. With no spill the records never leave memory.
 
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -137,11 +138,14 @@ impl<T: Pod + Ord> Sorted<T> {
         match &mut self.source {
             Source::Memory(it) => Ok(it.next()),
             Source::Merge { readers, heap } => {
-                let Some(Reverse((x, i))) = heap.pop() else {
+                // Replace the top in place (one sift-down) rather than pop and push (two).
+                let Some(mut top) = heap.peek_mut() else {
                     return Ok(None);
                 };
-                if let Some(y) = readers[i].next()? {
-                    heap.push(Reverse((y, i)));
+                let Reverse((x, i)) = *top;
+                match readers[i].next()? {
+                    Some(y) => *top = Reverse((y, i)),
+                    None => drop(PeekMut::pop(top)),
                 }
                 Ok(Some(x))
             }

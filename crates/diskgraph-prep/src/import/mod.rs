@@ -82,6 +82,8 @@ pub struct ImportSummary {
     pub id_table_bytes: u64,
     /// Wall time in seconds.
     pub seconds: f64,
+    /// Wall time of each phase (`ingest`, `out-edges`, `in-edges`, `finish`) in seconds.
+    pub phase_seconds: Vec<(String, f64)>,
 }
 
 /// Receives progress of long operations; the CLI draws a bar, tests pass [`NoProgress`].
@@ -184,6 +186,15 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     summary.ids_remapped = !vertex_ids.is_identity();
     summary.id_table_bytes = vertex_ids.memory_bytes();
 
+    let mut phase_start = start;
+    let mut lap = |summary: &mut ImportSummary, name: &str| {
+        summary
+            .phase_seconds
+            .push((name.to_string(), phase_start.elapsed().as_secs_f64()));
+        phase_start = Instant::now();
+    };
+    lap(&mut summary, "ingest");
+
     // 2. Out-edges (and the reversed stream for in-edges).
     let mut sorted = edges.finish().with_context(scratch_err)?;
     let mut out = builder.csr("out", n, info.weighted)?;
@@ -212,6 +223,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     let arcs = out.num_edges();
     summary.duplicates_merged = pushed - arcs;
     let mut files = out.finish()?;
+    lap(&mut summary, "out-edges");
 
     // 3. In-edges.
     if let Some(r) = reversed {
@@ -226,6 +238,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         }
         summary.bytes_written += sorted.bytes_written();
         files.extend(inn.finish()?);
+        lap(&mut summary, "in-edges");
     }
 
     // 4. IDs, manifest, publish.
@@ -265,6 +278,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         source: provenance,
     };
     builder.publish(&manifest)?;
+    lap(&mut summary, "finish");
     progress.finish();
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
