@@ -18,7 +18,7 @@ fn write(path: &Path, n: u64, arcs: &[(u32, u32, f32)], weighted: bool, ids: Opt
     }
     files.extend(out.finish().unwrap());
     let mut rev: Vec<_> = arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
-    rev.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    rev.sort_by_key(|a| (a.0, a.1));
     let mut inn = b.csr("in", n, weighted).unwrap();
     for &(u, v, w) in &rev {
         inn.push(u, v, weighted.then_some(w)).unwrap();
@@ -52,7 +52,7 @@ fn arcs_strategy() -> impl Strategy<Value = (u64, Vec<(u32, u32, f32)>)> {
     (1u64..60).prop_flat_map(|n| {
         let arc = (0..n as u32, 0..n as u32, -5.0f32..5.0);
         (Just(n), prop::collection::vec(arc, 0..300)).prop_map(|(n, mut arcs)| {
-            arcs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+            arcs.sort_by_key(|a| (a.0, a.1));
             arcs.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
             (n, arcs)
         })
