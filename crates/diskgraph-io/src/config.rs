@@ -1,0 +1,63 @@
+use serde::Serialize;
+
+/// Which file backend reads the blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// io_uring with O_DIRECT and registered buffers (the default when the kernel allows it).
+    Uring,
+    /// pread(2) with O_DIRECT: portable fallback, and the queue-depth-1 baseline.
+    Pread,
+    /// Memory-mapped files through the kernel page cache (baseline).
+    Mmap,
+}
+
+/// How block requests of a round are turned into reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerKind {
+    /// A bitmap over all blocks of the round: global dedup, sort and merge (Graphene).
+    Bitmap,
+    /// Batches of 16 requests in arrival order, sorted and merged only within a batch (Linux's
+    /// plug list); the comparison baseline.
+    Pluglist,
+}
+
+/// Settings of an [`IoContext`](crate::IoContext).
+#[derive(Clone, Debug, Serialize)]
+pub struct IoConfig {
+    /// Requested backend; `None` probes the kernel and picks the best available.
+    pub backend: Option<BackendKind>,
+    /// Block size in bytes: 512, 1024, 2048, 4096, … 65536.
+    pub block_size: u32,
+    /// Largest gap, in blocks, absorbed when merging runs.
+    pub max_gap_blocks: u32,
+    /// Largest read in bytes; longer runs are cut.
+    pub max_request_bytes: u32,
+    /// Scheduler policy.
+    pub scheduler: SchedulerKind,
+    /// Reads in flight per I/O thread.
+    pub queue_depth: u32,
+    /// Dedicated I/O threads.
+    pub io_threads: usize,
+    /// Worker threads calling `consume`.
+    pub compute_threads: usize,
+    /// Bytes of I/O buffers (from the memory budget).
+    pub buffer_bytes: u64,
+}
+
+impl Default for IoConfig {
+    fn default() -> Self {
+        IoConfig {
+            backend: None,
+            block_size: 512,
+            max_gap_blocks: 16,
+            max_request_bytes: 16 << 10,
+            scheduler: SchedulerKind::Bitmap,
+            queue_depth: 64,
+            io_threads: 1,
+            compute_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            buffer_bytes: 64 << 20,
+        }
+    }
+}
