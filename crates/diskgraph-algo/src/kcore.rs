@@ -66,27 +66,10 @@ struct SimpleView<'a> {
 impl SimpleView<'_> {
     /// Calls `f` on every simple neighbour of `v`, ascending.
     #[inline]
-    fn for_each(&self, v: u32, mut f: impl FnMut(u32)) {
+    fn for_each(&self, v: u32, f: impl FnMut(u32)) {
         let a = self.out.neighbours(v);
         let b = self.inn.map_or(&[][..], |i| i.neighbours(v));
-        let (mut i, mut j) = (0, 0);
-        let mut last = v; // skips the self-loops as well as repeats
-        let mut emit = |x: u32| {
-            if x != v && x != last {
-                f(x);
-            }
-            last = x;
-        };
-        while i < a.len() && j < b.len() {
-            if a[i] <= b[j] {
-                emit(a[i]);
-                i += 1;
-            } else {
-                emit(b[j]);
-                j += 1;
-            }
-        }
-        a[i..].iter().chain(&b[j..]).for_each(|&x| emit(x));
+        simple_neighbours(v, a, b, f);
     }
 
     /// Number of simple neighbours of `v`.
@@ -95,6 +78,31 @@ impl SimpleView<'_> {
         self.for_each(v, |_| d += 1);
         d
     }
+}
+
+/// Calls `f` on every simple neighbour of `v`, ascending, given `v`'s sorted out-list `a` and
+/// sorted in-list `b` (empty for an undirected graph): the merge of both, without repeats and
+/// without `v` itself.
+#[inline]
+pub(crate) fn simple_neighbours(v: u32, a: &[u32], b: &[u32], mut f: impl FnMut(u32)) {
+    let (mut i, mut j) = (0, 0);
+    let mut last = v; // skips the self-loops as well as repeats
+    let mut emit = |x: u32| {
+        if x != v && x != last {
+            f(x);
+        }
+        last = x;
+    };
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            emit(a[i]);
+            i += 1;
+        } else {
+            emit(b[j]);
+            j += 1;
+        }
+    }
+    a[i..].iter().chain(&b[j..]).for_each(|&x| emit(x));
 }
 
 /// PKC peeling: the core number of every vertex.

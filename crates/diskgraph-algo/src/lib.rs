@@ -1,7 +1,9 @@
 //! Graph algorithms for diskgraph's engines.
 //!
-//! So far: the in-memory (`memory` engine) variants, parallel with rayon, over a
-//! [`MemoryGraph`]. Each algorithm lives in its own module and returns a named result:
+//! The in-memory (`memory` engine) variants, parallel with rayon, over a [`MemoryGraph`], and
+//! the [`selective`] engine's variants over a
+//! [`SelectiveGraph`](diskgraph_engine::selective::SelectiveGraph), which return the same
+//! results. Each algorithm lives in its own module and returns a named result:
 //!
 //! | algorithm | entry point | needs in-edges (directed) |
 //! | --- | --- | --- |
@@ -11,6 +13,8 @@
 //! | strongly connected components | [`scc`] | no (faster with them) |
 //! | PageRank (NetworkX semantics) | [`PageRank`] | yes |
 //! | k-core decomposition | [`kcore`] | no (builds the transpose without them) |
+//! | multi-source BFS (≤ 64 sources, bit-parallel) | [`msbfs()`] | no |
+//! | sparse matrix-vector product `y = Aᵀx` | [`spmv()`] | yes |
 //!
 //! Vertex IDs are the graph's internal IDs (`0..num_vertices`); mapping back to original IDs is
 //! the caller's business.
@@ -18,17 +22,23 @@
 mod bfs;
 mod error;
 mod kcore;
+pub mod msbfs;
 mod pagerank;
 pub mod registry;
 mod scc;
+pub mod selective;
+mod spmv;
 mod sssp;
 mod wcc;
 
 pub use bfs::{bfs, Bfs};
 pub use error::AlgoError;
 pub use kcore::{kcore, KCore};
+pub use msbfs::{msbfs, MultiBfs};
 pub use pagerank::{PageRank, PageRankResult};
 pub use scc::scc;
+pub use selective::SelectiveError;
+pub use spmv::{spmv, Spmv};
 pub use sssp::{sssp, sssp_with_delta, Sssp};
 pub use wcc::{wcc, Components};
 

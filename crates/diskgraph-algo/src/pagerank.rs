@@ -26,10 +26,10 @@ use crate::{det_sum, in_edges, AlgoError};
 /// PageRank settings; build with [`PageRank::new`] and the setters, then [`run`](PageRank::run).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PageRank {
-    alpha: f64,
-    tolerance: f64,
-    max_iterations: usize,
-    fixed_iterations: Option<usize>,
+    pub(crate) alpha: f64,
+    pub(crate) tolerance: f64,
+    pub(crate) max_iterations: usize,
+    pub(crate) fixed_iterations: Option<usize>,
 }
 
 /// The result of [`PageRank::run`].
@@ -52,6 +52,23 @@ impl Default for PageRank {
 }
 
 impl PageRank {
+    /// Checks alpha and the tolerance.
+    pub(crate) fn check(&self) -> Result<(), AlgoError> {
+        if !(0.0..=1.0).contains(&self.alpha) {
+            return Err(AlgoError::InvalidSetting(format!(
+                "alpha must be in [0, 1], got {}",
+                self.alpha
+            )));
+        }
+        if self.tolerance < 0.0 || self.tolerance.is_nan() {
+            return Err(AlgoError::InvalidSetting(format!(
+                "tolerance must be non-negative, got {}",
+                self.tolerance
+            )));
+        }
+        Ok(())
+    }
+
     /// NetworkX's defaults: `alpha` 0.85, `tolerance` 1e-6, `max_iterations` 100.
     pub fn new() -> Self {
         PageRank {
@@ -91,18 +108,7 @@ impl PageRank {
     /// Errors: [`AlgoError::MissingInEdges`] for a directed graph loaded without in-edges;
     /// [`AlgoError::InvalidSetting`] for `alpha` outside `[0, 1]` or a negative or NaN tolerance.
     pub fn run(&self, g: &MemoryGraph) -> Result<PageRankResult, AlgoError> {
-        if !(0.0..=1.0).contains(&self.alpha) {
-            return Err(AlgoError::InvalidSetting(format!(
-                "alpha must be in [0, 1], got {}",
-                self.alpha
-            )));
-        }
-        if self.tolerance < 0.0 || self.tolerance.is_nan() {
-            return Err(AlgoError::InvalidSetting(format!(
-                "tolerance must be non-negative, got {}",
-                self.tolerance
-            )));
-        }
+        self.check()?;
         let inn = in_edges(g).ok_or(AlgoError::MissingInEdges("pagerank"))?;
         let out = g.out();
         let n = g.num_vertices();

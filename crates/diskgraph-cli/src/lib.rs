@@ -1,6 +1,7 @@
 //! The `diskgraph` command line, as a library: [`cli_main`] parses arguments, runs one
 //! subcommand and returns the exit code, so tests can drive whole pipelines in-process.
 
+mod device;
 mod export;
 mod generate;
 mod import;
@@ -39,6 +40,8 @@ enum Command {
     Export(export::Args),
     /// Run an algorithm on a graph.
     Run(run::Args),
+    /// Measure the device's own read rate (O_DIRECT, io_uring) for an access size and depth.
+    Device(device::Args),
 }
 
 /// Runs the command line `args` (program name first) and returns the process exit code.
@@ -62,6 +65,7 @@ where
         Command::Verify(a) => verify::run(a),
         Command::Export(a) => export::run(a),
         Command::Run(a) => run::run(a),
+        Command::Device(a) => device::run(a),
     };
     match result {
         Ok(()) => 0,

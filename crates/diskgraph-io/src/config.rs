@@ -36,14 +36,32 @@ pub struct IoConfig {
     pub max_request_bytes: u32,
     /// Scheduler policy.
     pub scheduler: SchedulerKind,
-    /// Reads in flight per I/O thread.
+    /// Reads in flight per I/O thread (uring; pread has one read in flight per thread).
     pub queue_depth: u32,
-    /// Dedicated I/O threads.
+    /// Dedicated I/O threads (uring and pread; the runs of a round are dealt out among them).
     pub io_threads: usize,
-    /// Worker threads calling `consume`.
+    /// Worker threads calling `consume` (the thread calling `read_round` is one of them).
     pub compute_threads: usize,
-    /// Bytes of I/O buffers (from the memory budget).
+    /// Bytes of I/O buffers (from the memory budget): the pool of `max_request_bytes` buffers
+    /// that bounds the data in flight. Not allocated by the mmap backend.
     pub buffer_bytes: u64,
+    /// Access-pattern hint given to the kernel for mapped files (mmap backend only).
+    pub mmap_advice: MmapAdvice,
+}
+
+/// `madvise(2)` hint for the mmap backend (PrefEdge-style hints).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MmapAdvice {
+    /// `MADV_NORMAL`: the kernel's default read-ahead.
+    Normal,
+    /// `MADV_RANDOM`: no read-ahead, so a fault loads only the page it needs (the default).
+    #[default]
+    Random,
+    /// `MADV_SEQUENTIAL`: aggressive read-ahead.
+    Sequential,
+    /// `MADV_WILLNEED`: start reading the whole file into the page cache at open.
+    WillNeed,
 }
 
 impl Default for IoConfig {
@@ -58,6 +76,7 @@ impl Default for IoConfig {
             io_threads: 1,
             compute_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             buffer_bytes: 64 << 20,
+            mmap_advice: MmapAdvice::Random,
         }
     }
 }

@@ -9,16 +9,45 @@
 //! file and its weight file have entries of the same width), so one [`Chunk`] carries the same
 //! byte range of each.
 //!
-//! STATUS: API skeleton with a synchronous pread reference implementation; the io_uring and
-//! mmap backends, the pluglist scheduler, the buffer pool and dedicated I/O threads are being
-//! written behind this same API.
+//! # Backends
+//!
+//! Chosen once per context by probing the kernel (see [`IoContext`]), reported by
+//! [`IoContext::backend`], with the reason for any fallback in [`IoContext::fallback_reason`]:
+//!
+//! * `uring`: io_uring with O_DIRECT descriptors, one ring per I/O thread, the thread's share of
+//!   the buffer pool registered with its ring (fixed-buffer reads), `queue_depth` reads in flight
+//!   per thread. The default.
+//! * `pread`: O_DIRECT `pread(2)`, one read at a time per I/O thread: the depth-1 baseline and
+//!   the fallback. Files whose file system refuses O_DIRECT are read buffered.
+//! * `mmap`: the files are mapped (`madvise(MADV_RANDOM)` by default, see [`MmapAdvice`]) and
+//!   chunks are slices of the maps: no copy, the page cache does the I/O on page faults inside
+//!   `consume`.
+//!
+//! # Buffers and threads
+//!
+//! The pool ([`BufferKind`]: explicit hugepages, else transparent hugepages, else normal pages)
+//! holds `buffer_bytes / max_request_bytes` buffers split among the I/O threads, which bounds the
+//! data in flight. I/O threads push completed buffers into one bounded queue that all
+//! `compute_threads` workers pull from (work sharing, which gives the balance Graphene gets from
+//! work stealing); a buffer goes back to its I/O thread when `consume` returns.
+//!
+//! # Measuring the device
+//!
+//! [`measure_device`] reads a file with O_DIRECT through io_uring at a given request size and
+//! queue depth; `cargo run --release -p diskgraph-io --example measure_device` prints this
+//! machine's sequential and random rates.
 
+mod backend;
 mod config;
 mod context;
+mod pool;
 mod scheduler;
 mod stats;
+mod uring;
 
-pub use config::{BackendKind, IoConfig, SchedulerKind};
-pub use context::{Chunk, FileSet, IoContext, IoError};
-pub use scheduler::{BitmapScheduler, Run};
+pub use config::{BackendKind, IoConfig, MmapAdvice, SchedulerKind};
+pub use context::{Chunk, FileSet, IoContext, IoError, SIMULATE_ENV};
+pub use pool::BufferKind;
+pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};
 pub use stats::IoStats;
+pub use uring::{measure_device, DeviceRate};

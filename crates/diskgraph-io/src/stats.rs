@@ -1,22 +1,33 @@
 use serde::Serialize;
 
 /// I/O counters of an [`IoContext`](crate::IoContext), cumulative over its rounds.
+///
+/// Blocks are counted once per block of the round's scheduling (not once per file of the set);
+/// bytes and requests are counted per file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct IoStats {
-    /// Bytes read from files.
+    /// Bytes read from files: what the kernel returned for every read (uring, pread), or the
+    /// bytes of the chunks handed out (mmap, where the page cache does the reading).
     pub bytes_read: u64,
     /// Read requests issued (one per run per file).
     pub requests: u64,
-    /// Blocks named by the callers' ranges, counted once per range.
+    /// Blocks named by the callers' ranges, counted once per range (with repeats).
     pub blocks_requested: u64,
-    /// Distinct blocks after deduplication.
+    /// Requested blocks left after deduplication (gap blocks not included): the distinct blocks
+    /// of the round for the bitmap scheduler, the sum of each batch's distinct blocks for the
+    /// plug list.
     pub blocks_after_dedup: u64,
+    /// Blocks covered by the runs: the deduplicated blocks plus the gap blocks merged into runs
+    /// (plus, for the plug list, blocks read again by a later batch).
+    pub blocks_read: u64,
     /// Runs emitted by the scheduler.
     pub merged_runs: u64,
-    /// Bytes the callers asked for (sum of range lengths).
+    /// Bytes the callers asked for (sum of range lengths, per file).
     pub useful_bytes: u64,
-    /// Seconds compute workers waited for data.
+    /// Seconds compute workers waited for data, summed over the workers (thread-seconds).
     pub io_wait_seconds: f64,
+    /// Calls of `read_round`.
+    pub rounds: u64,
 }
 
 impl IoStats {

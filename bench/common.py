@@ -1,0 +1,100 @@
+"""Shared helpers of the benchmark suite: running diskgraph, cgroup v1 memory limits, dropping
+the page cache, and reading RunStats. Every number a benchmark prints comes from a run made in
+the same invocation; nothing is cached between invocations except generated graphs."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CGROUP_ROOT = Path("/sys/fs/cgroup/memory")
+
+
+def diskgraph_binary() -> str:
+    """The installed CLI (scripts/setup.sh puts it in ~/.cargo/bin)."""
+    found = shutil.which("diskgraph") or str(Path.home() / ".cargo" / "bin" / "diskgraph")
+    if not Path(found).exists():
+        sys.exit("diskgraph is not installed: run ./scripts/setup.sh first")
+    return found
+
+
+def drop_caches() -> bool:
+    """Flushes dirty pages and drops the page cache; False (with a note) when not permitted."""
+    subprocess.run(["sync"], check=True)
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+        return True
+    except OSError as e:
+        print(f"note: cannot drop caches ({e}); runs may be served from the page cache", file=sys.stderr)
+        return False
+
+
+class MemoryCgroup:
+    """A cgroup v1 memory group with a hard limit (page cache included); processes started with
+    `preexec` join it. Without permission it degrades to no limit and says so."""
+
+    def __init__(self, name: str, limit_bytes: int) -> None:
+        self.path = CGROUP_ROOT / name
+        self.limit = limit_bytes
+        self.active = False
+        try:
+            self.path.mkdir(exist_ok=True)
+            (self.path / "memory.limit_in_bytes").write_text(str(limit_bytes))
+            self.active = True
+        except OSError as e:
+            print(f"note: no cgroup memory limit ({e}); runs are not forced out of core", file=sys.stderr)
+
+    def preexec(self) -> None:
+        if self.active:
+            (self.path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def max_usage(self) -> int:
+        try:
+            return int((self.path / "memory.max_usage_in_bytes").read_text())
+        except OSError:
+            return 0
+
+    def reset_max(self) -> None:
+        try:
+            (self.path / "memory.max_usage_in_bytes").write_text("0")
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        if self.active:
+            try:
+                self.path.rmdir()
+            except OSError:
+                pass
+
+
+def run(cmd: list[str], cgroup: MemoryCgroup | None = None) -> tuple[str, float]:
+    """Runs a command (inside `cgroup` if given); exits with its stderr on failure."""
+    start = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=cgroup.preexec if cgroup else None)
+    elapsed = time.perf_counter() - start
+    if p.returncode != 0:
+        sys.exit(f"command failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}")
+    return p.stdout, elapsed
+
+
+def run_stats(cmd: list[str], stats_path: Path, cgroup: MemoryCgroup | None = None) -> dict:
+    """Runs `diskgraph run ... --stats stats_path` and returns the RunStats dict plus the
+    process wall time."""
+    out, wall = run([*cmd, "--stats", str(stats_path)], cgroup)
+    stats = json.loads(stats_path.read_text())
+    stats["process_seconds"] = wall
+    stats["stdout_first_line"] = out.splitlines()[0] if out else ""
+    return stats
+
+
+def ensure_kronecker(dg: str, path: Path, scale: int, weighted: bool, memory: str = "1GiB") -> None:
+    """Generates a Kronecker graph unless a valid one is already there."""
+    if (path / "manifest.json").exists():
+        return
+    cmd = [dg, "generate", "kronecker", "--scale", str(scale), "--memory", memory, "-o", str(path), "--force"]
+    run(cmd + (["--weighted"] if weighted else []))

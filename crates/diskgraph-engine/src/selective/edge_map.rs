@@ -1,0 +1,216 @@
+//! `edge_map`: Ligra's `edgeMap(frontier, F)` over the I/O iterator.
+//!
+//! For every edge `s → d` with `s` in the frontier and `cond(d)`, call `update(s, d, w)`; the
+//! vertices `d` for which it returned true form the next frontier. Two ways to find the edges:
+//!
+//! - **push**: read the frontier's lists (direction `along`) and update their targets;
+//! - **pull**: read the *reverse* lists of the candidates — vertices `d` with `cond(d)` and a
+//!   non-empty reverse list — and update from those in-neighbours that are in the frontier,
+//!   stopping at a vertex's first successful update when `cond` turns false (bottom-up BFS).
+//!
+//! In memory, pulling pays because a vertex stops scanning early; on disk a list is read whole
+//! either way, so [`Mode::Auto`] chooses by *bytes read*: it considers pulling only when the
+//! frontier's lists hold more than `1/check_divisor` of all edges (so small frontiers never pay
+//! for the O(n) candidate scan), and pulls when the candidates' reverse lists hold at most
+//! `pull_ratio` times the frontier's edges (pull reads are denser — whole runs of consecutive
+//! lists — so they are allowed to be somewhat larger).
+//!
+//! `update` may run concurrently for the same `d` — a list can arrive in pieces on several
+//! workers, in either mode — so it must be atomic (Ligra's `updateAtomic`).
+
+use diskgraph_format::Direction;
+
+use super::frontier::bit;
+use super::{EngineError, FrontierBuilder, SelectiveGraph, VertexSubset};
+
+/// Consider pulling only when the frontier's lists hold more than `1 / PULL_CHECK_DIVISOR` of
+/// the edges (Ligra's dense threshold).
+pub const PULL_CHECK_DIVISOR: u64 = 20;
+/// Pull when the candidates' reverse lists hold at most this many times the frontier's edges.
+pub const PULL_READ_RATIO: f64 = 2.0;
+
+/// The algorithm's side of [`SelectiveGraph::edge_map`].
+pub trait EdgeFn: Sync {
+    /// Whether `d` can still be updated (Ligra's `cond`); false skips it. Default: always.
+    fn cond(&self, _d: u32) -> bool {
+        true
+    }
+
+    /// Applies the edge `s → d` of weight `w` (1 when weights were not read); true puts `d` in
+    /// the next frontier. Must be safe to call concurrently, also for the same `d`.
+    fn update(&self, s: u32, d: u32, w: f32) -> bool;
+}
+
+/// Push, pull, or choose per call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Read the frontier's lists.
+    Push,
+    /// Read the candidates' reverse lists.
+    Pull,
+    /// Choose by bytes to read (see the module doc).
+    Auto,
+}
+
+/// Settings of an [`edge_map`](SelectiveGraph::edge_map) call.
+#[derive(Clone, Debug)]
+pub struct EdgeMapOptions {
+    /// Push, pull or auto.
+    pub mode: Mode,
+    /// Which edges: `Out` follows stored out-edges `s → d`; `In` follows them backwards
+    /// (`s` is the head of a stored edge and `d` its tail).
+    pub along: Direction,
+    /// Read the weights too.
+    pub weights: bool,
+    /// See [`PULL_CHECK_DIVISOR`].
+    pub check_divisor: u64,
+    /// See [`PULL_READ_RATIO`].
+    pub pull_ratio: f64,
+}
+
+impl Default for EdgeMapOptions {
+    fn default() -> Self {
+        EdgeMapOptions {
+            mode: Mode::Auto,
+            along: Direction::Out,
+            weights: false,
+            check_divisor: PULL_CHECK_DIVISOR,
+            pull_ratio: PULL_READ_RATIO,
+        }
+    }
+}
+
+impl EdgeMapOptions {
+    /// The default options following `along`.
+    pub fn along(along: Direction) -> Self {
+        EdgeMapOptions {
+            along,
+            ..Default::default()
+        }
+    }
+
+    /// The same with `mode`.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The same, reading weights.
+    pub fn with_weights(mut self) -> Self {
+        self.weights = true;
+        self
+    }
+}
+
+/// The other direction.
+pub fn reverse(d: Direction) -> Direction {
+    match d {
+        Direction::Out => Direction::In,
+        Direction::In => Direction::Out,
+    }
+}
+
+impl SelectiveGraph {
+    /// `edgeMap`: applies `f` to the edges leaving `frontier` (see the module doc) and returns
+    /// the vertices it activated.
+    pub fn edge_map<F: EdgeFn>(
+        &self,
+        frontier: &VertexSubset,
+        f: &F,
+        opts: &EdgeMapOptions,
+    ) -> Result<VertexSubset, EngineError> {
+        let mut out = FrontierBuilder::new(self.n);
+        self.edge_map_into(frontier, f, opts, &out)?;
+        Ok(out.take())
+    }
+
+    /// [`edge_map`](Self::edge_map) adding the activated vertices to `out` (so several calls,
+    /// e.g. along both directions, can fill one frontier). Returns the mode it used.
+    ///
+    /// Errors: as [`for_each_piece`](Self::for_each_piece); [`EngineError::MissingInEdges`]
+    /// when `Mode::Pull` (or `along: In`) needs in-edges that were not opened.
+    pub fn edge_map_into<F: EdgeFn>(
+        &self,
+        frontier: &VertexSubset,
+        f: &F,
+        opts: &EdgeMapOptions,
+        out: &FrontierBuilder,
+    ) -> Result<Mode, EngineError> {
+        let along = opts.along;
+        let back = reverse(along);
+        if !self.has(along) {
+            return Err(EngineError::MissingInEdges);
+        }
+        let candidates = match opts.mode {
+            Mode::Push => None,
+            Mode::Pull if !self.has(back) => return Err(EngineError::MissingInEdges),
+            Mode::Pull => Some(self.candidates(f, back)),
+            Mode::Auto => self.choose(frontier, f, opts),
+        };
+        match candidates {
+            None => {
+                self.for_each_piece_with(
+                    along,
+                    frontier,
+                    opts.weights,
+                    || out.local(),
+                    |local, s, p| {
+                        for (k, &d) in p.targets.iter().enumerate() {
+                            if f.cond(d) && f.update(s, d, p.weight(k)) {
+                                local.insert(d);
+                            }
+                        }
+                    },
+                    drop,
+                )?;
+                Ok(Mode::Push)
+            }
+            Some(candidates) => {
+                let front = frontier.to_bits();
+                self.for_each_piece_with(
+                    back,
+                    &candidates,
+                    opts.weights,
+                    || out.local(),
+                    |local, d, p| {
+                        if !f.cond(d) {
+                            return;
+                        }
+                        for (k, &s) in p.targets.iter().enumerate() {
+                            if bit(&front, s) {
+                                if f.update(s, d, p.weight(k)) {
+                                    local.insert(d);
+                                }
+                                if !f.cond(d) {
+                                    break;
+                                }
+                            }
+                        }
+                    },
+                    drop,
+                )?;
+                Ok(Mode::Pull)
+            }
+        }
+    }
+
+    /// Vertices with `cond` and a non-empty list in direction `back`.
+    fn candidates<F: EdgeFn>(&self, f: &F, back: Direction) -> VertexSubset {
+        VertexSubset::from_fn(self.n, |d| self.degree(back, d) > 0 && f.cond(d))
+    }
+
+    /// `Mode::Auto`: `Some(candidates)` to pull, `None` to push.
+    fn choose<F: EdgeFn>(&self, frontier: &VertexSubset, f: &F, opts: &EdgeMapOptions) -> Option<VertexSubset> {
+        let back = reverse(opts.along);
+        if !self.has(back) {
+            return None;
+        }
+        let frontier_edges = frontier.sum_by(|v| self.degree(opts.along, v));
+        if frontier_edges.saturating_mul(opts.check_divisor.max(1)) <= self.num_arcs {
+            return None;
+        }
+        let candidates = self.candidates(f, back);
+        let candidate_edges = candidates.sum_by(|d| self.degree(back, d));
+        (candidate_edges as f64 <= opts.pull_ratio * frontier_edges as f64).then_some(candidates)
+    }
+}

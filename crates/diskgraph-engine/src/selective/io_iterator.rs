@@ -1,0 +1,563 @@
+//! The I/O iterator: one round turns the active vertices' adjacency lists into byte ranges for
+//! [`IoContext::read_round`](diskgraph_io::IoContext::read_round), maps every completed read
+//! back to the active vertices whose lists it holds, and hands the algorithm [`Piece`]s.
+//!
+//! Mapping a read of edges `[lo, hi)` back to vertices: with a sparse subset, a binary search
+//! over the sorted active list finds the first vertex whose list ends after `lo`, then the list
+//! is walked while lists start before `hi`; with a dense subset, a binary search over the offsets
+//! finds the vertex holding edge `lo`, then the bitmap is walked. Both cost O(log n + vertices
+//! touched) per read.
+//!
+//! Exactly-once delivery: the claim bitmap has one bit per block of the adjacency file; a read
+//! claims its blocks with `fetch_or` and delivers only the blocks it claimed first. A bitmap
+//! scheduler never reads a block twice in a round, so claims always succeed there; a pluglist
+//! scheduler may, and then the second copy is dropped. Reads must start on a block boundary
+//! (they do: runs are made of blocks) and end on one or at the end of the data.
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use diskgraph_format::{Direction, FormatError};
+use diskgraph_io::{Chunk, IoError};
+use rayon::prelude::*;
+
+use super::frontier::{self, next_set_bit, Repr};
+use super::{Adjacency, EngineError, SelectiveGraph, VertexSubset};
+
+/// A slice of one vertex's adjacency list, as delivered by a round.
+#[derive(Clone, Copy, Debug)]
+pub struct Piece<'a> {
+    /// Position of `targets[0]` in the vertex's list.
+    pub start: u64,
+    /// Length of the vertex's whole list.
+    pub degree: u64,
+    /// Neighbour IDs (range-checked), ascending within the list.
+    pub targets: &'a [u32],
+    /// Weights parallel to `targets`, when the round asked for them and the graph has them.
+    pub weights: Option<&'a [f32]>,
+}
+
+impl Piece<'_> {
+    /// Whether this piece is the whole list.
+    pub fn is_whole(&self) -> bool {
+        self.start == 0 && self.targets.len() as u64 == self.degree
+    }
+
+    /// Weight of `targets[k]` (1 when unweighted).
+    #[inline]
+    pub fn weight(&self, k: usize) -> f32 {
+        self.weights.map_or(1.0, |w| w[k])
+    }
+}
+
+/// One bit per block of an adjacency file, claimed by the reads of a round.
+pub(crate) struct Claims {
+    block: u64,
+    blocks: u64,
+    words: Vec<AtomicU64>,
+    /// Words touched this round: `lo..hi`.
+    lo: AtomicUsize,
+    hi: AtomicUsize,
+}
+
+impl Claims {
+    /// Bytes of the bitmap for a file of `file_bytes` logical bytes.
+    pub(crate) fn bytes_for(file_bytes: u64, block: u64) -> u64 {
+        file_bytes.div_ceil(block).div_ceil(64) * 8
+    }
+
+    pub(crate) fn new(file_bytes: u64, block: u64) -> Self {
+        let blocks = file_bytes.div_ceil(block);
+        Claims {
+            block,
+            blocks,
+            words: frontier::atomic_zeros(blocks.div_ceil(64) as usize),
+            lo: AtomicUsize::new(usize::MAX),
+            hi: AtomicUsize::new(0),
+        }
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+
+    /// Claims blocks `first..end` and calls `f(b0, b1)` for every maximal run `b0..b1` of
+    /// blocks that no read claimed before in this round.
+    fn claim(&self, first: u64, end: u64, mut f: impl FnMut(u64, u64)) {
+        let end = end.min(self.blocks);
+        if first >= end {
+            return;
+        }
+        let (w0, w1) = ((first / 64) as usize, ((end - 1) / 64) as usize);
+        self.lo.fetch_min(w0, Relaxed);
+        self.hi.fetch_max(w1 + 1, Relaxed);
+        let mut run: Option<(u64, u64)> = None;
+        for w in w0..=w1 {
+            let base = w as u64 * 64;
+            let from = first.max(base) - base;
+            let to = end.min(base + 64) - base;
+            let mask = if to - from == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (to - from)) - 1) << from
+            };
+            let mut new = mask & !self.words[w].fetch_or(mask, Relaxed);
+            while new != 0 {
+                let s = u64::from(new.trailing_zeros());
+                let len = u64::from((new >> s).trailing_ones());
+                let (a, b) = (base + s, base + s + len);
+                run = match run {
+                    Some((ra, rb)) if rb == a => Some((ra, b)),
+                    Some((ra, rb)) => {
+                        f(ra, rb);
+                        Some((a, b))
+                    }
+                    None => Some((a, b)),
+                };
+                new = if s + len >= 64 { 0 } else { new & !(((1u64 << len) - 1) << s) };
+            }
+        }
+        if let Some((a, b)) = run {
+            f(a, b);
+        }
+    }
+
+    /// Clears the claims of the round (only the words it touched).
+    fn reset(&self) {
+        let (lo, hi) = (self.lo.swap(usize::MAX, Relaxed), self.hi.swap(0, Relaxed));
+        if lo < hi {
+            self.words[lo..hi].par_iter().with_min_len(4096).for_each(|w| w.store(0, Relaxed));
+        }
+    }
+}
+
+/// The byte ranges of the active vertices' lists, ascending, contiguous lists merged.
+struct Ranges<'a> {
+    offsets: &'a [u64],
+    vertices: frontier::Iter<'a>,
+    pending: Option<(u64, u64)>,
+}
+
+impl Iterator for Ranges<'_> {
+    type Item = (u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64)> {
+        loop {
+            let Some(v) = self.vertices.next() else {
+                return self.pending.take();
+            };
+            let (a, b) = (self.offsets[v as usize] * 4, self.offsets[v as usize + 1] * 4);
+            if a == b {
+                continue;
+            }
+            match self.pending {
+                Some((s, e)) if e == a => self.pending = Some((s, b)),
+                Some(p) => {
+                    self.pending = Some((a, b));
+                    return Some(p);
+                }
+                None => self.pending = Some((a, b)),
+            }
+        }
+    }
+}
+
+/// Little-endian `u32`s from bytes: borrowed when aligned, copied otherwise.
+fn as_u32s(bytes: &[u8]) -> Cow<'_, [u32]> {
+    match bytemuck::try_cast_slice(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect(),
+        ),
+    }
+}
+
+/// Little-endian `f32`s from bytes: borrowed when aligned, copied otherwise.
+fn as_f32s(bytes: &[u8]) -> Cow<'_, [f32]> {
+    match bytemuck::try_cast_slice(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect(),
+        ),
+    }
+}
+
+impl SelectiveGraph {
+    /// Reads the lists of direction `d` of the vertices in `active` and calls `compute(v, piece)`
+    /// for every piece of every such list, on the worker threads of the I/O layer, as reads
+    /// complete (Graphene's IoIterator: `IsActive` is membership in `active`, `Compute` is
+    /// `compute`). `weights` also reads the weight file (when the graph was opened with weights).
+    ///
+    /// Errors: [`EngineError::MissingInEdges`], an I/O failure, or a neighbour ID out of range
+    /// ([`FormatError::NeighbourOutOfRange`]); no further pieces are delivered after an error.
+    ///
+    /// # Panics
+    /// If `active` is over a different number of vertices.
+    pub fn for_each_piece(
+        &self,
+        d: Direction,
+        active: &VertexSubset,
+        weights: bool,
+        compute: impl Fn(u32, Piece<'_>) + Sync,
+    ) -> Result<(), EngineError> {
+        self.for_each_piece_with(d, active, weights, || (), |_, v, p| compute(v, p), |_| ())
+    }
+
+    /// [`for_each_piece`](Self::for_each_piece) with per-read worker state: `init()` makes a
+    /// state when a read completes, `compute(&mut state, v, piece)` runs for its pieces, and
+    /// `flush(state)` ends it (e.g. a [`LocalFrontier`](super::LocalFrontier) or a local sum).
+    pub fn for_each_piece_with<L>(
+        &self,
+        d: Direction,
+        active: &VertexSubset,
+        weights: bool,
+        init: impl Fn() -> L + Sync,
+        compute: impl Fn(&mut L, u32, Piece<'_>) + Sync,
+        flush: impl Fn(L) + Sync,
+    ) -> Result<(), EngineError> {
+        assert_eq!(active.num_vertices(), self.n, "subset over another graph");
+        let adj = self.adjacency(d)?;
+        let (set, with_weights) = match (&adj.weighted, weights) {
+            (Some(w), true) => (w, true),
+            _ => (&adj.plain, false),
+        };
+        let _round = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.rounds.fetch_add(1, Relaxed);
+        if active.is_empty() {
+            return Ok(());
+        }
+        let failed = AtomicBool::new(false);
+        let error: Mutex<Option<EngineError>> = Mutex::new(None);
+        let fail = |e: EngineError| {
+            failed.store(true, Relaxed);
+            error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+        };
+        let consume = |chunk: Chunk<'_>| {
+            if failed.load(Relaxed) {
+                return;
+            }
+            let mut state = init();
+            let mut delivered = 0u64;
+            let claimed = self.claim_edges(&chunk, adj, |lo, span| {
+                if failed.load(Relaxed) {
+                    return;
+                }
+                let targets = as_u32s(&chunk.data[0][span.clone()]);
+                let wts = with_weights.then(|| as_f32s(&chunk.data[1][span]));
+                match self.visit(adj, active, lo, &targets, wts.as_deref(), &mut state, &compute) {
+                    Ok(n) => delivered += n,
+                    Err(e) => fail(e),
+                }
+            });
+            if let Err(e) = claimed {
+                fail(e);
+            }
+            flush(state);
+            self.edges_delivered.fetch_add(delivered, Relaxed);
+        };
+        let mut ranges = Ranges {
+            offsets: &adj.offsets,
+            vertices: active.iter(),
+            pending: None,
+        };
+        let result = self.io.read_round(set, &mut ranges, &consume);
+        self.claims.reset();
+        result?;
+        match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Claims the blocks of `chunk` and calls `f(lo, span)` for every run of edges `lo..` it
+    /// claimed first, `span` being the run's bytes within the chunk (data bytes only: never the
+    /// padding after the last edge).
+    fn claim_edges(
+        &self,
+        chunk: &Chunk<'_>,
+        adj: &Adjacency,
+        mut f: impl FnMut(u64, std::ops::Range<usize>),
+    ) -> Result<(), EngineError> {
+        let block = self.claims.block;
+        let data_end = self.num_arcs * 4;
+        let (c0, c1) = (chunk.offset, chunk.offset + chunk.data[0].len() as u64);
+        if c0 % block != 0 || (c1 % block != 0 && c1 < data_end) {
+            return Err(EngineError::Io(IoError::Config(format!(
+                "read of bytes {c0}..{c1} of {} is not aligned to {block}-byte blocks",
+                adj.adj_path.display()
+            ))));
+        }
+        self.claims.claim(c0 / block, c1.div_ceil(block), |b0, b1| {
+            let lo = (b0 * block).max(c0) / 4;
+            let hi = (b1 * block).min(c1).min(data_end) / 4;
+            if lo < hi {
+                f(lo, (lo * 4 - c0) as usize..(hi * 4 - c0) as usize);
+            }
+        });
+        Ok(())
+    }
+
+    /// Reads the whole weight file of direction `d` in one sequential round and calls
+    /// `f(first, weights)` for every piece of it, `first` being the edge index of `weights[0]`;
+    /// every weight is delivered exactly once. Does nothing when weights were not opened.
+    ///
+    /// Errors: [`EngineError::MissingInEdges`] or an I/O failure.
+    pub fn scan_weights(&self, d: Direction, f: impl Fn(u64, &[f32]) + Sync) -> Result<(), EngineError> {
+        let adj = self.adjacency(d)?;
+        let Some(set) = &adj.weights_only else {
+            return Ok(());
+        };
+        let _round = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.rounds.fetch_add(1, Relaxed);
+        let error: Mutex<Option<EngineError>> = Mutex::new(None);
+        let consume = |chunk: Chunk<'_>| {
+            let claimed = self.claim_edges(&chunk, adj, |lo, span| f(lo, &as_f32s(&chunk.data[0][span])));
+            if let Err(e) = claimed {
+                error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+            }
+        };
+        let mut whole = std::iter::once((0, self.num_arcs * 4)).filter(|r| r.1 > 0);
+        let result = self.io.read_round(set, &mut whole, &consume);
+        self.claims.reset();
+        result?;
+        match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Delivers the pieces of the active lists intersecting edges `lo..lo + targets.len()`;
+    /// returns the number of edges delivered.
+    #[allow(clippy::too_many_arguments)]
+    fn visit<L>(
+        &self,
+        adj: &Adjacency,
+        active: &VertexSubset,
+        lo: u64,
+        targets: &[u32],
+        weights: Option<&[f32]>,
+        state: &mut L,
+        compute: &impl Fn(&mut L, u32, Piece<'_>),
+    ) -> Result<u64, EngineError> {
+        let n = self.n as u32;
+        if let Some(max) = targets.iter().copied().max() {
+            if max >= n {
+                let k = targets.iter().position(|&t| t >= n).expect("the maximum is there");
+                return Err(FormatError::NeighbourOutOfRange {
+                    path: adj.adj_path.clone(),
+                    index: lo + k as u64,
+                    value: targets[k],
+                    num_vertices: self.n as u64,
+                }
+                .into());
+            }
+        }
+        let hi = lo + targets.len() as u64;
+        let off = &adj.offsets;
+        let mut delivered = 0;
+        let mut emit = |v: u32| {
+            let (a, b) = (off[v as usize], off[v as usize + 1]);
+            let (s, e) = (a.max(lo), b.min(hi));
+            if s < e {
+                let span = (s - lo) as usize..(e - lo) as usize;
+                delivered += e - s;
+                compute(
+                    state,
+                    v,
+                    Piece {
+                        start: s - a,
+                        degree: b - a,
+                        targets: &targets[span.clone()],
+                        weights: weights.map(|w| &w[span]),
+                    },
+                );
+            }
+        };
+        match active.repr() {
+            Repr::Sparse(list) => {
+                let mut i = list.partition_point(|&v| off[v as usize + 1] <= lo);
+                while let Some(&v) = list.get(i) {
+                    if off[v as usize] >= hi {
+                        break;
+                    }
+                    emit(v);
+                    i += 1;
+                }
+            }
+            Repr::Dense { bits, .. } => {
+                // The last vertex whose list starts at or before `lo`.
+                let mut v = off.partition_point(|&o| o <= lo).saturating_sub(1);
+                while let Some(u) = next_set_bit(bits, v) {
+                    if u >= self.n || off[u] >= hi {
+                        break;
+                    }
+                    emit(u as u32);
+                    v = u + 1;
+                }
+            }
+        }
+        Ok(delivered)
+    }
+
+    /// Calls `compute(v, out_list, in_list)` with the *whole* lists of every vertex in `active`
+    /// (the in-list is empty for an undirected graph, whose out-lists hold both directions, and
+    /// when `with_in` is false). The lists are assembled in a buffer from the budget share
+    /// reserved by [`SelectiveOptions::assemble_lists`](super::SelectiveOptions): the active
+    /// vertices go in batches (ascending) whose lists fit, each batch is read (one round per
+    /// direction) and then computed in parallel. A single vertex whose lists alone exceed the
+    /// share gets a batch and a buffer of its own (reported in `peak_engine_memory`).
+    ///
+    /// Errors: as [`for_each_piece`](Self::for_each_piece), and
+    /// [`EngineError::BudgetTooSmall`] when no share was reserved.
+    pub fn for_each_list(
+        &self,
+        active: &VertexSubset,
+        with_in: bool,
+        compute: impl Fn(u32, &[u32], &[u32]) + Sync + Send,
+    ) -> Result<(), EngineError> {
+        let with_in = with_in && self.directed;
+        if with_in {
+            self.adjacency(Direction::In)?;
+        }
+        if self.assembly_bytes < 4 {
+            return Err(EngineError::BudgetTooSmall {
+                budget: self.budget,
+                what: "assembling whole lists (open with assemble_lists)".into(),
+                needed: 4,
+            });
+        }
+        let capacity = self.assembly_bytes / 4;
+        let out_deg = |v: u32| self.degree(Direction::Out, v);
+        let total_deg = |v: u32| out_deg(v) + if with_in { self.degree(Direction::In, v) } else { 0 };
+        let mut buf: Vec<u32> = Vec::new();
+        let mut vertices = active.iter().peekable();
+        while vertices.peek().is_some() {
+            let mut batch = Vec::new();
+            let mut starts = vec![0u64];
+            let mut total = 0u64;
+            while let Some(&v) = vertices.peek() {
+                let d = total_deg(v);
+                if !batch.is_empty() && total + d > capacity {
+                    break;
+                }
+                vertices.next();
+                batch.push(v);
+                total += d;
+                starts.push(total);
+            }
+            buf.clear();
+            buf.resize(total as usize, 0);
+            self.assembly_peak.fetch_max(buf.capacity() as u64 * 4, Relaxed);
+            let subset = VertexSubset::from_sorted_unchecked(self.n, batch);
+            let batch = subset.as_sparse().expect("sparse");
+            {
+                let shared = SharedSlice::new(&mut buf);
+                let place = |d: Direction, v: u32, p: Piece<'_>| {
+                    let i = batch.binary_search(&v).expect("pieces are of batch vertices");
+                    let skip = if d == Direction::In { out_deg(v) } else { 0 };
+                    let at = starts[i] + skip + p.start;
+                    // SAFETY: a round delivers every edge position of every batch vertex exactly
+                    // once (block claims), and vertex `v`'s positions map to its own region
+                    // `starts[i]..starts[i + 1]` of the buffer, so no two writes overlap; nothing
+                    // reads the buffer until the round has returned.
+                    unsafe { shared.write(at as usize, p.targets) };
+                };
+                self.for_each_piece(Direction::Out, &subset, false, |v, p| place(Direction::Out, v, p))?;
+                if with_in {
+                    self.for_each_piece(Direction::In, &subset, false, |v, p| place(Direction::In, v, p))?;
+                }
+            }
+            batch.par_iter().enumerate().with_min_len(64).for_each(|(i, &v)| {
+                let (s, e) = (starts[i] as usize, starts[i + 1] as usize);
+                let mid = s + out_deg(v) as usize;
+                compute(v, &buf[s..mid], &buf[mid..e]);
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A mutable slice written concurrently at disjoint positions.
+struct SharedSlice<'a> {
+    ptr: *mut u32,
+    len: usize,
+    _borrow: PhantomData<&'a mut [u32]>,
+}
+
+// SAFETY: the pointer comes from a `&mut [u32]` borrowed for `'a`; concurrent use is limited to
+// `write`, whose contract forbids overlapping writes.
+unsafe impl Sync for SharedSlice<'_> {}
+
+impl<'a> SharedSlice<'a> {
+    fn new(slice: &'a mut [u32]) -> Self {
+        SharedSlice {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Copies `src` to positions `at..at + src.len()`.
+    ///
+    /// # Safety
+    /// No other call may write an overlapping range concurrently.
+    ///
+    /// # Panics
+    /// If the range is out of bounds.
+    unsafe fn write(&self, at: usize, src: &[u32]) {
+        assert!(at.checked_add(src.len()).is_some_and(|end| end <= self.len), "write out of bounds");
+        // SAFETY: in bounds (checked above) of a live exclusive borrow; the caller guarantees no
+        // concurrent overlapping write; `src` cannot alias the buffer (it is a read buffer).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.add(at), src.len()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_deliver_each_block_once() {
+        let c = Claims::new(512 * 200, 512);
+        let mut got = Vec::new();
+        c.claim(10, 70, |a, b| got.push((a, b)));
+        c.claim(0, 20, |a, b| got.push((a, b)));
+        c.claim(60, 200, |a, b| got.push((a, b)));
+        c.claim(60, 300, |a, b| got.push((a, b)));
+        assert_eq!(got, vec![(10, 70), (0, 10), (70, 200)]);
+        c.reset();
+        got.clear();
+        c.claim(63, 65, |a, b| got.push((a, b)));
+        c.claim(0, 128, |a, b| got.push((a, b)));
+        assert_eq!(got, vec![(63, 65), (0, 63), (65, 128)]);
+    }
+
+    #[test]
+    fn ranges_merge_contiguous_lists() {
+        let offsets = [0u64, 2, 2, 5, 9, 10];
+        let all = VertexSubset::all(5);
+        let r: Vec<_> = Ranges {
+            offsets: &offsets,
+            vertices: all.iter(),
+            pending: None,
+        }
+        .collect();
+        assert_eq!(r, vec![(0, 40)]);
+        let some = VertexSubset::from_vertices(5, vec![0, 1, 3, 4]);
+        let r: Vec<_> = Ranges {
+            offsets: &offsets,
+            vertices: some.iter(),
+            pending: None,
+        }
+        .collect();
+        assert_eq!(r, vec![(0, 8), (20, 40)]);
+    }
+}

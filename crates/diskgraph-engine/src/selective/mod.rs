@@ -1,0 +1,378 @@
+//! The selective engine (Graphene, FAST '17): iterations over a frontier whose vertices'
+//! adjacency lists are read from disk on demand, block by block, and computed on as the reads
+//! complete.
+//!
+//! # Model
+//!
+//! Vertex state is *semi-external*: the offsets index of every direction in use (`*.idx`,
+//! O(V)), and the algorithm's own arrays (levels, ranks, labels) live in memory; they are
+//! reported but not charged to the budget. Edges stay on disk. Everything else the engine
+//! holds comes out of the `--memory` budget: the I/O buffers (handed to the I/O layer as
+//! [`IoConfig::buffer_bytes`]), a claim bitmap with one bit per block of the adjacency files, and,
+//! for algorithms that need whole adjacency lists at once, an assembly buffer (half of what the
+//! claims leave). The buffers get the rest, capped at what can be in use — four times
+//! (`queue_depth × io_threads + compute_threads`) maximal reads of every file read together —
+//! since more buffers than reads in flight plus a short queue per worker buy nothing.
+//!
+//! One *round* reads the adjacency lists of a [`VertexSubset`] in one direction: the engine
+//! turns the subset into byte ranges (ascending, i.e. partition by partition; see
+//! [`partition`]), the I/O layer's scheduler deduplicates, sorts and merges their blocks and
+//! reads them, and every completed read ([`Chunk`](diskgraph_io::Chunk)) is mapped back to the
+//! active vertices whose lists intersect it, on the worker thread that received it. The
+//! algorithm sees each such intersection as a [`Piece`]: a vertex, a slice of its neighbours
+//! (and weights when asked for), and the slice's position in the list. A list that spans reads
+//! arrives in several pieces, possibly on several threads at once, so vertex state is updated
+//! with atomics.
+//!
+//! Guarantees of a round, whatever the I/O layer does: every edge of every active vertex is
+//! delivered exactly once (a claim bitmap drops blocks a second read delivers again, as a
+//! pluglist scheduler may), bytes read only to fill gaps are never delivered, and every
+//! neighbour ID is range-checked as it arrives: an out-of-range ID ends the round with
+//! [`FormatError::NeighbourOutOfRange`], never with an out-of-bounds access.
+//!
+//! # Vocabulary
+//!
+//! - [`VertexSubset`]: sparse sorted list or dense bitmap, switching by size; built
+//!   concurrently with [`FrontierBuilder`].
+//! - [`SelectiveGraph::for_each_piece`] (the IoIterator: `compute(v, neighbours[, weights])` on
+//!   the lists of the active vertices) and [`SelectiveGraph::for_each_list`] (whole lists, both
+//!   directions merged per vertex, batched under the budget).
+//! - [`SelectiveGraph::edge_map`]: Ligra's `edgeMap(frontier, update, cond)` on top of it, push
+//!   (read the frontier's lists) or pull (read the candidates' reverse lists), chosen by I/O
+//!   volume ([`EdgeMapOptions`]).
+
+mod edge_map;
+pub mod frontier;
+mod io_iterator;
+pub mod partition;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use diskgraph_format::{Direction, FormatError, GraphDir};
+use diskgraph_io::FileSet;
+pub use diskgraph_io::{BackendKind, IoConfig, IoContext, IoError, IoStats, SchedulerKind};
+use serde_json::json;
+
+pub use edge_map::{EdgeFn, EdgeMapOptions, Mode};
+pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
+pub use io_iterator::Piece;
+pub use partition::Partitions;
+
+use crate::RunStats;
+
+/// Why the selective engine stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The graph directory is damaged (including a neighbour ID out of range, found as it was
+    /// read).
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The I/O layer failed or refused its settings.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// The memory budget cannot hold what the engine needs.
+    #[error("memory budget of {budget} bytes is too small: {what} needs {needed} bytes")]
+    BudgetTooSmall {
+        /// The budget.
+        budget: u64,
+        /// What did not fit.
+        what: String,
+        /// Bytes it needs.
+        needed: u64,
+    },
+    /// The call needs the in-edges of a directed graph, and they were not opened.
+    #[error("the in-edges of this directed graph were not opened (SelectiveOptions::need_in)")]
+    MissingInEdges,
+}
+
+/// How to open a graph on the selective engine.
+#[derive(Clone, Debug)]
+pub struct SelectiveOptions {
+    /// I/O settings; `buffer_bytes` is replaced by what the budget leaves for buffers.
+    pub io: IoConfig,
+    /// The memory budget in bytes (`--memory`).
+    pub memory: u64,
+    /// Open the in-edges of a directed graph too (undirected graphs: in = out).
+    pub need_in: bool,
+    /// Open the weight files too (weighted graphs).
+    pub need_weights: bool,
+    /// Reserve half of the budget for assembling whole lists ([`SelectiveGraph::for_each_list`]).
+    pub assemble_lists: bool,
+    /// Number of row partitions (default: four per compute thread).
+    pub partitions: Option<usize>,
+}
+
+impl Default for SelectiveOptions {
+    fn default() -> Self {
+        SelectiveOptions {
+            io: IoConfig::default(),
+            memory: 1 << 30,
+            need_in: false,
+            need_weights: false,
+            assemble_lists: false,
+            partitions: None,
+        }
+    }
+}
+
+/// One direction of the graph: its offsets in memory and its files opened for reading.
+struct Adjacency {
+    /// `*.adj`, for error messages.
+    adj_path: PathBuf,
+    /// Offsets index, `n + 1` entries.
+    offsets: Vec<u64>,
+    /// `[*.adj]`.
+    plain: FileSet,
+    /// `[*.adj, *.wgt]` when weights were asked for and exist.
+    weighted: Option<FileSet>,
+    /// `[*.wgt]` alone, likewise.
+    weights_only: Option<FileSet>,
+    /// Row partitions of this direction.
+    partitions: Partitions,
+}
+
+/// A graph opened on the selective engine. See the [module docs](self).
+pub struct SelectiveGraph {
+    n: usize,
+    directed: bool,
+    weighted: bool,
+    graph_weighted: bool,
+    num_arcs: u64,
+    io: IoContext,
+    out: Adjacency,
+    /// In-edges of a directed graph (when asked for); `None` for undirected graphs, whose
+    /// in-edges are the out-edges.
+    inn: Option<Adjacency>,
+    /// One bit per block of the adjacency files; see `io_iterator`.
+    claims: io_iterator::Claims,
+    /// Serialises rounds (the claim bitmap is per round).
+    round_lock: Mutex<()>,
+    budget: u64,
+    buffer_bytes: u64,
+    assembly_bytes: u64,
+    assembly_peak: AtomicU64,
+    edges_delivered: AtomicU64,
+    rounds: AtomicU64,
+}
+
+impl SelectiveGraph {
+    /// Opens `dir`: loads and checks the offsets of the directions asked for, carves the budget
+    /// and starts the I/O context.
+    ///
+    /// Errors: a damaged directory; [`EngineError::BudgetTooSmall`] when the budget cannot hold
+    /// the claim bitmap plus two maximal reads of every file read together; I/O settings the
+    /// I/O layer refuses.
+    pub fn open(dir: &GraphDir, opts: &SelectiveOptions) -> Result<Self, EngineError> {
+        let m = dir.manifest();
+        let n = m.num_vertices as usize;
+        let directed = m.directed;
+        let weighted = m.weighted && opts.need_weights;
+        let num_arcs = m.num_arcs;
+        let block = u64::from(opts.io.block_size.max(1));
+        let claims_bytes = io_iterator::Claims::bytes_for(num_arcs * 4, block);
+        let files_per_read = if weighted { 2 } else { 1 };
+        let min_buffers = 2 * u64::from(opts.io.max_request_bytes) * files_per_read;
+        let budget = opts.memory;
+        let too_small = |what: &str, needed: u64| EngineError::BudgetTooSmall {
+            budget,
+            what: what.to_string(),
+            needed,
+        };
+        let left = budget
+            .checked_sub(claims_bytes)
+            .ok_or_else(|| too_small("the block claim bitmap", claims_bytes))?;
+        let assembly_bytes = if opts.assemble_lists { left / 2 } else { 0 };
+        let share = left - assembly_bytes;
+        if share < min_buffers {
+            return Err(too_small(
+                "the I/O buffers (two maximal reads of each file) plus the claim bitmap",
+                claims_bytes + min_buffers + assembly_bytes,
+            ));
+        }
+        // More buffers than reads in flight plus a queue per worker buy nothing: the budget is a
+        // cap, not a target.
+        let c = &opts.io;
+        let useful = 4
+            * (u64::from(c.queue_depth) * c.io_threads as u64 + c.compute_threads as u64)
+            * u64::from(c.max_request_bytes)
+            * files_per_read;
+        let buffer_bytes = share.min(useful.max(min_buffers).max(1 << 20));
+        let io = IoContext::new(IoConfig {
+            buffer_bytes,
+            ..opts.io.clone()
+        })?;
+        let parts = opts
+            .partitions
+            .unwrap_or(4 * io.config().compute_threads.max(1))
+            .max(1);
+        let open_dir = |d: Direction| -> Result<Adjacency, EngineError> {
+            let (_, adj, wgt) = dir.files_of(d);
+            let offsets = dir.load_offsets(d)?;
+            let adj_path = dir.file_path(adj);
+            let plain = io.open(&[&adj_path])?;
+            let (weighted, weights_only) = if weighted {
+                let wgt = dir.file_path(wgt);
+                (Some(io.open(&[&adj_path, &wgt])?), Some(io.open(&[&wgt])?))
+            } else {
+                (None, None)
+            };
+            let partitions = Partitions::balanced(&offsets, parts);
+            Ok(Adjacency {
+                adj_path,
+                offsets,
+                plain,
+                weighted,
+                weights_only,
+                partitions,
+            })
+        };
+        let out = open_dir(Direction::Out)?;
+        let inn = if directed && opts.need_in {
+            Some(open_dir(Direction::In)?)
+        } else {
+            None
+        };
+        Ok(SelectiveGraph {
+            n,
+            directed,
+            weighted,
+            graph_weighted: m.weighted,
+            num_arcs,
+            claims: io_iterator::Claims::new(num_arcs * 4, block),
+            io,
+            out,
+            inn,
+            round_lock: Mutex::new(()),
+            budget,
+            buffer_bytes,
+            assembly_bytes,
+            assembly_peak: AtomicU64::new(0),
+            edges_delivered: AtomicU64::new(0),
+            rounds: AtomicU64::new(0),
+        })
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.n
+    }
+
+    /// Number of stored arcs per direction.
+    pub fn num_arcs(&self) -> u64 {
+        self.num_arcs
+    }
+
+    /// Whether the graph is directed.
+    pub fn directed(&self) -> bool {
+        self.directed
+    }
+
+    /// Whether weights were opened (the graph is weighted and they were asked for).
+    pub fn weighted(&self) -> bool {
+        self.weighted
+    }
+
+    /// Whether the graph has weights (opened or not).
+    pub fn graph_weighted(&self) -> bool {
+        self.graph_weighted
+    }
+
+    /// Whether lists of direction `d` can be read (`In` of a directed graph needs `need_in`).
+    pub fn has(&self, d: Direction) -> bool {
+        d == Direction::Out || !self.directed || self.inn.is_some()
+    }
+
+    fn adjacency(&self, d: Direction) -> Result<&Adjacency, EngineError> {
+        match d {
+            Direction::Out => Ok(&self.out),
+            Direction::In if !self.directed => Ok(&self.out),
+            Direction::In => self.inn.as_ref().ok_or(EngineError::MissingInEdges),
+        }
+    }
+
+    /// The offsets index of direction `d` (`n + 1` entries).
+    ///
+    /// # Panics
+    /// If `d` is `In` on a directed graph opened without in-edges.
+    pub fn offsets(&self, d: Direction) -> &[u64] {
+        &self.adjacency(d).expect("direction not opened").offsets
+    }
+
+    /// Degree of `v` in direction `d` (stored arcs, duplicates and self-loops included).
+    ///
+    /// # Panics
+    /// As [`offsets`](Self::offsets), and if `v >= n`.
+    #[inline]
+    pub fn degree(&self, d: Direction, v: u32) -> u64 {
+        let o = self.offsets(d);
+        o[v as usize + 1] - o[v as usize]
+    }
+
+    /// The row partitions of the out-edges (equal `edges + vertices` each).
+    pub fn partitions(&self) -> &Partitions {
+        &self.out.partitions
+    }
+
+    /// The I/O context (settings, backend, counters).
+    pub fn io(&self) -> &IoContext {
+        &self.io
+    }
+
+    /// Bytes of vertex state the engine itself keeps (the offsets indexes): semi-external,
+    /// reported, not charged to the budget.
+    pub fn vertex_state_bytes(&self) -> u64 {
+        let idx = |a: &Adjacency| a.offsets.len() as u64 * 8;
+        idx(&self.out) + self.inn.as_ref().map_or(0, idx)
+    }
+
+    /// Peak bytes the engine held out of the budget: the I/O buffers granted, the claim bitmap,
+    /// and the largest assembly buffer used (which exceeds its share only for a single vertex
+    /// whose lists alone are larger).
+    pub fn peak_engine_memory(&self) -> u64 {
+        self.buffer_bytes + self.claims.bytes() + self.assembly_peak.load(Relaxed)
+    }
+
+    /// Rounds run (one per direction read).
+    pub fn rounds(&self) -> u64 {
+        self.rounds.load(Relaxed)
+    }
+
+    /// Edges delivered to compute so far.
+    pub fn edges_delivered(&self) -> u64 {
+        self.edges_delivered.load(Relaxed)
+    }
+
+    /// Copies the engine's counters and settings into `stats`: every I/O counter, the backend
+    /// and its settings, the budget split, `peak_engine_memory`.
+    pub fn record(&self, stats: &mut RunStats) {
+        let io = self.io.stats();
+        let c = self.io.config();
+        stats.bytes_read = io.bytes_read;
+        stats.io_requests = io.requests;
+        stats.blocks_requested = io.blocks_requested;
+        stats.blocks_after_dedup = io.blocks_after_dedup;
+        stats.merged_runs = io.merged_runs;
+        stats.io_utility = io.utility();
+        stats.io_wait_seconds = io.io_wait_seconds;
+        stats.peak_engine_memory = self.peak_engine_memory();
+        let s = &mut stats.settings;
+        s.insert("io_backend".into(), json!(self.io.backend()));
+        s.insert("block_size".into(), json!(c.block_size));
+        s.insert("max_gap_blocks".into(), json!(c.max_gap_blocks));
+        s.insert("max_request_bytes".into(), json!(c.max_request_bytes));
+        s.insert("scheduler".into(), json!(c.scheduler));
+        s.insert("queue_depth".into(), json!(c.queue_depth));
+        s.insert("io_threads".into(), json!(c.io_threads));
+        s.insert("compute_threads".into(), json!(c.compute_threads));
+        s.insert("io_buffer_bytes".into(), json!(self.buffer_bytes));
+        s.insert("claim_bitmap_bytes".into(), json!(self.claims.bytes()));
+        s.insert("assembly_bytes".into(), json!(self.assembly_bytes));
+        s.insert("memory".into(), json!(self.budget));
+        s.insert("partitions".into(), json!(self.out.partitions.len()));
+        s.insert("rounds".into(), json!(self.rounds()));
+        s.insert("useful_bytes".into(), json!(io.useful_bytes));
+        s.insert("vertex_state_bytes".into(), json!(self.vertex_state_bytes()));
+    }
+}
