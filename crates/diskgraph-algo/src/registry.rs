@@ -1,19 +1,33 @@
 //! The algorithm registry: names to engine variants, the `auto` engine choice, and results in
 //! original IDs.
 //!
-//! [`run`] is what the CLI and Python call: it opens what the algorithm needs, maps the source
-//! from an original ID to an internal one, runs the variant on a rayon pool of the requested
-//! size, and returns per-vertex values (indexed like the graph's ascending original IDs) plus
+//! [`run`] is what the CLI and Python call: it opens what the algorithm needs, maps sources
+//! from original IDs to internal ones, runs the variant on a rayon pool of the requested size,
+//! and returns per-vertex values (indexed like the graph's ascending original IDs) plus
 //! [`RunStats`]. Component labels become the smallest original ID in each component, so any
 //! engine's output can be compared byte for byte.
+//!
+//! Engines: `memory` loads the CSR; `selective` reads adjacency lists from disk per iteration
+//! under the `--memory` budget; `auto` takes `memory` when the CSR the algorithm needs fits in
+//! the budget and `selective` otherwise, and says which it took and why (`scc` has no selective
+//! variant and always runs in memory).
+//!
+//! `msbfs` reports, per vertex, the sum of its finite distances from the sources (`-1` when no
+//! source reaches it); the sources (original IDs, in bit order) are in the stats' settings, and
+//! the full distance matrix is available from [`crate::msbfs()`] / [`crate::selective::msbfs()`].
 
 use std::time::Instant;
 
+use diskgraph_engine::selective::{EngineError, IoConfig, IoError, SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::{MemoryGraph, RunStats};
-use diskgraph_format::{FormatError, GraphDir};
+use diskgraph_format::{Direction, FormatError, GraphDir};
 use serde_json::json;
 
-use crate::{bfs, kcore, scc, sssp, wcc, AlgoError, Components, PageRank};
+use crate::msbfs::MAX_SOURCES;
+use crate::{
+    bfs, kcore, msbfs, scc, selective, spmv, sssp, wcc, AlgoError, Bfs, Components, KCore, MultiBfs, PageRank,
+    PageRankResult, SelectiveError, Spmv, Sssp,
+};
 
 /// Algorithms [`run`] knows, with a one-line description each.
 pub const ALGORITHMS: &[(&str, &str)] = &[
@@ -31,39 +45,64 @@ pub const ALGORITHMS: &[(&str, &str)] = &[
     ),
     (
         "scc",
-        "strongly connected components, labelled by their smallest vertex ID",
+        "strongly connected components, labelled by their smallest vertex ID (memory engine)",
     ),
     (
         "pagerank",
         "PageRank with NetworkX semantics (alpha 0.85, to --tolerance or --iterations)",
     ),
     ("kcore", "core number of every vertex on the undirected simple view"),
+    (
+        "msbfs",
+        "multi-source BFS from up to 64 --sources at once: sum of finite distances (-1 unreached)",
+    ),
+    ("spmv", "y = A^T x with the edge weights (x from --x, or all ones)"),
 ];
 
 /// Engines [`run`] knows.
-pub const ENGINES: &[&str] = &["memory", "auto"];
+pub const ENGINES: &[&str] = &["memory", "selective", "auto"];
 
 /// Everything that can stop a run.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The graph directory is damaged.
+    /// The graph directory is damaged (or a file could not be read).
     #[error(transparent)]
     Format(#[from] FormatError),
     /// The algorithm refused its input.
     #[error(transparent)]
     Algo(#[from] AlgoError),
     /// No algorithm of that name.
-    #[error("unknown algorithm {0:?} (known: bfs, sssp, wcc, scc, pagerank, kcore)")]
+    #[error("unknown algorithm {0:?} (known: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv)")]
     UnknownAlgorithm(String),
     /// No engine of that name.
-    #[error("unknown engine {0:?} (known: memory, auto)")]
+    #[error("unknown engine {0:?} (known: memory, selective, auto)")]
     UnknownEngine(String),
     /// The source vertex is not in the graph.
     #[error("source vertex {0} is not a vertex of the graph")]
     NoSuchVertex(u64),
-    /// A setting is out of range.
+    /// A setting is out of range (including a memory budget too small for the engine, and
+    /// I/O settings the I/O layer refuses).
     #[error("{0}")]
     Setting(String),
+}
+
+impl From<EngineError> for RunError {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::Format(f) => RunError::Format(f),
+            EngineError::Io(IoError::Os { path, source }) => RunError::Format(FormatError::Io { path, source }),
+            other => RunError::Setting(other.to_string()),
+        }
+    }
+}
+
+impl From<SelectiveError> for RunError {
+    fn from(e: SelectiveError) -> Self {
+        match e {
+            SelectiveError::Algo(a) => RunError::Algo(a),
+            SelectiveError::Engine(e) => e.into(),
+        }
+    }
 }
 
 /// What to run and how.
@@ -85,8 +124,18 @@ pub struct RunRequest {
     pub max_iterations: usize,
     /// Worker threads (all cores when absent).
     pub threads: Option<usize>,
-    /// Memory budget in bytes (out-of-core engines; recorded for `memory`).
+    /// Memory budget in bytes (what the selective engine may hold; `auto` compares the CSR with
+    /// it; recorded for `memory`).
     pub memory: u64,
+    /// msbfs: the sources.
+    pub sources: Sources,
+    /// msbfs: seed of the sampled sources.
+    pub seed: u64,
+    /// spmv: `x`, one value per vertex in ascending original-ID order (all ones when absent).
+    pub x: Option<Vec<f64>>,
+    /// Selective engine: I/O settings (backend, block size, merging, scheduler, queue depth, I/O
+    /// threads). `compute_threads` is set from `threads` and `buffer_bytes` from `memory`.
+    pub io: IoConfig,
 }
 
 impl RunRequest {
@@ -102,6 +151,10 @@ impl RunRequest {
             max_iterations: 10_000,
             threads: None,
             memory: 1 << 30,
+            sources: Sources::Sample(MAX_SOURCES),
+            seed: 1,
+            x: None,
+            io: IoConfig::default(),
         }
     }
 }
@@ -129,6 +182,36 @@ impl std::str::FromStr for Source {
                 .parse()
                 .map(Source::Id)
                 .map_err(|_| format!("source {s:?} is not a vertex ID, smallest or max-degree")),
+        }
+    }
+}
+
+/// The sources of a multi-source BFS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sources {
+    /// This many distinct vertices sampled uniformly with the request's seed (at most 64, and
+    /// at most the number of vertices).
+    Sample(usize),
+    /// These original IDs (1 to 64).
+    Ids(Vec<u64>),
+}
+
+impl std::str::FromStr for Sources {
+    type Err = String;
+
+    /// Parses `K` (sample K vertices) or a comma-separated list of original IDs `a,b,c` (one
+    /// explicit source: `a,`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("sources {s:?} are neither a count K nor a list of vertex IDs a,b,c");
+        if s.contains(',') {
+            s.split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(|t| t.parse().map_err(|_| bad()))
+                .collect::<Result<Vec<u64>, _>>()
+                .map(Sources::Ids)
+        } else {
+            s.trim().parse().map(Sources::Sample).map_err(|_| bad())
         }
     }
 }
@@ -173,15 +256,21 @@ pub struct RunOutput {
     pub summary: String,
 }
 
+/// Which engine runs the request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Engine {
+    Memory,
+    Selective,
+}
+
 /// Runs `req` on `graph`.
 pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
     if !ALGORITHMS.iter().any(|(n, _)| *n == req.algorithm) {
         return Err(RunError::UnknownAlgorithm(req.algorithm.clone()));
     }
-    let engine = match req.engine.as_str() {
-        "memory" | "auto" => "memory",
-        other => return Err(RunError::UnknownEngine(other.to_string())),
-    };
+    if !ENGINES.contains(&req.engine.as_str()) {
+        return Err(RunError::UnknownEngine(req.engine.clone()));
+    }
     if req.threads == Some(0) {
         return Err(RunError::Setting("--threads must be at least 1".into()));
     }
@@ -191,6 +280,39 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
             req.tolerance
         )));
     }
+    let alg = req.algorithm.as_str();
+    let csr = csr_bytes(graph, alg);
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    let (engine, note) = match req.engine.as_str() {
+        "memory" => (Engine::Memory, None),
+        "selective" if alg == "scc" => {
+            return Err(RunError::Setting(
+                "scc has no selective variant; use --engine memory".into(),
+            ))
+        }
+        "selective" => (Engine::Selective, None),
+        _ if alg == "scc" => (
+            Engine::Memory,
+            Some(format!(
+                "engine auto: memory (scc runs in memory only; its CSR is {:.1} MiB, the budget {:.1} MiB)",
+                mib(csr),
+                mib(req.memory)
+            )),
+        ),
+        _ => {
+            let (e, name, fit) = if csr <= req.memory {
+                (Engine::Memory, "memory", "fits in")
+            } else {
+                (Engine::Selective, "selective", "exceeds")
+            };
+            let note = format!(
+                "engine auto: {name} (the {:.1} MiB CSR {alg} needs {fit} the {:.1} MiB budget)",
+                mib(csr),
+                mib(req.memory)
+            );
+            (e, Some(note))
+        }
+    };
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = req.threads {
         pool = pool.num_threads(t);
@@ -198,40 +320,214 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
     let pool = pool
         .build()
         .map_err(|e| RunError::Setting(format!("cannot start {:?} threads: {e}", req.threads)))?;
-    pool.install(|| run_memory(graph, req, engine, pool.current_num_threads()))
+    let threads = pool.current_num_threads();
+    let mut out = pool.install(|| run_on(graph, req, engine, threads))?;
+    if let Some(note) = note {
+        out.summary = format!("{}\n{note}", out.summary);
+        out.stats.settings.insert("engine_choice".into(), json!(note));
+    }
+    Ok(out)
 }
 
-fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) -> Result<RunOutput, RunError> {
-    let start = Instant::now();
-    let ids = graph.original_ids()?;
-    let source = match req.source {
-        Source::Smallest => 0,
-        Source::MaxDegree => max_degree_vertex(&graph.load_offsets(diskgraph_format::Direction::Out)?),
-        Source::Id(s) => ids.binary_search(&s).map_err(|_| RunError::NoSuchVertex(s))? as u32,
+/// Whether the memory engine loads the in-edges for `alg`.
+fn memory_needs_in(alg: &str) -> bool {
+    matches!(alg, "bfs" | "scc" | "pagerank" | "kcore" | "spmv")
+}
+
+/// Whether the selective engine opens the in-edges for `alg`.
+fn selective_needs_in(alg: &str) -> bool {
+    matches!(alg, "bfs" | "wcc" | "pagerank" | "kcore" | "spmv")
+}
+
+/// Whether `alg` reads the weights.
+fn needs_weights(alg: &str) -> bool {
+    matches!(alg, "sssp" | "spmv")
+}
+
+/// Bytes of the CSR the memory engine would load for `alg`.
+fn csr_bytes(graph: &GraphDir, alg: &str) -> u64 {
+    let m = graph.manifest();
+    let one = (m.num_vertices + 1) * 8 + m.num_arcs * 4 * if needs_weights(alg) && m.weighted { 2 } else { 1 };
+    one * if m.directed && memory_needs_in(alg) { 2 } else { 1 }
+}
+
+/// What an algorithm returned, on either engine.
+enum Answer {
+    Bfs(Bfs),
+    Sssp(Sssp),
+    Components(Components),
+    PageRank(PageRankResult),
+    KCore(KCore),
+    MultiBfs(MultiBfs),
+    Spmv(Spmv),
+}
+
+/// Inputs resolved from the request: internal source(s) and `x`.
+struct Inputs {
+    source: u32,
+    sources: Vec<u32>,
+    x: Vec<f64>,
+}
+
+fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, RunError> {
+    let n = ids.len();
+    let internal = |s: u64| {
+        ids.binary_search(&s)
+            .map(|i| i as u32)
+            .map_err(|_| RunError::NoSuchVertex(s))
     };
     let alg = req.algorithm.as_str();
-    let need_in = matches!(alg, "bfs" | "scc" | "pagerank" | "kcore");
-    let need_weights = alg == "sssp";
-    let g = MemoryGraph::load(graph, need_in, need_weights)?;
-    let load_seconds = start.elapsed().as_secs_f64();
+    let source = match (alg, req.source) {
+        ("bfs" | "sssp", Source::MaxDegree) => max_degree_vertex(&graph.load_offsets(Direction::Out)?),
+        ("bfs" | "sssp", Source::Id(s)) => internal(s)?,
+        _ => 0,
+    };
+    let sources = match (alg, &req.sources) {
+        ("msbfs", Sources::Ids(list)) => {
+            if list.is_empty() || list.len() > MAX_SOURCES {
+                return Err(RunError::Setting(format!(
+                    "msbfs takes 1 to {MAX_SOURCES} sources, got {}",
+                    list.len()
+                )));
+            }
+            list.iter().map(|&s| internal(s)).collect::<Result<_, _>>()?
+        }
+        ("msbfs", &Sources::Sample(k)) => {
+            if k == 0 || k > MAX_SOURCES {
+                return Err(RunError::Setting(format!(
+                    "msbfs samples 1 to {MAX_SOURCES} sources, got {k}"
+                )));
+            }
+            sample(n, k.min(n), req.seed)
+        }
+        _ => Vec::new(),
+    };
+    let x = match (alg, &req.x) {
+        ("spmv", Some(x)) if x.len() != n => {
+            return Err(RunError::Setting(format!(
+                "x has {} values, the graph has {n} vertices",
+                x.len()
+            )))
+        }
+        ("spmv", Some(x)) => x.clone(),
+        ("spmv", None) => vec![1.0; n],
+        _ => Vec::new(),
+    };
+    Ok(Inputs { source, sources, x })
+}
+
+/// `k` distinct vertices of `0..n`, ascending, chosen uniformly with `seed` (Floyd's algorithm
+/// over a splitmix64 stream).
+fn sample(n: usize, k: usize, seed: u64) -> Vec<u32> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut chosen = std::collections::BTreeSet::new();
+    for j in n - k..n {
+        let t = (next() % (j as u64 + 1)) as usize;
+        if !chosen.insert(t as u32) {
+            chosen.insert(j as u32);
+        }
+    }
+    chosen.into_iter().collect()
+}
+
+fn run_on(graph: &GraphDir, req: &RunRequest, engine: Engine, threads: usize) -> Result<RunOutput, RunError> {
+    let start = Instant::now();
+    let ids = graph.original_ids()?;
+    let inputs = resolve(graph, req, &ids)?;
+    let alg = req.algorithm.as_str();
     let mut stats = RunStats {
         algorithm: alg.to_string(),
-        engine: engine.to_string(),
-        load_seconds,
-        peak_engine_memory: g.memory_bytes(),
-        bytes_read: g.memory_bytes(),
-        io_utility: 1.0,
         ..Default::default()
     };
     stats.settings.insert("threads".into(), json!(threads));
     stats.settings.insert("memory".into(), json!(req.memory));
     stats.settings.insert("engine_requested".into(), json!(req.engine));
-    let compute = Instant::now();
+    let pr = || {
+        let pr = PageRank::new().tolerance(req.tolerance).max_iterations(req.max_iterations);
+        pr.fixed_iterations(req.iterations)
+    };
+    let (answer, compute) = match engine {
+        Engine::Memory => {
+            stats.engine = "memory".into();
+            let g = MemoryGraph::load(graph, memory_needs_in(alg), needs_weights(alg))?;
+            stats.load_seconds = start.elapsed().as_secs_f64();
+            stats.peak_engine_memory = g.memory_bytes();
+            stats.bytes_read = g.memory_bytes();
+            stats.io_utility = 1.0;
+            let compute = Instant::now();
+            let answer = match alg {
+                "bfs" => Answer::Bfs(bfs(&g, inputs.source, req.parents)?),
+                "sssp" => Answer::Sssp(sssp(&g, inputs.source)?),
+                "wcc" => Answer::Components(wcc(&g)),
+                "scc" => Answer::Components(scc(&g)),
+                "pagerank" => Answer::PageRank(pr().run(&g)?),
+                "kcore" => Answer::KCore(kcore(&g)),
+                "msbfs" => Answer::MultiBfs(msbfs(&g, &inputs.sources, false)?),
+                "spmv" => Answer::Spmv(spmv(&g, &inputs.x)?),
+                _ => unreachable!("checked against ALGORITHMS"),
+            };
+            if matches!(alg, "wcc" | "scc" | "kcore") {
+                stats.edges_processed = g.out().num_arcs() as u64;
+            }
+            (answer, compute)
+        }
+        Engine::Selective => {
+            stats.engine = "selective".into();
+            let opts = SelectiveOptions {
+                io: IoConfig {
+                    compute_threads: threads,
+                    ..req.io.clone()
+                },
+                memory: req.memory,
+                need_in: selective_needs_in(alg),
+                need_weights: needs_weights(alg),
+                assemble_lists: alg == "kcore",
+                partitions: None,
+            };
+            let g = SelectiveGraph::open(graph, &opts)?;
+            stats.load_seconds = start.elapsed().as_secs_f64();
+            let compute = Instant::now();
+            let answer = match alg {
+                "bfs" => Answer::Bfs(selective::bfs(&g, inputs.source, req.parents)?),
+                "sssp" => Answer::Sssp(selective::sssp(&g, inputs.source)?),
+                "wcc" => Answer::Components(selective::wcc(&g)?),
+                "pagerank" => Answer::PageRank(selective::pagerank(&g, &pr())?),
+                "kcore" => Answer::KCore(selective::kcore(&g)?),
+                "msbfs" => Answer::MultiBfs(selective::msbfs(&g, &inputs.sources, false)?),
+                "spmv" => Answer::Spmv(selective::spmv(&g, &inputs.x)?),
+                _ => unreachable!("scc is refused above"),
+            };
+            g.record(&mut stats);
+            stats.edges_processed = g.edges_delivered();
+            (answer, compute)
+        }
+    };
+    let (values, summary) = present(answer, &ids, req, &inputs, &mut stats);
+    stats.compute_seconds = compute.elapsed().as_secs_f64();
+    stats.wall_seconds = start.elapsed().as_secs_f64();
+    Ok(RunOutput {
+        values,
+        vertex_ids: ids,
+        stats,
+        summary,
+    })
+}
+
+/// Turns an answer into per-vertex values in original IDs and a summary; records iterations
+/// and the algorithm's settings.
+fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats: &mut RunStats) -> (Values, String) {
     let n = ids.len();
-    let (values, summary) = match alg {
-        "bfs" => {
-            stats.settings.insert("source".into(), json!(ids[source as usize]));
-            let r = bfs(&g, source, req.parents)?;
+    let settings = &mut stats.settings;
+    match answer {
+        Answer::Bfs(r) => {
+            settings.insert("source".into(), json!(ids[inputs.source as usize]));
             stats.iterations = r.iterations as u64;
             stats.edges_processed = r.edges_processed;
             let reached = r.levels.iter().filter(|&&l| l >= 0).count();
@@ -239,7 +535,7 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
             let summary = format!("reached {reached} of {n} vertices, max depth {depth}");
             let values = match r.parents {
                 Some(p) if req.parents => {
-                    stats.settings.insert("parents".into(), json!(true));
+                    settings.insert("parents".into(), json!(true));
                     if ids.last().is_some_and(|&max| max > i64::MAX as u64) {
                         // Original IDs beyond i64: parents are unsigned, u64::MAX marks unreached.
                         Values::Unsigned(
@@ -259,9 +555,8 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
             };
             (values, summary)
         }
-        "sssp" => {
-            stats.settings.insert("source".into(), json!(ids[source as usize]));
-            let r = sssp(&g, source)?;
+        Answer::Sssp(r) => {
+            settings.insert("source".into(), json!(ids[inputs.source as usize]));
             stats.iterations = r.iterations as u64;
             stats.edges_processed = r.edges_processed;
             let finite: Vec<f64> = r.dist.iter().copied().filter(|d| d.is_finite()).collect();
@@ -269,25 +564,18 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
             let summary = format!("reached {} of {n} vertices, max distance {max}", finite.len());
             (Values::Float(r.dist), summary)
         }
-        "wcc" | "scc" => {
-            let c = if alg == "wcc" { wcc(&g) } else { scc(&g) };
-            stats.edges_processed = g.out().num_arcs() as u64;
-            let labels = smallest_original_labels(&c, &ids);
+        Answer::Components(c) => {
+            let labels = smallest_original_labels(&c, ids);
             let largest = c.largest().map_or(0, |(_, size)| size);
             let summary = format!("{} components, largest has {largest} vertices", c.count());
             (Values::Unsigned(labels), summary)
         }
-        "pagerank" => {
-            let mut pr = PageRank::new()
-                .tolerance(req.tolerance)
-                .max_iterations(req.max_iterations);
+        Answer::PageRank(r) => {
             if let Some(k) = req.iterations {
-                pr = pr.fixed_iterations(Some(k));
-                stats.settings.insert("iterations".into(), json!(k));
+                settings.insert("iterations".into(), json!(k));
             } else {
-                stats.settings.insert("tolerance".into(), json!(req.tolerance));
+                settings.insert("tolerance".into(), json!(req.tolerance));
             }
-            let r = pr.run(&g)?;
             stats.iterations = r.iterations as u64;
             stats.edges_processed = r.edges_processed;
             let mut order: Vec<usize> = (0..n).collect();
@@ -305,37 +593,35 @@ fn run_memory(graph: &GraphDir, req: &RunRequest, engine: &str, threads: usize) 
             let summary = format!("{} iterations{conv}; top: {}", r.iterations, top.join(", "));
             (Values::Float(r.ranks), summary)
         }
-        "kcore" => {
-            let k = kcore(&g);
-            stats.edges_processed = g.out().num_arcs() as u64;
+        Answer::KCore(k) => {
             let summary = format!("max core {}", k.max_core);
             (Values::Signed(k.core.iter().map(|&c| i64::from(c)).collect()), summary)
         }
-        _ => unreachable!("checked against ALGORITHMS"),
-    };
-    let summary = match req.engine.as_str() {
-        "auto" => format!("{summary}\n{}", auto_note(g.memory_bytes(), req.memory)),
-        _ => summary,
-    };
-    stats.compute_seconds = compute.elapsed().as_secs_f64();
-    stats.wall_seconds = start.elapsed().as_secs_f64();
-    Ok(RunOutput {
-        values,
-        vertex_ids: ids,
-        stats,
-        summary,
-    })
-}
-
-/// Says which engine `auto` chose and why.
-fn auto_note(graph_bytes: u64, budget: u64) -> String {
-    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
-    let fit = if graph_bytes <= budget { "fits in" } else { "exceeds" };
-    format!(
-        "engine auto: memory (the only engine so far; the graph's {:.1} MiB {fit} the {:.1} MiB budget)",
-        mib(graph_bytes),
-        mib(budget)
-    )
+        Answer::MultiBfs(r) => {
+            let sources: Vec<u64> = r.sources.iter().map(|&s| ids[s as usize]).collect();
+            settings.insert("sources".into(), json!(sources));
+            settings.insert("seed".into(), json!(req.seed));
+            stats.iterations = r.iterations as u64;
+            stats.edges_processed = r.edges_processed;
+            let pairs: u64 = r.reached.iter().map(|&x| u64::from(x)).sum();
+            let depth = r.max.iter().copied().max().unwrap_or(0);
+            let summary = format!(
+                "{} sources, {pairs} (source, vertex) pairs reached of {}, max distance {depth}",
+                sources.len(),
+                sources.len() * n
+            );
+            (Values::Signed(r.values()), summary)
+        }
+        Answer::Spmv(r) => {
+            settings.insert("x".into(), json!(if req.x.is_some() { "given" } else { "ones" }));
+            stats.iterations = 1;
+            stats.edges_processed = r.edges_processed;
+            let sum: f64 = r.y.iter().sum();
+            let max = r.y.iter().fold(0.0f64, |m, y| m.max(y.abs()));
+            let summary = format!("sum of y {sum:.6e}, max |y| {max:.6e}");
+            (Values::Float(r.y), summary)
+        }
+    }
 }
 
 /// The vertex with the largest out-degree (the smallest such ID on ties).

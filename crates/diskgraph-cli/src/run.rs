@@ -1,33 +1,70 @@
 //! `diskgraph run ALGO GRAPH`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use diskgraph_algo::registry::{self, RunRequest};
+use diskgraph_engine::parse_size;
+use diskgraph_engine::selective::{BackendKind, IoConfig, SchedulerKind};
 use diskgraph_format::GraphDir;
 
 use crate::output::write_values;
-use diskgraph_engine::parse_size;
 
 /// Arguments of `diskgraph run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore.
+    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv.
     algorithm: String,
     /// Graph directory.
     graph: PathBuf,
-    /// Engine: memory or auto.
+    /// Engine: memory (load the CSR), selective (read adjacency lists from disk per iteration),
+    /// or auto (memory when the CSR fits in --memory, else selective).
     #[arg(long, default_value = "auto")]
     engine: String,
     /// Source of bfs and sssp: an original vertex ID, `smallest` or `max-degree`.
     #[arg(long, default_value = "smallest")]
     source: registry::Source,
-    /// Memory budget.
+    /// msbfs sources: a count K (K vertices sampled with --seed, at most 64) or original IDs
+    /// `a,b,c` (a single one as `a,`).
+    #[arg(long, default_value = "64")]
+    sources: registry::Sources,
+    /// msbfs: seed of the sampled sources.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// spmv: x, one f64 per vertex in ascending vertex-ID order: a text file (one value per
+    /// line) or a 1-D .npy array (f8, f4, i8 or i4). All ones when absent.
+    #[arg(long)]
+    x: Option<PathBuf>,
+    /// Memory budget: everything the selective engine holds (I/O buffers, block claims, list
+    /// assembly); auto compares the CSR with it.
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     memory: u64,
-    /// Worker threads (all cores by default).
+    /// Worker threads (all cores by default): rayon pool and the selective engine's compute
+    /// workers.
     #[arg(long)]
     threads: Option<usize>,
+    /// selective: I/O backend, uring, pread or mmap (default: uring when the kernel allows it,
+    /// else pread).
+    #[arg(long, value_parser = parse_backend)]
+    io: Option<BackendKind>,
+    /// selective: I/O block size, a power of two from 512 B to 64 KiB.
+    #[arg(long, default_value = "512", value_parser = parse_size)]
+    block_size: u64,
+    /// selective: largest gap, in blocks, merged into a read.
+    #[arg(long, default_value_t = IoConfig::default().max_gap_blocks)]
+    max_gap: u32,
+    /// selective: largest read; longer runs are cut.
+    #[arg(long, default_value = "16KiB", value_parser = parse_size)]
+    max_request: u64,
+    /// selective: I/O scheduler, bitmap (global dedup/sort/merge) or pluglist (the baseline).
+    #[arg(long, default_value = "bitmap", value_parser = parse_scheduler)]
+    scheduler: SchedulerKind,
+    /// selective: reads in flight per I/O thread.
+    #[arg(long, default_value_t = IoConfig::default().queue_depth)]
+    queue_depth: u32,
+    /// selective: dedicated I/O threads.
+    #[arg(long, default_value_t = IoConfig::default().io_threads)]
+    io_threads: usize,
     /// Write per-vertex results: .tsv, .npy or .parquet (by extension).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -48,8 +85,40 @@ pub struct Args {
     max_iterations: usize,
 }
 
+fn parse_backend(s: &str) -> Result<BackendKind, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "uring" => Ok(BackendKind::Uring),
+        "pread" => Ok(BackendKind::Pread),
+        "mmap" => Ok(BackendKind::Mmap),
+        _ => Err(format!("unknown I/O backend {s:?} (use uring, pread or mmap)")),
+    }
+}
+
+fn parse_scheduler(s: &str) -> Result<SchedulerKind, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "bitmap" => Ok(SchedulerKind::Bitmap),
+        "pluglist" => Ok(SchedulerKind::Pluglist),
+        _ => Err(format!("unknown scheduler {s:?} (use bitmap or pluglist)")),
+    }
+}
+
 pub fn run(a: Args) -> Result<()> {
     let g = GraphDir::open(&a.graph)?;
+    let x = match &a.x {
+        Some(path) => Some(read_x(path).with_context(|| format!("cannot read x from {}", path.display()))?),
+        None => None,
+    };
+    let narrow = |what: &str, v: u64| u32::try_from(v).map_err(|_| anyhow::anyhow!("--{what} {v} is too large"));
+    let io = IoConfig {
+        backend: a.io,
+        block_size: narrow("block-size", a.block_size)?,
+        max_gap_blocks: a.max_gap,
+        max_request_bytes: narrow("max-request", a.max_request)?,
+        scheduler: a.scheduler,
+        queue_depth: a.queue_depth,
+        io_threads: a.io_threads,
+        ..IoConfig::default()
+    };
     let req = RunRequest {
         algorithm: a.algorithm,
         engine: a.engine,
@@ -60,6 +129,10 @@ pub fn run(a: Args) -> Result<()> {
         max_iterations: a.max_iterations,
         threads: a.threads,
         memory: a.memory,
+        sources: a.sources,
+        seed: a.seed,
+        x,
+        io,
     };
     let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
     println!("{}", out.summary);
@@ -73,4 +146,70 @@ pub fn run(a: Args) -> Result<()> {
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
+}
+
+/// Reads spmv's `x`: a `.npy` 1-D array of f8, f4, i8 or i4 (little-endian, C order), or text
+/// with one number per line (blank lines and `#` comments skipped).
+fn read_x(path: &Path) -> Result<Vec<f64>> {
+    let bytes = std::fs::read(path)?;
+    if !bytes.starts_with(b"\x93NUMPY") {
+        let text = String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("not UTF-8 text and not .npy"))?;
+        let mut x = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            x.push(t.parse().map_err(|_| anyhow::anyhow!("line {}: {t:?} is not a number", i + 1))?);
+        }
+        return Ok(x);
+    }
+    let bad = |why: &str| anyhow::anyhow!("bad .npy file: {why}");
+    if bytes.len() < 10 {
+        bail!(bad("truncated header"));
+    }
+    let (header_len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        _ => bail!(bad("unknown version")),
+    };
+    let header = bytes
+        .get(start..start + header_len)
+        .ok_or_else(|| bad("truncated header"))?;
+    let header = String::from_utf8_lossy(header).replace(' ', "");
+    if header.contains("'fortran_order':True") {
+        bail!(bad("Fortran order"));
+    }
+    let field = |key: &str| -> Option<String> {
+        let at = header.find(&format!("'{key}':"))? + key.len() + 3;
+        let rest = &header[at..];
+        let end = if rest.starts_with('(') { rest.find(')')? + 1 } else { rest.find(',')? };
+        Some(rest[..end].trim_matches('\'').to_string())
+    };
+    let descr = field("descr").ok_or_else(|| bad("no descr"))?;
+    let shape = field("shape").ok_or_else(|| bad("no shape"))?;
+    let dims: Vec<&str> = shape.trim_matches(|c| c == '(' || c == ')').split(',').filter(|d| !d.is_empty()).collect();
+    let count: usize = match dims.as_slice() {
+        [d] => d.parse().map_err(|_| bad("bad shape"))?,
+        _ => bail!(bad("x must be a 1-D array")),
+    };
+    let data = &bytes[start + header_len..];
+    let width = match descr.as_str() {
+        "<f8" | "<i8" => 8,
+        "<f4" | "<i4" => 4,
+        other => bail!(bad(&format!("dtype {other} (use f8, f4, i8 or i4, little-endian)"))),
+    };
+    if data.len() < count * width {
+        bail!(bad("truncated data"));
+    }
+    let x = data[..count * width]
+        .chunks_exact(width)
+        .map(|c| match descr.as_str() {
+            "<f8" => f64::from_le_bytes(c.try_into().expect("8 bytes")),
+            "<i8" => i64::from_le_bytes(c.try_into().expect("8 bytes")) as f64,
+            "<f4" => f32::from_le_bytes(c.try_into().expect("4 bytes")) as f64,
+            _ => i32::from_le_bytes(c.try_into().expect("4 bytes")) as f64,
+        })
+        .collect();
+    Ok(x)
 }

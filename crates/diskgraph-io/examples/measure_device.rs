@@ -50,7 +50,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let len = std::fs::metadata(&path)?.len();
     let result = (|| -> Result<(), diskgraph_io::IoError> {
         for depth in [1, 64] {
-            show("sequential 1 MiB", &measure_device(&path, len.min(4 << 30), 1 << 20, depth, false)?);
+            show(
+                "sequential 1 MiB",
+                &measure_device(&path, len.min(4 << 30), 1 << 20, depth, false)?,
+            );
         }
         show("random 4 KiB", &measure_device(&path, 400 << 20, 4096, 1, true)?);
         show("random 4 KiB", &measure_device(&path, 2 << 30, 4096, 64, true)?);

@@ -49,7 +49,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for backend in [BackendKind::Uring, BackendKind::Pread, BackendKind::Mmap] {
         for scheduler in [SchedulerKind::Bitmap, SchedulerKind::Pluglist] {
             for block_size in [512, 4096] {
-                let ctx = IoContext::new(IoConfig { backend: Some(backend), scheduler, block_size, ..IoConfig::default() })?;
+                let ctx = IoContext::new(IoConfig {
+                    backend: Some(backend),
+                    scheduler,
+                    block_size,
+                    ..IoConfig::default()
+                })?;
                 if ctx.backend() != backend {
                     println!("{backend:?}: unavailable ({})", ctx.fallback_reason().unwrap_or("?"));
                     continue;

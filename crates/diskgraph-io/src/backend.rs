@@ -70,7 +70,11 @@ pub(crate) fn eof_error(file: &SetFile, at: u64) -> IoError {
 /// continue from: O_DIRECT needs it aligned, so an unaligned tail is read again. `None` when the
 /// read made no usable progress.
 pub(crate) fn resume_at(file: &SetFile, before: usize, got: usize) -> Option<usize> {
-    let next = if file.direct { got & !(file.align as usize - 1) } else { got };
+    let next = if file.direct {
+        got & !(file.align as usize - 1)
+    } else {
+        got
+    };
     (next > before).then_some(next)
 }
 
@@ -257,7 +261,10 @@ fn worker(
             large = (0..job.files).map(slice).collect();
             &large
         };
-        consume(Chunk { offset: job.offset, data });
+        consume(Chunk {
+            offset: job.offset,
+            data,
+        });
     }
     counters.wait_nanos.fetch_add(wait.as_nanos() as u64, Ordering::Relaxed);
 }
@@ -304,7 +311,8 @@ impl Pipeline {
         let nslots = per_thread / files;
         if nslots == 0 {
             return Err(IoError::Config(format!(
-                "each I/O thread has {per_thread} buffers, too few for {files} files: raise buffer_bytes"
+                "each I/O thread has {per_thread} buffers, too few for {files} files: buffer_bytes must be at least \
+                 io_threads × files × buffer size (IoConfig::min_buffer_bytes)"
             )));
         }
         let threads = self.io_threads.min(runs.len()).min(states.len());
@@ -343,13 +351,17 @@ impl Pipeline {
                     .spawn_scoped(s, move || {
                         if let Err(e) = io_loop(&io, state) {
                             io.abort();
-                            first_error.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
+                            first_error
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .get_or_insert(e);
                         }
                     })
                     .expect("spawn I/O thread");
             }
             drop(done_tx);
-            for w in 1..self.compute_threads {
+            // No more workers than chunks.
+            for w in 1..self.compute_threads.min(runs.len()) {
                 let rx = done_rx.clone();
                 let (abort, free_txs) = (&abort, &free_txs);
                 std::thread::Builder::new()
@@ -429,9 +441,16 @@ impl Backend for PreadBackend {
         Some(self.pipe.clone())
     }
 
-    fn read_runs(&self, set: &FileSet, runs: &[Run], consume: &Consume<'_>, counters: &Counters) -> Result<(), IoError> {
+    fn read_runs(
+        &self,
+        set: &FileSet,
+        runs: &[Run],
+        consume: &Consume<'_>,
+        counters: &Counters,
+    ) -> Result<(), IoError> {
         let states = vec![(); self.pipe.io_threads()];
-        self.pipe.run(set, runs, consume, counters, states, |io, ()| pread_thread(io))
+        self.pipe
+            .run(set, runs, consume, counters, states, |io, ()| pread_thread(io))
     }
 }
 
@@ -448,7 +467,10 @@ pub(crate) struct MmapBackend {
 
 impl MmapBackend {
     pub(crate) fn new(compute_threads: usize, block_size: u32) -> Self {
-        MmapBackend { compute_threads, block_size }
+        MmapBackend {
+            compute_threads,
+            block_size,
+        }
     }
 }
 
@@ -457,10 +479,21 @@ impl Backend for MmapBackend {
         BackendKind::Mmap
     }
 
-    fn read_runs(&self, set: &FileSet, runs: &[Run], consume: &Consume<'_>, counters: &Counters) -> Result<(), IoError> {
+    fn read_runs(
+        &self,
+        set: &FileSet,
+        runs: &[Run],
+        consume: &Consume<'_>,
+        counters: &Counters,
+    ) -> Result<(), IoError> {
         // A mapped page past the end of a file faults (SIGBUS): refuse a round over files that
         // shrank since they were opened.
-        let need = runs.iter().map(|r| r.byte_range(self.block_size).1).max().unwrap_or(0).min(set.len);
+        let need = runs
+            .iter()
+            .map(|r| r.byte_range(self.block_size).1)
+            .max()
+            .unwrap_or(0)
+            .min(set.len);
         for f in &set.files {
             let size = f.file.metadata().map_err(|e| f.os_error(e))?.len();
             let mapped = f.map.as_ref().map_or(0, |m| m.len() as u64);
@@ -474,8 +507,14 @@ impl Backend for MmapBackend {
             let Some(run) = runs.get(i) else { break };
             let (offset, _, len) = run_bytes(run, self.block_size, set.len);
             let range = offset as usize..offset as usize + len;
-            let data: Vec<&[u8]> = set.files.iter().map(|f| f.map.as_ref().map_or(&[][..], |m| &m[range.clone()])).collect();
-            counters.bytes_read.fetch_add((len * data.len()) as u64, Ordering::Relaxed);
+            let data: Vec<&[u8]> = set
+                .files
+                .iter()
+                .map(|f| f.map.as_ref().map_or(&[][..], |m| &m[range.clone()]))
+                .collect();
+            counters
+                .bytes_read
+                .fetch_add((len * data.len()) as u64, Ordering::Relaxed);
             consume(Chunk { offset, data: &data });
         };
         std::thread::scope(|s| {

@@ -64,6 +64,22 @@ pub enum MmapAdvice {
     WillNeed,
 }
 
+impl IoConfig {
+    /// Bytes of one pool buffer: the longest run (`max_request_bytes` rounded down to whole
+    /// blocks), rounded up to 4096.
+    pub fn buffer_size(&self) -> u64 {
+        let run = u64::from((self.max_request_bytes / self.block_size.max(1)).max(1)) * u64::from(self.block_size);
+        run.div_ceil(4096) * 4096
+    }
+
+    /// The smallest `buffer_bytes` that lets each I/O thread have one read of a set of `files`
+    /// files in flight (pread/uring; a round over a larger set fails with a config error). More
+    /// buffers keep more reads in flight and more chunks waiting for the workers.
+    pub fn min_buffer_bytes(&self, files: usize) -> u64 {
+        self.io_threads.max(1) as u64 * files.max(1) as u64 * self.buffer_size()
+    }
+}
+
 impl Default for IoConfig {
     fn default() -> Self {
         IoConfig {

@@ -60,7 +60,10 @@ pub(crate) struct SetFile {
 
 impl SetFile {
     pub(crate) fn os_error(&self, source: std::io::Error) -> IoError {
-        IoError::Os { path: self.path.clone(), source }
+        IoError::Os {
+            path: self.path.clone(),
+            source,
+        }
     }
 }
 
@@ -147,6 +150,7 @@ pub struct IoContext {
 
 static LOGGED_BACKEND: AtomicBool = AtomicBool::new(false);
 static LOGGED_DIRECT: AtomicBool = AtomicBool::new(false);
+static LOGGED_UNREGISTERED: AtomicBool = AtomicBool::new(false);
 
 fn log_once(flag: &AtomicBool, msg: &str) {
     if !flag.swap(true, Ordering::Relaxed) {
@@ -160,13 +164,18 @@ impl IoContext {
     pub fn new(config: IoConfig) -> Result<Self, IoError> {
         let c = &config;
         if !c.block_size.is_power_of_two() || !(512..=65536).contains(&c.block_size) {
-            return Err(IoError::Config(format!("block size {} is not a power of two in 512..=65536", c.block_size)));
+            return Err(IoError::Config(format!(
+                "block size {} is not a power of two in 512..=65536",
+                c.block_size
+            )));
         }
         if c.max_request_bytes < c.block_size {
             return Err(IoError::Config("max request must hold at least one block".into()));
         }
         if c.io_threads == 0 || c.compute_threads == 0 {
-            return Err(IoError::Config("io_threads and compute_threads must be at least 1".into()));
+            return Err(IoError::Config(
+                "io_threads and compute_threads must be at least 1".into(),
+            ));
         }
         if c.queue_depth == 0 {
             return Err(IoError::Config("queue depth must be at least 1".into()));
@@ -174,7 +183,10 @@ impl IoContext {
         let mut ctx = IoContext {
             config: config.clone(),
             stats: Mutex::new(IoStats::default()),
-            backend: RwLock::new(Arc::new(backend::MmapBackend::new(config.compute_threads, config.block_size))),
+            backend: RwLock::new(Arc::new(backend::MmapBackend::new(
+                config.compute_threads,
+                config.block_size,
+            ))),
             buffer_kind: BufferKind::Unallocated,
             registered: AtomicBool::new(false),
             backend_fallback: OnceLock::new(),
@@ -184,8 +196,7 @@ impl IoContext {
             return Ok(ctx);
         }
         // One buffer holds the longest run.
-        let run_bytes = (c.max_request_bytes / c.block_size) as usize * c.block_size as usize;
-        let buf_size = run_bytes.div_ceil(BUF_ALIGN) * BUF_ALIGN;
+        let buf_size = c.buffer_size() as usize;
         let count = usize::try_from(c.buffer_bytes).unwrap_or(usize::MAX) / buf_size;
         if count < c.io_threads {
             return Err(IoError::Config(format!(
@@ -201,7 +212,13 @@ impl IoContext {
             Some(BackendKind::Pread) => Arc::new(backend::PreadBackend::new(pipe)),
             _ => match uring::UringBackend::new(pipe.clone(), c.queue_depth) {
                 Ok(u) => {
-                    ctx.registered.store(u.registered(), Ordering::Relaxed);
+                    match u.unregistered() {
+                        None => ctx.registered.store(true, Ordering::Relaxed),
+                        Some(why) => log_once(
+                            &LOGGED_UNREGISTERED,
+                            &format!("io_uring buffers not registered ({why}); using unregistered reads"),
+                        ),
+                    }
                     Arc::new(u)
                 }
                 Err(why) => {
@@ -231,7 +248,10 @@ impl IoContext {
     /// Why the context does not use what was asked for (or the best backend): io_uring
     /// unavailable, or a file system without O_DIRECT. `None` when nothing fell back.
     pub fn fallback_reason(&self) -> Option<&str> {
-        self.backend_fallback.get().or(self.direct_fallback.get()).map(String::as_str)
+        self.backend_fallback
+            .get()
+            .or(self.direct_fallback.get())
+            .map(String::as_str)
     }
 
     /// What memory backs the I/O buffers.
@@ -269,7 +289,10 @@ impl IoContext {
         let mut files = Vec::with_capacity(paths.len());
         let mut sizes = Vec::with_capacity(paths.len());
         for p in paths {
-            let os = |source| IoError::Os { path: p.to_path_buf(), source };
+            let os = |source| IoError::Os {
+                path: p.to_path_buf(),
+                source,
+            };
             let (file, direct, align) = if kind == BackendKind::Mmap {
                 (File::open(p).map_err(os)?, false, 1)
             } else {
@@ -293,7 +316,13 @@ impl IoContext {
                 }
             };
             sizes.push(file.metadata().map_err(os)?.len());
-            files.push(SetFile { path: p.to_path_buf(), file, direct, align, map: None });
+            files.push(SetFile {
+                path: p.to_path_buf(),
+                file,
+                direct,
+                align,
+                map: None,
+            });
         }
         let len = logical.unwrap_or(sizes.first().copied().unwrap_or(0));
         for (f, &size) in files.iter().zip(&sizes) {
@@ -323,7 +352,12 @@ impl IoContext {
                 f.map = Some(map);
             }
         }
-        Ok(FileSet { files, len, mapped: kind == BackendKind::Mmap, bitmap: Mutex::new(None) })
+        Ok(FileSet {
+            files,
+            len,
+            mapped: kind == BackendKind::Mmap,
+            bitmap: Mutex::new(None),
+        })
     }
 
     /// Turns the ranges into runs with the configured scheduler.
@@ -341,7 +375,12 @@ impl IoContext {
                     .as_ref()
                     .is_some_and(|b| b.matches(set.len, c.block_size, c.max_gap_blocks, c.max_request_bytes));
                 if !reuse {
-                    *guard = Some(BitmapScheduler::new(set.len, c.block_size, c.max_gap_blocks, c.max_request_bytes));
+                    *guard = Some(BitmapScheduler::new(
+                        set.len,
+                        c.block_size,
+                        c.max_gap_blocks,
+                        c.max_request_bytes,
+                    ));
                 }
                 let sched = guard.as_mut().expect("just set");
                 for (a, b) in ranges {
@@ -350,7 +389,11 @@ impl IoContext {
                     }
                     if b > set.len {
                         sched.clear();
-                        return Err(IoError::OutOfRange { start: a, end: b, len: set.len });
+                        return Err(IoError::OutOfRange {
+                            start: a,
+                            end: b,
+                            len: set.len,
+                        });
                     }
                     useful += b - a;
                     sched.add(a, b);
@@ -364,7 +407,11 @@ impl IoContext {
                         continue;
                     }
                     if b > set.len {
-                        return Err(IoError::OutOfRange { start: a, end: b, len: set.len });
+                        return Err(IoError::OutOfRange {
+                            start: a,
+                            end: b,
+                            len: set.len,
+                        });
                     }
                     useful += b - a;
                     sched.add(a, b);
@@ -441,7 +488,13 @@ fn dio_align(file: &File) -> Option<(u32, u32)> {
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
     // SAFETY: the fd is open, the empty path with AT_EMPTY_PATH names it, and `stx` is writable.
     let rc = unsafe {
-        libc::statx(file.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_DIOALIGN, &mut stx)
+        libc::statx(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
     };
     (rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0).then_some((stx.stx_dio_mem_align, stx.stx_dio_offset_align))
 }
@@ -449,21 +502,33 @@ fn dio_align(file: &File) -> Option<(u32, u32)> {
 /// Opens `path` with O_DIRECT and checks that reads of `block_size`-aligned blocks into
 /// 4096-aligned buffers work. `Ok(Err(reason))` when the file must be read buffered.
 fn open_direct(path: &Path, block_size: u32) -> Result<Result<(File, u64), String>, IoError> {
-    let os = |source| IoError::Os { path: path.to_path_buf(), source };
+    let os = |source| IoError::Os {
+        path: path.to_path_buf(),
+        source,
+    };
     if simulated("no-direct") {
-        return Ok(Err(format!("O_DIRECT open of {} failed: EINVAL (simulated)", path.display())));
+        return Ok(Err(format!(
+            "O_DIRECT open of {} failed: EINVAL (simulated)",
+            path.display()
+        )));
     }
     let file = match OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            return Ok(Err(format!("the file system of {} does not support O_DIRECT (EINVAL)", path.display())));
+            return Ok(Err(format!(
+                "the file system of {} does not support O_DIRECT (EINVAL)",
+                path.display()
+            )));
         }
         Err(e) => return Err(os(e)),
     };
     let mut align = 512u64;
     if let Some((mem, off)) = dio_align(&file) {
         if mem == 0 || off == 0 {
-            return Ok(Err(format!("the file system of {} does not support O_DIRECT", path.display())));
+            return Ok(Err(format!(
+                "the file system of {} does not support O_DIRECT",
+                path.display()
+            )));
         }
         if !block_size.is_multiple_of(off) || !(BUF_ALIGN as u32).is_multiple_of(mem) {
             return Ok(Err(format!(

@@ -31,11 +31,17 @@
 //! `compute_threads` workers pull from (work sharing, which gives the balance Graphene gets from
 //! work stealing); a buffer goes back to its I/O thread when `consume` returns.
 //!
-//! # Measuring the device
+//! # Measuring
 //!
 //! [`measure_device`] reads a file with O_DIRECT through io_uring at a given request size and
 //! queue depth; `cargo run --release -p diskgraph-io --example measure_device` prints this
-//! machine's sequential and random rates.
+//! machine's sequential and random rates, and `--example round_bench FILE` runs one
+//! frontier-like round with every backend × scheduler × block size.
+//!
+//! # Testing the fallbacks
+//!
+//! [`SIMULATE_ENV`] (`DISKGRAPH_IO_SIMULATE=no-uring,no-direct,no-hugetlb`) makes the probes
+//! fail, so the fallback paths can be exercised on a machine where everything works.
 
 mod backend;
 mod config;

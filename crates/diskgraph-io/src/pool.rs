@@ -81,7 +81,13 @@ impl BufferPool {
         let simulate_no_huge = crate::context::simulated("no-hugetlb");
         if !simulate_no_huge {
             if let Some(base) = map_anon(map_len, libc::MAP_HUGETLB) {
-                let pool = BufferPool { base, map_len, buf_size, count, kind: BufferKind::Hugetlb };
+                let pool = BufferPool {
+                    base,
+                    map_len,
+                    buf_size,
+                    count,
+                    kind: BufferKind::Hugetlb,
+                };
                 pool.populate();
                 return Ok(pool);
             }
@@ -109,7 +115,13 @@ impl BufferPool {
                 kind = BufferKind::Transparent;
             }
         }
-        let pool = BufferPool { base, map_len, buf_size, count, kind };
+        let pool = BufferPool {
+            base,
+            map_len,
+            buf_size,
+            count,
+            kind,
+        };
         pool.populate();
         Ok(pool)
     }
@@ -154,7 +166,10 @@ impl BufferPool {
         let mut i = first;
         while i < first + n {
             let m = per.min(first + n - i);
-            v.push(libc::iovec { iov_base: self.ptr(i).cast(), iov_len: m * self.buf_size });
+            v.push(libc::iovec {
+                iov_base: self.ptr(i).cast(),
+                iov_len: m * self.buf_size,
+            });
             i += m;
         }
         (v, per)

@@ -68,7 +68,12 @@ struct RunBuilder {
 impl RunBuilder {
     fn new(max_gap: u64, max_run: u64) -> Self {
         debug_assert!(max_run >= 1);
-        RunBuilder { max_gap, max_run, current: None, runs: Vec::new() }
+        RunBuilder {
+            max_gap,
+            max_run,
+            current: None,
+            runs: Vec::new(),
+        }
     }
 
     /// Adds the requested blocks `[start, end)`; `start` must not precede the end of the
@@ -95,7 +100,10 @@ impl RunBuilder {
         }
         while start < end {
             let n = (end - start).min(self.max_run);
-            let run = Run { first_block: start, num_blocks: n };
+            let run = Run {
+                first_block: start,
+                num_blocks: n,
+            };
             start += n;
             if start < end {
                 self.runs.push(run);
@@ -144,7 +152,10 @@ impl BitmapScheduler {
     /// If `block_size` is not a power of two, or `max_request_bytes` is below one block.
     pub fn new(file_len: u64, block_size: u32, max_gap_blocks: u32, max_request_bytes: u32) -> Self {
         assert!(block_size.is_power_of_two(), "block size must be a power of two");
-        assert!(max_request_bytes >= block_size, "max request must hold at least one block");
+        assert!(
+            max_request_bytes >= block_size,
+            "max request must hold at least one block"
+        );
         let blocks = file_len.div_ceil(u64::from(block_size));
         BitmapScheduler {
             block_size: u64::from(block_size),
@@ -175,7 +186,10 @@ impl BitmapScheduler {
             return;
         }
         let (first, last) = block_span(self.block_size, start, end);
-        assert!(last < self.num_blocks, "range {start}..{end} reaches past the end of the file");
+        assert!(
+            last < self.num_blocks,
+            "range {start}..{end} reaches past the end of the file"
+        );
         self.blocks_requested += last - first + 1;
         let (w0, w1) = ((first / 64) as usize, (last / 64) as usize);
         self.lo = self.lo.min(w0);
@@ -226,7 +240,11 @@ impl BitmapScheduler {
         self.lo = usize::MAX;
         self.hi = 0;
         let blocks_requested = std::mem::take(&mut self.blocks_requested);
-        Schedule { runs: builder.finish(), blocks_requested, blocks_after_dedup: distinct }
+        Schedule {
+            runs: builder.finish(),
+            blocks_requested,
+            blocks_after_dedup: distinct,
+        }
     }
 
     /// Forgets every request since the last drain.
@@ -262,7 +280,10 @@ impl PluglistScheduler {
     /// If `block_size` is not a power of two, or `max_request_bytes` is below one block.
     pub fn new(file_len: u64, block_size: u32, max_gap_blocks: u32, max_request_bytes: u32) -> Self {
         assert!(block_size.is_power_of_two(), "block size must be a power of two");
-        assert!(max_request_bytes >= block_size, "max request must hold at least one block");
+        assert!(
+            max_request_bytes >= block_size,
+            "max request must hold at least one block"
+        );
         PluglistScheduler {
             block_size: u64::from(block_size),
             max_gap: u64::from(max_gap_blocks),
@@ -284,7 +305,10 @@ impl PluglistScheduler {
             return;
         }
         let (first, last) = block_span(self.block_size, start, end);
-        assert!(last < self.num_blocks, "range {start}..{end} reaches past the end of the file");
+        assert!(
+            last < self.num_blocks,
+            "range {start}..{end} reaches past the end of the file"
+        );
         self.blocks_requested += last - first + 1;
         self.batch.push((first, last + 1));
         if self.batch.len() == PLUG_BATCH {
@@ -341,7 +365,11 @@ impl PluglistScheduler {
         self.flush();
         let (blocks_requested, blocks_after_dedup) = (self.blocks_requested, self.blocks_after_dedup);
         let runs = self.drain_batches().concat();
-        Schedule { runs, blocks_requested, blocks_after_dedup }
+        Schedule {
+            runs,
+            blocks_requested,
+            blocks_after_dedup,
+        }
     }
 }
 
@@ -372,9 +400,21 @@ mod tests {
         let mut s = BitmapScheduler::new(1000 * 512, 512, 0, 1 << 20);
         s.add(63 * 512, 129 * 512); // blocks 63..=128 across three words
         let runs = s.drain();
-        assert_eq!(runs, vec![Run { first_block: 63, num_blocks: 66 }]);
+        assert_eq!(
+            runs,
+            vec![Run {
+                first_block: 63,
+                num_blocks: 66
+            }]
+        );
         s.add(64 * 512, 128 * 512); // exactly one full word
-        assert_eq!(s.drain(), vec![Run { first_block: 64, num_blocks: 64 }]);
+        assert_eq!(
+            s.drain(),
+            vec![Run {
+                first_block: 64,
+                num_blocks: 64
+            }]
+        );
     }
 
     #[test]

@@ -35,9 +35,14 @@ fn probe_ring(depth: u32) -> Result<(IoUring, bool), String> {
         return Err(format!("simulated by {}", crate::context::SIMULATE_ENV));
     }
     let entries = depth.clamp(16, 4096).next_power_of_two();
-    let mut ring: IoUring = IoUring::builder().setup_clamp().build(entries).map_err(|e| format!("io_uring_setup: {e}"))?;
+    let mut ring: IoUring = IoUring::builder()
+        .setup_clamp()
+        .build(entries)
+        .map_err(|e| format!("io_uring_setup: {e}"))?;
     let mut probe = Probe::new();
-    ring.submitter().register_probe(&mut probe).map_err(|e| format!("IORING_REGISTER_PROBE: {e}"))?;
+    ring.submitter()
+        .register_probe(&mut probe)
+        .map_err(|e| format!("IORING_REGISTER_PROBE: {e}"))?;
     if !probe.is_supported(opcode::Read::CODE) {
         return Err("IORING_OP_READ not supported".into());
     }
@@ -59,34 +64,52 @@ pub(crate) struct UringBackend {
     // Declared before `pipe` so that rings (and their buffer registrations) go first.
     rings: Mutex<Vec<Ring>>,
     pipe: Arc<Pipeline>,
+    /// Why the buffers are not registered, if they are not.
+    unregistered: Option<String>,
 }
 
 impl UringBackend {
     /// One ring per I/O thread, each with its thread's buffers registered when possible.
     pub(crate) fn new(pipe: Arc<Pipeline>, depth: u32) -> Result<Self, String> {
         let mut rings = Vec::with_capacity(pipe.io_threads());
+        let mut unregistered = None;
         for t in 0..pipe.io_threads() {
             let (ring, fixed_ok) = probe_ring(depth)?;
             let mut fixed = None;
-            if fixed_ok {
-                let (first, n) = pipe.thread_buffers(t);
-                let (iovecs, per) = pipe.pool.iovecs(first, n);
+            let (first, n) = pipe.thread_buffers(t);
+            let (iovecs, per) = pipe.pool.iovecs(first, n);
+            if !fixed_ok {
+                unregistered.get_or_insert_with(|| "IORING_OP_READ_FIXED not supported".to_string());
+            } else if iovecs.len() > usize::from(u16::MAX) {
+                unregistered.get_or_insert_with(|| format!("{} buffer regions: too many to index", iovecs.len()));
+            } else {
                 // SAFETY: the iovecs cover buffers of the pool, which outlives the ring (`rings`
                 // is dropped before `pipe`).
-                if unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok() && iovecs.len() <= usize::from(u16::MAX)
-                {
-                    fixed = Some(per);
+                match unsafe { ring.submitter().register_buffers(&iovecs) } {
+                    Ok(()) => fixed = Some(per),
+                    Err(e) => {
+                        unregistered.get_or_insert_with(|| format!("IORING_REGISTER_BUFFERS: {e}"));
+                    }
                 }
             }
             let depth = depth.min(ring.params().sq_entries()) as usize;
-            rings.push(Ring { ring, depth, fixed, broken: false });
+            rings.push(Ring {
+                ring,
+                depth,
+                fixed,
+                broken: false,
+            });
         }
-        Ok(UringBackend { rings: Mutex::new(rings), pipe })
+        Ok(UringBackend {
+            rings: Mutex::new(rings),
+            pipe,
+            unregistered,
+        })
     }
 
-    /// Whether every ring has its buffers registered.
-    pub(crate) fn registered(&self) -> bool {
-        self.rings.lock().unwrap_or_else(PoisonError::into_inner).iter().all(|r| r.fixed.is_some())
+    /// Why the buffers are not registered (fixed-buffer reads unavailable), if they are not.
+    pub(crate) fn unregistered(&self) -> Option<&str> {
+        self.unregistered.as_deref()
     }
 }
 
@@ -99,13 +122,23 @@ impl Backend for UringBackend {
         Some(self.pipe.clone())
     }
 
-    fn read_runs(&self, set: &FileSet, runs: &[Run], consume: &Consume<'_>, counters: &Counters) -> Result<(), IoError> {
+    fn read_runs(
+        &self,
+        set: &FileSet,
+        runs: &[Run],
+        consume: &Consume<'_>,
+        counters: &Counters,
+    ) -> Result<(), IoError> {
         let mut rings = self.rings.lock().unwrap_or_else(PoisonError::into_inner);
         if rings.iter().any(|r| r.broken) {
-            return Err(IoError::Config("an io_uring failed in an earlier round; open a new context".into()));
+            return Err(IoError::Config(
+                "an io_uring failed in an earlier round; open a new context".into(),
+            ));
         }
         if set.files.len() > rings[0].ring.params().sq_entries() as usize {
-            return Err(IoError::Config("more files in the set than io_uring submission entries".into()));
+            return Err(IoError::Config(
+                "more files in the set than io_uring submission entries".into(),
+            ));
         }
         let states: Vec<&mut Ring> = rings.iter_mut().collect();
         self.pipe.run(set, runs, consume, counters, states, uring_thread)
@@ -136,7 +169,9 @@ fn push_read(ring: &mut Ring, io: &IoThread<'_>, st: &SlotState, slot: usize, f:
     let len = (st.read_len - done) as u32;
     let offset = st.offset + done as u64;
     let entry = match ring.fixed {
-        Some(per) => opcode::ReadFixed::new(fd, buf, len, (io.local_buf(slot, f) / per) as u16).offset(offset).build(),
+        Some(per) => opcode::ReadFixed::new(fd, buf, len, (io.local_buf(slot, f) / per) as u16)
+            .offset(offset)
+            .build(),
         None => opcode::Read::new(fd, buf, len).offset(offset).build(),
     };
     // SAFETY: the buffer belongs to `slot`, which this thread handed to the kernel and takes
@@ -163,7 +198,13 @@ fn uring_thread(io: &IoThread<'_>, ring: &mut Ring) -> Result<(), IoError> {
             let Some(slot) = slot else { break };
             let run = runs.next().expect("peeked");
             let (offset, read_len, want) = io.run_bytes(run);
-            states[slot] = SlotState { offset, read_len, want, left: files, failed: false };
+            states[slot] = SlotState {
+                offset,
+                read_len,
+                want,
+                left: files,
+                failed: false,
+            };
             for f in 0..files {
                 got[slot * files + f] = 0;
                 push_read(ring, io, &states[slot], slot, f, 0);
@@ -265,29 +306,48 @@ pub struct DeviceRate {
 }
 
 /// Reads about `bytes` bytes of the file at `path` with O_DIRECT through io_uring, in requests
-/// of `access` bytes (a multiple of 4096, or of 512 where the device allows) with `depth` reads
-/// in flight, at sequential offsets (wrapping around) or uniformly random aligned offsets.
-/// The file must hold at least one `access`; make it larger than the page cache of the device's
-/// host if you want the device and not a cache. Fails when io_uring or O_DIRECT is unavailable.
+/// of `access` bytes (a multiple of 512; 4096 is safe on any device) with `depth` reads in
+/// flight, either sequentially from the start of the file (at most the whole file) or at
+/// uniformly random `access`-aligned offsets (any amount; offsets may repeat).
+///
+/// O_DIRECT bypasses this machine's page cache but not a cache below it (a VM's host): use a
+/// file larger than that for cold figures. Fails when io_uring or O_DIRECT is unavailable.
 pub fn measure_device(path: &Path, bytes: u64, access: usize, depth: u32, random: bool) -> Result<DeviceRate, IoError> {
     use std::os::unix::fs::OpenOptionsExt;
-    let os = |source| IoError::Os { path: path.to_path_buf(), source };
+    let os = |source| IoError::Os {
+        path: path.to_path_buf(),
+        source,
+    };
     if access == 0 || !access.is_multiple_of(512) || access > u32::MAX as usize {
-        return Err(IoError::Config(format!("access size {access} is not a positive multiple of 512")));
+        return Err(IoError::Config(format!(
+            "access size {access} is not a positive multiple of 512"
+        )));
     }
     if depth == 0 {
         return Err(IoError::Config("depth must be at least 1".into()));
     }
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path).map_err(os)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .map_err(os)?;
     let slots = file.metadata().map_err(os)?.len() / access as u64;
     if slots == 0 {
-        return Err(IoError::Config(format!("{} is smaller than one access of {access} bytes", path.display())));
+        return Err(IoError::Config(format!(
+            "{} is smaller than one access of {access} bytes",
+            path.display()
+        )));
     }
     let (mut ring, _) = probe_ring(depth).map_err(|e| IoError::Config(format!("io_uring unavailable: {e}")))?;
     let depth = depth.min(ring.params().sq_entries()) as usize;
     let buf_size = access.div_ceil(BUF_ALIGN) * BUF_ALIGN;
     let pool = BufferPool::new(buf_size, depth).map_err(|e| IoError::Config(format!("buffers: {e}")))?;
-    let total = (bytes / access as u64).max(1);
+    let total = if random {
+        bytes / access as u64
+    } else {
+        (bytes / access as u64).min(slots)
+    }
+    .max(1);
     let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ ((access as u64) << 20) ^ depth as u64;
     let mut next_offset = |i: u64| -> u64 {
         let slot = if random {

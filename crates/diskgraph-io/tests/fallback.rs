@@ -14,7 +14,12 @@ fn simulated_failures_fall_back_and_say_why() {
     let len = 300_000;
     let (p, d) = random_file(dir.path(), "out.adj", len, 1);
     let ranges = random_ranges(len as u64, 200, 2);
-    let small = |backend| IoConfig { backend, buffer_bytes: 1 << 20, io_threads: 2, ..IoConfig::default() };
+    let small = |backend| IoConfig {
+        backend,
+        buffer_bytes: 1 << 20,
+        io_threads: 2,
+        ..IoConfig::default()
+    };
 
     // Default and explicit uring: pread, with the reason.
     for backend in [None, Some(BackendKind::Uring)] {
@@ -27,7 +32,11 @@ fn simulated_failures_fall_back_and_say_why() {
         let set = ctx.open(&[&p]).unwrap();
         assert!(!set.direct(), "O_DIRECT refused: buffered");
         for scheduler in [SchedulerKind::Bitmap, SchedulerKind::Pluglist] {
-            let ctx = IoContext::new(IoConfig { scheduler, ..small(backend) }).unwrap();
+            let ctx = IoContext::new(IoConfig {
+                scheduler,
+                ..small(backend)
+            })
+            .unwrap();
             let set = ctx.open(&[&p]).unwrap();
             checked_round(&ctx, &set, &[&d], &ranges);
         }

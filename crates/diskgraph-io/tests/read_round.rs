@@ -56,7 +56,10 @@ fn every_backend_and_scheduler_matches_memory() {
                         assert_eq!(ctx.stats().rounds, 2);
                         assert_eq!(ctx.stats().bytes_read, a.bytes_read + b.bytes_read);
                         if scheduler == SchedulerKind::Bitmap {
-                            assert!(a.blocks_after_dedup < a.blocks_requested, "duplicates were deduplicated");
+                            assert!(
+                                a.blocks_after_dedup < a.blocks_requested,
+                                "duplicates were deduplicated"
+                            );
                         }
                         combos += 1;
                     }
@@ -71,11 +74,16 @@ fn every_backend_and_scheduler_matches_memory() {
 fn one_and_many_files() {
     let dir = tempfile::tempdir().unwrap();
     let len = 300_000;
-    let files: Vec<_> = (0..6).map(|i| random_file(dir.path(), &format!("f{i}"), len, 10 + i)).collect();
+    let files: Vec<_> = (0..6)
+        .map(|i| random_file(dir.path(), &format!("f{i}"), len, 10 + i))
+        .collect();
     for backend in available_backends() {
         for k in [1, 5] {
-            let ctx = IoContext::new(IoConfig { buffer_bytes: 1 << 20, ..config(backend, SchedulerKind::Bitmap, 512, 2, 2) })
-                .unwrap();
+            let ctx = IoContext::new(IoConfig {
+                buffer_bytes: 1 << 20,
+                ..config(backend, SchedulerKind::Bitmap, 512, 2, 2)
+            })
+            .unwrap();
             let paths: Vec<&Path> = files[..k].iter().map(|(p, _)| p.as_path()).collect();
             let contents: Vec<&[u8]> = files[..k].iter().map(|(_, d)| d.as_slice()).collect();
             let set = ctx.open(&paths).unwrap();
@@ -100,8 +108,20 @@ fn logical_length_clamps_chunks() {
         })
         .unwrap();
         assert_eq!(max_end.load(Ordering::Relaxed), 5000);
-        let err = ctx.read_round(&set, &mut [(4000, 5001)].into_iter(), &|_| {}).unwrap_err();
-        assert!(matches!(err, IoError::OutOfRange { start: 4000, end: 5001, len: 5000 }), "{err}");
+        let err = ctx
+            .read_round(&set, &mut [(4000, 5001)].into_iter(), &|_| {})
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                IoError::OutOfRange {
+                    start: 4000,
+                    end: 5001,
+                    len: 5000
+                }
+            ),
+            "{err}"
+        );
         // The failed round left nothing behind in the bitmap.
         let n = AtomicUsize::new(0);
         ctx.read_round(&set, &mut [(0, 1)].into_iter(), &|c: Chunk<'_>| {
@@ -120,7 +140,8 @@ fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static)
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| panic!("{what}: hung"))
+    rx.recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("{what}: hung"))
 }
 
 #[test]
@@ -133,7 +154,12 @@ fn truncated_file_is_an_error_not_a_hang() {
                 let (q, _) = random_file(dir.path(), "u", 1 << 20, 4);
                 let ctx = IoContext::new(config(backend, SchedulerKind::Bitmap, 512, io, compute)).unwrap();
                 let set = ctx.open(&[&p, &q]).unwrap();
-                std::fs::OpenOptions::new().write(true).open(&q).unwrap().set_len(100_000).unwrap();
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&q)
+                    .unwrap()
+                    .set_len(100_000)
+                    .unwrap();
                 let ranges: Vec<(u64, u64)> = (0..200u64).map(|i| (i * 5000, i * 5000 + 3000)).collect();
                 let r = ctx.read_round(&set, &mut ranges.into_iter(), &|_| {});
                 // The context stays usable for what is still there.
@@ -144,7 +170,11 @@ fn truncated_file_is_an_error_not_a_hang() {
             match r {
                 Err(IoError::Os { path, source }) => {
                     assert!(path.ends_with("u"), "{backend:?}: {}", path.display());
-                    assert_eq!(source.kind(), std::io::ErrorKind::UnexpectedEof, "{backend:?}: {source}");
+                    assert_eq!(
+                        source.kind(),
+                        std::io::ErrorKind::UnexpectedEof,
+                        "{backend:?}: {source}"
+                    );
                 }
                 other => panic!("{backend:?}: expected an EOF error, got {other:?}"),
             }
@@ -196,7 +226,10 @@ fn empty_inputs() {
         let empty = ctx.open(&[&e]).unwrap();
         assert!(empty.is_empty());
         ctx.read_round(&empty, &mut [(0, 0)].into_iter(), &count).unwrap();
-        assert!(matches!(ctx.read_round(&empty, &mut [(0, 1)].into_iter(), &count), Err(IoError::OutOfRange { .. })));
+        assert!(matches!(
+            ctx.read_round(&empty, &mut [(0, 1)].into_iter(), &count),
+            Err(IoError::OutOfRange { .. })
+        ));
         let none = ctx.open(&[]).unwrap();
         ctx.read_round(&none, &mut std::iter::empty(), &count).unwrap();
         assert_eq!(called.load(Ordering::Relaxed), 0);
@@ -218,18 +251,54 @@ fn missing_file_names_the_path() {
 fn settings_are_checked() {
     let bad = |c: IoConfig| matches!(IoContext::new(c), Err(IoError::Config(_)));
     let c = IoConfig::default;
-    assert!(bad(IoConfig { block_size: 1000, ..c() }));
+    assert!(bad(IoConfig {
+        block_size: 1000,
+        ..c()
+    }));
     assert!(bad(IoConfig { block_size: 256, ..c() }));
-    assert!(bad(IoConfig { max_request_bytes: 256, ..c() }));
+    assert!(bad(IoConfig {
+        max_request_bytes: 256,
+        ..c()
+    }));
     assert!(bad(IoConfig { io_threads: 0, ..c() }));
-    assert!(bad(IoConfig { compute_threads: 0, ..c() }));
-    assert!(bad(IoConfig { buffer_bytes: 4096, io_threads: 2, ..c() }));
-    // Too few buffers for the files of a set is a round error, not a hang.
+    assert!(bad(IoConfig {
+        compute_threads: 0,
+        ..c()
+    }));
+    assert!(bad(IoConfig {
+        buffer_bytes: 4096,
+        io_threads: 2,
+        ..c()
+    }));
+    // Too few buffers for the files of a set is a round error, not a hang; the minimum works.
     let dir = tempfile::tempdir().unwrap();
-    let (p, _) = random_file(dir.path(), "f", 100_000, 1);
-    let ctx = IoContext::new(IoConfig { backend: Some(BackendKind::Pread), buffer_bytes: 16 << 10, ..c() }).unwrap();
-    let set = ctx.open(&[&p, &p]).unwrap();
-    assert!(matches!(ctx.read_round(&set, &mut [(0, 10)].into_iter(), &|_| {}), Err(IoError::Config(_))));
+    let (p, d) = random_file(dir.path(), "f", 100_000, 1);
+    for backend in available_backends().into_iter().filter(|b| *b != BackendKind::Mmap) {
+        let c = IoConfig {
+            backend: Some(backend),
+            io_threads: 2,
+            ..c()
+        };
+        assert_eq!(c.buffer_size(), 16 << 10);
+        assert_eq!(c.min_buffer_bytes(3), 2 * 3 * (16 << 10));
+        let ctx = IoContext::new(IoConfig {
+            buffer_bytes: c.min_buffer_bytes(3) - 1,
+            ..c.clone()
+        })
+        .unwrap();
+        let set = ctx.open(&[&p, &p, &p]).unwrap();
+        assert!(matches!(
+            ctx.read_round(&set, &mut [(0, 10)].into_iter(), &|_| {}),
+            Err(IoError::Config(_))
+        ));
+        let ctx = IoContext::new(IoConfig {
+            buffer_bytes: c.min_buffer_bytes(3),
+            ..c
+        })
+        .unwrap();
+        let set = ctx.open(&[&p, &p, &p]).unwrap();
+        checked_round(&ctx, &set, &[&d, &d, &d], &random_ranges(100_000, 100, 1));
+    }
 }
 
 #[test]
@@ -242,7 +311,10 @@ fn buffers_and_backend_are_reported() {
             BackendKind::Mmap => assert_eq!(kind, BufferKind::Unallocated),
             _ => assert_ne!(kind, BufferKind::Unallocated),
         }
-        assert_eq!(ctx.registered_buffers(), backend == BackendKind::Uring && ctx.registered_buffers());
+        assert_eq!(
+            ctx.registered_buffers(),
+            backend == BackendKind::Uring && ctx.registered_buffers()
+        );
         assert!(ctx.fallback_reason().is_none(), "{:?}", ctx.fallback_reason());
     }
     let json = serde_json::to_string(&BufferKind::Transparent).unwrap();
@@ -278,5 +350,67 @@ fn tmpfs_files_read_correctly() {
             }
         }
         checked_round(&ctx, &set, &[&d], &random_ranges(len as u64, 100, 4));
+    }
+}
+
+#[test]
+fn tiny_pools_deep_queues_and_shared_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let len = 400_000;
+    let (p0, d0) = random_file(dir.path(), "a", len, 31);
+    let (p1, d1) = random_file(dir.path(), "b", len, 32);
+    let ranges = random_ranges(len as u64, 300, 33);
+    for backend in available_backends().into_iter().filter(|b| *b != BackendKind::Mmap) {
+        // (buffer bytes, queue depth, I/O threads): one slot per thread up to deep queues.
+        for (buffer_bytes, queue_depth, io_threads) in [(32 << 10, 1, 1), (64 << 10, 2, 2), (4 << 20, 256, 2)] {
+            let c = IoConfig {
+                buffer_bytes,
+                queue_depth,
+                io_threads,
+                compute_threads: 2,
+                ..config(backend, SchedulerKind::Bitmap, 512, 1, 1)
+            };
+            let ctx = IoContext::new(c.clone()).unwrap();
+            let set = ctx.open(&[&p0, &p1]).unwrap();
+            checked_round(&ctx, &set, &[&d0, &d1], &ranges);
+            // The same set read through another context with other settings.
+            let other = IoContext::new(IoConfig {
+                block_size: 4096,
+                scheduler: SchedulerKind::Pluglist,
+                ..c
+            })
+            .unwrap();
+            checked_round(&other, &set, &[&d0, &d1], &ranges);
+        }
+    }
+}
+
+#[test]
+fn concurrent_rounds_on_one_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let len = 300_000;
+    let (p, d) = random_file(dir.path(), "a", len, 41);
+    for backend in available_backends() {
+        let ctx = IoContext::new(config(backend, SchedulerKind::Bitmap, 512, 2, 2)).unwrap();
+        let set = ctx.open(&[&p]).unwrap();
+        std::thread::scope(|s| {
+            for t in 0..3 {
+                let (ctx, set, d) = (&ctx, &set, &d);
+                s.spawn(move || {
+                    for r in 0..5 {
+                        let ranges = random_ranges(len as u64, 100, t * 100 + r);
+                        let bad = AtomicUsize::new(0);
+                        ctx.read_round(set, &mut ranges.into_iter(), &|c: Chunk<'_>| {
+                            if c.data[0] != &d[c.offset as usize..c.end() as usize] {
+                                bad.fetch_add(1, Ordering::Relaxed);
+                            }
+                        })
+                        .unwrap();
+                        assert_eq!(bad.load(Ordering::Relaxed), 0);
+                    }
+                });
+            }
+        });
+        assert_eq!(ctx.stats().rounds, 15);
     }
 }

@@ -15,7 +15,13 @@ struct Case {
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    (1u64..200_000, prop::sample::select(vec![512u32, 1024, 4096]), 0u32..20, 1u32..40, 0u32..4096)
+    (
+        1u64..200_000,
+        prop::sample::select(vec![512u32, 1024, 4096]),
+        0u32..20,
+        1u32..40,
+        0u32..4096,
+    )
         .prop_flat_map(|(file_len, block_size, max_gap, blocks, extra)| {
             // max_request: any number of bytes ≥ one block, not always a multiple of it.
             let max_request = blocks * block_size + extra % block_size;
@@ -32,13 +38,20 @@ fn case() -> impl Strategy<Value = Case> {
 
 fn blocks_of(c: &Case, ranges: &[(u64, u64)]) -> BTreeSet<u64> {
     let bs = u64::from(c.block_size);
-    ranges.iter().filter(|(a, b)| b > a).flat_map(|&(a, b)| a / bs..=(b - 1) / bs).collect()
+    ranges
+        .iter()
+        .filter(|(a, b)| b > a)
+        .flat_map(|&(a, b)| a / bs..=(b - 1) / bs)
+        .collect()
 }
 
 /// Rules every run obeys with respect to the requested blocks `req` it was built from.
 fn check_run(c: &Case, r: &Run, req: &BTreeSet<u64>) -> Result<(), TestCaseError> {
     prop_assert!(r.num_blocks >= 1);
-    prop_assert!(r.num_blocks * u64::from(c.block_size) <= u64::from(c.max_request), "run {r:?} too long");
+    prop_assert!(
+        r.num_blocks * u64::from(c.block_size) <= u64::from(c.max_request),
+        "run {r:?} too long"
+    );
     prop_assert!(req.contains(&r.first_block), "first block of {r:?} not requested");
     prop_assert!(req.contains(&(r.end_block() - 1)), "last block of {r:?} not requested");
     let mut gap = 0;

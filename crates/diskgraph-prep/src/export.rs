@@ -81,6 +81,9 @@ fn write_edges(
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     let with_weight = m.weighted && format != ExportFormat::El;
     let shift = u64::from(format == ExportFormat::Mtx && ids.first() == Some(&0));
+    if shift == 1 && ids.last() == Some(&u64::MAX) {
+        bail!("Matrix Market is 1-based: a graph with both vertex 0 and vertex 2^64-1 cannot be shifted; use el");
+    }
     match format {
         ExportFormat::Mtx => {
             let field = if with_weight { "real" } else { "pattern" };

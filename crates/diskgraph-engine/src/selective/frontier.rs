@@ -59,7 +59,7 @@ impl VertexSubset {
     /// Every vertex (dense).
     pub fn all(n: usize) -> Self {
         let mut bits = vec![u64::MAX; n.div_ceil(64)];
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             if let Some(last) = bits.last_mut() {
                 *last = (1u64 << (n % 64)) - 1;
             }
@@ -114,7 +114,7 @@ impl VertexSubset {
     /// If `bits` has the wrong length or sets a bit `>= n`.
     pub fn from_bits(n: usize, bits: Vec<u64>) -> Self {
         assert_eq!(bits.len(), n.div_ceil(64), "bitmap length");
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             if let Some(&last) = bits.last() {
                 assert_eq!(last >> (n % 64), 0, "bits set beyond vertex {n}");
             }

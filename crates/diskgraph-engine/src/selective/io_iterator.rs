@@ -289,7 +289,7 @@ impl SelectiveGraph {
         let block = self.claims.block;
         let data_end = self.num_arcs * 4;
         let (c0, c1) = (chunk.offset, chunk.offset + chunk.data[0].len() as u64);
-        if c0 % block != 0 || (c1 % block != 0 && c1 < data_end) {
+        if !c0.is_multiple_of(block) || (!c1.is_multiple_of(block) && c1 < data_end) {
             return Err(EngineError::Io(IoError::Config(format!(
                 "read of bytes {c0}..{c1} of {} is not aligned to {block}-byte blocks",
                 adj.adj_path.display()
@@ -453,7 +453,11 @@ impl SelectiveGraph {
                 total += d;
                 starts.push(total);
             }
+            if buf.capacity() as u64 > capacity {
+                buf = Vec::new(); // the previous batch was one oversized vertex
+            }
             buf.clear();
+            buf.reserve_exact(total as usize);
             buf.resize(total as usize, 0);
             self.assembly_peak.fetch_max(buf.capacity() as u64 * 4, Relaxed);
             let subset = VertexSubset::from_sorted_unchecked(self.n, batch);

@@ -110,9 +110,12 @@ mod tests {
         assert_eq!(p.len(), 4);
         assert_eq!(p.range(0), 0..1);
         let weight = |r: Range<u32>| offsets[r.end as usize] - offsets[r.start as usize] + u64::from(r.end - r.start);
-        for r in p.ranges().skip(1) {
-            assert!(weight(r.clone()).abs_diff(1001 / 3 + 1) <= 2, "{r:?}");
-        }
+        // Cut points are at multiples of (E + V) / 4 = 750: the hub's part takes the first
+        // 1001, the next the rest up to 1500, the others 750 each.
+        let w: Vec<u64> = p.ranges().map(weight).collect();
+        assert_eq!(w.iter().sum::<u64>(), 3001);
+        assert_eq!(w[0], 1001);
+        assert!(w[1].abs_diff(500) <= 2 && w[2].abs_diff(750) <= 2 && w[3].abs_diff(750) <= 2, "{w:?}");
         assert_eq!(p.of_vertex(0), 0);
         assert_eq!(p.of_vertex(1000), 3);
         let covered: u32 = p.map(|r| r.end - r.start).iter().sum();

@@ -63,11 +63,18 @@ pub fn random_ranges(len: u64, n: usize, seed: u64) -> Vec<(u64, u64)> {
 
 pub fn available_backends() -> Vec<BackendKind> {
     let mut v = vec![BackendKind::Pread, BackendKind::Mmap];
-    let probe = IoContext::new(IoConfig { buffer_bytes: 1 << 20, ..IoConfig::default() }).unwrap();
+    let probe = IoContext::new(IoConfig {
+        buffer_bytes: 1 << 20,
+        ..IoConfig::default()
+    })
+    .unwrap();
     if probe.backend() == BackendKind::Uring {
         v.insert(0, BackendKind::Uring);
     } else {
-        eprintln!("SKIPPING the uring backend: {}", probe.fallback_reason().unwrap_or("not chosen"));
+        eprintln!(
+            "SKIPPING the uring backend: {}",
+            probe.fallback_reason().unwrap_or("not chosen")
+        );
     }
     v
 }
@@ -80,8 +87,11 @@ pub struct Expected {
 }
 
 pub fn expected(ranges: &[(u64, u64)], block_size: u64, scheduler: SchedulerKind, files: u64) -> Expected {
-    let spans: Vec<(u64, u64)> =
-        ranges.iter().filter(|(a, b)| b > a).map(|&(a, b)| (a / block_size, (b - 1) / block_size)).collect();
+    let spans: Vec<(u64, u64)> = ranges
+        .iter()
+        .filter(|(a, b)| b > a)
+        .map(|&(a, b)| (a / block_size, (b - 1) / block_size))
+        .collect();
     let distinct = |group: &[(u64, u64)]| {
         let mut blocks: Vec<u64> = group.iter().flat_map(|&(f, l)| f..=l).collect();
         blocks.sort_unstable();
@@ -127,10 +137,17 @@ pub fn checked_round(
     })
     .unwrap();
     let bad = bad.into_inner().unwrap();
-    assert!(bad.is_empty(), "wrong bytes in chunks (file, start, end): {:?}", &bad[..bad.len().min(5)]);
+    assert!(
+        bad.is_empty(),
+        "wrong bytes in chunks (file, start, end): {:?}",
+        &bad[..bad.len().min(5)]
+    );
     for &(a, b) in ranges {
         for (i, h) in hits.iter().enumerate().take(b as usize).skip(a as usize) {
-            assert!(h.load(std::sync::atomic::Ordering::Relaxed) > 0, "byte {i} of range {a}..{b} not delivered");
+            assert!(
+                h.load(std::sync::atomic::Ordering::Relaxed) > 0,
+                "byte {i} of range {a}..{b} not delivered"
+            );
         }
     }
     let after = ctx.stats();
@@ -138,7 +155,10 @@ pub fn checked_round(
     let bs = u64::from(ctx.config().block_size);
     let k = contents.len() as u64;
     if ctx.config().scheduler == SchedulerKind::Bitmap {
-        assert!(hits.iter().all(|h| h.load(std::sync::atomic::Ordering::Relaxed) <= 1), "bitmap delivered a byte twice");
+        assert!(
+            hits.iter().all(|h| h.load(std::sync::atomic::Ordering::Relaxed) <= 1),
+            "bitmap delivered a byte twice"
+        );
     }
     let chunk_bytes: u64 = chunks.iter().map(|(a, b)| (b - a) as u64).sum();
     let chunk_blocks: u64 = chunks.iter().map(|(a, b)| ((b - a) as u64).div_ceil(bs)).sum();
@@ -157,7 +177,11 @@ pub fn checked_round(
     assert_eq!(diff.rounds, 1);
     assert_eq!(diff.merged_runs, chunks.len() as u64);
     assert_eq!(diff.requests, chunks.len() as u64 * k);
-    assert_eq!(diff.bytes_read, chunk_bytes * k, "bytes read (files end at their logical length)");
+    assert_eq!(
+        diff.bytes_read,
+        chunk_bytes * k,
+        "bytes read (files end at their logical length)"
+    );
     assert_eq!(diff.blocks_read, chunk_blocks);
     assert_eq!(diff.blocks_requested, e.blocks_requested);
     assert_eq!(diff.blocks_after_dedup, e.blocks_after_dedup);
