@@ -21,7 +21,7 @@ use diskgraph_engine::MemoryGraph;
 use diskgraph_format::{Direction, FormatError};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::{oracle, EdgeList, Keep, TestGraph};
-use support::{configs, open, open_with, store, store_with_ids, Config, Stored};
+use support::{configs, few_configs, open, open_with, store, store_with_ids, Config, Stored};
 
 /// The budget of most runs: small enough that k-core's assembly (half of it) takes several
 /// batches on the bigger graphs.
@@ -238,21 +238,7 @@ fn bigger_graphs_some_configurations() {
             Keep::all(),
         ),
     ];
-    let configs = configs();
-    let picks: Vec<&Config> = configs
-        .iter()
-        .filter(|c| {
-            let (b, sch, bs) = (c.io.backend.unwrap(), c.io.scheduler, c.io.block_size);
-            matches!(
-                (b, sch, bs),
-                (BackendKind::Pread, SchedulerKind::Bitmap, 512)
-                    | (BackendKind::Uring, SchedulerKind::Pluglist, 4096)
-                    | (BackendKind::Mmap, SchedulerKind::Bitmap, 4096)
-            )
-        })
-        .collect();
-    assert!(!picks.is_empty());
-    for cfg in picks {
+    for cfg in &few_configs() {
         for s in &graphs {
             check(s, cfg, MEMORY);
         }
@@ -379,7 +365,7 @@ fn budget_too_small_is_refused() {
 /// original IDs (the graph's IDs are remapped), for every algorithm.
 #[test]
 fn registry_engines_agree_in_original_ids() {
-    let el = gen::with_weights(gen::relabel(gen::rmat(9, 5 << 9, true, 61), 61), Weights::Integer(3), 61);
+    let el = gen::with_weights(gen::relabel(gen::rmat(10, 8 << 10, true, 61), 61), Weights::Integer(3), 61);
     let s = store_with_ids("rmat with sparse IDs", &el, Keep::all(), |v| 1_000_000 + 7 * u64::from(v));
     let base = |alg: &str, engine: &str| {
         let mut r = RunRequest::new(alg);
@@ -387,7 +373,7 @@ fn registry_engines_agree_in_original_ids() {
         r.memory = 16 << 10;
         r.threads = Some(2);
         r.io = support::io(BackendKind::Pread, SchedulerKind::Bitmap, 512);
-        r.source = registry::Source::Id(1_000_000 + 7 * 3);
+        r.source = registry::Source::MaxDegree;
         r.sources = Sources::Sample(20);
         r.tolerance = 1e-13;
         r

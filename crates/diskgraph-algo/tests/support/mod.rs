@@ -159,6 +159,24 @@ pub fn configs() -> Vec<Config> {
     out
 }
 
+/// Three of [`configs`]: pread/bitmap/512, uring/pluglist/4096 and mmap/bitmap/4096 (those this
+/// machine runs).
+pub fn few_configs() -> Vec<Config> {
+    let picks: Vec<Config> = configs()
+        .into_iter()
+        .filter(|c| {
+            matches!(
+                (c.io.backend.unwrap(), c.io.scheduler, c.io.block_size),
+                (BackendKind::Pread, SchedulerKind::Bitmap, 512)
+                    | (BackendKind::Uring, SchedulerKind::Pluglist, 4096)
+                    | (BackendKind::Mmap, SchedulerKind::Bitmap, 4096)
+            )
+        })
+        .collect();
+    assert!(!picks.is_empty());
+    picks
+}
+
 /// Opens `s` on the selective engine with everything (in-edges, weights, list assembly).
 pub fn open(s: &Stored, io: &IoConfig, memory: u64) -> SelectiveGraph {
     open_with(&s.graph, io, memory, true)
