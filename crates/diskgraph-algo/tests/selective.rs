@@ -6,7 +6,7 @@
 //! k-core assembles its lists in several batches.
 //!
 //! Small graphs get the full matrix; bigger ones (a 20 000-vertex star whose hub list spans
-//! dozens of reads, a 3 000-vertex path that needs thousands of rounds) a few configurations.
+//! dozens of reads, a 1 500-vertex path that needs thousands of rounds) a few configurations.
 
 mod support;
 
@@ -126,6 +126,8 @@ fn check(s: &Stored, cfg: &Config, memory: u64) {
     let ctx = format!("{} [{}]", s.name, cfg.name);
     let m = MemoryGraph::load(&s.graph, true, true).unwrap();
     let g = open(s, &cfg.io, memory);
+    let mut clock = std::time::Instant::now();
+    let mut lap = |what: &str| { eprintln!("TIME {ctx} {what} {:.3} rounds {}", clock.elapsed().as_secs_f64(), g.rounds()); clock = std::time::Instant::now(); };
     let bad_weight = oracle::first_bad_weight(t);
     for src in sources(t) {
         let want = oracle::bfs_levels(t, src);
@@ -149,10 +151,13 @@ fn check(s: &Stored, cfg: &Config, memory: u64) {
             }
         }
     }
+    lap("bfs+sssp");
     assert_eq!(selective::wcc(&g).unwrap().labels, oracle::wcc(t), "wcc, {ctx}");
+    lap("wcc");
     let k = selective::kcore(&g).unwrap();
     assert_eq!(k.core, oracle::core_number(t), "kcore, {ctx}");
 
+    lap("kcore");
     // PageRank: fixed iterations are the power iteration (identical up to the last bits of
     // lists split across reads); to a tolerance, within the tolerance's error bound of the fixed
     // point.
@@ -169,6 +174,7 @@ fn check(s: &Stored, cfg: &Config, memory: u64) {
     let mem = PageRank::new().tolerance(tol).max_iterations(1000).run(&m).unwrap();
     assert!(got.iterations.abs_diff(mem.iterations) <= 5, "{ctx}: {} vs {}", got.iterations, mem.iterations);
 
+    lap("pagerank");
     // Multi-source BFS: identical to the memory engine, distances to the oracle's.
     let srcs: Vec<u32> = (0..n as u32).step_by((n / 50).max(1)).take(64).collect();
     let got = selective::msbfs(&g, &srcs, true).unwrap();
@@ -179,6 +185,7 @@ fn check(s: &Stored, cfg: &Config, memory: u64) {
         assert_eq!(&matrix[i * n..(i + 1) * n], &want[..], "msbfs source {s0}, {ctx}");
     }
 
+    lap("msbfs");
     // SpMV: as the memory engine (up to split lists), and the arc-order oracle.
     let x = x_of(n);
     let got = selective::spmv(&g, &x).unwrap();
@@ -228,8 +235,8 @@ fn bigger_graphs_some_configurations() {
             Keep::default(),
         ),
         store(
-            "path 3000 directed, relabelled, weighted",
-            &gen::with_weights(gen::relabel(gen::path(3000, true), 12), Weights::Integer(2), 12),
+            "path 1500 directed, relabelled, weighted",
+            &gen::with_weights(gen::relabel(gen::path(1500, true), 12), Weights::Integer(2), 12),
             Keep::default(),
         ),
         store(
