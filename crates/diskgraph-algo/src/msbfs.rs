@@ -168,7 +168,9 @@ impl State {
     /// Ends a level: the vertices of `frontier` stop being visited, and every vertex in
     /// `touched` records the searches that reached it first at the new level.
     pub fn settle(&mut self, frontier: &[u32], mut touched: Vec<u32>) {
-        frontier.par_iter().for_each(|&u| self.visit[u as usize].store(0, Relaxed));
+        frontier
+            .par_iter()
+            .for_each(|&u| self.visit[u as usize].store(0, Relaxed));
         touched.par_sort_unstable();
         touched.dedup();
         let level = self.level;

@@ -282,7 +282,11 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
     }
     let alg = req.algorithm.as_str();
     let csr = csr_bytes(graph, alg);
-    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    let size = |b: u64| match b {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b => format!("{:.1} KiB", b as f64 / 1024.0),
+    };
     let (engine, note) = match req.engine.as_str() {
         "memory" => (Engine::Memory, None),
         "selective" if alg == "scc" => {
@@ -294,9 +298,9 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
         _ if alg == "scc" => (
             Engine::Memory,
             Some(format!(
-                "engine auto: memory (scc runs in memory only; its CSR is {:.1} MiB, the budget {:.1} MiB)",
-                mib(csr),
-                mib(req.memory)
+                "engine auto: memory (scc runs in memory only; its CSR is {}, the budget {})",
+                size(csr),
+                size(req.memory)
             )),
         ),
         _ => {
@@ -306,9 +310,9 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
                 (Engine::Selective, "selective", "exceeds")
             };
             let note = format!(
-                "engine auto: {name} (the {:.1} MiB CSR {alg} needs {fit} the {:.1} MiB budget)",
-                mib(csr),
-                mib(req.memory)
+                "engine auto: {name} (the {} CSR {alg} needs {fit} the {} budget)",
+                size(csr),
+                size(req.memory)
             );
             (e, Some(note))
         }
@@ -450,7 +454,9 @@ fn run_on(graph: &GraphDir, req: &RunRequest, engine: Engine, threads: usize) ->
     stats.settings.insert("memory".into(), json!(req.memory));
     stats.settings.insert("engine_requested".into(), json!(req.engine));
     let pr = || {
-        let pr = PageRank::new().tolerance(req.tolerance).max_iterations(req.max_iterations);
+        let pr = PageRank::new()
+            .tolerance(req.tolerance)
+            .max_iterations(req.max_iterations);
         pr.fixed_iterations(req.iterations)
     };
     let (answer, compute) = match engine {

@@ -36,7 +36,10 @@ pub(crate) fn check_x(x: &[f64], n: usize) -> Result<(), AlgoError> {
 #[inline]
 pub(crate) fn dot(targets: &[u32], w: Option<&[f32]>, x: &[f64]) -> f64 {
     match w {
-        Some(w) => targets.iter().zip(w).fold(0.0, |a, (&u, &w)| a + w as f64 * x[u as usize]),
+        Some(w) => targets
+            .iter()
+            .zip(w)
+            .fold(0.0, |a, (&u, &w)| a + w as f64 * x[u as usize]),
         None => targets.iter().fold(0.0, |a, &u| a + x[u as usize]),
     }
 }

@@ -29,7 +29,8 @@ const MEMORY: u64 = 256 << 10;
 
 /// Small nasty graphs: the full matrix runs on each.
 fn small_graphs() -> Vec<Stored> {
-    let loops_dups = |el: EdgeList, n: usize, seed: u64| gen::add_duplicates(gen::add_self_loops(el, n / 5 + 1, seed), n, seed);
+    let loops_dups =
+        |el: EdgeList, n: usize, seed: u64| gen::add_duplicates(gen::add_self_loops(el, n / 5 + 1, seed), n, seed);
     vec![
         store(
             "weighted directed multigraph with loops",
@@ -75,8 +76,16 @@ fn small_graphs() -> Vec<Stored> {
             &gen::star(3000, 300, false, 8),
             Keep::all(),
         ),
-        store("single vertex with self-loops", &EdgeList::new(1, true, vec![(0, 0), (0, 0)]), Keep::all()),
-        store("two isolated vertices", &EdgeList::new(2, false, vec![]), Keep::default()),
+        store(
+            "single vertex with self-loops",
+            &EdgeList::new(1, true, vec![(0, 0), (0, 0)]),
+            Keep::all(),
+        ),
+        store(
+            "two isolated vertices",
+            &EdgeList::new(2, false, vec![]),
+            Keep::default(),
+        ),
     ]
 }
 
@@ -119,85 +128,159 @@ fn assert_close(got: &[f64], want: &[f64], rel: f64, ctx: &str) {
     }
 }
 
+/// What every configuration must reproduce on one graph: the oracles' and the memory engine's
+/// answers, computed once.
+struct Expected {
+    sources: Vec<u32>,
+    levels: Vec<Vec<i64>>,
+    memory_iterations: Vec<usize>,
+    dist: Vec<Option<Vec<f64>>>,
+    bad_weight: Option<(u32, u32, f32)>,
+    wcc: Vec<u32>,
+    core: Vec<u32>,
+    pagerank_fixed: Vec<f64>,
+    pagerank_tight: Vec<f64>,
+    pagerank_iterations: usize,
+    msbfs_sources: Vec<u32>,
+    msbfs: diskgraph_algo::MultiBfs,
+    x: Vec<f64>,
+    spmv: Vec<f64>,
+}
+
+const TOL: f64 = 1e-12;
+
+fn expected(s: &Stored) -> Expected {
+    let t = &s.test;
+    let n = t.num_vertices;
+    let m = MemoryGraph::load(&s.graph, true, true).unwrap();
+    let sources = sources(t);
+    let bad_weight = oracle::first_bad_weight(t);
+    let msbfs_sources: Vec<u32> = (0..n as u32).step_by((n / 50).max(1)).take(64).collect();
+    let x = x_of(n);
+    let mem_spmv = spmv(&m, &x).unwrap();
+    assert_close(
+        &mem_spmv.y,
+        &spmv_oracle(t, &x),
+        1e-9,
+        &format!("spmv oracle, {}", s.name),
+    );
+    let msbfs = msbfs(&m, &msbfs_sources, true).unwrap();
+    let matrix = msbfs.distances.as_ref().unwrap();
+    for (i, &s0) in msbfs_sources.iter().enumerate().step_by(7) {
+        let want: Vec<u32> = oracle::bfs_levels(t, s0)
+            .iter()
+            .map(|&l| if l < 0 { u32::MAX } else { l as u32 })
+            .collect();
+        assert_eq!(&matrix[i * n..(i + 1) * n], &want[..], "msbfs source {s0}, {}", s.name);
+    }
+    Expected {
+        levels: sources.iter().map(|&src| oracle::bfs_levels(t, src)).collect(),
+        memory_iterations: sources
+            .iter()
+            .map(|&src| bfs(&m, src, false).unwrap().iterations)
+            .collect(),
+        dist: sources
+            .iter()
+            .map(|&src| bad_weight.is_none().then(|| oracle::dijkstra(t, src)))
+            .collect(),
+        sources,
+        bad_weight,
+        wcc: oracle::wcc(t),
+        core: oracle::core_number(t),
+        pagerank_fixed: PageRank::new().fixed_iterations(Some(20)).run(&m).unwrap().ranks,
+        pagerank_tight: oracle::pagerank(t, 0.85, 1e-15, 3000, None).0,
+        pagerank_iterations: PageRank::new()
+            .tolerance(TOL)
+            .max_iterations(1000)
+            .run(&m)
+            .unwrap()
+            .iterations,
+        msbfs_sources,
+        msbfs,
+        x,
+        spmv: mem_spmv.y,
+    }
+}
+
 /// Every algorithm on `s` with configuration `cfg`.
-fn check(s: &Stored, cfg: &Config, memory: u64) {
+fn check(s: &Stored, e: &Expected, cfg: &Config, memory: u64) {
     let t = &s.test;
     let n = t.num_vertices;
     let ctx = format!("{} [{}]", s.name, cfg.name);
-    let m = MemoryGraph::load(&s.graph, true, true).unwrap();
     let g = open(s, &cfg.io, memory);
-    let mut clock = std::time::Instant::now();
-    let mut lap = |what: &str| { eprintln!("TIME {ctx} {what} {:.3} rounds {}", clock.elapsed().as_secs_f64(), g.rounds()); clock = std::time::Instant::now(); };
-    let bad_weight = oracle::first_bad_weight(t);
-    for src in sources(t) {
-        let want = oracle::bfs_levels(t, src);
+    for (i, &src) in e.sources.iter().enumerate() {
         let b = selective::bfs(&g, src, true).unwrap();
-        assert_eq!(b.levels, want, "bfs, {ctx}, source {src}");
+        assert_eq!(b.levels, e.levels[i], "bfs, {ctx}, source {src}");
         oracle::check_bfs_tree(t, src, &b.levels, b.parents.as_ref().unwrap())
-            .unwrap_or_else(|e| panic!("bfs tree, {ctx}, source {src}: {e}"));
-        assert_eq!(b.iterations, bfs(&m, src, false).unwrap().iterations, "{ctx}");
-        match bad_weight {
-            Some((a, b, w)) => match selective::sssp(&g, src) {
+            .unwrap_or_else(|err| panic!("bfs tree, {ctx}, source {src}: {err}"));
+        assert_eq!(b.iterations, e.memory_iterations[i], "{ctx}");
+        match (&e.dist[i], e.bad_weight) {
+            (None, Some((a, b, w))) => match selective::sssp(&g, src) {
                 Err(SelectiveError::Algo(AlgoError::NegativeWeight { src, dst, weight })) => {
                     assert_eq!((src, dst, weight.to_bits()), (a, b, w.to_bits()), "{ctx}")
                 }
                 other => panic!("{ctx}: sssp should refuse the weight {w} of {a}->{b}: {other:?}"),
             },
-            None => {
-                let want = oracle::dijkstra(t, src);
-                assert_eq!(selective::sssp(&g, src).unwrap().dist, want, "sssp, {ctx}, source {src}");
+            (Some(want), _) => {
+                assert_eq!(
+                    &selective::sssp(&g, src).unwrap().dist,
+                    want,
+                    "sssp, {ctx}, source {src}"
+                );
                 let got = selective::sssp_with_delta(&g, src, 1e12).unwrap();
-                assert_eq!(got.dist, want, "sssp as Bellman-Ford, {ctx}, source {src}");
+                assert_eq!(&got.dist, want, "sssp as Bellman-Ford, {ctx}, source {src}");
             }
+            (None, None) => unreachable!(),
         }
     }
-    lap("bfs+sssp");
-    assert_eq!(selective::wcc(&g).unwrap().labels, oracle::wcc(t), "wcc, {ctx}");
-    lap("wcc");
+    assert_eq!(selective::wcc(&g).unwrap().labels, e.wcc, "wcc, {ctx}");
     let k = selective::kcore(&g).unwrap();
-    assert_eq!(k.core, oracle::core_number(t), "kcore, {ctx}");
+    assert_eq!(k.core, e.core, "kcore, {ctx}");
 
-    lap("kcore");
     // PageRank: fixed iterations are the power iteration (identical up to the last bits of
     // lists split across reads); to a tolerance, within the tolerance's error bound of the fixed
     // point.
-    let fixed = PageRank::new().fixed_iterations(Some(20));
-    let got = selective::pagerank(&g, &fixed).unwrap();
+    let got = selective::pagerank(&g, &PageRank::new().fixed_iterations(Some(20))).unwrap();
     assert_eq!(got.iterations, 20);
-    assert_close(&got.ranks, &fixed.run(&m).unwrap().ranks, 1e-12, &format!("pagerank fixed, {ctx}"));
-    let tol = 1e-12;
-    let got = selective::pagerank(&g, &PageRank::new().tolerance(tol).max_iterations(1000)).unwrap();
+    assert_close(&got.ranks, &e.pagerank_fixed, 1e-12, &format!("pagerank fixed, {ctx}"));
+    let got = selective::pagerank(&g, &PageRank::new().tolerance(TOL).max_iterations(1000)).unwrap();
     assert!(got.converged, "{ctx}");
-    let (tight, _, _) = oracle::pagerank(t, 0.85, 1e-15, 5000, None);
-    let l1: f64 = got.ranks.iter().zip(&tight).map(|(a, b)| (a - b).abs()).sum();
-    assert!(l1 <= 12.0 * n as f64 * tol, "pagerank to {tol}, {ctx}: L1 {l1} from the fixed point");
-    let mem = PageRank::new().tolerance(tol).max_iterations(1000).run(&m).unwrap();
-    assert!(got.iterations.abs_diff(mem.iterations) <= 5, "{ctx}: {} vs {}", got.iterations, mem.iterations);
+    let l1: f64 = got
+        .ranks
+        .iter()
+        .zip(&e.pagerank_tight)
+        .map(|(a, b)| (a - b).abs())
+        .sum();
+    assert!(
+        l1 <= 12.0 * n as f64 * TOL,
+        "pagerank to {TOL}, {ctx}: L1 {l1} from the fixed point"
+    );
+    assert!(
+        got.iterations.abs_diff(e.pagerank_iterations) <= 5,
+        "{ctx}: {} vs {}",
+        got.iterations,
+        e.pagerank_iterations
+    );
 
-    lap("pagerank");
-    // Multi-source BFS: identical to the memory engine, distances to the oracle's.
-    let srcs: Vec<u32> = (0..n as u32).step_by((n / 50).max(1)).take(64).collect();
-    let got = selective::msbfs(&g, &srcs, true).unwrap();
-    assert_eq!(got, msbfs(&m, &srcs, true).unwrap(), "msbfs, {ctx}");
-    let matrix = got.distances.as_ref().unwrap();
-    for (i, &s0) in srcs.iter().enumerate().step_by(7) {
-        let want: Vec<u32> = oracle::bfs_levels(t, s0).iter().map(|&l| if l < 0 { u32::MAX } else { l as u32 }).collect();
-        assert_eq!(&matrix[i * n..(i + 1) * n], &want[..], "msbfs source {s0}, {ctx}");
-    }
+    // Multi-source BFS: identical to the memory engine (checked against the oracle once).
+    assert_eq!(
+        selective::msbfs(&g, &e.msbfs_sources, true).unwrap(),
+        e.msbfs,
+        "msbfs, {ctx}"
+    );
 
-    lap("msbfs");
-    // SpMV: as the memory engine (up to split lists), and the arc-order oracle.
-    let x = x_of(n);
-    let got = selective::spmv(&g, &x).unwrap();
-    let mem = spmv(&m, &x).unwrap();
-    assert_close(&got.y, &mem.y, 1e-13, &format!("spmv, {ctx}"));
-    assert_close(&mem.y, &spmv_oracle(t, &x), 1e-9, &format!("spmv oracle, {ctx}"));
+    // SpMV: as the memory engine, up to the last bits of split lists.
+    let got = selective::spmv(&g, &e.x).unwrap();
+    assert_close(&got.y, &e.spmv, 1e-13, &format!("spmv, {ctx}"));
 
     // The I/O counters made it to the stats.
     let mut stats = diskgraph_engine::RunStats::default();
     g.record(&mut stats);
     if t.num_arcs() > 0 {
-        assert!(stats.bytes_read > 0 && stats.io_requests > 0 && stats.blocks_after_dedup > 0, "{ctx}: {stats:?}");
+        assert!(
+            stats.bytes_read > 0 && stats.io_requests > 0 && stats.blocks_after_dedup > 0,
+            "{ctx}: {stats:?}"
+        );
         assert!(stats.blocks_requested >= stats.blocks_after_dedup, "{ctx}");
     }
     // Within the budget, unless one vertex's lists alone exceed k-core's assembly share.
@@ -210,18 +293,26 @@ fn check(s: &Stored, cfg: &Config, memory: u64) {
     }
     let largest = lists.iter().copied().max().unwrap_or(0);
     let share = stats.settings["assembly_bytes"].as_u64().unwrap();
-    let allowed = if largest > share { memory - share + largest } else { memory };
-    assert!(stats.peak_engine_memory <= allowed, "{ctx}: {} > {allowed}", stats.peak_engine_memory);
+    let allowed = if largest > share {
+        memory - share + largest
+    } else {
+        memory
+    };
+    assert!(
+        stats.peak_engine_memory <= allowed,
+        "{ctx}: {} > {allowed}",
+        stats.peak_engine_memory
+    );
     assert!(stats.settings.contains_key("io_backend") && stats.settings.contains_key("scheduler"));
 }
 
 #[test]
 fn small_graphs_every_configuration() {
     let graphs = small_graphs();
-    let configs = configs();
-    for cfg in &configs {
-        for s in &graphs {
-            check(s, cfg, MEMORY);
+    let expected: Vec<Expected> = graphs.iter().map(expected).collect();
+    for cfg in &configs() {
+        for (s, e) in graphs.iter().zip(&expected) {
+            check(s, e, cfg, MEMORY);
         }
     }
 }
@@ -245,9 +336,10 @@ fn bigger_graphs_some_configurations() {
             Keep::all(),
         ),
     ];
+    let expected: Vec<Expected> = graphs.iter().map(expected).collect();
     for cfg in &few_configs() {
-        for s in &graphs {
-            check(s, cfg, MEMORY);
+        for (s, e) in graphs.iter().zip(&expected) {
+            check(s, e, cfg, MEMORY);
         }
     }
 }
@@ -263,11 +355,17 @@ fn directed_graph_without_in_edges_pushes_only() {
     let g = open_with(&s.graph, &cfg.io, MEMORY, false);
     let t = &s.test;
     for src in sources(t) {
-        assert_eq!(selective::bfs(&g, src, false).unwrap().levels, oracle::bfs_levels(t, src));
+        assert_eq!(
+            selective::bfs(&g, src, false).unwrap().levels,
+            oracle::bfs_levels(t, src)
+        );
         assert_eq!(selective::sssp(&g, src).unwrap().dist, oracle::dijkstra(t, src));
     }
     let m = MemoryGraph::load(&s.graph, false, false).unwrap();
-    assert_eq!(selective::msbfs(&g, &[0, 5, 9], true).unwrap(), msbfs(&m, &[0, 5, 9], true).unwrap());
+    assert_eq!(
+        selective::msbfs(&g, &[0, 5, 9], true).unwrap(),
+        msbfs(&m, &[0, 5, 9], true).unwrap()
+    );
     assert!(matches!(
         selective::pagerank(&g, &PageRank::new()),
         Err(SelectiveError::Algo(AlgoError::MissingInEdges("pagerank")))
@@ -339,7 +437,9 @@ fn corrupt_neighbour_is_an_error_not_a_panic() {
             }
             other => panic!("{}: {other}", cfg.name),
         }
-        assert!(selective::wcc(&g).is_err() && selective::kcore(&g).is_err() && selective::spmv(&g, &x_of(500)).is_err());
+        assert!(
+            selective::wcc(&g).is_err() && selective::kcore(&g).is_err() && selective::spmv(&g, &x_of(500)).is_err()
+        );
     }
     // Through the registry: a graph format error naming the file.
     let mut req = RunRequest::new("pagerank");
@@ -347,7 +447,10 @@ fn corrupt_neighbour_is_an_error_not_a_panic() {
     req.memory = MEMORY;
     let err = registry::run(&s.graph, &req).unwrap_err();
     assert!(matches!(err, RunError::Format(_)), "{err}");
-    assert!(err.to_string().contains("out.adj") && err.to_string().contains("7000000"), "{err}");
+    assert!(
+        err.to_string().contains("out.adj") && err.to_string().contains("7000000"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -372,8 +475,14 @@ fn budget_too_small_is_refused() {
 /// original IDs (the graph's IDs are remapped), for every algorithm.
 #[test]
 fn registry_engines_agree_in_original_ids() {
-    let el = gen::with_weights(gen::relabel(gen::rmat(10, 8 << 10, true, 61), 61), Weights::Integer(3), 61);
-    let s = store_with_ids("rmat with sparse IDs", &el, Keep::all(), |v| 1_000_000 + 7 * u64::from(v));
+    let el = gen::with_weights(
+        gen::relabel(gen::rmat(10, 8 << 10, true, 61), 61),
+        Weights::Integer(3),
+        61,
+    );
+    let s = store_with_ids("rmat with sparse IDs", &el, Keep::all(), |v| {
+        1_000_000 + 7 * u64::from(v)
+    });
     let base = |alg: &str, engine: &str| {
         let mut r = RunRequest::new(alg);
         r.engine = engine.into();

@@ -60,7 +60,10 @@ fn check(file: &str) {
             match (&sel.values, &mem.values) {
                 (Values::Float(x), Values::Float(y)) => {
                     for (p, q) in x.iter().zip(y) {
-                        assert!(p == q || (p - q).abs() <= 1e-12 * p.abs().max(q.abs()), "{alg}, {ctx}: {p} vs {q}");
+                        assert!(
+                            p == q || (p - q).abs() <= 1e-12 * p.abs().max(q.abs()),
+                            "{alg}, {ctx}: {p} vs {q}"
+                        );
                     }
                 }
                 (x, y) => assert_eq!(x, y, "{alg}, {ctx}"),
@@ -70,10 +73,16 @@ fn check(file: &str) {
                     let levels = signed(&sel);
                     let reached = levels.iter().filter(|&&l| l >= 0).count() as u64;
                     assert_eq!(reached, a["bfs"]["reached"].as_u64().unwrap(), "{ctx}");
-                    assert_eq!(*levels.iter().max().unwrap(), a["bfs"]["max_depth"].as_i64().unwrap(), "{ctx}");
+                    assert_eq!(
+                        *levels.iter().max().unwrap(),
+                        a["bfs"]["max_depth"].as_i64().unwrap(),
+                        "{ctx}"
+                    );
                 }
                 "wcc" => {
-                    let Values::Unsigned(labels) = &sel.values else { panic!() };
+                    let Values::Unsigned(labels) = &sel.values else {
+                        panic!()
+                    };
                     let mut count = std::collections::BTreeMap::new();
                     for &l in labels {
                         *count.entry(l).or_insert(0u64) += 1;
@@ -89,8 +98,14 @@ fn check(file: &str) {
                     let d = float(&sel);
                     let finite: Vec<f64> = d.iter().copied().filter(|x| x.is_finite()).collect();
                     assert_eq!(finite.len() as u64, a["sssp"]["reached"].as_u64().unwrap(), "{ctx}");
-                    assert_eq!(finite.iter().sum::<f64>(), a["sssp"]["sum_finite_distances"].as_f64().unwrap());
-                    assert_eq!(finite.iter().copied().fold(0.0, f64::max), a["sssp"]["max_distance"].as_f64().unwrap());
+                    assert_eq!(
+                        finite.iter().sum::<f64>(),
+                        a["sssp"]["sum_finite_distances"].as_f64().unwrap()
+                    );
+                    assert_eq!(
+                        finite.iter().copied().fold(0.0, f64::max),
+                        a["sssp"]["max_distance"].as_f64().unwrap()
+                    );
                 }
                 _ => {}
             }
@@ -102,10 +117,17 @@ fn check(file: &str) {
             let id = pair[0].as_u64().unwrap();
             let want = pair[1].as_f64().unwrap();
             let v = sel.vertex_ids.binary_search(&id).unwrap();
-            assert!((ranks[v] - want).abs() < 1e-9, "pagerank of {id}, {ctx}: {} vs {want}", ranks[v]);
+            assert!(
+                (ranks[v] - want).abs() < 1e-9,
+                "pagerank of {id}, {ctx}: {} vs {want}",
+                ranks[v]
+            );
         }
         let l1: f64 = ranks.iter().zip(float(&mem)).map(|(x, y)| (x - y).abs()).sum();
-        assert!(l1 < 24.0 * ranks.len() as f64 * 1e-13, "pagerank L1 {l1} from the memory engine, {ctx}");
+        assert!(
+            l1 < 24.0 * ranks.len() as f64 * 1e-13,
+            "pagerank L1 {l1} from the memory engine, {ctx}"
+        );
         // Fixed iterations: the power iteration.
         let mut r = request("pagerank", "selective", &cfg);
         r.iterations = Some(30);
@@ -113,7 +135,10 @@ fn check(file: &str) {
         r.engine = "memory".into();
         let mem = registry::run(&g, &r).unwrap();
         for (p, q) in float(&sel).iter().zip(float(&mem)) {
-            assert!((p - q).abs() <= 1e-12 * q.abs(), "pagerank 30 iterations, {ctx}: {p} vs {q}");
+            assert!(
+                (p - q).abs() <= 1e-12 * q.abs(),
+                "pagerank 30 iterations, {ctx}: {p} vs {q}"
+            );
         }
     }
 }

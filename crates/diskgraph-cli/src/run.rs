@@ -160,7 +160,10 @@ fn read_x(path: &Path) -> Result<Vec<f64>> {
             if t.is_empty() || t.starts_with('#') {
                 continue;
             }
-            x.push(t.parse().map_err(|_| anyhow::anyhow!("line {}: {t:?} is not a number", i + 1))?);
+            x.push(
+                t.parse()
+                    .map_err(|_| anyhow::anyhow!("line {}: {t:?} is not a number", i + 1))?,
+            );
         }
         return Ok(x);
     }
@@ -170,7 +173,10 @@ fn read_x(path: &Path) -> Result<Vec<f64>> {
     }
     let (header_len, start) = match bytes[6] {
         1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
         _ => bail!(bad("unknown version")),
     };
     let header = bytes
@@ -183,12 +189,20 @@ fn read_x(path: &Path) -> Result<Vec<f64>> {
     let field = |key: &str| -> Option<String> {
         let at = header.find(&format!("'{key}':"))? + key.len() + 3;
         let rest = &header[at..];
-        let end = if rest.starts_with('(') { rest.find(')')? + 1 } else { rest.find(',')? };
+        let end = if rest.starts_with('(') {
+            rest.find(')')? + 1
+        } else {
+            rest.find(',')?
+        };
         Some(rest[..end].trim_matches('\'').to_string())
     };
     let descr = field("descr").ok_or_else(|| bad("no descr"))?;
     let shape = field("shape").ok_or_else(|| bad("no shape"))?;
-    let dims: Vec<&str> = shape.trim_matches(|c| c == '(' || c == ')').split(',').filter(|d| !d.is_empty()).collect();
+    let dims: Vec<&str> = shape
+        .trim_matches(|c| c == '(' || c == ')')
+        .split(',')
+        .filter(|d| !d.is_empty())
+        .collect();
     let count: usize = match dims.as_slice() {
         [d] => d.parse().map_err(|_| bad("bad shape"))?,
         _ => bail!(bad("x must be a 1-D array")),

@@ -77,7 +77,12 @@ pub(crate) fn reach(
     along: &[Direction],
 ) -> Result<Reach, SelectiveError> {
     let n = g.num_vertices();
-    let unvisited = || (0..n).into_par_iter().map(|_| AtomicU32::new(UNVISITED)).collect::<Vec<_>>();
+    let unvisited = || {
+        (0..n)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(UNVISITED))
+            .collect::<Vec<_>>()
+    };
     let level = unvisited();
     let parent = want_parents.then(unvisited);
     level[source as usize].store(0, Relaxed);

@@ -75,7 +75,13 @@ pub fn wcc(g: &SelectiveGraph) -> Result<Components, SelectiveError> {
         .expect("the hub is in its component");
     let label: Vec<AtomicU32> = (0..n as u32)
         .into_par_iter()
-        .map(|v| AtomicU32::new(if giant[v as usize].load(Relaxed) != UNVISITED { giant_label } else { v }))
+        .map(|v| {
+            AtomicU32::new(if giant[v as usize].load(Relaxed) != UNVISITED {
+                giant_label
+            } else {
+                v
+            })
+        })
         .collect();
     // 2. Label propagation on the rest.
     let f = Propagate {

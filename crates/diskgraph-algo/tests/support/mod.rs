@@ -49,7 +49,7 @@ pub struct Stored {
 /// Imports `el` (vertices `0..n`, so internal IDs are the edge list's) keeping what `keep`
 /// says, and checks the importer stored what the testkit expects.
 pub fn store(name: &str, el: &EdgeList, keep: Keep) -> Stored {
-    store_with_ids(name, el, keep, |v| u64::from(v))
+    store_with_ids(name, el, keep, u64::from)
 }
 
 /// [`store`] with vertex `v` named `id(v)` in the input (an increasing map keeps internal IDs

@@ -492,7 +492,10 @@ impl Drop for LocalFrontier<'_> {
         // Once the set is dense the list is not needed; every flush of a set that ends small
         // happened while the total was small too, so the list of a small set is complete.
         if !wants_dense(before + self.new.len(), b.n) {
-            b.list.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&self.new);
+            b.list
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(&self.new);
         }
     }
 }

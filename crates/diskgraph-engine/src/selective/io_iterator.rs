@@ -116,7 +116,11 @@ impl Claims {
                     }
                     None => Some((a, b)),
                 };
-                new = if s + len >= 64 { 0 } else { new & !(((1u64 << len) - 1) << s) };
+                new = if s + len >= 64 {
+                    0
+                } else {
+                    new & !(((1u64 << len) - 1) << s)
+                };
             }
         }
         if let Some((a, b)) = run {
@@ -128,7 +132,10 @@ impl Claims {
     fn reset(&self) {
         let (lo, hi) = (self.lo.swap(usize::MAX, Relaxed), self.hi.swap(0, Relaxed));
         if lo < hi {
-            self.words[lo..hi].par_iter().with_min_len(4096).for_each(|w| w.store(0, Relaxed));
+            self.words[lo..hi]
+                .par_iter()
+                .with_min_len(4096)
+                .for_each(|w| w.store(0, Relaxed));
         }
     }
 }
@@ -517,7 +524,10 @@ impl<'a> SharedSlice<'a> {
     /// # Panics
     /// If the range is out of bounds.
     unsafe fn write(&self, at: usize, src: &[u32]) {
-        assert!(at.checked_add(src.len()).is_some_and(|end| end <= self.len), "write out of bounds");
+        assert!(
+            at.checked_add(src.len()).is_some_and(|end| end <= self.len),
+            "write out of bounds"
+        );
         // SAFETY: in bounds (checked above) of a live exclusive borrow; the caller guarantees no
         // concurrent overlapping write; `src` cannot alias the buffer (it is a read buffer).
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.add(at), src.len()) };

@@ -203,10 +203,7 @@ impl SelectiveGraph {
             buffer_bytes,
             ..opts.io.clone()
         })?;
-        let parts = opts
-            .partitions
-            .unwrap_or(4 * io.config().compute_threads.max(1))
-            .max(1);
+        let parts = opts.partitions.unwrap_or(4 * io.config().compute_threads.max(1)).max(1);
         let open_dir = |d: Direction| -> Result<Adjacency, EngineError> {
             let (_, adj, wgt) = dir.files_of(d);
             let offsets = dir.load_offsets(d)?;

@@ -79,7 +79,10 @@ impl Partitions {
 
     /// The partition holding vertex `v`.
     pub fn of_vertex(&self, v: u32) -> usize {
-        self.bounds.partition_point(|&b| b <= v).saturating_sub(1).min(self.len() - 1)
+        self.bounds
+            .partition_point(|&b| b <= v)
+            .saturating_sub(1)
+            .min(self.len() - 1)
     }
 
     /// Runs `f` on every partition's vertex range in parallel (one rayon task each) and returns
@@ -115,13 +118,19 @@ mod tests {
         let w: Vec<u64> = p.ranges().map(weight).collect();
         assert_eq!(w.iter().sum::<u64>(), 3001);
         assert_eq!(w[0], 1001);
-        assert!(w[1].abs_diff(500) <= 2 && w[2].abs_diff(750) <= 2 && w[3].abs_diff(750) <= 2, "{w:?}");
+        assert!(
+            w[1].abs_diff(500) <= 2 && w[2].abs_diff(750) <= 2 && w[3].abs_diff(750) <= 2,
+            "{w:?}"
+        );
         assert_eq!(p.of_vertex(0), 0);
         assert_eq!(p.of_vertex(1000), 3);
         let covered: u32 = p.map(|r| r.end - r.start).iter().sum();
         assert_eq!(covered, 1001);
         // Degenerate inputs.
-        assert_eq!(Partitions::balanced(&[0], 3).ranges().collect::<Vec<_>>(), vec![0..0, 0..0, 0..0]);
+        assert_eq!(
+            Partitions::balanced(&[0], 3).ranges().collect::<Vec<_>>(),
+            vec![0..0, 0..0, 0..0]
+        );
         assert_eq!(Partitions::balanced(&[0, 0, 0], 0).len(), 1);
     }
 }

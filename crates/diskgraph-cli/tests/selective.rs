@@ -1,0 +1,228 @@
+//! `diskgraph run --engine selective` end to end: every algorithm with every I/O flag gives the
+//! memory engine's output file; `auto` says what it picked; spmv reads `--x` as text and .npy;
+//! bad flags fail with one line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn diskgraph(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_diskgraph"))
+        .args(args)
+        .output()
+        .expect("run diskgraph")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = diskgraph(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "diskgraph {args:?} failed: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = diskgraph(args);
+    assert!(!out.status.success(), "diskgraph {args:?} should fail");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("diskgraph-io:")).collect();
+    assert_eq!(lines.len(), 1, "expected a one-line error, got {stderr:?}");
+    lines[0].to_string()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A weighted directed graph with sparse original IDs, a hub and a few isolated vertices.
+fn graph() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("e.wel");
+    let mut text = String::new();
+    for i in 0..3000u64 {
+        let (a, b) = (i % 1500, (i * 7919 + 13) % 1500);
+        text += &format!("{} {} {}\n", a * 3 + 10, b * 3 + 10, 1 + i % 5);
+        if i % 3 == 0 {
+            text += &format!("10 {} 2\n", a * 3 + 10);
+        }
+    }
+    std::fs::write(&input, text).unwrap();
+    let g = dir.path().join("g");
+    ok(&["import", s(&input), "-o", s(&g)]);
+    (dir, g)
+}
+
+#[test]
+fn selective_flags_give_the_memory_engines_output() {
+    let (dir, g) = graph();
+    let d = dir.path();
+    let xfile = d.join("x.txt");
+    let x: String = (0..1500).map(|v| format!("{}\n", (v % 7) as f64 - 2.5)).collect();
+    std::fs::write(&xfile, x).unwrap();
+    let flag_sets: [&[&str]; 3] = [
+        &[
+            "--io",
+            "pread",
+            "--block-size",
+            "4096",
+            "--scheduler",
+            "pluglist",
+            "--max-gap",
+            "0",
+        ],
+        &[
+            "--block-size",
+            "512",
+            "--max-request",
+            "2KiB",
+            "--queue-depth",
+            "4",
+            "--io-threads",
+            "2",
+        ],
+        &[
+            "--io",
+            "mmap",
+            "--scheduler",
+            "bitmap",
+            "--max-gap",
+            "32",
+            "--threads",
+            "1",
+        ],
+    ];
+    let runs: [&[&str]; 8] = [
+        &["bfs", "--source", "10"],
+        &["bfs", "--source", "max-degree", "--parents"],
+        &["sssp", "--source", "10"],
+        &["wcc"],
+        &["kcore"],
+        &["pagerank", "--iterations", "12"],
+        &["msbfs", "--sources", "10,19,4000,"],
+        &["spmv", "--x", s(&xfile)],
+    ];
+    for (i, run) in runs.iter().enumerate() {
+        let mem_out = d.join(format!("m{i}.tsv"));
+        let mut args = vec!["run", run[0], s(&g)];
+        args.extend_from_slice(&run[1..]);
+        let mut mem = args.clone();
+        mem.extend(["--engine", "memory", "--out", s(&mem_out)]);
+        ok(&mem);
+        let want = std::fs::read_to_string(&mem_out).unwrap();
+        for (j, flags) in flag_sets.iter().enumerate() {
+            let sel_out = d.join(format!("s{i}-{j}.tsv"));
+            let stats = d.join(format!("s{i}-{j}.json"));
+            let mut sel = args.clone();
+            sel.extend([
+                "--engine",
+                "selective",
+                "--memory",
+                "1MiB",
+                "--out",
+                s(&sel_out),
+                "--stats",
+                s(&stats),
+            ]);
+            sel.extend_from_slice(flags);
+            let printed = ok(&sel);
+            assert!(printed.contains("engine selective"), "{printed}");
+            let got = std::fs::read_to_string(&sel_out).unwrap();
+            if run[0] == "bfs" && run.contains(&"--parents") {
+                // Parents are a valid tree, not necessarily the same one.
+                assert_eq!(got.lines().count(), want.lines().count());
+                continue;
+            }
+            if matches!(run[0], "pagerank" | "spmv") {
+                for (a, b) in got.lines().zip(want.lines()) {
+                    let (a, b): (f64, f64) = (
+                        a.split('\t').nth(1).unwrap().parse().unwrap(),
+                        b.split('\t').nth(1).unwrap().parse().unwrap(),
+                    );
+                    assert!((a - b).abs() <= 1e-12 * b.abs(), "{run:?} {flags:?}: {a} vs {b}");
+                }
+                continue;
+            }
+            assert!(got == want, "{run:?} with {flags:?} differs from the memory engine");
+            let st: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+            assert_eq!(st["engine"], "selective");
+            assert!(st["bytes_read"].as_u64().unwrap() > 0 && st["io_requests"].as_u64().unwrap() > 0);
+            for key in [
+                "io_backend",
+                "block_size",
+                "scheduler",
+                "max_gap_blocks",
+                "max_request_bytes",
+                "queue_depth",
+            ] {
+                assert!(st["settings"].get(key).is_some(), "{key} missing from {st}");
+            }
+            assert!(st["peak_engine_memory"].as_u64().unwrap() <= 1 << 20);
+        }
+    }
+}
+
+#[test]
+fn auto_says_what_it_picked_and_spmv_reads_npy() {
+    let (dir, g) = graph();
+    let out = ok(&["run", "wcc", s(&g), "--memory", "16KiB", "--max-request", "2KiB"]);
+    assert!(out.contains("engine auto: selective"), "{out}");
+    let out = ok(&["run", "wcc", s(&g)]);
+    assert!(out.contains("engine auto: memory"), "{out}");
+    // x as a .npy of f8: all twos doubles the all-ones result.
+    let npy = dir.path().join("x.npy");
+    let mut header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1500,), }".to_string();
+    let total = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(total.div_ceil(64) * 64 - total));
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    for _ in 0..1500 {
+        bytes.extend_from_slice(&2.0f64.to_le_bytes());
+    }
+    std::fs::write(&npy, bytes).unwrap();
+    let (ones, twos) = (dir.path().join("1.tsv"), dir.path().join("2.tsv"));
+    ok(&["run", "spmv", s(&g), "--engine", "selective", "--out", s(&ones)]);
+    ok(&[
+        "run",
+        "spmv",
+        s(&g),
+        "--engine",
+        "selective",
+        "--x",
+        s(&npy),
+        "--out",
+        s(&twos),
+    ]);
+    let values = |p: &Path| -> Vec<f64> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| l.split('\t').nth(1).unwrap().parse().unwrap())
+            .collect()
+    };
+    let (a, b) = (values(&ones), values(&twos));
+    assert!(a.iter().zip(&b).all(|(x, y)| 2.0 * x == *y));
+    assert!(a.iter().any(|&y| y > 0.0));
+}
+
+#[test]
+fn bad_selective_flags_fail_with_one_line() {
+    let (dir, g) = graph();
+    let msg = fails(&["run", "bfs", s(&g), "--engine", "selective", "--block-size", "1000"]);
+    assert!(msg.contains("block size"), "{msg}");
+    let msg = fails(&["run", "bfs", s(&g), "--engine", "selective", "--memory", "4KiB"]);
+    assert!(msg.contains("budget"), "{msg}");
+    let msg = fails(&["run", "scc", s(&g), "--engine", "selective"]);
+    assert!(msg.contains("scc"), "{msg}");
+    let msg = fails(&["run", "msbfs", s(&g), "--sources", "65"]);
+    assert!(msg.contains("64"), "{msg}");
+    let x = dir.path().join("x.txt");
+    std::fs::write(&x, "1\n2\n").unwrap();
+    let msg = fails(&["run", "spmv", s(&g), "--x", s(&x)]);
+    assert!(msg.contains("x has 2 values"), "{msg}");
+    std::fs::write(&x, "1\nabc\n").unwrap();
+    let msg = fails(&["run", "spmv", s(&g), "--x", s(&x)]);
+    assert!(msg.contains("line 2"), "{msg}");
+    let out = diskgraph(&["run", "bfs", s(&g), "--io", "floppy"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("floppy"));
+}
