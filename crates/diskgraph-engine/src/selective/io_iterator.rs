@@ -203,6 +203,9 @@ impl SelectiveGraph {
     /// complete (Graphene's IoIterator: `IsActive` is membership in `active`, `Compute` is
     /// `compute`). `weights` also reads the weight file (when the graph was opened with weights).
     ///
+    /// Rounds of one graph run one at a time (a round started from inside `compute` would wait
+    /// for itself forever).
+    ///
     /// Errors: [`EngineError::MissingInEdges`], an I/O failure, or a neighbour ID out of range
     /// ([`FormatError::NeighbourOutOfRange`]); no further pieces are delivered after an error.
     ///

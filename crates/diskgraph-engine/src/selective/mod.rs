@@ -55,7 +55,7 @@ use diskgraph_io::FileSet;
 pub use diskgraph_io::{BackendKind, IoConfig, IoContext, IoError, IoStats, SchedulerKind};
 use serde_json::json;
 
-pub use edge_map::{EdgeFn, EdgeMapOptions, Mode};
+pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
 pub use io_iterator::Piece;
 pub use partition::Partitions;
@@ -370,6 +370,13 @@ impl SelectiveGraph {
         s.insert("partitions".into(), json!(self.out.partitions.len()));
         s.insert("rounds".into(), json!(self.rounds()));
         s.insert("useful_bytes".into(), json!(io.useful_bytes));
+        s.insert("blocks_read".into(), json!(io.blocks_read));
+        s.insert("io_rounds".into(), json!(io.rounds));
+        s.insert("buffer_kind".into(), json!(self.io.buffer_kind()));
+        s.insert("registered_buffers".into(), json!(self.io.registered_buffers()));
+        if let Some(why) = self.io.fallback_reason() {
+            s.insert("io_fallback".into(), json!(why));
+        }
         s.insert("vertex_state_bytes".into(), json!(self.vertex_state_bytes()));
     }
 }
