@@ -1,7 +1,9 @@
 """diskgraph: an out-of-core graph engine.
 
 Import an edge list once into a graph directory, then run BFS, SSSP, connected components,
-PageRank and k-core on it within a memory budget. The work happens in Rust with the GIL
+PageRank, k-core, multi-source BFS and SpMV on it within a memory budget: in memory when the
+CSR fits, or with the selective engine, which reads adjacency lists from disk per iteration
+(io_uring, pread or mmap; see :class:`IoOptions`). The work happens in Rust with the GIL
 released; results come back as numpy arrays indexed like :meth:`Graph.vertex_ids` (original
 vertex IDs, ascending).
 
@@ -19,7 +21,7 @@ Importers: :func:`import_file` (files, as the CLI), :func:`from_edges` (numpy ar
 
 from __future__ import annotations
 
-from ._graph import Graph, Result, open
+from ._graph import Graph, IoOptions, Result, open
 from ._importers import from_edges, import_file
 from ._native import (
     AlgorithmError,
@@ -42,6 +44,7 @@ __all__ = [
     "GraphFormatError",
     "InputFormatError",
     "InvalidVertex",
+    "IoOptions",
     "OutputExistsError",
     "Result",
     "__version__",

@@ -5,12 +5,20 @@ from __future__ import annotations
 import numbers
 import operator
 import os
-from typing import Any, Dict, Optional, Union
+import sys
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, TypedDict, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _native
 from ._native import InvalidVertex
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
 
 #: A memory budget: bytes as an int, or a string such as ``"256MiB"`` or ``"1.5G"``.
 Memory = Union[int, str]
@@ -56,6 +64,53 @@ def _source_id(source: SourceSpec) -> Union[int, str, None]:
     return s
 
 
+#: msbfs sources: a count K (K distinct vertices sampled with ``seed``, at most 64) or a
+#: sequence (or numpy array) of 1 to 64 original vertex IDs.
+SourcesSpec = Union[int, Sequence[int], "npt.NDArray[np.integer[Any]]"]
+
+
+class IoOptions(TypedDict, total=False):
+    """I/O settings of the selective engine, accepted by :meth:`Graph.run` and every algorithm
+    method (ignored by the memory engine). Each defaults to the CLI's default.
+
+    Keys:
+        io: I/O backend: ``"uring"`` (io_uring, O_DIRECT), ``"pread"`` (pread with O_DIRECT)
+            or ``"mmap"`` (page cache); ``None`` (default) takes uring when the kernel allows
+            it, else pread. A backend that cannot run falls back (see
+            ``stats["settings"]["io_backend"]`` and ``["io_fallback"]``).
+        block_size: I/O block size in bytes (int or a string like ``"4KiB"``): a power of two
+            from 512 to 65536 (default 512).
+        max_gap: Largest gap, in blocks, merged into one read (default 16).
+        max_request: Largest read in bytes (int or a string like ``"16KiB"``, the default);
+            longer runs are cut. Must hold at least one block.
+        scheduler: ``"bitmap"`` (global dedup, sort and merge per round; default) or
+            ``"pluglist"`` (the Linux plug-list baseline).
+        queue_depth: Reads in flight per I/O thread (uring; default 64).
+        io_threads: Dedicated I/O threads (default 1).
+    """
+
+    io: Optional[str]
+    block_size: Union[int, str, None]
+    max_gap: Optional[int]
+    max_request: Union[int, str, None]
+    scheduler: Optional[str]
+    queue_depth: Optional[int]
+    io_threads: Optional[int]
+
+
+_IO_OPTIONS = frozenset(IoOptions.__annotations__)
+
+
+def _x_array(x: Optional["npt.ArrayLike"]) -> Optional["npt.NDArray[np.float64]"]:
+    """spmv's ``x`` as a 1-D float64 array (None stays None: all ones)."""
+    if x is None:
+        return None
+    array = np.asarray(x, dtype=np.float64)
+    if array.ndim != 1:
+        raise ValueError(f"x must be one-dimensional (one value per vertex), got shape {array.shape}")
+    return array
+
+
 def _optional_count(name: str, value: Optional[int], minimum: int) -> Optional[int]:
     if value is None:
         return None
@@ -73,11 +128,16 @@ class Result:
     Attributes:
         algorithm: The algorithm that ran (``"bfs"``, ``"pagerank"``, ...).
         values: One value per vertex, indexed like :attr:`vertex_ids`: int64 BFS levels or
-            parents (original IDs) and core numbers (-1 = unreached), uint64 component labels
-            (the smallest original ID in the component), float64 distances (``inf`` =
-            unreached) and ranks.
+            parents (original IDs), core numbers and msbfs distance sums (-1 = unreached),
+            uint64 component labels (the smallest original ID in the component), float64
+            distances (``inf`` = unreached), ranks and spmv products.
         vertex_ids: Original vertex IDs, ascending (uint64).
-        stats: What the run did and cost (the engine's ``RunStats`` as a dict).
+        stats: What the run did and cost (the engine's ``RunStats`` as a dict): ``engine``,
+            times, ``iterations``, ``edges_processed``, the I/O counters (``bytes_read``,
+            ``io_requests``, ``blocks_requested``, ``blocks_after_dedup``, ``merged_runs``,
+            ``io_utility``, ``io_wait_seconds``), ``peak_engine_memory``, and ``settings``
+            (threads, memory, the source(s), and for the selective engine ``io_backend``,
+            ``block_size``, ``scheduler``, ...; ``engine_choice`` says why ``auto`` chose).
         summary: A one-line description of the answer.
 
     >>> r = g.bfs(source=1)
@@ -206,21 +266,48 @@ class Graph:
     # ----- algorithms -----------------------------------------------------------------------
 
     def run(self, algorithm: str, **options: Any) -> Result:
-        """Runs ``algorithm`` (``bfs``, ``sssp``, ``wcc``, ``scc``, ``pagerank``, ``kcore``).
+        """Runs ``algorithm``: ``bfs``, ``sssp``, ``wcc``, ``scc``, ``pagerank``, ``kcore``,
+        ``msbfs`` or ``spmv``.
 
-        Options: ``source`` (bfs/sssp: an original ID, ``"smallest"`` (default) or
-        ``"max-degree"``), ``parents``
-        (bfs), ``tolerance``, ``iterations``, ``max_iterations`` (pagerank), and for every
-        algorithm ``engine`` (``"auto"`` or ``"memory"``), ``memory`` (int bytes or
-        ``"256MiB"``) and ``threads`` (default: all cores). The GIL is released while running.
+        Options:
+            source: bfs/sssp: an original ID, ``"smallest"`` (default) or ``"max-degree"``.
+            parents: bfs: return the parent tree instead of levels.
+            tolerance, iterations, max_iterations: pagerank.
+            sources, seed: msbfs (see :meth:`msbfs`).
+            x: spmv (see :meth:`spmv`).
+            engine: ``"auto"`` (default: ``"memory"`` when the CSR the algorithm needs fits in
+                ``memory``, else ``"selective"``; ``stats["settings"]["engine_choice"]`` says
+                which and why), ``"memory"`` (load the CSR) or ``"selective"`` (read adjacency
+                lists from disk per iteration within ``memory``; not for ``scc``).
+            memory: Memory budget, int bytes or a string like ``"256MiB"`` (default 1 GiB).
+            threads: Worker threads (default: all cores).
+            io, block_size, max_gap, max_request, scheduler, queue_depth, io_threads: the
+                selective engine's I/O settings (see :class:`IoOptions`).
+
+        Options an algorithm does not use are ignored. The GIL is released while running.
 
         Raises:
-            InvalidVertex: ``source`` is not a vertex of the graph.
+            InvalidVertex: a source is not a vertex of the graph.
             AlgorithmError: the algorithm refused the graph (e.g. sssp with negative weights).
             GraphFormatError: a graph file is damaged.
-            ValueError: an unknown algorithm, engine or option value.
+            ValueError: an unknown algorithm, engine, I/O backend or scheduler, or an option
+                value out of range (including I/O settings the I/O layer refuses and a budget
+                too small for the selective engine).
+            TypeError: an unknown option, or an option of the wrong type.
         """
-        known = {"source", "parents", "engine", "memory", "threads", "tolerance", "iterations", "max_iterations"}
+        known = {
+            "source",
+            "parents",
+            "engine",
+            "memory",
+            "threads",
+            "tolerance",
+            "iterations",
+            "max_iterations",
+            "sources",
+            "seed",
+            "x",
+        } | _IO_OPTIONS
         unknown = sorted(set(options) - known)
         if unknown:
             raise TypeError(f"run() got unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -236,6 +323,16 @@ class Graph:
             tolerance=tolerance,
             iterations=_optional_count("iterations", options.get("iterations"), 0),
             max_iterations=10_000 if max_iterations is None else max_iterations,
+            sources=options.get("sources"),
+            seed=options.get("seed"),
+            x=_x_array(options.get("x")),
+            io=options.get("io"),
+            block_size=options.get("block_size"),
+            max_gap=options.get("max_gap"),
+            max_request=options.get("max_request"),
+            scheduler=options.get("scheduler"),
+            queue_depth=options.get("queue_depth"),
+            io_threads=options.get("io_threads"),
         )
         return Result(algorithm, values, ids, stats, summary)
 
@@ -247,6 +344,7 @@ class Graph:
         engine: str = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
     ) -> Result:
         """Breadth-first search from ``source`` along out-edges.
 
@@ -257,8 +355,13 @@ class Graph:
         every vertex as an original ID (the source is its own parent, -1 unreached). If the
         graph has IDs of 2**63 or more, which int64 cannot hold, parents come back as uint64
         with 2**64-1 for unreached (use the levels to tell if 2**64-1 is itself a vertex).
+
+        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`);
+        ``**io`` takes the selective engine's I/O settings (:class:`IoOptions`).
         """
-        return self.run("bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads)
+        return self.run(
+            "bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads, **io
+        )
 
     def sssp(
         self,
@@ -267,23 +370,49 @@ class Graph:
         engine: str = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
     ) -> Result:
         """Single-source shortest path distances (float64, ``inf`` unreached) from ``source``
         (as in :meth:`bfs`).
 
         Unweighted graphs count hops. Raises :class:`AlgorithmError` if a weight is negative.
+        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
+        takes the selective engine's I/O settings (:class:`IoOptions`).
         """
-        return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads)
+        return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads, **io)
 
-    def wcc(self, *, engine: str = "auto", memory: Optional[Memory] = None, threads: Optional[int] = None) -> Result:
+    def wcc(
+        self,
+        *,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
         """Weakly connected components (connected components of undirected graphs): uint64
-        labels, each the smallest original ID of its component."""
-        return self.run("wcc", engine=engine, memory=memory, threads=threads)
+        labels, each the smallest original ID of its component.
 
-    def scc(self, *, engine: str = "auto", memory: Optional[Memory] = None, threads: Optional[int] = None) -> Result:
+        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
+        takes the selective engine's I/O settings (:class:`IoOptions`).
+        """
+        return self.run("wcc", engine=engine, memory=memory, threads=threads, **io)
+
+    def scc(
+        self,
+        *,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
         """Strongly connected components: uint64 labels, each the smallest original ID of its
-        component."""
-        return self.run("scc", engine=engine, memory=memory, threads=threads)
+        component.
+
+        Runs on the memory engine only: ``"auto"`` takes it whatever the budget, and
+        ``engine="selective"`` raises ``ValueError``. ``**io`` is accepted (and ignored) so the
+        same settings can be passed to every algorithm.
+        """
+        return self.run("scc", engine=engine, memory=memory, threads=threads, **io)
 
     def pagerank(
         self,
@@ -294,12 +423,15 @@ class Graph:
         engine: str = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
     ) -> Result:
         """PageRank with NetworkX's semantics (alpha 0.85, weights ignored, dangling mass spread
         uniformly): float64 ranks summing to 1.
 
         Stops when the L1 change is below ``num_vertices * tolerance`` (NetworkX's rule), or
         after exactly ``iterations`` sweeps if given; gives up after ``max_iterations``.
+        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
+        takes the selective engine's I/O settings (:class:`IoOptions`).
         """
         return self.run(
             "pagerank",
@@ -309,12 +441,78 @@ class Graph:
             engine=engine,
             memory=memory,
             threads=threads,
+            **io,
         )
 
-    def kcore(self, *, engine: str = "auto", memory: Optional[Memory] = None, threads: Optional[int] = None) -> Result:
+    def kcore(
+        self,
+        *,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
         """Core number of every vertex (int64) on the undirected simple view of the graph
-        (directions, self-loops and parallel edges ignored)."""
-        return self.run("kcore", engine=engine, memory=memory, threads=threads)
+        (directions, self-loops and parallel edges ignored).
+
+        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
+        takes the selective engine's I/O settings (:class:`IoOptions`).
+        """
+        return self.run("kcore", engine=engine, memory=memory, threads=threads, **io)
+
+    def msbfs(
+        self,
+        sources: SourcesSpec = 64,
+        *,
+        seed: int = 1,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Multi-source BFS: up to 64 breadth-first searches along out-edges at once
+        (bit-parallel, one pass over a vertex's list serves all of them).
+
+        ``sources`` is a count K (K distinct vertices sampled uniformly with ``seed``; at most
+        64, and at most the number of vertices) or a sequence of 1 to 64 original IDs (repeats
+        allowed; each counts). Values are int64: for each vertex, the sum of its finite
+        distances from the sources, or -1 when no source reaches it.
+        ``stats["settings"]["sources"]`` lists the sources (original IDs, in bit order).
+
+        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
+        takes the selective engine's I/O settings (:class:`IoOptions`).
+
+        Raises :class:`InvalidVertex` for an ID that is not a vertex and ``ValueError`` for a
+        count or list outside 1..64.
+        """
+        if isinstance(sources, np.ndarray):
+            sources = sources.tolist()
+        return self.run(
+            "msbfs", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io
+        )
+
+    def spmv(
+        self,
+        x: Optional["npt.ArrayLike"] = None,
+        *,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Sparse matrix-vector product ``y = A.T @ x`` (float64), where ``A[u, v]`` is the
+        weight of the edge ``u -> v`` (1 when unweighted; an undirected edge counts both ways):
+        ``y[v]`` sums ``w(u, v) * x[u]`` over the in-edges of ``v``.
+
+        ``x`` has one finite value per vertex, in the order of :meth:`vertex_ids` (converted to
+        float64); ``None`` (default) means all ones, so ``y`` is the weighted in-degree.
+        Raises ``ValueError`` for a wrong length, a non-finite value, or more than one
+        dimension.
+
+        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
+        takes the selective engine's I/O settings (:class:`IoOptions`).
+        """
+        return self.run("spmv", x=x, engine=engine, memory=memory, threads=threads, **io)
 
     def __repr__(self) -> str:
         kind = ("directed" if self.directed else "undirected") + (", weighted" if self.weighted else "")

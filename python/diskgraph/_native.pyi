@@ -2,7 +2,7 @@
 
 import os
 import pathlib
-from typing import Any, Dict, Optional, Tuple, Union, final
+from typing import Any, Dict, Iterable, Optional, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -81,6 +81,16 @@ class Graph:
         tolerance: float = 1e-09,
         iterations: Optional[int] = None,
         max_iterations: int = 10000,
+        sources: Union[int, str, Iterable[int], None] = None,
+        seed: Optional[int] = None,
+        x: Optional[npt.NDArray[np.float64]] = None,
+        io: Optional[str] = None,
+        block_size: Union[int, str, None] = None,
+        max_gap: Optional[int] = None,
+        max_request: Union[int, str, None] = None,
+        scheduler: Optional[str] = None,
+        queue_depth: Optional[int] = None,
+        io_threads: Optional[int] = None,
     ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.uint64], Dict[str, Any], str]: ...
 
 @final

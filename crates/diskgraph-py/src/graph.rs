@@ -13,6 +13,7 @@ use pyo3::types::PyDict;
 
 use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
+use crate::options::{self, IoArgs};
 
 /// A source vertex: an original ID, or a rule (`"smallest"`, `"max-degree"`).
 #[derive(FromPyObject)]
@@ -136,9 +137,18 @@ impl PyGraph {
 
     /// Runs an algorithm (see ``diskgraph.Graph.run``); returns ``(values, vertex_ids, stats,
     /// summary)``.
+    ///
+    /// ``sources`` (msbfs): a count K or a sequence of original IDs (default: 64 sampled with
+    /// ``seed``, default 1). ``x`` (spmv): a 1-D float64 array, one finite value per vertex (None:
+    /// all ones). The selective engine's I/O settings (None: the CLI's defaults): ``io``
+    /// (``"uring"``, ``"pread"``, ``"mmap"``; None probes), ``block_size`` and ``max_request``
+    /// (bytes, or strings like ``"16KiB"``), ``max_gap`` (blocks), ``scheduler`` (``"bitmap"``,
+    /// ``"pluglist"``), ``queue_depth``, ``io_threads``. Bad values raise ``ValueError``.
     #[pyo3(signature = (
         algorithm, *, source = None, parents = false, engine = "auto", memory = 1_073_741_824, threads = None,
-        tolerance = 1e-9, iterations = None, max_iterations = 10_000
+        tolerance = 1e-9, iterations = None, max_iterations = 10_000, sources = None, seed = None, x = None,
+        io = None, block_size = None, max_gap = None, max_request = None, scheduler = None, queue_depth = None,
+        io_threads = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
@@ -153,12 +163,33 @@ impl PyGraph {
         tolerance: f64,
         iterations: Option<usize>,
         max_iterations: usize,
+        sources: Option<Bound<'py, PyAny>>,
+        seed: Option<Bound<'py, PyAny>>,
+        x: Option<Bound<'py, PyAny>>,
+        io: Option<Bound<'py, PyAny>>,
+        block_size: Option<Bound<'py, PyAny>>,
+        max_gap: Option<Bound<'py, PyAny>>,
+        max_request: Option<Bound<'py, PyAny>>,
+        scheduler: Option<Bound<'py, PyAny>>,
+        queue_depth: Option<Bound<'py, PyAny>>,
+        io_threads: Option<Bound<'py, PyAny>>,
     ) -> PyResult<RunTuple<'py>> {
         let source = match source {
             None => Source::Smallest,
             Some(SourceArg::Id(id)) => Source::Id(id),
             Some(SourceArg::Rule(rule)) => rule.parse().map_err(PyValueError::new_err)?,
         };
+        let io = IoArgs {
+            io: io.as_ref(),
+            block_size: block_size.as_ref(),
+            max_gap: max_gap.as_ref(),
+            max_request: max_request.as_ref(),
+            scheduler: scheduler.as_ref(),
+            queue_depth: queue_depth.as_ref(),
+            io_threads: io_threads.as_ref(),
+        }
+        .config()?;
+        let defaults = RunRequest::new(algorithm);
         let req = RunRequest {
             engine: engine.to_string(),
             source,
@@ -168,7 +199,11 @@ impl PyGraph {
             max_iterations,
             threads,
             memory,
-            ..RunRequest::new(algorithm)
+            sources: options::sources(sources.as_ref())?.unwrap_or(defaults.sources.clone()),
+            seed: options::count("seed", seed.as_ref(), 0, i128::from(u64::MAX))?.unwrap_or(defaults.seed),
+            x: options::x(x.as_ref())?,
+            io,
+            ..defaults
         };
         let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;
         let values = match out.values {

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 mod errors;
 mod graph;
 mod importer;
+mod options;
 
 /// Converts anything serde can serialise to Python objects (through `json.loads`).
 fn json_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
