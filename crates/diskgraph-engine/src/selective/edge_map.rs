@@ -21,7 +21,7 @@
 use diskgraph_format::Direction;
 
 use super::frontier::bit;
-use super::{EngineError, FrontierBuilder, SelectiveGraph, VertexSubset};
+use super::{EngineError, FrontierBuilder, SchedulerKind, SelectiveGraph, VertexSubset};
 
 /// Consider pulling only when the frontier's lists hold more than `1 / PULL_CHECK_DIVISOR` of
 /// the edges (Ligra's dense threshold).
@@ -138,6 +138,10 @@ impl SelectiveGraph {
     ) -> Result<Mode, EngineError> {
         let along = opts.along;
         let back = reverse(along);
+        if self.io.config().scheduler == SchedulerKind::Pluglist {
+            // The baseline issues the next round's reads in activation order (see `io_iterator`).
+            out.keep_arrival_order();
+        }
         if !self.has(along) {
             return Err(EngineError::MissingInEdges);
         }

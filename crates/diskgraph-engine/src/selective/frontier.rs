@@ -5,8 +5,14 @@
 //! The switch is by size: a subset of more than `n / DENSE_DIVISOR` vertices is dense. Either
 //! form iterates in ascending vertex order, which is also the order of the vertices' adjacency
 //! lists on disk; the I/O iterator relies on it.
+//!
+//! A sparse subset taken from a [`FrontierBuilder`] that was asked to
+//! ([`FrontierBuilder::keep_arrival_order`]) also remembers the order in which its vertices were
+//! activated ([`VertexSubset::arrival`]): the order a plain engine, without Graphene's global view
+//! of a round, would issue their reads in. The engine asks for it only under the plug-list
+//! scheduler, so the bitmap path pays nothing for it. Dense subsets have no arrival order.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -16,11 +22,24 @@ use rayon::prelude::*;
 pub const DENSE_DIVISOR: usize = 20;
 
 /// A set of vertices of a graph with `n` vertices: a sorted list (sparse) or a bitmap (dense).
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Equality is set equality: the arrival order, when kept, is not compared.
+#[derive(Clone, Debug)]
 pub struct VertexSubset {
     n: usize,
     repr: Repr,
+    /// The vertices of a sparse subset in activation order (the same set as the sorted list),
+    /// when the builder kept it; `None` otherwise and always when dense.
+    arrival: Option<Vec<u32>>,
 }
+
+impl PartialEq for VertexSubset {
+    fn eq(&self, other: &Self) -> bool {
+        self.n == other.n && self.repr == other.repr
+    }
+}
+
+impl Eq for VertexSubset {}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Repr {
@@ -41,6 +60,7 @@ impl VertexSubset {
         VertexSubset {
             n,
             repr: Repr::Sparse(Vec::new()),
+            arrival: None,
         }
     }
 
@@ -53,6 +73,7 @@ impl VertexSubset {
         VertexSubset {
             n,
             repr: Repr::Sparse(vec![v]),
+            arrival: None,
         }
     }
 
@@ -67,6 +88,7 @@ impl VertexSubset {
         VertexSubset {
             n,
             repr: Repr::Dense { bits, count: n },
+            arrival: None,
         }
     }
 
@@ -84,6 +106,7 @@ impl VertexSubset {
         VertexSubset {
             n,
             repr: Repr::Sparse(vertices),
+            arrival: None,
         }
         .normalized()
     }
@@ -123,6 +146,7 @@ impl VertexSubset {
         VertexSubset {
             n,
             repr: Repr::Dense { bits, count },
+            arrival: None,
         }
         .normalized()
     }
@@ -133,6 +157,7 @@ impl VertexSubset {
         VertexSubset {
             n,
             repr: Repr::Sparse(vertices),
+            arrival: None,
         }
     }
 
@@ -178,6 +203,15 @@ impl VertexSubset {
             Repr::Sparse(list) => Some(list),
             Repr::Dense { .. } => None,
         }
+    }
+
+    /// The vertices in the order they were activated, when this subset was taken from a
+    /// [`FrontierBuilder`] that kept it ([`FrontierBuilder::keep_arrival_order`]): the same set
+    /// as [`as_sparse`](Self::as_sparse), each vertex once, in each worker's discovery order,
+    /// workers' batches in the order they were flushed. `None` for other subsets and for dense
+    /// ones.
+    pub fn arrival(&self) -> Option<&[u32]> {
+        self.arrival.as_deref()
     }
 
     /// The bitmap when dense.
@@ -258,6 +292,7 @@ impl VertexSubset {
             Repr::Dense { bits, .. } => VertexSubset {
                 n: self.n,
                 repr: Repr::Sparse(bits_to_list(&bits)),
+                arrival: None,
             },
         }
     }
@@ -272,6 +307,7 @@ impl VertexSubset {
                 VertexSubset {
                     n: self.n,
                     repr: Repr::Dense { bits, count },
+                    arrival: None,
                 }
             }
         }
@@ -370,11 +406,14 @@ fn bits_to_list(bits: &[u64]) -> Vec<u32> {
 /// workers insert it. While the set is small the new vertices are also collected in a list —
 /// through per-worker [`LocalFrontier`] buffers, one lock per buffer — so a small result needs no
 /// bitmap scan; once it outgrows `n / DENSE_DIVISOR` the list is dropped and the result is dense.
+/// That list is in arrival order; [`keep_arrival_order`](Self::keep_arrival_order) makes
+/// [`take`](Self::take) keep a copy of it in the subset before sorting.
 pub struct FrontierBuilder {
     n: usize,
     bits: Vec<AtomicU64>,
     list: Mutex<Vec<u32>>,
     count: AtomicUsize,
+    keep_arrival: AtomicBool,
 }
 
 impl FrontierBuilder {
@@ -385,7 +424,16 @@ impl FrontierBuilder {
             bits: atomic_zeros(n.div_ceil(64)),
             list: Mutex::new(Vec::new()),
             count: AtomicUsize::new(0),
+            keep_arrival: AtomicBool::new(false),
         }
+    }
+
+    /// From now on, sparse subsets [`take`](Self::take)n from this builder also keep their
+    /// vertices' activation order ([`VertexSubset::arrival`]); costs a copy of the list per take.
+    /// [`SelectiveGraph::edge_map_into`](super::SelectiveGraph::edge_map_into) calls it when the
+    /// graph reads with the plug-list scheduler.
+    pub fn keep_arrival_order(&self) {
+        self.keep_arrival.store(true, Relaxed);
     }
 
     /// Number of vertices of the graph.
@@ -446,17 +494,20 @@ impl FrontierBuilder {
             return VertexSubset {
                 n: self.n,
                 repr: Repr::Dense { bits, count },
+                arrival: None,
             };
         }
         debug_assert_eq!(list.len(), count, "every insert of a small set is listed");
         for &v in &list {
             *self.bits[v as usize / 64].get_mut() = 0;
         }
+        let arrival = self.keep_arrival.load(Relaxed).then(|| list.clone());
         let mut list = list;
         list.par_sort_unstable();
         VertexSubset {
             n: self.n,
             repr: Repr::Sparse(list),
+            arrival,
         }
     }
 }
@@ -549,6 +600,7 @@ mod tests {
         let small = b.take();
         assert!(!small.is_dense());
         assert_eq!(small.to_vec(), (0..100).collect::<Vec<u32>>());
+        assert_eq!(small.arrival(), None);
         assert!(b.is_empty() && !b.contains(7));
         for v in (0..n as u32).step_by(3) {
             assert!(b.insert(v));
@@ -558,5 +610,30 @@ mod tests {
         assert!(big.is_dense());
         assert_eq!(big.len(), n.div_ceil(3));
         assert!(b.take().is_empty());
+    }
+
+    #[test]
+    fn builder_keeps_arrival_order_when_asked() {
+        let n = 10_000;
+        let mut b = FrontierBuilder::new(n);
+        b.keep_arrival_order();
+        {
+            let mut l = b.local();
+            for v in [70u32, 3, 70, 500, 4] {
+                l.insert(v);
+            }
+        }
+        b.insert(1);
+        b.insert(3);
+        let s = b.take();
+        assert_eq!(s.to_vec(), vec![1, 3, 4, 70, 500]);
+        assert_eq!(s.arrival(), Some(&[70, 3, 500, 4, 1][..]));
+        assert_eq!(s, VertexSubset::from_vertices(n, vec![1, 3, 4, 70, 500]));
+        assert!(b.take().is_empty());
+        for v in (0..n as u32).rev().step_by(3) {
+            b.insert(v);
+        }
+        let big = b.take();
+        assert!(big.is_dense() && big.arrival().is_none());
     }
 }

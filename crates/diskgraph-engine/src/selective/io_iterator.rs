@@ -8,6 +8,16 @@
 //! finds the vertex holding edge `lo`, then the bitmap is walked. Both cost O(log n + vertices
 //! touched) per read.
 //!
+//! Issue order: under the bitmap scheduler (Graphene) the ranges go out ascending, neighbouring
+//! lists merged — the scheduler sorts and merges globally anyway. Under the plug-list scheduler
+//! (the baseline: an engine without Graphene's global view of the round) a subset that kept its
+//! activation order ([`VertexSubset::arrival`], i.e. a frontier discovered by `edge_map`) goes out
+//! as one range per vertex in that order, nothing sorted or merged, so only the scheduler's
+//! 16-request batches sort and merge. Subsets without an arrival order — dense frontiers, whole
+//! or batched scans, sets built from a predicate or sorted by the caller — go out ascending and
+//! merged under both schedulers: a dense frontier is a scan in any engine. The mapping of reads
+//! back to vertices above does not depend on the issue order (it searches the sorted set).
+//!
 //! Exactly-once delivery: the claim bitmap has one bit per block of the adjacency file; a read
 //! claims its blocks with `fetch_or` and delivers only the blocks it claimed first. A bitmap
 //! scheduler never reads a block twice in a round, so claims always succeed there; a pluglist
@@ -20,7 +30,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use diskgraph_format::{Direction, FormatError};
-use diskgraph_io::{Chunk, IoError};
+use diskgraph_io::{Chunk, IoError, SchedulerKind};
 use rayon::prelude::*;
 
 use super::frontier::{self, next_set_bit, Repr};
@@ -171,6 +181,27 @@ impl Iterator for Ranges<'_> {
     }
 }
 
+/// The byte ranges of the given vertices' lists, one per vertex with a non-empty list, in the
+/// vertices' order, nothing merged (the plug-list baseline's issue order).
+struct PerVertexRanges<'a, I> {
+    offsets: &'a [u64],
+    vertices: I,
+}
+
+impl<I: Iterator<Item = u32>> Iterator for PerVertexRanges<'_, I> {
+    type Item = (u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64)> {
+        for v in self.vertices.by_ref() {
+            let (a, b) = (self.offsets[v as usize] * 4, self.offsets[v as usize + 1] * 4);
+            if a < b {
+                return Some((a, b));
+            }
+        }
+        None
+    }
+}
+
 /// Little-endian `u32`s from bytes: borrowed when aligned, copied otherwise.
 fn as_u32s(bytes: &[u8]) -> Cow<'_, [u32]> {
     match bytemuck::try_cast_slice(bytes) {
@@ -273,12 +304,30 @@ impl SelectiveGraph {
             flush(state);
             self.edges_delivered.fetch_add(delivered, Relaxed);
         };
-        let mut ranges = Ranges {
-            offsets: &adj.offsets,
-            vertices: active.iter(),
-            pending: None,
+        let arrival = match self.io.config().scheduler {
+            SchedulerKind::Pluglist => active.arrival(),
+            SchedulerKind::Bitmap => None,
         };
-        let result = self.io.read_round(set, &mut ranges, &consume);
+        let mut per_vertex;
+        let mut merged;
+        let ranges: &mut dyn Iterator<Item = (u64, u64)> = match arrival {
+            Some(order) => {
+                per_vertex = PerVertexRanges {
+                    offsets: &adj.offsets,
+                    vertices: order.iter().copied(),
+                };
+                &mut per_vertex
+            }
+            None => {
+                merged = Ranges {
+                    offsets: &adj.offsets,
+                    vertices: active.iter(),
+                    pending: None,
+                };
+                &mut merged
+            }
+        };
+        let result = self.io.read_round(set, ranges, &consume);
         self.claims.reset();
         result?;
         match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -576,5 +625,16 @@ mod tests {
         }
         .collect();
         assert_eq!(r, vec![(0, 8), (20, 40)]);
+    }
+
+    #[test]
+    fn per_vertex_ranges_keep_order_and_do_not_merge() {
+        let offsets = [0u64, 2, 2, 5, 9, 10];
+        let r: Vec<_> = PerVertexRanges {
+            offsets: &offsets,
+            vertices: [4u32, 1, 3, 0, 2].into_iter(),
+        }
+        .collect();
+        assert_eq!(r, vec![(36, 40), (20, 36), (0, 8), (8, 20)]);
     }
 }

@@ -16,7 +16,9 @@
 //!
 //! One *round* reads the adjacency lists of a [`VertexSubset`] in one direction: the engine
 //! turns the subset into byte ranges (ascending, i.e. partition by partition; see
-//! [`partition`]), the I/O layer's scheduler deduplicates, sorts and merges their blocks and
+//! [`partition`]; under the plug-list baseline a discovered frontier goes out one range per vertex
+//! in activation order instead, see [`VertexSubset::arrival`]), the I/O layer's scheduler
+//! deduplicates, sorts and merges their blocks and
 //! reads them, and every completed read ([`Chunk`](diskgraph_io::Chunk)) is mapped back to the
 //! active vertices whose lists intersect it, on the worker thread that received it. The
 //! algorithm sees each such intersection as a [`Piece`]: a vertex, a slice of its neighbours
