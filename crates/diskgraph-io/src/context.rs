@@ -138,6 +138,9 @@ impl Chunk<'_> {
 /// below its direct-I/O alignment) is read buffered, and a `uring` context then falls back to
 /// `pread` for good. Every fallback is logged to stderr once per process and kept in
 /// [`fallback_reason`](Self::fallback_reason).
+///
+/// The context owns its threads (I/O threads and compute workers, spawned on first use); dropping
+/// it joins them.
 pub struct IoContext {
     config: IoConfig,
     stats: Mutex<IoStats>,
@@ -427,7 +430,11 @@ impl IoContext {
     /// dealt out to the I/O threads, which read them into pool buffers and queue each completed
     /// buffer; `compute_threads` workers (the calling thread among them) take chunks from that
     /// one shared queue as soon as they complete and call `consume`. A buffer returns to the pool
-    /// when `consume` returns, so the data in flight never exceeds the pool.
+    /// when `consume` returns, so the data in flight never exceeds the pool. The I/O threads and
+    /// the other workers belong to the context: spawned by the first round that needs them,
+    /// reused by every later one, joined when the context is dropped. A round of few runs (at
+    /// most what one ring keeps in flight; see [`INLINE_ENV`](crate::INLINE_ENV)) is read by
+    /// the calling thread alone, which also calls `consume`.
     ///
     /// Chunks cover the ranges, plus gap bytes merged between them, never past the set's logical
     /// length; a range may be split across several chunks, and chunks arrive in completion

@@ -27,16 +27,25 @@
 //!
 //! The pool ([`BufferKind`]: explicit hugepages, else transparent hugepages, else normal pages)
 //! holds `buffer_bytes / max_request_bytes` buffers split among the I/O threads, which bounds the
-//! data in flight. I/O threads push completed buffers into one bounded queue that all
-//! `compute_threads` workers pull from (work sharing, which gives the balance Graphene gets from
-//! work stealing); a buffer goes back to its I/O thread when `consume` returns.
+//! data in flight. I/O threads push completed buffers into one queue that all `compute_threads`
+//! workers pull from (work sharing, which gives the balance Graphene gets from work stealing); a
+//! buffer goes back to its I/O thread when `consume` returns.
+//!
+//! Like Graphene's, the threads are long-lived: a context spawns its I/O threads and its workers
+//! (all but the thread calling `read_round`, which is a worker too) on the first round that needs
+//! them, parks them on condition variables between rounds, and joins them when it is dropped. A
+//! round small enough to be in flight at once (uring: one ring's worth of runs; pread with one
+//! I/O thread: up to 16 runs) is read inline by the calling thread, which wakes nobody; see
+//! [`INLINE_ENV`].
 //!
 //! # Measuring
 //!
 //! [`measure_device`] reads a file with O_DIRECT through io_uring at a given request size and
 //! queue depth; `cargo run --release -p diskgraph-io --example measure_device` prints this
 //! machine's sequential and random rates, and `--example round_bench FILE` runs one
-//! frontier-like round with every backend × scheduler × block size.
+//! frontier-like round with every backend × scheduler × block size, and `--example small_rounds
+//! FILE` times many rounds of a few ranges each (the per-round overhead of a high-diameter
+//! traversal).
 //!
 //! # Testing the fallbacks
 //!
@@ -46,11 +55,13 @@
 mod backend;
 mod config;
 mod context;
+mod crew;
 mod pool;
 mod scheduler;
 mod stats;
 mod uring;
 
+pub use backend::INLINE_ENV;
 pub use config::{BackendKind, IoConfig, MmapAdvice, SchedulerKind};
 pub use context::{Chunk, FileSet, IoContext, IoError, SIMULATE_ENV};
 pub use pool::BufferKind;

@@ -140,6 +140,15 @@ impl Backend for UringBackend {
                 "more files in the set than io_uring submission entries".into(),
             ));
         }
+        // A round whose reads all fit in one ring's queue (and one thread's slots) at once is
+        // read inline, with ring 0, by the calling thread.
+        let files = set.files.len();
+        let at_once = (rings[0].depth / files).max(1).min(self.pipe.slots(files)?);
+        if runs.len() <= self.pipe.inline_limit(at_once) {
+            return self
+                .pipe
+                .run_inline(set, runs, consume, counters, &mut rings[0], uring_thread);
+        }
         let states: Vec<&mut Ring> = rings.iter_mut().collect();
         self.pipe.run(set, runs, consume, counters, states, uring_thread)
     }
@@ -270,6 +279,7 @@ fn uring_thread(io: &IoThread<'_>, ring: &mut Ring) -> Result<(), IoError> {
                 }
             }
         }
+        io.flush();
         if error.is_some() {
             io.abort();
         }

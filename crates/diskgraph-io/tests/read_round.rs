@@ -414,3 +414,54 @@ fn concurrent_rounds_on_one_context() {
         assert_eq!(ctx.stats().rounds, 15);
     }
 }
+
+/// Rounds of a few runs are read inline by the calling thread (uring, pread): their errors and
+/// panics behave like those of rounds read by the I/O threads.
+#[test]
+fn small_rounds_fail_and_panic_cleanly() {
+    for backend in available_backends() {
+        for (io, compute) in [(1, 1), (2, 3)] {
+            within("small rounds", move || {
+                let dir = tempfile::tempdir().unwrap();
+                let (p, d) = random_file(dir.path(), "f", 1 << 20, 12);
+                let (q, _) = random_file(dir.path(), "g", 1 << 20, 13);
+                let ctx = IoContext::new(config(backend, SchedulerKind::Bitmap, 512, io, compute)).unwrap();
+                let set = ctx.open(&[&p]).unwrap();
+                // A panic in the second chunk of a three-run round reaches the caller ...
+                let seen = AtomicUsize::new(0);
+                let small = [(0u64, 100u64), (300_000, 300_100), (600_000, 600_100)];
+                let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    ctx.read_round(&set, &mut small.into_iter(), &|_| {
+                        if seen.fetch_add(1, Ordering::Relaxed) == 1 {
+                            panic!("consume failed");
+                        }
+                    })
+                }));
+                assert!(r.is_err(), "{backend:?}: the panic reaches the caller");
+                // ... and leaves the context whole, for small and large rounds.
+                for _ in 0..3 {
+                    checked_round(&ctx, &set, &[&d], &small);
+                    checked_round(&ctx, &set, &[&d], &random_ranges(1 << 20, 300, 14));
+                }
+                // A read past the end of a truncated file is an error, not a hang.
+                let two = ctx.open(&[&p, &q]).unwrap();
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&q)
+                    .unwrap()
+                    .set_len(100_000)
+                    .unwrap();
+                match ctx.read_round(&two, &mut [(500_000u64, 500_100u64)].into_iter(), &|_| {}) {
+                    Err(IoError::Os { path, source }) => {
+                        assert!(path.ends_with("g"), "{backend:?}: {}", path.display());
+                        assert_eq!(source.kind(), std::io::ErrorKind::UnexpectedEof, "{backend:?}");
+                    }
+                    other => panic!("{backend:?}: expected an EOF error, got {other:?}"),
+                }
+                ctx.read_round(&two, &mut [(0u64, 100u64)].into_iter(), &|_| {})
+                    .unwrap();
+                checked_round(&ctx, &set, &[&d], &small);
+            });
+        }
+    }
+}
