@@ -5,36 +5,10 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn diskgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diskgraph"))
-        .args(args)
-        .output()
-        .expect("run diskgraph")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = diskgraph(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "diskgraph {args:?} failed: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs a failing command and returns its single stderr line.
-fn fails(args: &[&str]) -> String {
-    let out = diskgraph(args);
-    assert!(!out.status.success(), "diskgraph {args:?} should fail");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("format auto:")).collect();
-    assert_eq!(lines.len(), 1, "expected a one-line error, got {stderr:?}");
-    assert!(lines[0].starts_with("diskgraph: error: "), "{stderr}");
-    lines[0].to_string()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{fails, ok, s};
 
 /// Lists the entries of `dir` other than the given inputs.
 fn leftovers(dir: &Path, inputs: &[&Path]) -> Vec<PathBuf> {

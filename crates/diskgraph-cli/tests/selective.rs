@@ -3,34 +3,9 @@
 //! bad flags fail with one line.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn diskgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_diskgraph"))
-        .args(args)
-        .output()
-        .expect("run diskgraph")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = diskgraph(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "diskgraph {args:?} failed: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = diskgraph(args);
-    assert!(!out.status.success(), "diskgraph {args:?} should fail");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("diskgraph-io:")).collect();
-    assert_eq!(lines.len(), 1, "expected a one-line error, got {stderr:?}");
-    lines[0].to_string()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{diskgraph, fails, ok, s};
 
 /// A weighted directed graph with sparse original IDs, a hub and a few isolated vertices.
 fn graph() -> (tempfile::TempDir, PathBuf) {

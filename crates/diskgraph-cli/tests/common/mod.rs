@@ -1,0 +1,40 @@
+//! Running the `diskgraph` binary from integration tests.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Runs the binary with `args`.
+pub fn diskgraph(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_diskgraph"))
+        .args(args)
+        .output()
+        .expect("run diskgraph")
+}
+
+/// Runs a command that must succeed and returns its stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = diskgraph(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "diskgraph {args:?} failed: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs a command that must fail and returns its single error line (informational lines such as
+/// `format auto: ...` and `diskgraph-io: ...` fallback notes aside).
+pub fn fails(args: &[&str]) -> String {
+    let out = diskgraph(args);
+    assert!(!out.status.success(), "diskgraph {args:?} should fail");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with("format auto:") && !l.starts_with("diskgraph-io:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "expected a one-line error, got {stderr:?}");
+    assert!(lines[0].starts_with("diskgraph: error: "), "{stderr}");
+    lines[0].to_string()
+}
+
+/// A path as `&str`.
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
