@@ -1,6 +1,7 @@
 //! `diskgraph run ALGO GRAPH`.
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_algo::registry::{self, RunRequest};
@@ -45,7 +46,7 @@ pub struct Args {
     threads: Option<usize>,
     /// selective: I/O backend, uring, pread or mmap (default: uring when the kernel allows it,
     /// else pread).
-    #[arg(long, value_parser = parse_backend)]
+    #[arg(long, value_parser = BackendKind::from_str)]
     io: Option<BackendKind>,
     /// selective: I/O block size, a power of two from 512 B to 64 KiB.
     #[arg(long, default_value = "512", value_parser = parse_size)]
@@ -57,7 +58,7 @@ pub struct Args {
     #[arg(long, default_value = "16KiB", value_parser = parse_size)]
     max_request: u64,
     /// selective: I/O scheduler, bitmap (global dedup/sort/merge) or pluglist (the baseline).
-    #[arg(long, default_value = "bitmap", value_parser = parse_scheduler)]
+    #[arg(long, default_value = "bitmap", value_parser = SchedulerKind::from_str)]
     scheduler: SchedulerKind,
     /// selective: reads in flight per I/O thread.
     #[arg(long, default_value_t = IoConfig::default().queue_depth)]
@@ -83,23 +84,6 @@ pub struct Args {
     /// pagerank: give up (and say so) after this many iterations.
     #[arg(long, default_value_t = 10_000)]
     max_iterations: usize,
-}
-
-fn parse_backend(s: &str) -> Result<BackendKind, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "uring" => Ok(BackendKind::Uring),
-        "pread" => Ok(BackendKind::Pread),
-        "mmap" => Ok(BackendKind::Mmap),
-        _ => Err(format!("unknown I/O backend {s:?} (use uring, pread or mmap)")),
-    }
-}
-
-fn parse_scheduler(s: &str) -> Result<SchedulerKind, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "bitmap" => Ok(SchedulerKind::Bitmap),
-        "pluglist" => Ok(SchedulerKind::Pluglist),
-        _ => Err(format!("unknown scheduler {s:?} (use bitmap or pluglist)")),
-    }
 }
 
 pub fn run(a: Args) -> Result<()> {

@@ -12,6 +12,20 @@ pub enum BackendKind {
     Mmap,
 }
 
+impl std::str::FromStr for BackendKind {
+    type Err = String;
+
+    /// Parses `uring`, `pread` or `mmap` (case-insensitive).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "uring" => Ok(BackendKind::Uring),
+            "pread" => Ok(BackendKind::Pread),
+            "mmap" => Ok(BackendKind::Mmap),
+            _ => Err(format!("unknown I/O backend {s:?} (use uring, pread or mmap)")),
+        }
+    }
+}
+
 /// How block requests of a round are turned into reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -21,6 +35,19 @@ pub enum SchedulerKind {
     /// Batches of 16 requests in arrival order, sorted and merged only within a batch (Linux's
     /// plug list); the comparison baseline.
     Pluglist,
+}
+
+impl std::str::FromStr for SchedulerKind {
+    type Err = String;
+
+    /// Parses `bitmap` or `pluglist` (case-insensitive).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "bitmap" => Ok(SchedulerKind::Bitmap),
+            "pluglist" => Ok(SchedulerKind::Pluglist),
+            _ => Err(format!("unknown I/O scheduler {s:?} (use bitmap or pluglist)")),
+        }
+    }
 }
 
 /// Settings of an [`IoContext`](crate::IoContext).

@@ -178,14 +178,7 @@ pub fn x(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<f64>>> {
 pub fn backend(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<BackendKind>> {
     let choices = "'uring', 'pread', 'mmap' or None to probe";
     name_arg("io", obj, choices)?
-        .map(|s| match s.to_ascii_lowercase().as_str() {
-            "uring" => Ok(BackendKind::Uring),
-            "pread" => Ok(BackendKind::Pread),
-            "mmap" => Ok(BackendKind::Mmap),
-            _ => Err(PyValueError::new_err(format!(
-                "unknown I/O backend {s:?} (use {choices})"
-            ))),
-        })
+        .map(|s| s.parse().map_err(PyValueError::new_err))
         .transpose()
 }
 
@@ -193,13 +186,7 @@ pub fn backend(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<BackendKind>> 
 pub fn scheduler(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<SchedulerKind>> {
     let choices = "'bitmap' or 'pluglist'";
     name_arg("scheduler", obj, choices)?
-        .map(|s| match s.to_ascii_lowercase().as_str() {
-            "bitmap" => Ok(SchedulerKind::Bitmap),
-            "pluglist" => Ok(SchedulerKind::Pluglist),
-            _ => Err(PyValueError::new_err(format!(
-                "unknown I/O scheduler {s:?} (use {choices})"
-            ))),
-        })
+        .map(|s| s.parse().map_err(PyValueError::new_err))
         .transpose()
 }
 
