@@ -77,10 +77,9 @@ pub(crate) struct Reach {
     pub edges: u64,
 }
 
-/// Direction-optimizing BFS from `source` following `push` (out-edges of the traversal
-/// direction); `pull` is its transpose, used by bottom-up steps when present.
-pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: bool) -> Reach {
-    let n = push.num_vertices();
+/// Per-vertex level (and parent) slots of a BFS, all unvisited but the source: level 0, its own
+/// parent.
+pub(crate) fn start_state(n: usize, source: u32, want_parents: bool) -> (Vec<AtomicU32>, Option<Vec<AtomicU32>>) {
     let unvisited = || {
         (0..n)
             .into_par_iter()
@@ -93,6 +92,14 @@ pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: b
     if let Some(p) = &parent {
         p[source as usize].store(source, Relaxed);
     }
+    (level, parent)
+}
+
+/// Direction-optimizing BFS from `source` following `push` (out-edges of the traversal
+/// direction); `pull` is its transpose, used by bottom-up steps when present.
+pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: bool) -> Reach {
+    let n = push.num_vertices();
+    let (level, parent) = start_state(n, source, want_parents);
     let words = n.div_ceil(64);
     let mut front: Vec<AtomicU64> = Vec::new();
     let mut next: Vec<AtomicU64> = Vec::new();

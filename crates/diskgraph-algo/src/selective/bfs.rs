@@ -77,18 +77,7 @@ pub(crate) fn reach(
     along: &[Direction],
 ) -> Result<Reach, SelectiveError> {
     let n = g.num_vertices();
-    let unvisited = || {
-        (0..n)
-            .into_par_iter()
-            .map(|_| AtomicU32::new(UNVISITED))
-            .collect::<Vec<_>>()
-    };
-    let level = unvisited();
-    let parent = want_parents.then(unvisited);
-    level[source as usize].store(0, Relaxed);
-    if let Some(p) = &parent {
-        p[source as usize].store(source, Relaxed);
-    }
+    let (level, parent) = crate::bfs::start_state(n, source, want_parents);
     let mut frontier = VertexSubset::single(n, source);
     let mut next = FrontierBuilder::new(n);
     let mut depth = 0u32;
