@@ -114,16 +114,7 @@ fn peel(g: &SimpleView<'_>) -> Vec<u32> {
         .collect();
     let mut remaining: Vec<u32> = (0..n as u32).collect();
     while !remaining.is_empty() {
-        let level = remaining
-            .par_iter()
-            .map(|&v| deg[v as usize].load(Relaxed))
-            .min()
-            .expect("non-empty");
-        let frontier: Vec<u32> = remaining
-            .par_iter()
-            .copied()
-            .filter(|&v| deg[v as usize].load(Relaxed) == level)
-            .collect();
+        let (level, frontier) = lowest_level(&remaining, &deg);
         frontier.par_chunks(chunk_len(frontier.len(), 256)).for_each(|chunk| {
             let mut stack = chunk.to_vec();
             while let Some(v) = stack.pop() {
@@ -172,4 +163,22 @@ fn transposed(out: &Csr) -> Csr {
         targets,
         weights: None,
     }
+}
+
+/// The smallest current degree among `remaining` vertices, and the vertices that have it.
+///
+/// # Panics
+/// If `remaining` is empty.
+pub(crate) fn lowest_level(remaining: &[u32], deg: &[AtomicU32]) -> (u32, Vec<u32>) {
+    let level = remaining
+        .par_iter()
+        .map(|&v| deg[v as usize].load(Relaxed))
+        .min()
+        .expect("non-empty");
+    let at_level = remaining
+        .par_iter()
+        .copied()
+        .filter(|&v| deg[v as usize].load(Relaxed) == level)
+        .collect();
+    (level, at_level)
 }

@@ -45,6 +45,18 @@ pub struct PageRankResult {
     pub edges_processed: u64,
 }
 
+impl PageRankResult {
+    /// The result on a graph without vertices.
+    pub(crate) fn empty() -> Self {
+        PageRankResult {
+            ranks: Vec::new(),
+            iterations: 0,
+            converged: true,
+            edges_processed: 0,
+        }
+    }
+}
+
 impl Default for PageRank {
     fn default() -> Self {
         Self::new()
@@ -113,12 +125,7 @@ impl PageRank {
         let out = g.out();
         let n = g.num_vertices();
         if n == 0 {
-            return Ok(PageRankResult {
-                ranks: Vec::new(),
-                iterations: 0,
-                converged: true,
-                edges_processed: 0,
-            });
+            return Ok(PageRankResult::empty());
         }
         let nf = n as f64;
         let alpha = self.alpha;

@@ -145,17 +145,22 @@ pub struct BitmapScheduler {
     blocks_requested: u64,
 }
 
+/// Panics unless blocks are a power of two and a request holds at least one block.
+fn check_geometry(block_size: u32, max_request_bytes: u32) {
+    assert!(block_size.is_power_of_two(), "block size must be a power of two");
+    assert!(
+        max_request_bytes >= block_size,
+        "max request must hold at least one block"
+    );
+}
+
 impl BitmapScheduler {
     /// A scheduler for files of `file_len` bytes.
     ///
     /// # Panics
     /// If `block_size` is not a power of two, or `max_request_bytes` is below one block.
     pub fn new(file_len: u64, block_size: u32, max_gap_blocks: u32, max_request_bytes: u32) -> Self {
-        assert!(block_size.is_power_of_two(), "block size must be a power of two");
-        assert!(
-            max_request_bytes >= block_size,
-            "max request must hold at least one block"
-        );
+        check_geometry(block_size, max_request_bytes);
         let blocks = file_len.div_ceil(u64::from(block_size));
         BitmapScheduler {
             block_size: u64::from(block_size),
@@ -279,11 +284,7 @@ impl PluglistScheduler {
     /// # Panics
     /// If `block_size` is not a power of two, or `max_request_bytes` is below one block.
     pub fn new(file_len: u64, block_size: u32, max_gap_blocks: u32, max_request_bytes: u32) -> Self {
-        assert!(block_size.is_power_of_two(), "block size must be a power of two");
-        assert!(
-            max_request_bytes >= block_size,
-            "max request must hold at least one block"
-        );
+        check_geometry(block_size, max_request_bytes);
         PluglistScheduler {
             block_size: u64::from(block_size),
             max_gap: u64::from(max_gap_blocks),

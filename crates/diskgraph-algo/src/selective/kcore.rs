@@ -44,16 +44,7 @@ pub fn kcore(g: &SelectiveGraph) -> Result<KCore, SelectiveError> {
     let mut remaining: Vec<u32> = (0..n as u32).collect();
     let mut next = FrontierBuilder::new(n);
     while !remaining.is_empty() {
-        let level = remaining
-            .par_iter()
-            .map(|&v| deg[v as usize].load(Relaxed))
-            .min()
-            .expect("non-empty");
-        let peel: Vec<u32> = remaining
-            .par_iter()
-            .copied()
-            .filter(|&v| deg[v as usize].load(Relaxed) == level)
-            .collect();
+        let (level, peel) = crate::kcore::lowest_level(&remaining, &deg);
         let mut frontier = VertexSubset::from_vertices(n, peel);
         while !frontier.is_empty() {
             g.for_each_list(&frontier, with_in, |v, out, inn| {

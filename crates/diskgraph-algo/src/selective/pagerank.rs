@@ -61,12 +61,7 @@ pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, Sel
     }
     let n = g.num_vertices();
     if n == 0 {
-        return Ok(PageRankResult {
-            ranks: Vec::new(),
-            iterations: 0,
-            converged: true,
-            edges_processed: 0,
-        });
+        return Ok(PageRankResult::empty());
     }
     let edges_before = g.edges_delivered();
     let nf = n as f64;
