@@ -87,6 +87,8 @@ class IoOptions(TypedDict, total=False):
             ``"pluglist"`` (the Linux plug-list baseline).
         queue_depth: Reads in flight per I/O thread (uring; default 64).
         io_threads: Dedicated I/O threads (default 1).
+        retain_lists: Keep the small lists a bottom-up (pull) round read that the next round
+            reads again, in the budget the buffers leave (default True; False is the baseline).
     """
 
     io: Optional[str]
@@ -96,6 +98,7 @@ class IoOptions(TypedDict, total=False):
     scheduler: Optional[str]
     queue_depth: Optional[int]
     io_threads: Optional[int]
+    retain_lists: Optional[bool]
 
 
 _IO_OPTIONS = frozenset(IoOptions.__annotations__)
@@ -122,6 +125,15 @@ def _optional_count(name: str, value: Optional[int], minimum: int) -> Optional[i
     return v
 
 
+def _flag(name: str, value: Optional[bool]) -> bool:
+    """A boolean option (None means the default, True)."""
+    if value is None:
+        return True
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
+    return bool(value)
+
+
 class Result:
     """The answer of one algorithm run.
 
@@ -135,7 +147,8 @@ class Result:
         stats: What the run did and cost (the engine's ``RunStats`` as a dict): ``engine``,
             times, ``iterations``, ``edges_processed``, the I/O counters (``bytes_read``,
             ``io_requests``, ``blocks_requested``, ``blocks_after_dedup``, ``merged_runs``,
-            ``io_utility``, ``io_wait_seconds``), ``peak_engine_memory``, and ``settings``
+            ``io_utility``, ``io_wait_seconds``, ``io_rounds``: bytes, requests and seconds of each I/O
+            round), ``peak_engine_memory``, and ``settings``
             (threads, memory, the source(s), and for the selective engine ``io_backend``,
             ``block_size``, ``scheduler``, ...; ``engine_choice`` says why ``auto`` chose).
         summary: A one-line description of the answer.
@@ -281,8 +294,8 @@ class Graph:
                 lists from disk per iteration within ``memory``; not for ``scc``).
             memory: Memory budget, int bytes or a string like ``"256MiB"`` (default 1 GiB).
             threads: Worker threads (default: all cores).
-            io, block_size, max_gap, max_request, scheduler, queue_depth, io_threads: the
-                selective engine's I/O settings (see :class:`IoOptions`).
+            io, block_size, max_gap, max_request, scheduler, queue_depth, io_threads,
+                retain_lists: the selective engine's settings (see :class:`IoOptions`).
 
         Options an algorithm does not use are ignored. The GIL is released while running.
 
@@ -333,6 +346,7 @@ class Graph:
             scheduler=options.get("scheduler"),
             queue_depth=options.get("queue_depth"),
             io_threads=options.get("io_threads"),
+            retain_lists=_flag("retain_lists", options.get("retain_lists", True)),
         )
         return Result(algorithm, values, ids, stats, summary)
 

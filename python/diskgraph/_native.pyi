@@ -91,6 +91,7 @@ class Graph:
         scheduler: Optional[str] = None,
         queue_depth: Optional[int] = None,
         io_threads: Optional[int] = None,
+        retain_lists: bool = True,
     ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.uint64], Dict[str, Any], str]: ...
 
 @final

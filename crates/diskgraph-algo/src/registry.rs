@@ -136,6 +136,9 @@ pub struct RunRequest {
     /// Selective engine: I/O settings (backend, block size, merging, scheduler, queue depth, I/O
     /// threads). `compute_threads` is set from `threads` and `buffer_bytes` from `memory`.
     pub io: IoConfig,
+    /// Selective engine: keep the lists a pull round read that the next round needs again
+    /// ([`SelectiveOptions::retain_lists`]).
+    pub retain_lists: bool,
 }
 
 impl RunRequest {
@@ -155,6 +158,7 @@ impl RunRequest {
             seed: 1,
             x: None,
             io: IoConfig::default(),
+            retain_lists: true,
         }
     }
 }
@@ -496,6 +500,7 @@ fn run_on(graph: &GraphDir, req: &RunRequest, engine: Engine, threads: usize) ->
                 need_weights: needs_weights(alg),
                 assemble_lists: alg == "kcore",
                 partitions: None,
+                retain_lists: req.retain_lists,
             };
             let g = SelectiveGraph::open(graph, &opts)?;
             stats.load_seconds = start.elapsed().as_secs_f64();

@@ -66,6 +66,10 @@ pub struct Args {
     /// selective: dedicated I/O threads.
     #[arg(long, default_value_t = IoConfig::default().io_threads)]
     io_threads: usize,
+    /// selective: keep the small lists a bottom-up (pull) round read that the next round reads
+    /// again, in the budget the I/O buffers leave (`false` is the baseline).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    retain_lists: bool,
     /// Write per-vertex results: .tsv, .npy or .parquet (by extension).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -117,6 +121,7 @@ pub fn run(a: Args) -> Result<()> {
         seed: a.seed,
         x,
         io,
+        retain_lists: a.retain_lists,
     };
     let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
     println!("{}", out.summary);

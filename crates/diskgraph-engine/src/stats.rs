@@ -40,6 +40,10 @@ pub struct RunStats {
     pub cache_hit_ratio: BTreeMap<String, f64>,
     /// Peak memory the engine held for the graph (caches, buffers, or the whole CSR), in bytes.
     pub peak_engine_memory: u64,
+    /// One record per I/O round that read something (bytes, requests, seconds), in order: the
+    /// rate each phase achieved.
+    #[serde(default)]
+    pub io_rounds: Vec<diskgraph_io::RoundRecord>,
 }
 
 impl RunStats {

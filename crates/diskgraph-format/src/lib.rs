@@ -4,18 +4,26 @@
 //! to a multiple of [`PAGE`] bytes so O_DIRECT readers can fetch any block. This crate owns the
 //! file names, the manifest, the writers (which publish atomically through a temporary
 //! directory and `rename`) and the readers (which check sizes and index monotonicity on
-//! [`GraphDir::open`], and checksums plus every neighbour ID in [`verify`]).
+//! [`GraphDir::open`], and checksums plus every neighbour ID in [`verify`]). Derived grid layouts
+//! (`grid-P…/` subdirectories, [`GridLayout`], [`GridBuilder`]) are published atomically inside
+//! a graph and listed in its manifest.
 
 mod error;
+mod grid;
 mod manifest;
 mod read;
 mod verify;
 mod write;
 
 pub use error::FormatError;
+pub use grid::{
+    check_key_name, check_layout_name, ArcStream, GridBuilder, GridEdge, GridLayout, GridMeta, GridShape, GridSort,
+    PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS, MAX_GRID,
+    MAX_KEY_NAME,
+};
 pub use manifest::{FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION};
 pub use read::{Csr, Direction, GraphDir};
-pub use verify::{verify, VerifyReport};
+pub use verify::{verify, verify_grid, VerifyReport};
 pub use write::{padded_len, CsrWriter, DataFileWriter, GraphBuilder};
 
 /// Every data file is padded with zero bytes to a multiple of this many bytes.

@@ -144,6 +144,36 @@ impl Manifest {
         if let Some(extra) = self.files.keys().find(|k| !self.required_files().contains(&k.as_str())) {
             return Err(format!("unexpected file {extra} listed"));
         }
+        self.check_layouts()
+    }
+
+    /// Layout names are plain directory names, listed once, and never a data file's name.
+    fn check_layouts(&self) -> Result<(), String> {
+        for (i, name) in self.layouts.iter().enumerate() {
+            crate::grid::check_layout_name(name)?;
+            if self.layouts[..i].contains(name) {
+                return Err(format!("layout {name} is listed twice"));
+            }
+            if name == crate::MANIFEST || self.files.contains_key(name) {
+                return Err(format!("layout {name} has the name of a file"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces `dir/manifest.json` with this manifest atomically: a temporary file in `dir` is
+    /// written and synced, then renamed over the old one, then the directory is synced.
+    pub(crate) fn write_atomic(&self, dir: &Path) -> Result<(), FormatError> {
+        let tmp = dir.join(crate::grid::temporary_name(crate::MANIFEST, "tmp"));
+        let mut json = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        json.push(b'\n');
+        crate::grid::write_synced(&tmp, &json)?;
+        let path = dir.join(crate::MANIFEST);
+        if let Err(e) = std::fs::rename(&tmp, &path) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(FormatError::io(&path, e));
+        }
+        crate::grid::sync_dir(dir);
         Ok(())
     }
 }

@@ -110,6 +110,11 @@ impl GraphDir {
         &self.manifest
     }
 
+    /// Derived layouts listed in the manifest (subdirectory names, e.g. `grid-4`), as of `open`.
+    pub fn layouts(&self) -> &[String] {
+        &self.manifest.layouts
+    }
+
     /// Number of vertices.
     pub fn num_vertices(&self) -> u64 {
         self.manifest.num_vertices

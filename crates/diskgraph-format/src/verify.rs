@@ -4,7 +4,9 @@ use std::path::Path;
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::{Direction, FormatError, GraphDir, IDS};
+use crate::{
+    ArcStream, Direction, FormatError, GraphDir, GridEdge, GridLayout, GridShape, GridSort, GRID_EDGES, GRID_INDEX, IDS,
+};
 
 /// What [`verify`] checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -15,13 +17,16 @@ pub struct VerifyReport {
     pub bytes_checked: u64,
     /// Number of neighbour IDs range- and order-checked.
     pub arcs_checked: u64,
+    /// Number of derived layouts checked (their files count in `files_checked`).
+    pub layouts_checked: usize,
 }
 
 const CHUNK: usize = 4 << 20;
 
 /// Full check of a graph directory (O(E)): everything [`GraphDir::open`] checks, plus every
 /// file's checksum and zero padding, every neighbour ID in range and each list ascending (or
-/// non-descending for multigraphs), no NaN weight, and strictly ascending original IDs.
+/// non-descending for multigraphs), no NaN weight, and strictly ascending original IDs; then
+/// every derived layout the manifest lists (see [`verify_grid`]).
 pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
     let g = GraphDir::open(path)?;
     let mut report = VerifyReport::default();
@@ -81,7 +86,159 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
             });
         }
     }
+    for name in g.layouts() {
+        if !name.starts_with("grid-") {
+            return Err(FormatError::Manifest {
+                path: g.file_path(crate::MANIFEST),
+                reason: format!("layout {name} is of a kind this build cannot verify"),
+            });
+        }
+        let r = verify_grid(&g, name)?;
+        report.files_checked += r.files_checked;
+        report.bytes_checked += r.bytes_checked;
+        report.layouts_checked += 1;
+    }
     Ok(report)
+}
+
+/// Full check of the grid layout `name` of `g` (O(E), memory O(P²) plus fixed buffers):
+/// everything [`GridLayout::open`] checks, plus each file's checksum and zero padding, every edge
+/// inside its block's source and destination ranges and in the block's sort order (a
+/// [`GridSort::Key`] order cannot be re-derived and is not checked), and the layout's arcs with
+/// their weights equal to the graph's `out.*` as a multiset: per-block counts match and an
+/// order-independent hash of (src, dst, weight bits) matches.
+pub fn verify_grid(g: &GraphDir, name: &str) -> Result<VerifyReport, FormatError> {
+    let layout = GridLayout::open(g, name)?;
+    let mut report = VerifyReport::default();
+    for (file, entry) in &layout.meta().files {
+        let fpath = layout.file_path(file);
+        let actual = hash_file(&fpath, entry.len)?;
+        if actual != entry.xxh3 {
+            return Err(FormatError::Checksum {
+                path: fpath,
+                expected: entry.xxh3.clone(),
+                actual,
+            });
+        }
+        report.files_checked += 1;
+        report.bytes_checked += entry.len;
+    }
+    let layout_hash = check_blocks(&layout)?;
+    let (counts, graph_hash) = csr_blocks(g, layout.shape())?;
+    if let Some(b) = (0..layout.num_blocks()).find(|&b| layout.block_len(b) != counts[b]) {
+        return Err(FormatError::Index {
+            path: layout.file_path(GRID_INDEX),
+            entry: b as u64,
+            reason: format!(
+                "block {b} holds {} arcs, the graph has {} in its ranges",
+                layout.block_len(b),
+                counts[b]
+            ),
+        });
+    }
+    if layout_hash != graph_hash {
+        let what = if layout.weighted() { "arcs or weights" } else { "arcs" };
+        return Err(FormatError::Content {
+            path: layout.file_path(GRID_EDGES),
+            reason: format!("the layout's {what} differ from the graph's out.* (multiset hashes differ)"),
+        });
+    }
+    report.arcs_checked = layout.num_arcs();
+    Ok(report)
+}
+
+/// Edges read per chunk when checking a layout.
+const EDGE_CHUNK: u64 = 1 << 19;
+
+/// Checks every block's ranges and order; returns the multiset hash of the layout's arcs.
+fn check_blocks(layout: &GridLayout) -> Result<u64, FormatError> {
+    let mut hash = 0u64;
+    for b in 0..layout.num_blocks() {
+        let range = layout.block_edges(b);
+        let mut prev: Option<GridEdge> = None;
+        let mut start = range.start;
+        while start < range.end {
+            let end = (start + EDGE_CHUNK).min(range.end);
+            let edges = layout.read_edges(start..end)?;
+            let weights = match layout.weighted() {
+                true => Some(layout.read_weights(start..end)?),
+                false => None,
+            };
+            check_chunk(layout, b, start, prev, &edges)?;
+            for (i, e) in edges.iter().enumerate() {
+                hash = hash.wrapping_add(arc_hash(e.src, e.dst, weights.as_ref().map(|w| w[i])));
+            }
+            prev = edges.last().copied();
+            start = end;
+        }
+    }
+    Ok(hash)
+}
+
+/// Checks edges `first..` of block `b` (the one before them being `prev`).
+fn check_chunk(
+    layout: &GridLayout,
+    b: usize,
+    first: u64,
+    prev: Option<GridEdge>,
+    edges: &[GridEdge],
+) -> Result<(), FormatError> {
+    let (rows, cols) = (layout.source_range(b), layout.destination_range(b));
+    let key = |e: &GridEdge| match layout.sort() {
+        GridSort::Destination => Some((e.dst, e.src)),
+        GridSort::Grid | GridSort::Source => Some((e.src, e.dst)),
+        GridSort::Key(_) => None,
+    };
+    let bad = |i: usize, what: String| {
+        let e = edges[i];
+        let reason = format!("edge {} ({} -> {}) of block {b} {what}", first + i as u64, e.src, e.dst);
+        Err(FormatError::Content {
+            path: layout.file_path(GRID_EDGES),
+            reason,
+        })
+    };
+    let mut last = prev.and_then(|e| key(&e));
+    for (i, e) in edges.iter().enumerate() {
+        if !rows.contains(&u64::from(e.src)) || !cols.contains(&u64::from(e.dst)) {
+            return bad(i, format!("lies outside its ranges (sources {rows:?}, destinations {cols:?})"));
+        }
+        let k = key(e);
+        if k.is_some() && last > k {
+            return bad(i, format!("breaks the block's {} order", layout.sort()));
+        }
+        last = k;
+    }
+    Ok(())
+}
+
+/// Per-block arc counts of the graph's `out.*` under `shape`, and their multiset hash.
+fn csr_blocks(g: &GraphDir, shape: &GridShape) -> Result<(Vec<u64>, u64), FormatError> {
+    let mut counts = vec![0u64; shape.num_blocks()];
+    let mut hash = 0u64;
+    let weighted = g.manifest().weighted;
+    let mut s = ArcStream::open(g, Direction::Out, true, CHUNK)?;
+    while let Some((v, _)) = s.next_vertex()? {
+        let row = shape.row_of(v);
+        while let Some((d, w)) = s.next_arc()? {
+            counts[shape.block(row, shape.col_of(d))] += 1;
+            hash = hash.wrapping_add(arc_hash(v, d, weighted.then_some(w)));
+        }
+    }
+    Ok((counts, hash))
+}
+
+/// Hash of one arc for an order-independent multiset hash (a wrapping sum of these).
+fn arc_hash(src: u32, dst: u32, weight: Option<f32>) -> u64 {
+    let w = weight.map_or(0, |w| u64::from(w.to_bits()) | 1 << 32);
+    mix(mix(u64::from(src) << 32 | u64::from(dst)) ^ w)
+}
+
+/// The splitmix64 finaliser.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// xxh3 of the first `len` bytes of `path`, checking that the padding after them is zero.

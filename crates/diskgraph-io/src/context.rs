@@ -4,11 +4,12 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::time::Instant;
 
 use crate::backend::{self, Backend, Counters, Pipeline};
 use crate::pool::{BufferKind, BufferPool, BUF_ALIGN};
 use crate::scheduler::{BitmapScheduler, PluglistScheduler, Schedule};
-use crate::{uring, BackendKind, IoConfig, IoStats, SchedulerKind};
+use crate::{uring, BackendKind, IoConfig, IoStats, RoundRecord, SchedulerKind};
 
 /// An I/O fault, naming the file.
 #[derive(Debug, thiserror::Error)]
@@ -474,10 +475,18 @@ impl IoContext {
             )));
         }
         let counters = Counters::default();
+        let started = Instant::now();
         let result = b.read_runs(set, &sched.runs, consume, &counters);
+        let bytes_read = counters.bytes_read.load(Ordering::Relaxed);
         let mut s = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
-        s.bytes_read += counters.bytes_read.load(Ordering::Relaxed);
+        s.bytes_read += bytes_read;
         s.io_wait_seconds += counters.wait_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
+        s.round_log.push(RoundRecord {
+            bytes_read,
+            requests: sched.runs.len() as u64 * k,
+            useful_bytes: useful * k,
+            seconds: started.elapsed().as_secs_f64(),
+        });
         result
     }
 

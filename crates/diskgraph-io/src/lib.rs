@@ -66,5 +66,5 @@ pub use config::{BackendKind, IoConfig, MmapAdvice, SchedulerKind};
 pub use context::{Chunk, FileSet, IoContext, IoError, SIMULATE_ENV};
 pub use pool::BufferKind;
 pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};
-pub use stats::IoStats;
+pub use stats::{IoStats, RoundRecord};
 pub use uring::{measure_device, DeviceRate};

@@ -1,4 +1,4 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// I/O counters of an [`IoContext`](crate::IoContext), cumulative over its rounds.
 ///
@@ -28,6 +28,42 @@ pub struct IoStats {
     pub io_wait_seconds: f64,
     /// Calls of `read_round`.
     pub rounds: u64,
+    /// One record per round that read something, in order.
+    pub round_log: Vec<RoundRecord>,
+}
+
+/// What one round of reads did: enough to tell the rate a phase of an algorithm achieved and
+/// the access size it achieved it with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    /// Bytes read (per file, as [`IoStats::bytes_read`]).
+    pub bytes_read: u64,
+    /// Read requests issued.
+    pub requests: u64,
+    /// Bytes the callers asked for.
+    pub useful_bytes: u64,
+    /// Wall time from the first read issued to the last chunk consumed, in seconds.
+    pub seconds: f64,
+}
+
+impl RoundRecord {
+    /// Bytes per second over the round (0 for an instant round).
+    pub fn bytes_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.bytes_read as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// Mean bytes per request (0 without requests).
+    pub fn mean_request_bytes(&self) -> f64 {
+        if self.requests > 0 {
+            self.bytes_read as f64 / self.requests as f64
+        } else {
+            0.0
+        }
+    }
 }
 
 impl IoStats {

@@ -5,8 +5,10 @@ pub mod export;
 pub mod generate;
 pub mod import;
 pub mod parse;
+pub mod partition;
 pub mod sort;
 mod source;
 
 pub use import::{import, ImportOptions, ImportSummary, NoProgress, Progress};
+pub use partition::{partition, partition_with_key, PartitionOptions, PartitionSummary, SortOrder};
 pub use source::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};

@@ -143,12 +143,13 @@ impl PyGraph {
     /// all ones). The selective engine's I/O settings (None: the CLI's defaults): ``io``
     /// (``"uring"``, ``"pread"``, ``"mmap"``; None probes), ``block_size`` and ``max_request``
     /// (bytes, or strings like ``"16KiB"``), ``max_gap`` (blocks), ``scheduler`` (``"bitmap"``,
-    /// ``"pluglist"``), ``queue_depth``, ``io_threads``. Bad values raise ``ValueError``.
+    /// ``"pluglist"``), ``queue_depth``, ``io_threads``, and ``retain_lists`` (keep the lists a
+    /// pull round read for the next round; default on). Bad values raise ``ValueError``.
     #[pyo3(signature = (
         algorithm, *, source = None, parents = false, engine = "auto", memory = 1_073_741_824, threads = None,
         tolerance = 1e-9, iterations = None, max_iterations = 10_000, sources = None, seed = None, x = None,
         io = None, block_size = None, max_gap = None, max_request = None, scheduler = None, queue_depth = None,
-        io_threads = None
+        io_threads = None, retain_lists = true
     ))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
@@ -173,6 +174,7 @@ impl PyGraph {
         scheduler: Option<Bound<'py, PyAny>>,
         queue_depth: Option<Bound<'py, PyAny>>,
         io_threads: Option<Bound<'py, PyAny>>,
+        retain_lists: bool,
     ) -> PyResult<RunTuple<'py>> {
         let source = match source {
             None => Source::Smallest,
@@ -203,6 +205,7 @@ impl PyGraph {
             seed: options::count("seed", seed.as_ref(), 0, i128::from(u64::MAX))?.unwrap_or(defaults.seed),
             x: options::x(x.as_ref())?,
             io,
+            retain_lists,
             ..defaults
         };
         let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;

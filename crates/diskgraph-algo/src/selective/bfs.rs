@@ -90,7 +90,7 @@ pub(crate) fn reach(
             next: depth + 1,
         };
         for &d in along {
-            g.edge_map_into(&frontier, &f, &EdgeMapOptions::along(d), &next)?;
+            g.edge_map_into(&frontier, &f, &EdgeMapOptions::along(d).head_first(), &next)?;
         }
         frontier = next.take();
         depth += 1;

@@ -21,6 +21,8 @@
 use diskgraph_format::Direction;
 
 use super::frontier::bit;
+use super::io_iterator::ListWindow;
+use super::retained::LocalStash;
 use super::{EngineError, FrontierBuilder, SchedulerKind, SelectiveGraph, VertexSubset};
 
 /// Consider pulling only when the frontier's lists hold more than `1 / PULL_CHECK_DIVISOR` of
@@ -66,6 +68,11 @@ pub struct EdgeMapOptions {
     pub check_divisor: u64,
     /// See [`PULL_READ_RATIO`].
     pub pull_ratio: f64,
+    /// Pull in two rounds: first the head of each candidate's list (up to the end of the block
+    /// holding its first edge), then the rest only for candidates whose `cond` still holds.
+    /// Pays when `cond` turns false after one update (bottom-up BFS): most candidates stop in
+    /// their first block, and the long lists, which hold most of the bytes, are mostly not read.
+    pub head_first: bool,
 }
 
 impl Default for EdgeMapOptions {
@@ -76,6 +83,7 @@ impl Default for EdgeMapOptions {
             weights: false,
             check_divisor: PULL_CHECK_DIVISOR,
             pull_ratio: PULL_READ_RATIO,
+            head_first: false,
         }
     }
 }
@@ -92,6 +100,12 @@ impl EdgeMapOptions {
     /// The same with `mode`.
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// The same, pulling head first (see [`head_first`](Self::head_first)).
+    pub fn head_first(mut self) -> Self {
+        self.head_first = true;
         self
     }
 
@@ -170,32 +184,78 @@ impl SelectiveGraph {
                 Ok(Mode::Push)
             }
             Some(candidates) => {
-                let front = frontier.to_bits();
-                self.for_each_piece_with(
-                    back,
-                    &candidates,
-                    opts.weights,
-                    || out.local(),
-                    |local, d, p| {
-                        if !f.cond(d) {
-                            return;
-                        }
-                        for (k, &s) in p.targets.iter().enumerate() {
-                            if bit(&front, s) {
-                                if f.update(s, d, p.weight(k)) {
-                                    local.insert(d);
-                                }
-                                if !f.cond(d) {
-                                    break;
-                                }
-                            }
-                        }
-                    },
-                    drop,
-                )?;
+                self.pull(frontier, &candidates, f, opts, out)?;
                 Ok(Mode::Pull)
             }
         }
+    }
+
+    /// The pull side of [`edge_map_into`](Self::edge_map_into): reads the candidates' reverse
+    /// lists (head first when asked) and updates each candidate from its in-neighbours in the
+    /// frontier. Keeps the whole lists the next round will read again (see `retained`): those
+    /// of candidates that stay candidates, and — when the push direction reads the same file
+    /// and all candidates' lists fit — those of the vertices it activates.
+    fn pull<F: EdgeFn>(
+        &self,
+        frontier: &VertexSubset,
+        candidates: &VertexSubset,
+        f: &F,
+        opts: &EdgeMapOptions,
+        out: &FrontierBuilder,
+    ) -> Result<(), EngineError> {
+        let back = reverse(opts.along);
+        let front = frontier.to_bits();
+        let stash = if opts.weights { None } else { self.stash(back) };
+        let keep_activated = stash.as_ref().is_some_and(|s| {
+            self.physical(back) == self.physical(opts.along)
+                && candidates.sum_by(|d| 4 * self.degree(back, d) + 16) <= s.capacity()
+        });
+        let read = |set: &VertexSubset, window| {
+            self.read_window(
+                back,
+                set,
+                window,
+                opts.weights,
+                || (out.local(), LocalStash::default()),
+                |(local, kept), d, p| {
+                    if !f.cond(d) {
+                        return;
+                    }
+                    for (k, &s) in p.targets.iter().enumerate() {
+                        if bit(&front, s) {
+                            if f.update(s, d, p.weight(k)) {
+                                local.insert(d);
+                            }
+                            if !f.cond(d) {
+                                break;
+                            }
+                        }
+                    }
+                    if let Some(stash) = &stash {
+                        if p.is_whole() && (keep_activated || f.cond(d)) {
+                            stash.keep(kept, d, p.targets);
+                        }
+                    }
+                },
+                |(local, kept)| {
+                    drop(local);
+                    if let Some(stash) = &stash {
+                        stash.merge(kept);
+                    }
+                },
+            )
+        };
+        if opts.head_first {
+            read(candidates, ListWindow::Head)?;
+            let rest = VertexSubset::from_fn(self.n, |d| candidates.contains(d) && f.cond(d) && self.has_tail(back, d));
+            read(&rest, ListWindow::Tail)?;
+        } else {
+            read(candidates, ListWindow::Whole)?;
+        }
+        if let Some(stash) = stash {
+            self.set_retained(stash.finish());
+        }
+        Ok(())
     }
 
     /// Vertices with `cond` and a non-empty list in direction `back`.

@@ -33,7 +33,8 @@ use diskgraph_format::{Direction, FormatError};
 use diskgraph_io::{Chunk, IoError, SchedulerKind};
 use rayon::prelude::*;
 
-use super::frontier::{self, next_set_bit, Repr};
+use super::frontier::{self, bit, next_set_bit, Repr};
+use super::retained::Generation;
 use super::{Adjacency, EngineError, SelectiveGraph, VertexSubset};
 
 /// A slice of one vertex's adjacency list, as delivered by a round.
@@ -59,6 +60,46 @@ impl Piece<'_> {
     #[inline]
     pub fn weight(&self, k: usize) -> f32 {
         self.weights.map_or(1.0, |w| w[k])
+    }
+}
+
+/// Which part of each active list a round reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListWindow {
+    /// The whole list.
+    Whole,
+    /// The list's edges up to the end of the block holding its first edge: one block read per
+    /// list (a bottom-up BFS vertex usually finds a parent there).
+    Head,
+    /// The rest of the list after [`Head`](Self::Head).
+    Tail,
+}
+
+/// The edge range `[a, b)` of each vertex's list that a round reads, under a [`ListWindow`].
+#[derive(Clone, Copy)]
+struct Spans<'a> {
+    offsets: &'a [u64],
+    window: ListWindow,
+    /// Edges per block.
+    block_edges: u64,
+    /// Vertices whose lists are served from retained lists: nothing is read for them.
+    retained: Option<&'a [u64]>,
+}
+
+impl Spans<'_> {
+    /// Edges of `v`'s list read this round (`a == b` when none).
+    #[inline]
+    fn get(&self, v: u32) -> (u64, u64) {
+        let (a, b) = (self.offsets[v as usize], self.offsets[v as usize + 1]);
+        if self.retained.is_some_and(|r| bit(r, v)) {
+            return (a, a);
+        }
+        let head_end = || b.min((a / self.block_edges + 1) * self.block_edges);
+        match self.window {
+            ListWindow::Whole => (a, b),
+            ListWindow::Head => (a, head_end()),
+            ListWindow::Tail => (head_end(), b),
+        }
     }
 }
 
@@ -152,7 +193,7 @@ impl Claims {
 
 /// The byte ranges of the active vertices' lists, ascending, contiguous lists merged.
 struct Ranges<'a> {
-    offsets: &'a [u64],
+    spans: Spans<'a>,
     vertices: frontier::Iter<'a>,
     pending: Option<(u64, u64)>,
 }
@@ -165,7 +206,8 @@ impl Iterator for Ranges<'_> {
             let Some(v) = self.vertices.next() else {
                 return self.pending.take();
             };
-            let (a, b) = (self.offsets[v as usize] * 4, self.offsets[v as usize + 1] * 4);
+            let (a, b) = self.spans.get(v);
+            let (a, b) = (a * 4, b * 4);
             if a == b {
                 continue;
             }
@@ -184,7 +226,7 @@ impl Iterator for Ranges<'_> {
 /// The byte ranges of the given vertices' lists, one per vertex with a non-empty list, in the
 /// vertices' order, nothing merged (the plug-list baseline's issue order).
 struct PerVertexRanges<'a, I> {
-    offsets: &'a [u64],
+    spans: Spans<'a>,
     vertices: I,
 }
 
@@ -193,9 +235,9 @@ impl<I: Iterator<Item = u32>> Iterator for PerVertexRanges<'_, I> {
 
     fn next(&mut self) -> Option<(u64, u64)> {
         for v in self.vertices.by_ref() {
-            let (a, b) = (self.offsets[v as usize] * 4, self.offsets[v as usize + 1] * 4);
+            let (a, b) = self.spans.get(v);
             if a < b {
-                return Some((a, b));
+                return Some((a * 4, b * 4));
             }
         }
         None
@@ -264,16 +306,95 @@ impl SelectiveGraph {
         compute: impl Fn(&mut L, u32, Piece<'_>) + Sync,
         flush: impl Fn(L) + Sync,
     ) -> Result<(), EngineError> {
+        self.read_window(d, active, ListWindow::Whole, weights, init, compute, flush)
+    }
+
+    /// Delivers the retained lists of the active vertices as whole pieces (in the
+    /// [`ListWindow::Head`] round of a two-round read: the whole list is its head then).
+    fn serve_retained<L>(
+        &self,
+        g: &Generation,
+        active: &VertexSubset,
+        window: ListWindow,
+        init: &(impl Fn() -> L + Sync),
+        compute: &(impl Fn(&mut L, u32, Piece<'_>) + Sync),
+        flush: &(impl Fn(L) + Sync),
+    ) {
+        const CHUNK: usize = 4096;
+        if window == ListWindow::Tail {
+            return;
+        }
+        (0..g.len().div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            let mut state = init();
+            let (mut lists, mut edges) = (0, 0);
+            for i in c * CHUNK..g.len().min((c + 1) * CHUNK) {
+                let (v, list) = g.entry(i);
+                if !active.contains(v) {
+                    continue;
+                }
+                lists += 1;
+                edges += list.len() as u64;
+                let piece = Piece {
+                    start: 0,
+                    degree: list.len() as u64,
+                    targets: list,
+                    weights: None,
+                };
+                compute(&mut state, v, piece);
+            }
+            flush(state);
+            self.retained_lists_served.fetch_add(lists, Relaxed);
+            self.retained_edges_served.fetch_add(edges, Relaxed);
+            self.edges_delivered.fetch_add(edges, Relaxed);
+        });
+    }
+
+    /// Whether `v`'s list in direction `d` goes on past its [`ListWindow::Head`].
+    pub(crate) fn has_tail(&self, d: Direction, v: u32) -> bool {
+        let offsets = self.offsets(d);
+        let spans = Spans {
+            offsets,
+            window: ListWindow::Tail,
+            block_edges: self.claims.block / 4,
+            retained: None,
+        };
+        let (a, b) = spans.get(v);
+        a < b
+    }
+
+    /// [`for_each_piece_with`](Self::for_each_piece_with) reading only `window` of each list:
+    /// pieces are clamped to it, so a round delivers exactly the window's edges once.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn read_window<L>(
+        &self,
+        d: Direction,
+        active: &VertexSubset,
+        window: ListWindow,
+        weights: bool,
+        init: impl Fn() -> L + Sync,
+        compute: impl Fn(&mut L, u32, Piece<'_>) + Sync,
+        flush: impl Fn(L) + Sync,
+    ) -> Result<(), EngineError> {
         assert_eq!(active.num_vertices(), self.n, "subset over another graph");
         let adj = self.adjacency(d)?;
         let (set, with_weights) = match (&adj.weighted, weights) {
             (Some(w), true) => (w, true),
             _ => (&adj.plain, false),
         };
+        let retained = if with_weights { None } else { self.retained(d) };
+        let spans = Spans {
+            offsets: &adj.offsets,
+            window,
+            block_edges: self.claims.block / 4,
+            retained: retained.as_deref().map(|g| &g.bits[..]),
+        };
         let _round = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
         self.rounds.fetch_add(1, Relaxed);
         if active.is_empty() {
             return Ok(());
+        }
+        if let Some(g) = &retained {
+            self.serve_retained(g, active, window, &init, &compute, &flush);
         }
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<EngineError>> = Mutex::new(None);
@@ -293,7 +414,7 @@ impl SelectiveGraph {
                 }
                 let targets = as_u32s(&chunk.data[0][span.clone()]);
                 let wts = with_weights.then(|| as_f32s(&chunk.data[1][span]));
-                match self.visit(adj, active, lo, &targets, wts.as_deref(), &mut state, &compute) {
+                match self.visit(adj, spans, active, lo, &targets, wts.as_deref(), &mut state, &compute) {
                     Ok(n) => delivered += n,
                     Err(e) => fail(e),
                 }
@@ -313,14 +434,14 @@ impl SelectiveGraph {
         let ranges: &mut dyn Iterator<Item = (u64, u64)> = match arrival {
             Some(order) => {
                 per_vertex = PerVertexRanges {
-                    offsets: &adj.offsets,
+                    spans,
                     vertices: order.iter().copied(),
                 };
                 &mut per_vertex
             }
             None => {
                 merged = Ranges {
-                    offsets: &adj.offsets,
+                    spans,
                     vertices: active.iter(),
                     pending: None,
                 };
@@ -399,6 +520,7 @@ impl SelectiveGraph {
     fn visit<L>(
         &self,
         adj: &Adjacency,
+        spans: Spans<'_>,
         active: &VertexSubset,
         lo: u64,
         targets: &[u32],
@@ -423,8 +545,9 @@ impl SelectiveGraph {
         let off = &adj.offsets;
         let mut delivered = 0;
         let mut emit = |v: u32| {
-            let (a, b) = (off[v as usize], off[v as usize + 1]);
-            let (s, e) = (a.max(lo), b.min(hi));
+            let a = off[v as usize];
+            let (wa, wb) = spans.get(v);
+            let (s, e) = (wa.max(lo), wb.min(hi));
             if s < e {
                 let span = (s - lo) as usize..(e - lo) as usize;
                 delivered += e - s;
@@ -433,7 +556,7 @@ impl SelectiveGraph {
                     v,
                     Piece {
                         start: s - a,
-                        degree: b - a,
+                        degree: off[v as usize + 1] - a,
                         targets: &targets[span.clone()],
                         weights: weights.map(|w| &w[span]),
                     },

@@ -47,10 +47,11 @@ mod edge_map;
 pub mod frontier;
 mod io_iterator;
 pub mod partition;
+mod retained;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, RwLock};
 
 use diskgraph_format::{Direction, FormatError, GraphDir};
 use diskgraph_io::FileSet;
@@ -104,6 +105,9 @@ pub struct SelectiveOptions {
     pub assemble_lists: bool,
     /// Number of row partitions (default: four per compute thread).
     pub partitions: Option<usize>,
+    /// Keep the small lists a pull round read and the next round needs again, in what the
+    /// budget leaves after the buffers (see `retained`); on by default.
+    pub retain_lists: bool,
 }
 
 impl Default for SelectiveOptions {
@@ -115,6 +119,7 @@ impl Default for SelectiveOptions {
             need_weights: false,
             assemble_lists: false,
             partitions: None,
+            retain_lists: true,
         }
     }
 }
@@ -157,6 +162,14 @@ pub struct SelectiveGraph {
     assembly_peak: AtomicU64,
     edges_delivered: AtomicU64,
     rounds: AtomicU64,
+    /// Bytes the retained lists may take (0: retention off).
+    retain_capacity: u64,
+    /// The lists kept by the last pull round.
+    retained: RwLock<Option<Arc<retained::Generation>>>,
+    retained_peak: AtomicU64,
+    /// Lists and edges delivered from retained lists instead of reads.
+    retained_lists_served: AtomicU64,
+    retained_edges_served: AtomicU64,
 }
 
 impl SelectiveGraph {
@@ -201,6 +214,7 @@ impl SelectiveGraph {
             * u64::from(c.max_request_bytes)
             * files_per_read;
         let buffer_bytes = share.min(useful.max(min_buffers).max(1 << 20));
+        let retain_capacity = if opts.retain_lists { share - buffer_bytes } else { 0 };
         let io = IoContext::new(IoConfig {
             buffer_bytes,
             ..opts.io.clone()
@@ -250,6 +264,11 @@ impl SelectiveGraph {
             assembly_peak: AtomicU64::new(0),
             edges_delivered: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
+            retain_capacity,
+            retained: RwLock::new(None),
+            retained_peak: AtomicU64::new(0),
+            retained_lists_served: AtomicU64::new(0),
+            retained_edges_served: AtomicU64::new(0),
         })
     }
 
@@ -330,7 +349,36 @@ impl SelectiveGraph {
     /// and the largest assembly buffer used (which exceeds its share only for a single vertex
     /// whose lists alone are larger).
     pub fn peak_engine_memory(&self) -> u64 {
-        self.buffer_bytes + self.claims.bytes() + self.assembly_peak.load(Relaxed)
+        self.buffer_bytes + self.claims.bytes() + self.assembly_peak.load(Relaxed) + self.retained_peak.load(Relaxed)
+    }
+
+    /// The adjacency file that holds direction `d` (an undirected graph's in-edges are its
+    /// out-edges).
+    pub(crate) fn physical(&self, d: Direction) -> Direction {
+        if self.directed {
+            d
+        } else {
+            Direction::Out
+        }
+    }
+
+    /// A stash for lists of direction `d`, when retention is on.
+    pub(crate) fn stash(&self, d: Direction) -> Option<retained::Stash> {
+        (self.retain_capacity > 0).then(|| retained::Stash::new(self.physical(d), self.n, self.retain_capacity))
+    }
+
+    /// The retained lists of direction `d`, if any.
+    pub(crate) fn retained(&self, d: Direction) -> Option<Arc<retained::Generation>> {
+        let g = self.retained.read().unwrap_or_else(|e| e.into_inner());
+        g.as_ref().filter(|g| g.dir == self.physical(d)).cloned()
+    }
+
+    /// Makes `g` the retained lists (dropping the previous ones).
+    pub(crate) fn set_retained(&self, g: Option<retained::Generation>) {
+        if let Some(g) = &g {
+            self.retained_peak.fetch_max(g.bytes(), Relaxed);
+        }
+        *self.retained.write().unwrap_or_else(|e| e.into_inner()) = g.map(Arc::new);
     }
 
     /// Rounds run (one per direction read).
@@ -356,6 +404,7 @@ impl SelectiveGraph {
         stats.io_utility = io.utility();
         stats.io_wait_seconds = io.io_wait_seconds;
         stats.peak_engine_memory = self.peak_engine_memory();
+        stats.io_rounds = io.round_log.clone();
         let s = &mut stats.settings;
         s.insert("io_backend".into(), json!(self.io.backend()));
         s.insert("block_size".into(), json!(c.block_size));
@@ -380,5 +429,9 @@ impl SelectiveGraph {
             s.insert("io_fallback".into(), json!(why));
         }
         s.insert("vertex_state_bytes".into(), json!(self.vertex_state_bytes()));
+        s.insert("retain_capacity_bytes".into(), json!(self.retain_capacity));
+        s.insert("retained_peak_bytes".into(), json!(self.retained_peak.load(Relaxed)));
+        s.insert("retained_lists_served".into(), json!(self.retained_lists_served.load(Relaxed)));
+        s.insert("retained_edges_served".into(), json!(self.retained_edges_served.load(Relaxed)));
     }
 }

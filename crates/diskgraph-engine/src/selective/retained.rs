@@ -1,0 +1,184 @@
+//! Retained lists: whole adjacency lists that a pull round read and that the next round will
+//! read again, kept in memory (from the budget) so that it does not.
+//!
+//! A bottom-up BFS level reads the lists of every unvisited vertex; the vertices it does not
+//! reach are the candidates of the next level and their lists are read again, and on an
+//! undirected graph the vertices it does reach are the next frontier, whose lists a top-down
+//! level reads again. Late levels of a BFS on a power-law graph consist of many tiny lists
+//! spread over the whole file: reading them costs nearly a full scan for a few megabytes of
+//! edges. Keeping them costs those few megabytes.
+//!
+//! A [`Stash`] collects lists during a round (workers fill [`LocalStash`]es and hand them over
+//! when their read is done), refusing lists once its capacity is used; [`Stash::finish`] turns
+//! it into a [`Generation`], which replaces the previous one. Rounds consult the current
+//! generation first: its lists are delivered from memory and left out of the reads. Only whole
+//! lists are kept, keyed by physical adjacency file, and only for rounds without weights.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use diskgraph_format::Direction;
+
+
+/// Whole lists of one adjacency file kept in memory.
+pub(crate) struct Generation {
+    /// The (physical) direction whose lists these are.
+    pub(crate) dir: Direction,
+    /// Membership, one bit per vertex.
+    pub(crate) bits: Vec<u64>,
+    /// Vertices, ascending.
+    vertices: Vec<u32>,
+    /// `edges[starts[i]..starts[i + 1]]` is the list of `vertices[i]`.
+    starts: Vec<u64>,
+    edges: Vec<u32>,
+}
+
+impl Generation {
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> u64 {
+        (self.bits.len() * 8 + self.vertices.len() * 4 + self.starts.len() * 8 + self.edges.len() * 4) as u64
+    }
+
+    /// Number of lists held.
+    pub(crate) fn len(&self) -> usize {
+        self.vertices.len()
+    }
+
+    /// The `i`-th list held, with its vertex.
+    pub(crate) fn entry(&self, i: usize) -> (u32, &[u32]) {
+        let (a, b) = (self.starts[i] as usize, self.starts[i + 1] as usize);
+        (self.vertices[i], &self.edges[a..b])
+    }
+}
+
+/// Lists collected during one round, up to a capacity in bytes.
+pub(crate) struct Stash {
+    dir: Direction,
+    n: usize,
+    capacity: u64,
+    used: AtomicU64,
+    parts: Mutex<Vec<LocalStash>>,
+}
+
+/// One worker's share of a [`Stash`].
+#[derive(Default)]
+pub(crate) struct LocalStash {
+    vertices: Vec<u32>,
+    lens: Vec<u32>,
+    edges: Vec<u32>,
+}
+
+/// Bytes a kept list costs besides its edges (vertex, start, membership bit).
+const PER_LIST_BYTES: u64 = 13;
+
+impl Stash {
+    /// A stash for lists of direction `dir` of a graph of `n` vertices; `capacity` bytes
+    /// include the membership bitmap.
+    pub(crate) fn new(dir: Direction, n: usize, capacity: u64) -> Self {
+        Stash {
+            dir,
+            n,
+            capacity: capacity.saturating_sub(n.div_ceil(64) as u64 * 8 + 8),
+            used: AtomicU64::new(0),
+            parts: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Bytes the lists may take.
+    pub(crate) fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// Keeps `v`'s whole list in `local` when the capacity allows; false when it is full.
+    pub(crate) fn keep(&self, local: &mut LocalStash, v: u32, list: &[u32]) -> bool {
+        let cost = list.len() as u64 * 4 + PER_LIST_BYTES;
+        if self.used.fetch_add(cost, Relaxed) + cost > self.capacity {
+            self.used.fetch_sub(cost, Relaxed);
+            return false;
+        }
+        local.vertices.push(v);
+        local.lens.push(list.len() as u32);
+        local.edges.extend_from_slice(list);
+        true
+    }
+
+    /// Hands a worker's lists over.
+    pub(crate) fn merge(&self, local: LocalStash) {
+        if !local.vertices.is_empty() {
+            self.parts.lock().unwrap_or_else(|e| e.into_inner()).push(local);
+        }
+    }
+
+    /// The lists kept, sorted by vertex (`None` when nothing was kept). A vertex kept twice
+    /// (its list delivered from two places) is kept once.
+    pub(crate) fn finish(self) -> Option<Generation> {
+        let parts = self.parts.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut index: Vec<(u32, usize, u64, u32)> = Vec::new();
+        for (p, part) in parts.iter().enumerate() {
+            let mut at = 0u64;
+            for (&v, &len) in part.vertices.iter().zip(&part.lens) {
+                index.push((v, p, at, len));
+                at += u64::from(len);
+            }
+        }
+        if index.is_empty() {
+            return None;
+        }
+        index.sort_unstable_by_key(|e| e.0);
+        index.dedup_by_key(|e| e.0);
+        let total: u64 = index.iter().map(|e| u64::from(e.3)).sum();
+        let mut g = Generation {
+            dir: self.dir,
+            bits: vec![0; self.n.div_ceil(64)],
+            vertices: Vec::with_capacity(index.len()),
+            starts: Vec::with_capacity(index.len() + 1),
+            edges: Vec::with_capacity(total as usize),
+        };
+        g.starts.push(0);
+        for (v, p, at, len) in index {
+            g.bits[v as usize / 64] |= 1 << (v % 64);
+            g.vertices.push(v);
+            g.edges
+                .extend_from_slice(&parts[p].edges[at as usize..at as usize + len as usize]);
+            g.starts.push(g.edges.len() as u64);
+        }
+        Some(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::frontier::bit;
+    use super::*;
+
+    #[test]
+    fn stash_keeps_sorted_deduplicated_lists_within_capacity() {
+        let stash = Stash::new(Direction::Out, 100, 1 << 20);
+        let (mut a, mut b) = (LocalStash::default(), LocalStash::default());
+        assert!(stash.keep(&mut a, 7, &[1, 2, 3]));
+        assert!(stash.keep(&mut b, 3, &[9]));
+        assert!(stash.keep(&mut b, 7, &[1, 2, 3]));
+        assert!(stash.keep(&mut a, 50, &[]));
+        stash.merge(a);
+        stash.merge(b);
+        let g = stash.finish().expect("lists kept");
+        assert_eq!(g.len(), 3);
+        assert_eq!(g.entry(0), (3, &[9][..]));
+        assert_eq!(g.entry(1), (7, &[1, 2, 3][..]));
+        assert_eq!(g.entry(2), (50, &[][..]));
+        assert!(bit(&g.bits, 7) && bit(&g.bits, 50) && !bit(&g.bits, 8));
+    }
+
+    #[test]
+    fn a_full_stash_refuses_lists() {
+        let bitmap = 8 * 2 + 8;
+        let stash = Stash::new(Direction::Out, 100, bitmap + 2 * (PER_LIST_BYTES + 8));
+        let mut a = LocalStash::default();
+        assert!(stash.keep(&mut a, 1, &[1, 2]));
+        assert!(stash.keep(&mut a, 2, &[1, 2]));
+        assert!(!stash.keep(&mut a, 3, &[1]));
+        stash.merge(a);
+        assert_eq!(stash.finish().expect("kept").len(), 2);
+        assert!(Stash::new(Direction::Out, 10, 0).finish().is_none());
+    }
+}
