@@ -80,8 +80,8 @@ class IoOptions(TypedDict, total=False):
             ``stats["settings"]["io_backend"]`` and ``["io_fallback"]``).
         block_size: I/O block size in bytes (int or a string like ``"4KiB"``): a power of two
             from 512 to 65536 (default 512).
-        max_gap: Largest gap, in blocks, merged into one read (default 16).
-        max_request: Largest read in bytes (int or a string like ``"16KiB"``, the default);
+        max_gap: Largest gap, in blocks, merged into one read (default 32).
+        max_request: Largest read in bytes (int or a string like ``"64KiB"``, the default);
             longer runs are cut. Must hold at least one block.
         scheduler: ``"bitmap"`` (global dedup, sort and merge per round; default) or
             ``"pluglist"`` (the Linux plug-list baseline).

@@ -284,6 +284,13 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
             req.tolerance
         )));
     }
+    // Checked for every engine, so a bad I/O setting is an error even where it would be unused.
+    IoConfig {
+        compute_threads: 1,
+        ..req.io.clone()
+    }
+    .validate()
+    .map_err(|e| RunError::Setting(e.to_string()))?;
     let alg = req.algorithm.as_str();
     let csr = csr_bytes(graph, alg);
     let size = |b: u64| match b {
@@ -579,6 +586,7 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
             let labels = smallest_original_labels(&c, ids);
             let largest = c.largest().map_or(0, |(_, size)| size);
             let summary = format!("{} components, largest has {largest} vertices", c.count());
+            stats.iterations = c.iterations as u64;
             (Values::Unsigned(labels), summary)
         }
         Answer::PageRank(r) => {

@@ -35,6 +35,7 @@ pub fn scc(g: &MemoryGraph) -> Components {
     }
     let out = g.out();
     let mut labels = vec![UNASSIGNED; n];
+    let mut iterations = 1;
     if let Some(inn) = in_edges(g) {
         // 1. Trim.
         labels.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, l)| {
@@ -50,8 +51,10 @@ pub fn scc(g: &MemoryGraph) -> Components {
             .max()
             .map(|(_, std::cmp::Reverse(v))| v);
         if let Some(pivot) = pivot {
-            let fw = reach(out, Some(inn), pivot, false).level;
-            let bw = reach(inn, Some(out), pivot, false).level;
+            let fw = reach(out, Some(inn), pivot, false);
+            let bw = reach(inn, Some(out), pivot, false);
+            iterations += fw.iterations + bw.iterations;
+            let (fw, bw) = (fw.level, bw.level);
             let both = |v: usize| {
                 fw[v].load(std::sync::atomic::Ordering::Relaxed) != UNVISITED
                     && bw[v].load(std::sync::atomic::Ordering::Relaxed) != UNVISITED
@@ -69,7 +72,7 @@ pub fn scc(g: &MemoryGraph) -> Components {
     }
     // 3. Everything else.
     tarjan(out, &mut labels);
-    Components { labels }
+    Components { labels, iterations }
 }
 
 /// Tarjan's algorithm over the vertices whose label is [`UNASSIGNED`] (the others are treated as

@@ -36,6 +36,10 @@ const SAMPLES: usize = 1024;
 pub struct Components {
     /// Component of each vertex, named by its smallest vertex ID.
     pub labels: Vec<u32>,
+    /// Passes the algorithm made: linking passes over the edges (memory wcc), traversal levels
+    /// plus label-propagation rounds (selective wcc), forward and backward levels plus the
+    /// Tarjan pass (scc).
+    pub iterations: usize,
 }
 
 impl Components {
@@ -108,6 +112,7 @@ pub fn wcc(g: &MemoryGraph) -> Components {
     compress(&comp);
     Components {
         labels: comp.into_par_iter().map(AtomicU32::into_inner).collect(),
+        iterations: NEIGHBOUR_ROUNDS + 1,
     }
 }
 

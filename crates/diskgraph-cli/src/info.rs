@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use diskgraph_format::{padded_len, Direction, GraphDir};
+use diskgraph_format::{padded_len, Direction, GraphDir, GridLayout};
 use serde::Serialize;
 
 /// Arguments of `diskgraph info`.
@@ -35,6 +35,59 @@ struct FileInfo {
     xxh3: String,
 }
 
+/// One derived layout as `info` shows it.
+#[derive(Serialize, Debug)]
+struct LayoutInfo {
+    name: String,
+    rows: Option<u32>,
+    cols: Option<u32>,
+    range_len: Option<u64>,
+    sort: Option<String>,
+    bytes_on_disk: Option<u64>,
+    /// Why the layout could not be opened, if it could not.
+    error: Option<String>,
+}
+
+/// Describes layout `name` of `g`; a layout that fails its open checks is shown with the error.
+fn layout_info(g: &GraphDir, name: &str) -> LayoutInfo {
+    let mut info = LayoutInfo {
+        name: name.to_string(),
+        rows: None,
+        cols: None,
+        range_len: None,
+        sort: None,
+        bytes_on_disk: None,
+        error: None,
+    };
+    if !name.starts_with("grid-") {
+        return info;
+    }
+    match GridLayout::open(g, name) {
+        Ok(l) => {
+            info.rows = Some(l.rows());
+            info.cols = Some(l.cols());
+            info.range_len = Some(l.row_len());
+            info.sort = Some(l.sort().to_string());
+            info.bytes_on_disk = Some(l.meta().files.values().map(|f| padded_len(f.len)).sum());
+        }
+        Err(e) => info.error = Some(e.to_string()),
+    }
+    info
+}
+
+fn show_layout(l: &LayoutInfo) {
+    match (&l.error, l.rows, l.cols, &l.sort) {
+        (Some(e), ..) => println!("  {:24} unreadable: {e}", l.name),
+        (None, Some(r), Some(c), Some(sort)) => println!(
+            "  {:24} {r}×{c} blocks, {} vertices per range, {sort} order, {:.1} MiB",
+            l.name,
+            l.range_len.unwrap_or(0),
+            l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
+        ),
+        _ => println!("  {}", l.name),
+    }
+}
+
 #[derive(Serialize, Debug)]
 struct Info {
     path: String,
@@ -52,6 +105,7 @@ struct Info {
     files: Vec<FileInfo>,
     total_bytes: u64,
     layouts: Vec<String>,
+    layout_details: Vec<LayoutInfo>,
     tool: String,
     source: std::collections::BTreeMap<String, String>,
 }
@@ -115,6 +169,7 @@ pub fn run(a: Args) -> Result<()> {
         total_bytes: files.iter().map(|f| f.bytes_on_disk).sum(),
         files,
         layouts: m.layouts.clone(),
+        layout_details: m.layouts.iter().map(|l| layout_info(&g, l)).collect(),
         tool: m.tool.clone(),
         source: m.source.clone(),
     };
@@ -160,6 +215,7 @@ pub fn run(a: Args) -> Result<()> {
             format!("csr, {}", info.layouts.join(", "))
         }
     );
+    info.layout_details.iter().for_each(show_layout);
     for (k, v) in &info.source {
         println!("source     {k}: {v}");
     }

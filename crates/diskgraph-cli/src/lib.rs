@@ -7,6 +7,7 @@ mod generate;
 mod import;
 mod info;
 mod output;
+mod partition;
 mod progress;
 mod run;
 mod verify;
@@ -38,6 +39,8 @@ enum Command {
     Verify(verify::Args),
     /// Write a graph back out as an edge list in original IDs.
     Export(export::Args),
+    /// Publish a grid layout (P×P blocks of edges for streaming engines) inside a graph.
+    Partition(partition::Args),
     /// Run an algorithm on a graph.
     Run(run::Args),
     /// Measure the device's own read rate (O_DIRECT, io_uring) for an access size and depth.
@@ -64,6 +67,7 @@ where
         Command::Info(a) => info::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Export(a) => export::run(a),
+        Command::Partition(a) => partition::run(a),
         Command::Run(a) => run::run(a),
         Command::Device(a) => device::run(a),
     };

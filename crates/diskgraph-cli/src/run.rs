@@ -55,7 +55,7 @@ pub struct Args {
     #[arg(long, default_value_t = IoConfig::default().max_gap_blocks)]
     max_gap: u32,
     /// selective: largest read; longer runs are cut.
-    #[arg(long, default_value = "16KiB", value_parser = parse_size)]
+    #[arg(long, default_value = "64KiB", value_parser = parse_size)]
     max_request: u64,
     /// selective: I/O scheduler, bitmap (global dedup/sort/merge) or pluglist (the baseline).
     #[arg(long, default_value = "bitmap", value_parser = SchedulerKind::from_str)]

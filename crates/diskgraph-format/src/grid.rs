@@ -372,10 +372,18 @@ impl GridMeta {
 
     fn check_shape(&self) -> Result<(), String> {
         if !(1..=MAX_GRID).contains(&self.rows) || !(1..=MAX_GRID).contains(&self.cols) {
-            return Err(format!("{}×{} blocks: each side must be 1 to {MAX_GRID}", self.rows, self.cols));
+            return Err(format!(
+                "{}×{} blocks: each side must be 1 to {MAX_GRID}",
+                self.rows, self.cols
+            ));
         }
         if self.cols != self.sort.cols_for(self.rows) {
-            return Err(format!("sort {} needs {} columns, not {}", self.sort, self.sort.cols_for(self.rows), self.cols));
+            return Err(format!(
+                "sort {} needs {} columns, not {}",
+                self.sort,
+                self.sort.cols_for(self.rows),
+                self.cols
+            ));
         }
         let shape = self.shape();
         if (self.row_len, self.col_len) != (shape.row_len, shape.col_len) {
@@ -412,7 +420,10 @@ impl GridMeta {
             return Err(format!("unexpected file {extra} listed"));
         }
         for name in required {
-            let entry = self.files.get(name).ok_or_else(|| format!("file {name} is not listed"))?;
+            let entry = self
+                .files
+                .get(name)
+                .ok_or_else(|| format!("file {name} is not listed"))?;
             let want = self.expected_len(name).expect("required files have lengths");
             if entry.len != want {
                 return Err(format!("{name} has length {}, counts imply {want}", entry.len));
@@ -424,6 +435,10 @@ impl GridMeta {
         Ok(())
     }
 }
+
+/// One block as [`GridLayout::read_block`] returns it: its `(src, dst)` edges and, when the
+/// layout is weighted, their weights.
+pub type Block = (Vec<(u32, u32)>, Option<Vec<f32>>);
 
 /// An opened grid layout: its metadata agrees with the graph, every file has the size the
 /// metadata implies, and the block index starts at 0, never decreases and ends at the arc count.
@@ -583,7 +598,7 @@ impl GridLayout {
     ///
     /// # Panics
     /// If `b` is not below [`GridLayout::num_blocks`].
-    pub fn read_block(&self, b: usize) -> Result<(Vec<(u32, u32)>, Option<Vec<f32>>), FormatError> {
+    pub fn read_block(&self, b: usize) -> Result<Block, FormatError> {
         let range = self.block_edges(b);
         let edges = self.read_edges(range.clone())?;
         let (rows, cols) = (self.source_range(b), self.destination_range(b));
@@ -647,10 +662,16 @@ fn read_index(path: &Path, count: usize, arcs: u64) -> Result<Vec<u64>, FormatEr
         return Err(bad(0, format!("first offset is {}, expected 0", index[0])));
     }
     if let Some(i) = index.windows(2).position(|w| w[1] < w[0]) {
-        return Err(bad(i + 1, format!("offset {} is below the previous {}", index[i + 1], index[i])));
+        return Err(bad(
+            i + 1,
+            format!("offset {} is below the previous {}", index[i + 1], index[i]),
+        ));
     }
     if index[count - 1] != arcs {
-        return Err(bad(count - 1, format!("last offset {} != num_arcs {arcs}", index[count - 1])));
+        return Err(bad(
+            count - 1,
+            format!("last offset {} != num_arcs {arcs}", index[count - 1]),
+        ));
     }
     Ok(index)
 }
@@ -741,20 +762,41 @@ impl GridBuilder {
     /// then lists the new one: a crash at any point leaves a manifest whose layouts all exist.
     pub fn publish(mut self, meta: &GridMeta) -> Result<PathBuf, FormatError> {
         let _lock = lock_dir(&self.graph_path)?;
-        let mpath = self.graph_path.join(MANIFEST);
-        let mut manifest = Manifest::read(&mpath)?;
+        let mut manifest = Manifest::read(&self.graph_path.join(MANIFEST))?;
         let gpath = self.tmp_path.join(GRID_META);
         meta.check(&manifest, &self.name)
             .map_err(|reason| FormatError::Manifest { path: gpath, reason })?;
         self.write_meta(meta)?;
-        let target = self.graph_path.join(&self.name);
-        if manifest.layouts.contains(&self.name) {
-            if !self.force {
-                return Err(FormatError::Exists { path: target });
-            }
-            manifest.layouts.retain(|l| *l != self.name);
-            manifest.write_atomic(&self.graph_path)?;
+        self.unlist_replaced(&mut manifest)?;
+        let old = self.move_into_place()?;
+        manifest.layouts.push(self.name.clone());
+        manifest.layouts.sort();
+        manifest.write_atomic(&self.graph_path)?;
+        if let Some(old) = old {
+            remove_path(&old).map_err(|e| FormatError::io(&old, e))?;
         }
+        Ok(self.graph_path.join(&self.name))
+    }
+
+    /// If the manifest lists the layout already: an error without `force`, else the manifest
+    /// is rewritten without it.
+    fn unlist_replaced(&self, manifest: &mut Manifest) -> Result<(), FormatError> {
+        if !manifest.layouts.contains(&self.name) {
+            return Ok(());
+        }
+        if !self.force {
+            return Err(FormatError::Exists {
+                path: self.graph_path.join(&self.name),
+            });
+        }
+        manifest.layouts.retain(|l| *l != self.name);
+        manifest.write_atomic(&self.graph_path)
+    }
+
+    /// Renames whatever holds the layout's name aside and the temporary directory into place;
+    /// returns the path of the entry moved aside, if any.
+    fn move_into_place(&mut self) -> Result<Option<PathBuf>, FormatError> {
+        let target = self.graph_path.join(&self.name);
         let old = self.graph_path.join(temporary_name(&self.name, "old"));
         let replaced = std::fs::symlink_metadata(&target).is_ok();
         if replaced {
@@ -762,13 +804,7 @@ impl GridBuilder {
         }
         std::fs::rename(&self.tmp_path, &target).map_err(|e| FormatError::io(&target, e))?;
         self.published = true;
-        manifest.layouts.push(self.name.clone());
-        manifest.layouts.sort();
-        manifest.write_atomic(&self.graph_path)?;
-        if replaced {
-            remove_path(&old).map_err(|e| FormatError::io(&old, e))?;
-        }
-        Ok(target)
+        Ok(replaced.then_some(old))
     }
 
     /// Removes unlisted entries from the temporary directory and writes `grid.json`, synced.
@@ -899,7 +935,11 @@ impl PositionedFile {
     /// # Panics
     /// If the bytes would end past the logical length: the caller computed offsets wrongly.
     pub fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<(), FormatError> {
-        assert!(offset + bytes.len() as u64 <= self.len, "write past the end of {}", self.name);
+        assert!(
+            offset + bytes.len() as u64 <= self.len,
+            "write past the end of {}",
+            self.name
+        );
         let io = |e| FormatError::io(&self.path, e);
         self.file.seek(SeekFrom::Start(offset)).map_err(io)?;
         self.file.write_all(bytes).map_err(io)?;
@@ -973,7 +1013,12 @@ impl ArcStream {
     /// A stream over direction `dir` of `graph` (`In` is the transpose, `out.*` for undirected
     /// graphs), with weights if `weights` and the graph has them, each of the (up to) three files
     /// read through a buffer of `buffer_bytes`.
-    pub fn open(graph: &GraphDir, dir: Direction, weights: bool, buffer_bytes: usize) -> Result<ArcStream, FormatError> {
+    pub fn open(
+        graph: &GraphDir,
+        dir: Direction,
+        weights: bool,
+        buffer_bytes: usize,
+    ) -> Result<ArcStream, FormatError> {
         let (idx, adj, wgt) = graph.files_of(dir);
         let m = graph.manifest();
         let (n, arcs) = (m.num_vertices, m.num_arcs);
@@ -1005,7 +1050,10 @@ impl ArcStream {
             return Err(FormatError::Index {
                 path: self.idx.path.clone(),
                 entry: v + 1,
-                reason: format!("offset {end} is below the previous {} or past {}", self.end, self.num_arcs),
+                reason: format!(
+                    "offset {end} is below the previous {} or past {}",
+                    self.end, self.num_arcs
+                ),
             });
         }
         (self.next, self.end) = (self.end, end);
@@ -1128,7 +1176,12 @@ mod tests {
 
     #[test]
     fn sorts_round_trip_through_text() {
-        for s in [GridSort::Grid, GridSort::Source, GridSort::Destination, GridSort::Key("mis_1".into())] {
+        for s in [
+            GridSort::Grid,
+            GridSort::Source,
+            GridSort::Destination,
+            GridSort::Key("mis_1".into()),
+        ] {
             assert_eq!(s.to_string().parse::<GridSort>(), Ok(s.clone()));
         }
         assert!("key:source".parse::<GridSort>().is_err());

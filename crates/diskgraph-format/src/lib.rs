@@ -17,9 +17,9 @@ mod write;
 
 pub use error::FormatError;
 pub use grid::{
-    check_key_name, check_layout_name, ArcStream, GridBuilder, GridEdge, GridLayout, GridMeta, GridShape, GridSort,
-    PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS, MAX_GRID,
-    MAX_KEY_NAME,
+    check_key_name, check_layout_name, ArcStream, Block, GridBuilder, GridEdge, GridLayout, GridMeta, GridShape,
+    GridSort, PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS,
+    MAX_GRID, MAX_KEY_NAME,
 };
 pub use manifest::{FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION};
 pub use read::{Csr, Direction, GraphDir};

@@ -200,7 +200,10 @@ fn check_chunk(
     let mut last = prev.and_then(|e| key(&e));
     for (i, e) in edges.iter().enumerate() {
         if !rows.contains(&u64::from(e.src)) || !cols.contains(&u64::from(e.dst)) {
-            return bad(i, format!("lies outside its ranges (sources {rows:?}, destinations {cols:?})"));
+            return bad(
+                i,
+                format!("lies outside its ranges (sources {rows:?}, destinations {cols:?})"),
+            );
         }
         let k = key(e);
         if k.is_some() && last > k {

@@ -1,3 +1,4 @@
+use crate::IoError;
 use serde::Serialize;
 
 /// Which file backend reads the blocks.
@@ -91,7 +92,40 @@ pub enum MmapAdvice {
     WillNeed,
 }
 
+/// Default largest merged gap, in blocks: 32 blocks of 512 B. Graphene's default is 16 blocks
+/// and 16 KiB reads; on the SSD this was tuned on (docs/BENCHMARKS.md, "I/O defaults"), a
+/// random 16 KiB read costs about a 64 KiB one's time while a request costs as much as ~16 KiB
+/// of sequential transfer, so longer gaps and longer reads pay.
+pub const DEFAULT_MAX_GAP_BLOCKS: u32 = 32;
+
+/// Default largest read: 64 KiB (see [`DEFAULT_MAX_GAP_BLOCKS`]); 64 KiB random reads at queue
+/// depth 64 reach ~90% of the device's sequential rate there.
+pub const DEFAULT_MAX_REQUEST_BYTES: u32 = 64 << 10;
+
 impl IoConfig {
+    /// Checks the settings: a power-of-two block size in 512..=65536, a max request holding at
+    /// least one block, at least one I/O thread, compute thread and read in flight.
+    pub fn validate(&self) -> Result<(), IoError> {
+        if !self.block_size.is_power_of_two() || !(512..=65536).contains(&self.block_size) {
+            return Err(IoError::Config(format!(
+                "block size {} is not a power of two in 512..=65536",
+                self.block_size
+            )));
+        }
+        if self.max_request_bytes < self.block_size {
+            return Err(IoError::Config("max request must hold at least one block".into()));
+        }
+        if self.io_threads == 0 || self.compute_threads == 0 {
+            return Err(IoError::Config(
+                "io_threads and compute_threads must be at least 1".into(),
+            ));
+        }
+        if self.queue_depth == 0 {
+            return Err(IoError::Config("queue depth must be at least 1".into()));
+        }
+        Ok(())
+    }
+
     /// Bytes of one pool buffer: the longest run (`max_request_bytes` rounded down to whole
     /// blocks), rounded up to 4096.
     pub fn buffer_size(&self) -> u64 {
@@ -112,8 +146,8 @@ impl Default for IoConfig {
         IoConfig {
             backend: None,
             block_size: 512,
-            max_gap_blocks: 16,
-            max_request_bytes: 16 << 10,
+            max_gap_blocks: DEFAULT_MAX_GAP_BLOCKS,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             scheduler: SchedulerKind::Bitmap,
             queue_depth: 64,
             io_threads: 1,

@@ -167,23 +167,7 @@ impl IoContext {
     /// buffer pool (not for mmap) and sets up one io_uring per I/O thread (uring).
     pub fn new(config: IoConfig) -> Result<Self, IoError> {
         let c = &config;
-        if !c.block_size.is_power_of_two() || !(512..=65536).contains(&c.block_size) {
-            return Err(IoError::Config(format!(
-                "block size {} is not a power of two in 512..=65536",
-                c.block_size
-            )));
-        }
-        if c.max_request_bytes < c.block_size {
-            return Err(IoError::Config("max request must hold at least one block".into()));
-        }
-        if c.io_threads == 0 || c.compute_threads == 0 {
-            return Err(IoError::Config(
-                "io_threads and compute_threads must be at least 1".into(),
-            ));
-        }
-        if c.queue_depth == 0 {
-            return Err(IoError::Config("queue depth must be at least 1".into()));
-        }
+        c.validate()?;
         let mut ctx = IoContext {
             config: config.clone(),
             stats: Mutex::new(IoStats::default()),

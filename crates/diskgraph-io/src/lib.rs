@@ -62,7 +62,7 @@ mod stats;
 mod uring;
 
 pub use backend::INLINE_ENV;
-pub use config::{BackendKind, IoConfig, MmapAdvice, SchedulerKind};
+pub use config::{BackendKind, IoConfig, MmapAdvice, SchedulerKind, DEFAULT_MAX_GAP_BLOCKS, DEFAULT_MAX_REQUEST_BYTES};
 pub use context::{Chunk, FileSet, IoContext, IoError, SIMULATE_ENV};
 pub use pool::BufferKind;
 pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};

@@ -20,6 +20,8 @@ fn config(backend: BackendKind, scheduler: SchedulerKind, block_size: u32, io: u
         compute_threads: compute,
         queue_depth: 16,
         buffer_bytes: 512 << 10,
+        max_gap_blocks: 16,
+        max_request_bytes: 16 << 10,
         ..IoConfig::default()
     }
 }
@@ -250,7 +252,10 @@ fn missing_file_names_the_path() {
 #[test]
 fn settings_are_checked() {
     let bad = |c: IoConfig| matches!(IoContext::new(c), Err(IoError::Config(_)));
-    let c = IoConfig::default;
+    let c = || IoConfig {
+        max_request_bytes: 16 << 10,
+        ..IoConfig::default()
+    };
     assert!(bad(IoConfig {
         block_size: 1000,
         ..c()

@@ -16,13 +16,13 @@
 //! ([`crate::sort::ExternalSorter`]) as (block, key, src, dst, weight) records, so blocks of any
 //! size work under the budget; the sorted stream is written front to back.
 //!
-//! **Memory.** With budget `M` and `P` ranges the peak is about `8·(P²+1)` bytes of block index
-//! + three CSR read buffers of `R = clamp(M/16, 64 KiB, 4 MiB)` + the stripe's block buffers,
-//! each `clamp((M − index − 3R) / (P·12), 512, 131072)` edges of 8 (+4 weight) bytes. Budgets
+//! **Memory.** With budget `M` and `P` ranges the peak is about `8·(P²+1)` bytes of block index,
+//! plus three CSR read buffers of `R = clamp(M/16, 64 KiB, 4 MiB)`, plus the stripe's block
+//! buffers, each `clamp((M − index − 3R) / (P·12), 512, 131072)` edges of 8 (+4 weight) bytes. Budgets
 //! below that floor (≈ `8·P² + P·6 KiB + 192 KiB`) are raised to it, as the importer raises
 //! tiny budgets; [`PartitionSummary::peak_memory`] reports the figure used. The key path spends
-//! what the index and read buffers leave on the sorter (at least 1 MiB), plus one batch of
-//! keyed arcs; its merge reads each run through a buffer of at least 64 KiB.
+//! what the index, the read buffers and one batch of 65536 keyed arcs (2.75 MiB) leave on the
+//! sorter (at least 1 MiB); its merge reads each run through a buffer of at least 64 KiB.
 //!
 //! **Default P** ([`default_grid`]): the smallest power of two such that one range's vertex
 //! state at 8 bytes per vertex, `ceil(V/P)·8`, is at most `M/16`, capped at
@@ -196,7 +196,7 @@ where
     let summary = Summary {
         grid_from_budget: opts.grid.is_none(),
         scratch_bytes,
-        peak_memory: memory.total.max(memory.sorter as u64),
+        peak_memory: memory.key_total,
         start,
     };
     publish(&g, builder, sort, rows, files, summary, progress)
@@ -326,8 +326,10 @@ struct Memory {
     block_edges: usize,
     /// Bytes of the key path's sorter.
     sorter: usize,
-    /// The planned peak: the budget, or the floor when the budget is below it.
+    /// The planned peak of the built-in orders: the budget, or the floor above it.
     total: u64,
+    /// The planned peak of the key path.
+    key_total: u64,
 }
 
 const MIN_READ: u64 = 64 << 10;
@@ -345,11 +347,14 @@ impl Memory {
         let rest = memory.saturating_sub(index + 3 * read);
         let block_edges = (rest / writers).clamp(MIN_BLOCK_EDGES, MAX_BLOCK_EDGES);
         let floor = index + 3 * read + writers * block_edges;
+        let batch = (KEY_BATCH * (12 + std::mem::size_of::<KeyedArc>())) as u64;
+        let sorter = rest.saturating_sub(batch).max(MIN_SORTER);
         Memory {
             read: read as usize,
             block_edges: block_edges as usize,
-            sorter: rest.max(MIN_SORTER) as usize,
+            sorter: sorter as usize,
             total: memory.max(floor),
+            key_total: memory.max(index + 3 * read + batch + sorter),
         }
     }
 }
@@ -473,11 +478,15 @@ impl Stripe {
     fn push(&mut self, m: u32, e: GridEdge, w: f32, out: &mut Outputs) -> Result<()> {
         let buf = &mut self.blocks[m as usize];
         if buf.at + buf.edges.len() as u64 >= buf.end {
-            bail!("{}: the graph changed while it was partitioned (a block overflowed)", out.edges.path().display());
+            bail!(
+                "{}: the graph changed while it was partitioned (a block overflowed)",
+                out.edges.path().display()
+            );
         }
         if buf.edges.capacity() == 0 {
             buf.edges.reserve_exact(self.cap);
-            buf.weights.reserve_exact(if out.weights.is_some() { self.cap } else { 0 });
+            buf.weights
+                .reserve_exact(if out.weights.is_some() { self.cap } else { 0 });
         }
         buf.edges.push(e);
         if out.weights.is_some() {
@@ -494,7 +503,10 @@ impl Stripe {
         for buf in &mut self.blocks {
             buf.flush(out)?;
             if buf.at != buf.end {
-                bail!("{}: the graph changed while it was partitioned (a block came out short)", out.edges.path().display());
+                bail!(
+                    "{}: the graph changed while it was partitioned (a block came out short)",
+                    out.edges.path().display()
+                );
             }
         }
         Ok(())
@@ -706,13 +718,23 @@ mod tests {
         assert_eq!(default_grid(8 << 20, 1 << 30), 1);
         assert_eq!(default_grid((8 << 20) + 1, 1 << 30), 2);
         assert_eq!(default_grid(16 << 20, 1 << 30), 2);
-        assert_eq!(default_grid(1000, 1024), 64);
+        assert_eq!(default_grid(1000, 1024), 128);
         assert_eq!(default_grid(u64::from(u32::MAX), 1 << 20), MAX_DEFAULT_GRID);
     }
 
     #[test]
     fn key_bits_preserve_total_order() {
-        let xs = [f64::NEG_INFINITY, -1e300, -1.0, -0.0, 0.0, 1e-300, 1.0, f64::INFINITY, f64::NAN];
+        let xs = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -1.0,
+            -0.0,
+            0.0,
+            1e-300,
+            1.0,
+            f64::INFINITY,
+            f64::NAN,
+        ];
         for a in xs {
             for b in xs {
                 assert_eq!(key_bits(a).cmp(&key_bits(b)), a.total_cmp(&b), "{a} {b}");

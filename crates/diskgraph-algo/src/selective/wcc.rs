@@ -50,7 +50,7 @@ impl EdgeFn for Propagate<'_> {
 pub fn wcc(g: &SelectiveGraph) -> Result<Components, SelectiveError> {
     let n = g.num_vertices();
     if n == 0 {
-        return Ok(Components { labels: Vec::new() });
+        return Ok(Components::default());
     }
     if !g.has(Direction::In) {
         return Err(EngineError::MissingInEdges.into());
@@ -67,7 +67,9 @@ pub fn wcc(g: &SelectiveGraph) -> Result<Components, SelectiveError> {
         .max()
         .map_or(0, |(_, std::cmp::Reverse(v))| v);
     // 1. The hub's component.
-    let giant = reach(g, hub, false, dirs)?.level;
+    let giant = reach(g, hub, false, dirs)?;
+    let mut iterations = giant.iterations;
+    let giant = giant.level;
     let giant_label = (0..n as u32)
         .into_par_iter()
         .filter(|&v| giant[v as usize].load(Relaxed) != UNVISITED)
@@ -91,6 +93,7 @@ pub fn wcc(g: &SelectiveGraph) -> Result<Components, SelectiveError> {
     let mut frontier = VertexSubset::from_fn(n, |v| f.cond(v) && degree(v) > 0);
     let mut next = FrontierBuilder::new(n);
     while !frontier.is_empty() {
+        iterations += 1;
         for &d in dirs {
             g.edge_map_into(&frontier, &f, &EdgeMapOptions::along(d), &next)?;
         }
@@ -98,5 +101,6 @@ pub fn wcc(g: &SelectiveGraph) -> Result<Components, SelectiveError> {
     }
     Ok(Components {
         labels: label.into_par_iter().map(AtomicU32::into_inner).collect(),
+        iterations,
     })
 }

@@ -247,7 +247,7 @@ impl SelectiveGraph {
         };
         if opts.head_first {
             read(candidates, ListWindow::Head)?;
-            let rest = VertexSubset::from_fn(self.n, |d| candidates.contains(d) && f.cond(d) && self.has_tail(back, d));
+            let rest = candidates.filter(|d| f.cond(d) && self.has_tail(back, d));
             read(&rest, ListWindow::Tail)?;
         } else {
             read(candidates, ListWindow::Whole)?;

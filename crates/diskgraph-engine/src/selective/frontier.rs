@@ -130,6 +130,42 @@ impl VertexSubset {
         VertexSubset::from_bits(n, bits)
     }
 
+    /// The vertices of this subset with `keep(v)`, evaluated in parallel, in the form the size
+    /// asks for.
+    pub fn filter(&self, keep: impl Fn(u32) -> bool + Sync) -> Self {
+        match &self.repr {
+            Repr::Sparse(list) => {
+                let kept = list
+                    .par_iter()
+                    .with_min_len(1024)
+                    .copied()
+                    .filter(|&v| keep(v))
+                    .collect();
+                VertexSubset::from_sorted_unchecked(self.n, kept).normalized()
+            }
+            Repr::Dense { bits, .. } => {
+                let bits = bits
+                    .par_iter()
+                    .enumerate()
+                    .with_min_len(256)
+                    .map(|(w, &word)| {
+                        let mut out = 0u64;
+                        let mut b = word;
+                        while b != 0 {
+                            let i = b.trailing_zeros();
+                            if keep((w * 64) as u32 + i) {
+                                out |= 1 << i;
+                            }
+                            b &= b - 1;
+                        }
+                        out
+                    })
+                    .collect();
+                VertexSubset::from_bits(self.n, bits)
+            }
+        }
+    }
+
     /// The subset whose bitmap is `bits` (bit `v % 64` of word `v / 64`), in the form the size
     /// asks for.
     ///
@@ -580,6 +616,20 @@ mod tests {
         assert!(VertexSubset::all(0).is_empty());
         assert_eq!(next_set_bit(all.as_dense().unwrap(), 129), Some(129));
         assert_eq!(next_set_bit(all.as_dense().unwrap(), 130), None);
+    }
+
+    #[test]
+    fn filter_keeps_members_passing_the_predicate_in_either_form() {
+        let n = 10_000;
+        for set in [
+            VertexSubset::from_fn(n, |v| v % 3 == 0),
+            VertexSubset::from_vertices(n, vec![3, 9, 10, 9_999]),
+        ] {
+            let kept = set.filter(|v| v % 2 == 1);
+            let want: Vec<u32> = set.to_vec().into_iter().filter(|v| v % 2 == 1).collect();
+            assert_eq!(kept.to_vec(), want);
+            assert_eq!(kept.len(), want.len());
+        }
     }
 
     #[test]

@@ -729,12 +729,21 @@ mod tests {
         assert_eq!(got, vec![(63, 65), (0, 63), (65, 128)]);
     }
 
+    fn spans<'a>(offsets: &'a [u64], window: ListWindow, block_edges: u64, retained: Option<&'a [u64]>) -> Spans<'a> {
+        Spans {
+            offsets,
+            window,
+            block_edges,
+            retained,
+        }
+    }
+
     #[test]
     fn ranges_merge_contiguous_lists() {
         let offsets = [0u64, 2, 2, 5, 9, 10];
         let all = VertexSubset::all(5);
         let r: Vec<_> = Ranges {
-            offsets: &offsets,
+            spans: spans(&offsets, ListWindow::Whole, 128, None),
             vertices: all.iter(),
             pending: None,
         }
@@ -742,7 +751,7 @@ mod tests {
         assert_eq!(r, vec![(0, 40)]);
         let some = VertexSubset::from_vertices(5, vec![0, 1, 3, 4]);
         let r: Vec<_> = Ranges {
-            offsets: &offsets,
+            spans: spans(&offsets, ListWindow::Whole, 128, None),
             vertices: some.iter(),
             pending: None,
         }
@@ -751,10 +760,26 @@ mod tests {
     }
 
     #[test]
+    fn windows_split_lists_at_the_end_of_their_first_block() {
+        // Blocks of 4 edges; lists 0..2, 2..2, 2..5, 5..9, 9..10.
+        let offsets = [0u64, 2, 2, 5, 9, 10];
+        let head = spans(&offsets, ListWindow::Head, 4, None);
+        let tail = spans(&offsets, ListWindow::Tail, 4, None);
+        let heads: Vec<_> = (0..5).map(|v| head.get(v)).collect();
+        let tails: Vec<_> = (0..5).map(|v| tail.get(v)).collect();
+        assert_eq!(heads, vec![(0, 2), (2, 2), (2, 4), (5, 8), (9, 10)]);
+        assert_eq!(tails, vec![(2, 2), (2, 2), (4, 5), (8, 9), (10, 10)]);
+        let retained = [0b01000u64];
+        let skip = spans(&offsets, ListWindow::Whole, 4, Some(&retained));
+        assert_eq!(skip.get(3), (5, 5), "a retained list is not read");
+        assert_eq!(skip.get(2), (2, 5));
+    }
+
+    #[test]
     fn per_vertex_ranges_keep_order_and_do_not_merge() {
         let offsets = [0u64, 2, 2, 5, 9, 10];
         let r: Vec<_> = PerVertexRanges {
-            offsets: &offsets,
+            spans: spans(&offsets, ListWindow::Whole, 128, None),
             vertices: [4u32, 1, 3, 0, 2].into_iter(),
         }
         .collect();

@@ -431,7 +431,13 @@ impl SelectiveGraph {
         s.insert("vertex_state_bytes".into(), json!(self.vertex_state_bytes()));
         s.insert("retain_capacity_bytes".into(), json!(self.retain_capacity));
         s.insert("retained_peak_bytes".into(), json!(self.retained_peak.load(Relaxed)));
-        s.insert("retained_lists_served".into(), json!(self.retained_lists_served.load(Relaxed)));
-        s.insert("retained_edges_served".into(), json!(self.retained_edges_served.load(Relaxed)));
+        s.insert(
+            "retained_lists_served".into(),
+            json!(self.retained_lists_served.load(Relaxed)),
+        );
+        s.insert(
+            "retained_edges_served".into(),
+            json!(self.retained_edges_served.load(Relaxed)),
+        );
     }
 }

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use diskgraph_format::Direction;
-
+use rayon::prelude::*;
 
 /// Whole lists of one adjacency file kept in memory.
 pub(crate) struct Generation {
@@ -124,7 +124,7 @@ impl Stash {
         if index.is_empty() {
             return None;
         }
-        index.sort_unstable_by_key(|e| e.0);
+        index.par_sort_unstable_by_key(|e| e.0);
         index.dedup_by_key(|e| e.0);
         let total: u64 = index.iter().map(|e| u64::from(e.3)).sum();
         let mut g = Generation {

@@ -172,9 +172,22 @@ pub fn checked_round(
         useful_bytes: after.useful_bytes - before.useful_bytes,
         io_wait_seconds: after.io_wait_seconds - before.io_wait_seconds,
         rounds: after.rounds - before.rounds,
+        round_log: after.round_log[before.round_log.len()..].to_vec(),
     };
     let e = expected(ranges, bs, ctx.config().scheduler, k);
     assert_eq!(diff.rounds, 1);
+    if let [round] = &diff.round_log[..] {
+        assert_eq!(
+            (round.bytes_read, round.requests, round.useful_bytes),
+            (diff.bytes_read, diff.requests, diff.useful_bytes),
+            "the round's record"
+        );
+    } else {
+        assert!(
+            diff.merged_runs == 0 && diff.round_log.is_empty(),
+            "one record per round that read"
+        );
+    }
     assert_eq!(diff.merged_runs, chunks.len() as u64);
     assert_eq!(diff.requests, chunks.len() as u64 * k);
     assert_eq!(

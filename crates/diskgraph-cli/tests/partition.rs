@@ -1,0 +1,131 @@
+//! `diskgraph partition` end to end: generate → partition → info → verify, the errors a user
+//! can run into (existing layout, bad arguments, missing graph, corrupt layout), each a one-line
+//! message naming the graph or file with a non-zero exit.
+
+use std::path::Path;
+
+mod common;
+use common::{fails, ok, s};
+
+/// A generated weighted undirected graph of 2000 vertices in a fresh directory.
+fn generated(dir: &Path) -> std::path::PathBuf {
+    let g = dir.join("g");
+    ok(&[
+        "generate",
+        "erdos-renyi",
+        "--vertices",
+        "2000",
+        "--edges",
+        "9000",
+        "--weighted",
+        "-o",
+        s(&g),
+    ]);
+    g
+}
+
+#[test]
+fn partition_then_info_then_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generated(dir.path());
+    let out = ok(&["partition", s(&g), "--grid", "4"]);
+    assert!(
+        out.contains("grid-4: 4×4 blocks, 500 vertices per range, grid order"),
+        "{out}"
+    );
+    assert!(out.contains("edges"), "{out}");
+    let out = ok(&[
+        "partition",
+        s(&g),
+        "--grid",
+        "8",
+        "--sort",
+        "source",
+        "--memory",
+        "64KiB",
+    ]);
+    assert!(out.contains("grid-8-source: 8×1 blocks"), "{out}");
+    let out = ok(&["partition", s(&g), "--sort", "destination", "--memory", "16KiB"]);
+    assert!(out.contains("P chosen from --memory"), "{out}");
+    assert!(out.contains("grid-16-destination: 16×16 blocks"), "{out}");
+
+    let info = ok(&["info", s(&g)]);
+    assert!(
+        info.contains("layouts    csr, grid-16-destination, grid-4, grid-8-source"),
+        "{info}"
+    );
+    assert!(
+        info.contains("4×4 blocks, 500 vertices per range, grid order"),
+        "{info}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&ok(&["info", s(&g), "--json"])).unwrap();
+    assert_eq!(json["layouts"].as_array().unwrap().len(), 3);
+    let d = &json["layout_details"][2];
+    assert_eq!(
+        (d["name"].as_str(), d["rows"].as_u64(), d["cols"].as_u64()),
+        (Some("grid-8-source"), Some(8), Some(1))
+    );
+    assert_eq!(d["sort"], "source");
+
+    let out = ok(&["verify", s(&g)]);
+    assert!(out.contains(": ok"), "{out}");
+}
+
+#[test]
+fn existing_layout_needs_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generated(dir.path());
+    ok(&["partition", s(&g), "--grid", "4"]);
+    let msg = fails(&["partition", s(&g), "--grid", "4"]);
+    assert!(msg.contains(&format!("{}/grid-4", s(&g))), "{msg}");
+    assert!(msg.contains("--force"), "{msg}");
+    ok(&["partition", s(&g), "--grid", "4", "--force"]);
+    let entries: Vec<String> = std::fs::read_dir(&g)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(entries.is_empty(), "temporary entries left: {entries:?}");
+    ok(&["verify", s(&g)]);
+}
+
+#[test]
+fn bad_arguments_and_graphs_fail_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generated(dir.path());
+    let msg = fails(&["partition", s(&g), "--grid", "0"]);
+    assert!(msg.contains("--grid 0"), "{msg}");
+    let msg = fails(&["partition", s(&g), "--grid", "5000"]);
+    assert!(msg.contains("4096"), "{msg}");
+    let missing = dir.path().join("missing");
+    let msg = fails(&["partition", s(&missing)]);
+    assert!(msg.contains("missing"), "{msg}");
+    let bad = common::diskgraph(&["partition", s(&g), "--sort", "sideways"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("sideways"));
+}
+
+#[test]
+fn corrupt_layout_fails_verify_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generated(dir.path());
+    ok(&["partition", s(&g), "--grid", "2"]);
+    let edges = g.join("grid-2").join("edges.bin");
+    let mut bytes = std::fs::read(&edges).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(&edges, &bytes).unwrap();
+    let msg = fails(&["verify", s(&g)]);
+    assert!(msg.contains("grid-2/edges.bin"), "{msg}");
+    assert!(msg.contains("checksum"), "{msg}");
+    let info = ok(&["info", s(&g)]);
+    assert!(info.contains("grid-2"), "{info}");
+
+    std::fs::remove_dir_all(g.join("grid-2")).unwrap();
+    let msg = fails(&["verify", s(&g)]);
+    assert!(msg.contains("grid-2/grid.json"), "{msg}");
+    let info = ok(&["info", s(&g)]);
+    assert!(info.contains("unreadable"), "{info}");
+    // Partitioning again repairs it (the listed layout is replaced with --force).
+    ok(&["partition", s(&g), "--grid", "2", "--force"]);
+    ok(&["verify", s(&g)]);
+}

@@ -1,0 +1,395 @@
+//! The partitioner against the testkit's model of the stored graph: on seeded graphs with
+//! self-loops, duplicates, isolated vertices, hubs, directed and undirected, weighted or not,
+//! for P ∈ {1, 4, 16} and every order, the layout holds exactly the graph's arcs (with weights),
+//! each in its block, in the promised order; a tiny budget gives byte-identical files; and the
+//! publishing rules hold.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use diskgraph_format::{verify, GraphDir, GridLayout, GridSort, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS};
+use diskgraph_prep::partition::default_grid;
+use diskgraph_prep::{
+    import, partition, partition_with_key, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress,
+    PartitionOptions, RawEdge, SortOrder,
+};
+use diskgraph_testkit::gen::{self, Weights};
+use diskgraph_testkit::{EdgeList, Keep, TestGraph};
+
+/// An in-memory edge source handing out fixed-size batches.
+struct VecSource {
+    info: InputInfo,
+    edges: Vec<RawEdge>,
+    pos: usize,
+}
+
+impl EdgeSource for VecSource {
+    fn info(&self) -> &InputInfo {
+        &self.info
+    }
+    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
+        out.clear();
+        let end = (self.pos + 1000).min(self.edges.len());
+        out.extend_from_slice(&self.edges[self.pos..end]);
+        self.pos = end;
+        Ok(!out.is_empty())
+    }
+    fn progress(&self) -> (u64, Option<u64>) {
+        (self.pos as u64, Some(self.edges.len() as u64))
+    }
+}
+
+/// A graph directory imported from a testkit edge list, with the testkit's model of it.
+struct Stored {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    test: TestGraph,
+    name: String,
+}
+
+fn store(name: &str, el: &EdgeList, keep: Keep) -> Stored {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    let n = el.num_vertices as u64;
+    let mut src = VecSource {
+        info: InputInfo {
+            format: InputFormat::Generated,
+            directed: Some(el.directed),
+            weighted: el.weights.is_some(),
+            declared_vertices: Some(0..n),
+            description: name.to_string(),
+        },
+        edges: el
+            .edges
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, d))| RawEdge {
+                src: u64::from(s),
+                dst: u64::from(d),
+                weight: el.weights.as_ref().map(|w| w[i]),
+            })
+            .collect(),
+        pos: 0,
+    };
+    let opts = ImportOptions {
+        undirected: !el.directed,
+        keep_self_loops: keep.self_loops,
+        keep_duplicates: keep.duplicates,
+        memory: 64 << 20,
+        force: false,
+    };
+    import(&mut src, &path, &opts, &mut NoProgress).unwrap_or_else(|e| panic!("import {name}: {e:#}"));
+    Stored {
+        _dir: dir,
+        path,
+        test: el.build(keep),
+        name: name.to_string(),
+    }
+}
+
+/// Seeded graphs with the nasty features, each stored with and without self-loops/duplicates.
+fn graphs() -> Vec<Stored> {
+    let mut out = Vec::new();
+    for seed in 0..6u64 {
+        let directed = seed.is_multiple_of(2);
+        let n = 5 + 11 * seed as usize;
+        let lists = [
+            ("gnm", gen::gnm(n, 4 * n, directed, seed)),
+            (
+                "gnm+loops+dups+isolated",
+                gen::relabel(
+                    gen::add_isolated(
+                        gen::add_duplicates(
+                            gen::add_self_loops(gen::gnm(n, 3 * n, directed, seed), 5, seed),
+                            9,
+                            seed,
+                        ),
+                        7,
+                    ),
+                    seed,
+                ),
+            ),
+            ("star", gen::star(n + 3, n, directed, seed)),
+            (
+                "weighted",
+                gen::add_duplicates(
+                    gen::add_self_loops(
+                        gen::with_weights(gen::rmat(6, 300, directed, seed), Weights::Mixed, seed),
+                        4,
+                        seed,
+                    ),
+                    20,
+                    seed,
+                ),
+            ),
+        ];
+        for (i, (name, el)) in lists.into_iter().enumerate() {
+            let keep = if (seed as usize + i).is_multiple_of(2) {
+                Keep::all()
+            } else {
+                Keep::default()
+            };
+            out.push(store(&format!("{name}/seed{seed}/{keep:?}"), &el, keep));
+        }
+    }
+    out
+}
+
+/// An arc with the bits of its weight (0 when unweighted), for exact multiset comparison.
+type Arc = (u32, u32, u32);
+
+fn model_arcs(t: &TestGraph) -> Vec<Arc> {
+    let mut a: Vec<Arc> = t
+        .arcs
+        .iter()
+        .enumerate()
+        .map(|(i, &(s, d))| (s, d, t.weights.as_ref().map_or(0, |w| w[i].to_bits())))
+        .collect();
+    a.sort_unstable();
+    a
+}
+
+/// The key of the test's custom order: mixes source, destination and weight.
+fn test_key(s: u32, d: u32, w: f32) -> f64 {
+    f64::from((s.wrapping_mul(2654435761) ^ d.wrapping_mul(40503)) % 97) + f64::from(w).min(1e9) * 1e-12
+}
+
+/// Checks one published layout against the model, independently of the format's own checks.
+fn check_layout(st: &Stored, name: &str, sort: &GridSort, p: u32) {
+    let g = GraphDir::open(&st.path).unwrap();
+    let l = GridLayout::open(&g, name).unwrap_or_else(|e| panic!("{}: {e}", st.name));
+    let ctx = format!("{} {name}", st.name);
+    let n = st.test.num_vertices as u64;
+    let cols = if *sort == GridSort::Source { 1 } else { p };
+    assert_eq!((l.rows(), l.cols()), (p, cols), "{ctx}");
+    let (row_len, col_len) = (n.div_ceil(u64::from(p)), n.div_ceil(u64::from(cols)));
+    assert_eq!((l.row_len(), l.col_len()), (row_len, col_len), "{ctx}");
+    let index = l.index();
+    assert_eq!(index.len(), (p * cols) as usize + 1, "{ctx}");
+    assert_eq!(
+        (index[0], *index.last().unwrap()),
+        (0, st.test.num_arcs() as u64),
+        "{ctx}"
+    );
+    assert!(index.windows(2).all(|w| w[0] <= w[1]), "{ctx}: index decreases");
+    let mut got: Vec<Arc> = Vec::new();
+    for b in 0..l.num_blocks() {
+        let (edges, weights) = l.read_block(b).unwrap();
+        assert_eq!(edges.len() as u64, index[b + 1] - index[b], "{ctx}");
+        assert_eq!(weights.is_some(), st.test.weights.is_some(), "{ctx}");
+        let (row, col) = ((b as u64) / u64::from(cols), (b as u64) % u64::from(cols));
+        for (i, &(s, d)) in edges.iter().enumerate() {
+            assert_eq!(u64::from(s) / row_len, row, "{ctx}: block {b} edge {s}->{d}");
+            assert_eq!(u64::from(d) / col_len, col, "{ctx}: block {b} edge {s}->{d}");
+            got.push((s, d, weights.as_ref().map_or(0, |w| w[i].to_bits())));
+        }
+        check_order(&ctx, b, sort, &edges, weights.as_deref());
+    }
+    got.sort_unstable();
+    assert_eq!(got, model_arcs(&st.test), "{ctx}: arcs differ from the graph's");
+}
+
+/// The order inside one block.
+fn check_order(ctx: &str, b: usize, sort: &GridSort, edges: &[(u32, u32)], weights: Option<&[f32]>) {
+    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    for i in 1..edges.len() {
+        let (a, c) = (edges[i - 1], edges[i]);
+        let ok = match sort {
+            GridSort::Grid | GridSort::Source => a <= c,
+            GridSort::Destination => (a.1, a.0) <= (c.1, c.0),
+            GridSort::Key(_) => {
+                let (ka, kc) = (test_key(a.0, a.1, w(i - 1)), test_key(c.0, c.1, w(i)));
+                ka.total_cmp(&kc).then((a.0, a.1).cmp(&(c.0, c.1))).is_le()
+            }
+        };
+        assert!(ok, "{ctx}: block {b} out of {sort} order at {i}: {a:?} then {c:?}");
+    }
+}
+
+fn opts(p: u32, memory: u64, force: bool) -> PartitionOptions {
+    PartitionOptions {
+        grid: Some(p),
+        memory,
+        force,
+    }
+}
+
+#[test]
+fn layouts_hold_the_graphs_arcs_in_order() {
+    let orders = [SortOrder::Grid, SortOrder::Source, SortOrder::Destination];
+    for st in graphs() {
+        for p in [1u32, 4, 16] {
+            for order in orders {
+                let s = partition(&st.path, order, &opts(p, 1 << 30, false), &mut NoProgress)
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", st.name));
+                let sort = order.grid_sort();
+                assert_eq!(s.name, sort.layout_name(p));
+                assert_eq!(s.num_arcs, st.test.num_arcs() as u64);
+                check_layout(&st, &s.name, &sort, p);
+            }
+            let s = partition_with_key(&st.path, "mixed", test_key, &opts(p, 1 << 30, false), &mut NoProgress)
+                .unwrap_or_else(|e| panic!("{}: {e:#}", st.name));
+            check_layout(&st, &s.name, &GridSort::Key("mixed".into()), p);
+        }
+        let r = verify(&st.path).unwrap_or_else(|e| panic!("{}: {e}", st.name));
+        assert_eq!(r.layouts_checked, 12, "{}", st.name);
+    }
+}
+
+fn read_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    [GRID_EDGES, GRID_WEIGHTS, GRID_INDEX]
+        .into_iter()
+        .filter_map(|f| std::fs::read(dir.join(f)).ok().map(|b| (f.to_string(), b)))
+        .collect()
+}
+
+/// A graph far bigger than the smallest budget: 2^13 vertices, ~120 000 weighted arcs with hubs.
+fn big() -> Stored {
+    let el = gen::with_weights(gen::rmat(13, 60_000, false, 7), Weights::Uniform(0.0, 5.0), 7);
+    store("rmat13", &el, Keep::default())
+}
+
+#[test]
+fn a_tiny_budget_streams_and_gives_identical_files() {
+    let st = big();
+    let edges_bytes = st.test.num_arcs() as u64 * 8;
+    for order in [SortOrder::Grid, SortOrder::Source, SortOrder::Destination] {
+        for p in [1u32, 4, 16] {
+            let roomy = partition(&st.path, order, &opts(p, 1 << 30, true), &mut NoProgress).unwrap();
+            let want = read_files(&roomy.path);
+            let tight = partition(&st.path, order, &opts(p, 1, true), &mut NoProgress).unwrap();
+            assert!(
+                tight.peak_memory < edges_bytes,
+                "{order:?} P={p}: planned {} bytes for {edges_bytes} bytes of edges",
+                tight.peak_memory
+            );
+            assert_eq!(read_files(&tight.path), want, "{order:?} P={p}");
+            check_layout(&st, &tight.name, &order.grid_sort(), p);
+        }
+    }
+    let key = |s: u32, d: u32, _| f64::from(d) - f64::from(s);
+    let roomy = partition_with_key(&st.path, "diff", key, &opts(4, 1 << 30, false), &mut NoProgress).unwrap();
+    assert_eq!(roomy.scratch_bytes, 0, "the roomy key sort spilled");
+    let want = read_files(&roomy.path);
+    let tight = partition_with_key(&st.path, "diff", key, &opts(4, 1, true), &mut NoProgress).unwrap();
+    assert!(tight.scratch_bytes > 0, "the tight key sort never spilled");
+    assert_eq!(read_files(&tight.path), want);
+    verify(&st.path).unwrap();
+}
+
+#[test]
+fn key_order_breaks_ties_by_source_and_destination() {
+    let el = gen::with_weights(gen::gnm(30, 200, true, 3), Weights::Integer(2), 3);
+    let st = store("ties", &el, Keep::all());
+    let s = partition_with_key(
+        &st.path,
+        "by_weight",
+        |_, _, w| f64::from(w),
+        &opts(2, 1 << 20, false),
+        &mut NoProgress,
+    )
+    .unwrap();
+    let g = GraphDir::open(&st.path).unwrap();
+    let l = GridLayout::open(&g, &s.name).unwrap();
+    for b in 0..l.num_blocks() {
+        let (edges, weights) = l.read_block(b).unwrap();
+        let w = weights.unwrap();
+        let keys: Vec<(u32, u32, u32)> = edges.iter().zip(&w).map(|(e, w)| (*w as u32, e.0, e.1)).collect();
+        assert!(keys.windows(2).all(|k| k[0] <= k[1]), "block {b}: {keys:?}");
+    }
+    assert_eq!(s.name, "grid-2-by_weight");
+    assert!(partition_with_key(
+        &st.path,
+        "source",
+        |_, _, _| 0.0,
+        &opts(2, 1 << 20, false),
+        &mut NoProgress
+    )
+    .is_err());
+    assert!(partition_with_key(
+        &st.path,
+        "Bad Name",
+        |_, _, _| 0.0,
+        &opts(2, 1 << 20, false),
+        &mut NoProgress
+    )
+    .is_err());
+}
+
+#[test]
+fn default_grid_comes_from_the_budget() {
+    let st = big();
+    let n = st.test.num_vertices as u64;
+    for memory in [1u64 << 30, 64 << 10, 4 << 10] {
+        let o = PartitionOptions {
+            grid: None,
+            memory,
+            force: true,
+        };
+        let s = partition(&st.path, SortOrder::Grid, &o, &mut NoProgress).unwrap();
+        assert!(s.grid_from_budget);
+        assert_eq!(s.rows, default_grid(n, memory));
+        assert!(s.rows.is_power_of_two());
+        assert!(n.div_ceil(u64::from(s.rows)) * 8 <= memory / 16 || s.rows == 256);
+        check_layout(&st, &s.name, &GridSort::Grid, s.rows);
+    }
+    assert_eq!(default_grid(n, 1 << 30), 1);
+    assert_eq!(default_grid(n, 64 << 10), 16);
+}
+
+#[test]
+fn existing_layouts_need_force_and_failures_leave_nothing() {
+    let el = gen::gnm(50, 200, true, 1);
+    let st = store("small", &el, Keep::default());
+    let before = entries(&st.path);
+    partition(&st.path, SortOrder::Grid, &opts(4, 1 << 20, false), &mut NoProgress).unwrap();
+    let err = partition(&st.path, SortOrder::Grid, &opts(4, 1 << 20, false), &mut NoProgress).unwrap_err();
+    assert!(format!("{err:#}").contains("grid-4"), "{err:#}");
+    assert!(format!("{err:#}").contains("already exists"), "{err:#}");
+    partition(&st.path, SortOrder::Grid, &opts(4, 1 << 20, true), &mut NoProgress).unwrap();
+    for bad in [0, diskgraph_format::MAX_GRID + 1] {
+        let err = partition(&st.path, SortOrder::Grid, &opts(bad, 1 << 20, false), &mut NoProgress).unwrap_err();
+        assert!(format!("{err:#}").contains("--grid"), "{err:#}");
+    }
+    let mut after = before.clone();
+    after.push("grid-4".into());
+    after.sort();
+    assert_eq!(entries(&st.path), after, "temporary files left behind");
+    let missing = st.path.join("nope");
+    let err = partition(&missing, SortOrder::Grid, &opts(4, 1 << 20, false), &mut NoProgress).unwrap_err();
+    assert!(format!("{err:#}").contains("nope"), "{err:#}");
+    verify(&st.path).unwrap();
+}
+
+#[test]
+fn a_corrupt_graph_is_an_error_not_a_layout() {
+    let el = gen::gnm(40, 300, true, 2);
+    let st = store("corrupt", &el, Keep::default());
+    let adj = st.path.join("in.adj");
+    let mut bytes = std::fs::read(&adj).unwrap();
+    bytes[0..4].copy_from_slice(&1000u32.to_le_bytes());
+    std::fs::write(&adj, &bytes).unwrap();
+    let err = partition(
+        &st.path,
+        SortOrder::Destination,
+        &opts(4, 1 << 20, false),
+        &mut NoProgress,
+    )
+    .unwrap_err();
+    assert!(format!("{err:#}").contains("in.adj"), "{err:#}");
+    assert!(GraphDir::open(&st.path).unwrap().layouts().is_empty());
+    assert!(
+        !entries(&st.path).iter().any(|e| e.starts_with('.')),
+        "{:?}",
+        entries(&st.path)
+    );
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
