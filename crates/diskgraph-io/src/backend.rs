@@ -49,6 +49,9 @@ pub(crate) type Consume<'c> = dyn Fn(Chunk<'_>) + Sync + 'c;
 pub(crate) struct Counters {
     pub(crate) bytes_read: AtomicU64,
     pub(crate) wait_nanos: AtomicU64,
+    /// Nanoseconds during which an I/O thread had a read in flight (uring) or was inside a read
+    /// call (pread), summed over the I/O threads.
+    pub(crate) busy_nanos: AtomicU64,
 }
 
 /// A way of reading the runs of a round.
@@ -688,6 +691,14 @@ impl PreadBackend {
 
 /// Reads `want` bytes (reading whole blocks, `buf.len()`) of `file` at `offset` into `buf`.
 fn pread_full(file: &SetFile, buf: &mut [u8], offset: u64, want: usize, counters: &Counters) -> Result<(), IoError> {
+    let started = std::time::Instant::now();
+    let result = pread_all(file, buf, offset, want, counters);
+    counters.busy_nanos.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    result
+}
+
+/// [`pread_full`]'s loop: reads until `want` bytes or the end of the file's data.
+fn pread_all(file: &SetFile, buf: &mut [u8], offset: u64, want: usize, counters: &Counters) -> Result<(), IoError> {
     use std::os::unix::fs::FileExt;
     let mut done = 0;
     while done < want {

@@ -465,11 +465,14 @@ impl IoContext {
         let mut s = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
         s.bytes_read += bytes_read;
         s.io_wait_seconds += counters.wait_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
+        let busy = counters.busy_nanos.load(Ordering::Relaxed) as f64 * 1e-9;
+        s.io_busy_seconds += busy;
         s.round_log.push(RoundRecord {
             bytes_read,
             requests: sched.runs.len() as u64 * k,
             useful_bytes: useful * k,
             seconds: started.elapsed().as_secs_f64(),
+            io_busy_seconds: busy,
         });
         result
     }

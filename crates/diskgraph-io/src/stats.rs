@@ -26,6 +26,10 @@ pub struct IoStats {
     pub useful_bytes: u64,
     /// Seconds compute workers waited for data, summed over the workers (thread-seconds).
     pub io_wait_seconds: f64,
+    /// Seconds the I/O threads had reads in flight (uring) or were inside read calls (pread),
+    /// summed over the I/O threads (0 for mmap). Bytes over this is the rate the device
+    /// delivered while the engine was reading.
+    pub io_busy_seconds: f64,
     /// Calls of `read_round`.
     pub rounds: u64,
     /// One record per round that read something, in order.
@@ -44,6 +48,10 @@ pub struct RoundRecord {
     pub useful_bytes: u64,
     /// Wall time from the first read issued to the last chunk consumed, in seconds.
     pub seconds: f64,
+    /// Seconds the I/O threads had reads in flight, summed over them (see
+    /// [`IoStats::io_busy_seconds`]).
+    #[serde(default)]
+    pub io_busy_seconds: f64,
 }
 
 impl RoundRecord {

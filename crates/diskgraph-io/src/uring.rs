@@ -190,6 +190,26 @@ fn push_read(ring: &mut Ring, io: &IoThread<'_>, st: &SlotState, slot: usize, f:
         .expect("reads in flight never exceed the submission queue");
 }
 
+/// Measures the time an I/O thread has reads in flight, into [`Counters::busy_nanos`].
+#[derive(Default)]
+struct BusyClock {
+    since: Option<std::time::Instant>,
+}
+
+impl BusyClock {
+    /// Records whether reads are in flight now.
+    fn set(&mut self, busy: bool, counters: &Counters) {
+        match (busy, self.since) {
+            (true, None) => self.since = Some(std::time::Instant::now()),
+            (false, Some(t)) => {
+                counters.busy_nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                self.since = None;
+            }
+            _ => {}
+        }
+    }
+}
+
 fn uring_thread(io: &IoThread<'_>, ring: &mut Ring) -> Result<(), IoError> {
     ring.broken = true;
     let files = io.files;
@@ -198,6 +218,7 @@ fn uring_thread(io: &IoThread<'_>, ring: &mut Ring) -> Result<(), IoError> {
     let mut got = vec![0usize; io.nslots * files];
     let mut runs = io.runs().peekable();
     let (mut in_flight, mut jobs) = (0usize, 0usize);
+    let mut busy = BusyClock::default();
     let mut error: Option<IoError> = None;
     let mut cqes: Vec<(u64, i32)> = Vec::with_capacity(ring.ring.params().cq_entries() as usize);
     loop {
@@ -221,6 +242,7 @@ fn uring_thread(io: &IoThread<'_>, ring: &mut Ring) -> Result<(), IoError> {
             in_flight += files;
             jobs += 1;
         }
+        busy.set(in_flight > 0, io.counters);
         if in_flight == 0 {
             break;
         }
@@ -279,6 +301,7 @@ fn uring_thread(io: &IoThread<'_>, ring: &mut Ring) -> Result<(), IoError> {
                 }
             }
         }
+        busy.set(in_flight > 0, io.counters);
         io.flush();
         if error.is_some() {
             io.abort();

@@ -12,7 +12,8 @@
 //! for algorithms that need whole adjacency lists at once, an assembly buffer (half of what the
 //! claims leave). The buffers get the rest, capped at what can be in use — four times
 //! (`queue_depth × io_threads + compute_threads`) maximal reads of every file read together —
-//! since more buffers than reads in flight plus a short queue per worker buy nothing.
+//! since more buffers than reads in flight plus a short queue per worker buy nothing. What is
+//! left may hold retained lists ([`SelectiveOptions::retain_lists`]).
 //!
 //! One *round* reads the adjacency lists of a [`VertexSubset`] in one direction: the engine
 //! turns the subset into byte ranges (ascending, i.e. partition by partition; see
@@ -41,7 +42,12 @@
 //!   directions merged per vertex, batched under the budget).
 //! - [`SelectiveGraph::edge_map`]: Ligra's `edgeMap(frontier, update, cond)` on top of it, push
 //!   (read the frontier's lists) or pull (read the candidates' reverse lists), chosen by I/O
-//!   volume ([`EdgeMapOptions`]).
+//!   volume ([`EdgeMapOptions`]). Beyond Graphene, a pull can read *head first* (the block
+//!   holding each candidate's first edge, then the rest only for candidates still looking — the
+//!   disk form of bottom-up BFS's early exit), and it keeps the small whole lists the next round
+//!   will read again in what the budget leaves after the buffers (`retained`), so the sparse
+//!   tail levels of a traversal, whose few tiny lists are spread over the whole file, are not
+//!   read from disk twice.
 
 mod edge_map;
 pub mod frontier;
@@ -423,6 +429,7 @@ impl SelectiveGraph {
         s.insert("useful_bytes".into(), json!(io.useful_bytes));
         s.insert("blocks_read".into(), json!(io.blocks_read));
         s.insert("io_rounds".into(), json!(io.rounds));
+        s.insert("io_busy_seconds".into(), json!(io.io_busy_seconds));
         s.insert("buffer_kind".into(), json!(self.io.buffer_kind()));
         s.insert("registered_buffers".into(), json!(self.io.registered_buffers()));
         if let Some(why) = self.io.fallback_reason() {

@@ -171,11 +171,15 @@ pub fn checked_round(
         merged_runs: after.merged_runs - before.merged_runs,
         useful_bytes: after.useful_bytes - before.useful_bytes,
         io_wait_seconds: after.io_wait_seconds - before.io_wait_seconds,
+        io_busy_seconds: after.io_busy_seconds - before.io_busy_seconds,
         rounds: after.rounds - before.rounds,
         round_log: after.round_log[before.round_log.len()..].to_vec(),
     };
     let e = expected(ranges, bs, ctx.config().scheduler, k);
     assert_eq!(diff.rounds, 1);
+    if diff.merged_runs > 0 && ctx.backend() != BackendKind::Mmap {
+        assert!(diff.io_busy_seconds > 0.0, "reads take time");
+    }
     if let [round] = &diff.round_log[..] {
         assert_eq!(
             (round.bytes_read, round.requests, round.useful_bytes),
