@@ -70,8 +70,8 @@ SourcesSpec = Union[int, Sequence[int], "npt.NDArray[np.integer[Any]]"]
 
 
 class IoOptions(TypedDict, total=False):
-    """I/O settings of the selective engine, accepted by :meth:`Graph.run` and every algorithm
-    method (ignored by the memory engine). Each defaults to the CLI's default.
+    """Settings of the out-of-core engines, accepted by :meth:`Graph.run` and every algorithm
+    method (each engine ignores the others' settings). Each defaults to the CLI's default.
 
     Keys:
         io: I/O backend: ``"uring"`` (io_uring, O_DIRECT), ``"pread"`` (pread with O_DIRECT)
@@ -89,6 +89,15 @@ class IoOptions(TypedDict, total=False):
         io_threads: Dedicated I/O threads (default 1).
         retain_lists: Keep the small lists a bottom-up (pull) round read that the next round
             reads again, in the budget the buffers leave (default True; False is the baseline).
+        mrt: Stream engine: maximum reentry times, passes over each loaded block (default 5;
+            1 is GridGraph's one pass).
+        vertex_state: Stream engine: ``"memory"`` (default) or ``"mmap"`` (a mapped scratch
+            file next to the graph, so vertex state may exceed RAM).
+        layout: Stream engine: the grid layout to stream (default: the one the algorithm
+            prefers among the graph's layouts; make them with :meth:`Graph.partition`).
+
+    The stream engine reads with ``io`` ``"uring"`` or ``"pread"`` and ``queue_depth`` reads in
+    flight.
     """
 
     io: Optional[str]
@@ -99,6 +108,9 @@ class IoOptions(TypedDict, total=False):
     queue_depth: Optional[int]
     io_threads: Optional[int]
     retain_lists: Optional[bool]
+    mrt: Optional[int]
+    vertex_state: Optional[str]
+    layout: Optional[str]
 
 
 _IO_OPTIONS = frozenset(IoOptions.__annotations__)
@@ -278,24 +290,57 @@ class Graph:
 
     # ----- algorithms -----------------------------------------------------------------------
 
+    def partition(
+        self,
+        grid: Optional[int] = None,
+        sort: str = "grid",
+        memory: Optional[Memory] = None,
+        force: bool = False,
+    ) -> Dict[str, Any]:
+        """Publishes a grid layout inside the graph directory for the stream engine (as
+        ``diskgraph partition``) and returns its summary (``name``, ``rows``, ``cols``, ...).
+
+        Args:
+            grid: Number of vertex ranges P, 1 to 4096 (None: chosen from ``memory``).
+            sort: ``"grid"`` (P×P blocks, (src, dst) inside; layout ``grid-P``), ``"source"``
+                (P×1 source-sorted stripes, ``grid-P-source``: greedy mis prefers it) or
+                ``"destination"`` (``grid-P-destination``).
+            memory: Memory budget of the partitioning, int bytes or a string like ``"256MiB"``.
+            force: Replace an existing layout of the same name (else
+                :class:`OutputExistsError`).
+
+        The graph is reopened afterwards, so the new layout can be streamed right away.
+        """
+        if grid is not None:
+            grid = _optional_count("grid", grid, 1)
+        summary = dict(self._g.partition(grid, str(sort), memory_bytes(memory), bool(force)))
+        self._g = _native.Graph(self.path)
+        return summary
+
     def run(self, algorithm: str, **options: Any) -> Result:
         """Runs ``algorithm``: ``bfs``, ``sssp``, ``wcc``, ``scc``, ``pagerank``, ``kcore``,
-        ``msbfs`` or ``spmv``.
+        ``msbfs``, ``spmv`` or ``mis``.
 
         Options:
             source: bfs/sssp: an original ID, ``"smallest"`` (default) or ``"max-degree"``.
             parents: bfs: return the parent tree instead of levels.
             tolerance, iterations, max_iterations: pagerank.
-            sources, seed: msbfs (see :meth:`msbfs`).
+            sources, seed: msbfs (see :meth:`msbfs`); ``seed`` also seeds mis's ``"luby"``.
             x: spmv (see :meth:`spmv`).
+            method: wcc on the stream engine ``"union-find"`` (default) or
+                ``"label-propagation"``; mis ``"greedy"`` (default) or ``"luby"``.
             engine: ``"auto"`` (default: ``"memory"`` when the CSR the algorithm needs fits in
-                ``memory``, else ``"selective"``; ``stats["settings"]["engine_choice"]`` says
-                which and why), ``"memory"`` (load the CSR) or ``"selective"`` (read adjacency
-                lists from disk per iteration within ``memory``; not for ``scc``).
+                ``memory``, else ``"selective"`` — ``"stream"`` for mis;
+                ``stats["settings"]["engine_choice"]`` says which and why), ``"memory"`` (load
+                the CSR), ``"selective"`` (read adjacency lists from disk per iteration within
+                ``memory``; not for ``scc`` and ``mis``) or ``"stream"`` (stream a grid layout,
+                see :meth:`partition`, with loaded-data reentry; bfs, sssp, wcc, pagerank, spmv
+                and mis).
             memory: Memory budget, int bytes or a string like ``"256MiB"`` (default 1 GiB).
             threads: Worker threads (default: all cores).
             io, block_size, max_gap, max_request, scheduler, queue_depth, io_threads,
-                retain_lists: the selective engine's settings (see :class:`IoOptions`).
+                retain_lists, mrt, vertex_state, layout: the out-of-core engines' settings (see
+                :class:`IoOptions`).
 
         Options an algorithm does not use are ignored. The GIL is released while running.
 
@@ -320,6 +365,7 @@ class Graph:
             "sources",
             "seed",
             "x",
+            "method",
         } | _IO_OPTIONS
         unknown = sorted(set(options) - known)
         if unknown:
@@ -347,6 +393,10 @@ class Graph:
             queue_depth=options.get("queue_depth"),
             io_threads=options.get("io_threads"),
             retain_lists=_flag("retain_lists", options.get("retain_lists", True)),
+            mrt=_optional_count("mrt", options.get("mrt"), 1),
+            vertex_state=options.get("vertex_state"),
+            layout=options.get("layout"),
+            method=options.get("method"),
         )
         return Result(algorithm, values, ids, stats, summary)
 
@@ -370,8 +420,8 @@ class Graph:
         graph has IDs of 2**63 or more, which int64 cannot hold, parents come back as uint64
         with 2**64-1 for unreached (use the levels to tell if 2**64-1 is itself a vertex).
 
-        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`);
-        ``**io`` takes the selective engine's I/O settings (:class:`IoOptions`).
+        ``engine`` is ``"auto"``, ``"memory"``, ``"selective"`` or ``"stream"`` (see
+        :meth:`run`); ``**io`` takes the out-of-core engines' settings (:class:`IoOptions`).
         """
         return self.run(
             "bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads, **io
@@ -390,14 +440,15 @@ class Graph:
         (as in :meth:`bfs`).
 
         Unweighted graphs count hops. Raises :class:`AlgorithmError` if a weight is negative.
-        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
-        takes the selective engine's I/O settings (:class:`IoOptions`).
+        ``engine`` is ``"auto"``, ``"memory"``, ``"selective"`` or ``"stream"`` (see
+        :meth:`run`); ``**io`` takes the out-of-core engines' settings (:class:`IoOptions`).
         """
         return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads, **io)
 
     def wcc(
         self,
         *,
+        method: Optional[str] = None,
         engine: str = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
@@ -406,10 +457,12 @@ class Graph:
         """Weakly connected components (connected components of undirected graphs): uint64
         labels, each the smallest original ID of its component.
 
-        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
-        takes the selective engine's I/O settings (:class:`IoOptions`).
+        ``engine`` is ``"auto"``, ``"memory"``, ``"selective"`` or ``"stream"`` (see
+        :meth:`run`); on the stream engine ``method`` is ``"union-find"`` (one pass; the
+        default) or ``"label-propagation"`` (the iterative baseline), elsewhere None. ``**io``
+        takes the out-of-core engines' settings (:class:`IoOptions`).
         """
-        return self.run("wcc", engine=engine, memory=memory, threads=threads, **io)
+        return self.run("wcc", method=method, engine=engine, memory=memory, threads=threads, **io)
 
     def scc(
         self,
@@ -444,8 +497,8 @@ class Graph:
 
         Stops when the L1 change is below ``num_vertices * tolerance`` (NetworkX's rule), or
         after exactly ``iterations`` sweeps if given; gives up after ``max_iterations``.
-        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
-        takes the selective engine's I/O settings (:class:`IoOptions`).
+        ``engine`` is ``"auto"``, ``"memory"``, ``"selective"`` or ``"stream"`` (see
+        :meth:`run`); ``**io`` takes the out-of-core engines' settings (:class:`IoOptions`).
         """
         return self.run(
             "pagerank",
@@ -523,10 +576,34 @@ class Graph:
         Raises ``ValueError`` for a wrong length, a non-finite value, or more than one
         dimension.
 
-        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
-        takes the selective engine's I/O settings (:class:`IoOptions`).
+        ``engine`` is ``"auto"``, ``"memory"``, ``"selective"`` or ``"stream"`` (see
+        :meth:`run`); ``**io`` takes the out-of-core engines' settings (:class:`IoOptions`).
         """
         return self.run("spmv", x=x, engine=engine, memory=memory, threads=threads, **io)
+
+    def mis(
+        self,
+        *,
+        method: str = "greedy",
+        seed: int = 1,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """A maximal independent set of the undirected view (edge directions and self-loops
+        ignored): int64 values, 1 in the set and 0 not.
+
+        ``method`` is ``"greedy"`` (vertices by ascending ID, each joins unless a smaller
+        neighbour did: deterministic, one pass on the stream engine) or ``"luby"`` (Luby's
+        randomized parallel rounds seeded with ``seed``: a valid but different set). ``engine`` is
+        ``"auto"`` (memory when the CSR fits in ``memory``, else stream), ``"memory"`` or
+        ``"stream"`` (greedy streams a ``source`` or ``grid`` layout, see :meth:`partition`);
+        ``**io`` takes the out-of-core engines' settings (:class:`IoOptions`).
+        """
+        return self.run(
+            "mis", method=method, seed=seed, engine=engine, memory=memory, threads=threads, **io
+        )
 
     def __repr__(self) -> str:
         kind = ("directed" if self.directed else "undirected") + (", weighted" if self.weighted else "")

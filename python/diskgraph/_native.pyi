@@ -69,6 +69,13 @@ class Graph:
     def in_degree(self) -> npt.NDArray[np.int64]: ...
     def verify(self) -> Dict[str, int]: ...
     def export(self, output: _Path, format: str = "el", force: bool = False) -> int: ...
+    def partition(
+        self,
+        grid: Optional[int] = None,
+        sort: str = "grid",
+        memory: int = 1073741824,
+        force: bool = False,
+    ) -> Dict[str, Any]: ...
     def run(
         self,
         algorithm: str,
@@ -92,6 +99,10 @@ class Graph:
         queue_depth: Optional[int] = None,
         io_threads: Optional[int] = None,
         retain_lists: bool = True,
+        mrt: Optional[int] = None,
+        vertex_state: Optional[str] = None,
+        layout: Optional[str] = None,
+        method: Optional[str] = None,
     ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.uint64], Dict[str, Any], str]: ...
 
 @final

@@ -15,13 +15,23 @@
 //! | k-core decomposition | [`kcore`] | no (builds the transpose without them) |
 //! | multi-source BFS (≤ 64 sources, bit-parallel) | [`msbfs()`] | no |
 //! | sparse matrix-vector product `y = Aᵀx` | [`spmv()`] | yes |
+//! | maximal independent set (greedy by ID, or Luby) | [`mis()`] | no |
+//! | betweenness centrality (Brandes, exact or sampled) | [`betweenness()`] | no |
+//! | diameter lower bound (repeated BFS sweeps) | [`diameter()`] | no (as BFS) |
+//!
+//! The [`stream`] engine's variants run over a
+//! [`StreamGraph`](diskgraph_engine::stream::StreamGraph) (a grid layout streamed from disk) and
+//! return the same results.
 //!
 //! Vertex IDs are the graph's internal IDs (`0..num_vertices`); mapping back to original IDs is
 //! the caller's business.
 
+mod bc;
 mod bfs;
+mod diameter;
 mod error;
 mod kcore;
+mod mis;
 pub mod msbfs;
 mod pagerank;
 pub mod registry;
@@ -29,11 +39,15 @@ mod scc;
 pub mod selective;
 mod spmv;
 mod sssp;
+pub mod stream;
 mod wcc;
 
+pub use bc::{betweenness, BcOptions, Betweenness};
 pub use bfs::{bfs, Bfs};
+pub use diameter::{diameter, Diameter, DEFAULT_SWEEPS};
 pub use error::AlgoError;
 pub use kcore::{kcore, KCore};
+pub use mis::{mis, Mis, MisMethod};
 pub use msbfs::{msbfs, MultiBfs};
 pub use pagerank::{PageRank, PageRankResult};
 pub use scc::scc;

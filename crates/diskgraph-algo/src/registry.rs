@@ -8,9 +8,15 @@
 //! engine's output can be compared byte for byte.
 //!
 //! Engines: `memory` loads the CSR; `selective` reads adjacency lists from disk per iteration
-//! under the `--memory` budget; `auto` takes `memory` when the CSR the algorithm needs fits in
-//! the budget and `selective` otherwise, and says which it took and why (`scc` has no selective
-//! variant and always runs in memory).
+//! under the `--memory` budget; `stream` streams a grid layout (`diskgraph partition`) with
+//! loaded-data reentry (`--mrt`), vertex state in memory or mapped (`--vertex-state`); `auto`
+//! takes `memory` when the CSR the algorithm needs fits in the budget and `selective` otherwise
+//! (`stream` for `mis`, which has no selective variant), and says which it took and why (`scc`
+//! always runs in memory). `scc`, `kcore` and `msbfs` have no stream variant.
+//!
+//! `--method` picks an algorithm's method: `wcc` on the stream engine `union-find` (default) or
+//! `label-propagation`; `mis` `greedy` (default) or `luby` (seeded with `--seed`), on either
+//! engine. Other algorithms (and `wcc` on other engines) take none.
 //!
 //! `msbfs` reports, per vertex, the sum of its finite distances from the sources (`-1` when no
 //! source reaches it); the sources (original IDs, in bit order) are in the stats' settings, and
@@ -19,15 +25,19 @@
 use std::time::Instant;
 
 use diskgraph_engine::selective::{EngineError, IoConfig, IoError, SelectiveGraph, SelectiveOptions};
+use diskgraph_engine::stream::{StreamError, VertexStateKind, DEFAULT_MRT};
 use diskgraph_engine::{MemoryGraph, RunStats};
 use diskgraph_format::{Direction, FormatError, GraphDir};
 use serde_json::json;
 
 use crate::msbfs::MAX_SOURCES;
+use crate::stream::StreamAlgoError;
 use crate::{
-    bfs, kcore, msbfs, scc, selective, spmv, sssp, wcc, AlgoError, Bfs, Components, KCore, MultiBfs, PageRank,
-    PageRankResult, SelectiveError, Spmv, Sssp,
+    bfs, kcore, mis, msbfs, scc, selective, spmv, sssp, wcc, AlgoError, Bfs, Components, KCore, Mis, MisMethod,
+    MultiBfs, PageRank, PageRankResult, SelectiveError, Spmv, Sssp,
 };
+
+mod stream;
 
 /// Algorithms [`run`] knows, with a one-line description each.
 pub const ALGORITHMS: &[(&str, &str)] = &[
@@ -57,10 +67,14 @@ pub const ALGORITHMS: &[(&str, &str)] = &[
         "multi-source BFS from up to 64 --sources at once: sum of finite distances (-1 unreached)",
     ),
     ("spmv", "y = A^T x with the edge weights (x from --x, or all ones)"),
+    (
+        "mis",
+        "maximal independent set, 1 in the set and 0 not (greedy by ID; --method luby)",
+    ),
 ];
 
 /// Engines [`run`] knows.
-pub const ENGINES: &[&str] = &["memory", "selective", "auto"];
+pub const ENGINES: &[&str] = &["memory", "selective", "stream", "auto"];
 
 /// Everything that can stop a run.
 #[derive(Debug, thiserror::Error)]
@@ -72,10 +86,10 @@ pub enum RunError {
     #[error(transparent)]
     Algo(#[from] AlgoError),
     /// No algorithm of that name.
-    #[error("unknown algorithm {0:?} (known: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv)")]
+    #[error("unknown algorithm {0:?} (known: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv, mis)")]
     UnknownAlgorithm(String),
     /// No engine of that name.
-    #[error("unknown engine {0:?} (known: memory, selective, auto)")]
+    #[error("unknown engine {0:?} (known: memory, selective, stream, auto)")]
     UnknownEngine(String),
     /// The source vertex is not in the graph.
     #[error("source vertex {0} is not a vertex of the graph")]
@@ -92,6 +106,25 @@ impl From<EngineError> for RunError {
             EngineError::Format(f) => RunError::Format(f),
             EngineError::Io(IoError::Os { path, source }) => RunError::Format(FormatError::Io { path, source }),
             other => RunError::Setting(other.to_string()),
+        }
+    }
+}
+
+impl From<StreamError> for RunError {
+    fn from(e: StreamError) -> Self {
+        match e {
+            StreamError::Format(f) => RunError::Format(f),
+            StreamError::Io(IoError::Os { path, source }) => RunError::Format(FormatError::Io { path, source }),
+            other => RunError::Setting(other.to_string()),
+        }
+    }
+}
+
+impl From<StreamAlgoError> for RunError {
+    fn from(e: StreamAlgoError) -> Self {
+        match e {
+            StreamAlgoError::Algo(a) => RunError::Algo(a),
+            StreamAlgoError::Engine(e) => e.into(),
         }
     }
 }
@@ -139,6 +172,16 @@ pub struct RunRequest {
     /// Selective engine: keep the lists a pull round read that the next round needs again
     /// ([`SelectiveOptions::retain_lists`]).
     pub retain_lists: bool,
+    /// Stream engine: maximum reentry times of a loaded block (1 is GridGraph).
+    pub mrt: u32,
+    /// Stream engine: where vertex state lives.
+    pub vertex_state: VertexStateKind,
+    /// Stream engine: the grid layout to stream (default: the one the algorithm prefers among
+    /// those the graph has).
+    pub layout: Option<String>,
+    /// The algorithm's method (`wcc` on the stream engine: `union-find`, `label-propagation`;
+    /// `mis`: `greedy`, `luby`); `None` for the default.
+    pub method: Option<String>,
 }
 
 impl RunRequest {
@@ -159,6 +202,10 @@ impl RunRequest {
             x: None,
             io: IoConfig::default(),
             retain_lists: true,
+            mrt: DEFAULT_MRT,
+            vertex_state: VertexStateKind::Memory,
+            layout: None,
+            method: None,
         }
     }
 }
@@ -265,6 +312,50 @@ pub struct RunOutput {
 enum Engine {
     Memory,
     Selective,
+    Stream,
+}
+
+/// An algorithm's method, parsed from [`RunRequest::method`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    /// The algorithm's only (or default) method.
+    Default,
+    /// wcc: one union-find pass (stream).
+    UnionFind,
+    /// wcc: label propagation (stream).
+    LabelPropagation,
+    /// mis: the given method.
+    Mis(MisMethod),
+}
+
+/// Parses and checks `--method` for the algorithm and engine.
+fn method(req: &RunRequest, engine: Engine) -> Result<Method, RunError> {
+    let alg = req.algorithm.as_str();
+    let name = req.method.as_deref();
+    let bad = |known: &str| {
+        RunError::Setting(format!(
+            "unknown {alg} method {:?} (known: {known})",
+            name.unwrap_or_default()
+        ))
+    };
+    match (alg, engine, name) {
+        ("mis", _, None | Some("greedy")) => Ok(Method::Mis(MisMethod::Greedy)),
+        ("mis", _, Some("luby")) => Ok(Method::Mis(MisMethod::Luby { seed: req.seed })),
+        ("mis", _, Some(_)) => Err(bad("greedy, luby")),
+        ("wcc", Engine::Stream, None | Some("union-find")) => Ok(Method::UnionFind),
+        ("wcc", Engine::Stream, Some("label-propagation")) => Ok(Method::LabelPropagation),
+        ("wcc", Engine::Stream, Some(_)) => Err(bad("union-find, label-propagation")),
+        (_, _, None) => Ok(Method::Default),
+        ("wcc", _, Some(m)) => Err(RunError::Setting(format!(
+            "wcc --method {m} is for the stream engine (--engine stream); the {} engine has one method",
+            if engine == Engine::Memory {
+                "memory"
+            } else {
+                "selective"
+            }
+        ))),
+        (_, _, Some(m)) => Err(RunError::Setting(format!("{alg} has no --method (got {m:?})"))),
+    }
 }
 
 /// Runs `req` on `graph`.
@@ -284,6 +375,9 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
             req.tolerance
         )));
     }
+    if req.mrt == 0 {
+        return Err(RunError::Setting("--mrt must be at least 1".into()));
+    }
     // Checked for every engine, so a bad I/O setting is an error even where it would be unused.
     IoConfig {
         compute_threads: 1,
@@ -300,12 +394,19 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
     };
     let (engine, note) = match req.engine.as_str() {
         "memory" => (Engine::Memory, None),
-        "selective" if alg == "scc" => {
-            return Err(RunError::Setting(
-                "scc has no selective variant; use --engine memory".into(),
-            ))
+        "selective" if matches!(alg, "scc" | "mis") => {
+            let others = if alg == "mis" { "memory or stream" } else { "memory" };
+            return Err(RunError::Setting(format!(
+                "{alg} has no selective variant; use --engine {others}"
+            )));
         }
         "selective" => (Engine::Selective, None),
+        "stream" if matches!(alg, "scc" | "kcore" | "msbfs") => {
+            return Err(RunError::Setting(format!(
+                "{alg} has no stream variant; use --engine memory or selective"
+            )))
+        }
+        "stream" => (Engine::Stream, None),
         _ if alg == "scc" => (
             Engine::Memory,
             Some(format!(
@@ -315,10 +416,10 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
             )),
         ),
         _ => {
-            let (e, name, fit) = if csr <= req.memory {
-                (Engine::Memory, "memory", "fits in")
-            } else {
-                (Engine::Selective, "selective", "exceeds")
+            let (e, name, fit) = match (csr <= req.memory, alg) {
+                (true, _) => (Engine::Memory, "memory", "fits in"),
+                (false, "mis") => (Engine::Stream, "stream", "exceeds"),
+                (false, _) => (Engine::Selective, "selective", "exceeds"),
             };
             let note = format!(
                 "engine auto: {name} (the {} CSR {alg} needs {fit} the {} budget)",
@@ -336,7 +437,8 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
         .build()
         .map_err(|e| RunError::Setting(format!("cannot start {:?} threads: {e}", req.threads)))?;
     let threads = pool.current_num_threads();
-    let mut out = pool.install(|| run_on(graph, req, engine, threads))?;
+    let method = method(req, engine)?;
+    let mut out = pool.install(|| run_on(graph, req, engine, method, threads))?;
     if let Some(note) = note {
         out.summary = format!("{}\n{note}", out.summary);
         out.stats.settings.insert("engine_choice".into(), json!(note));
@@ -354,7 +456,7 @@ fn selective_needs_in(alg: &str) -> bool {
     matches!(alg, "bfs" | "wcc" | "pagerank" | "kcore" | "spmv")
 }
 
-/// Whether `alg` reads the weights.
+/// Whether `alg` reads the weights (on any engine).
 fn needs_weights(alg: &str) -> bool {
     matches!(alg, "sssp" | "spmv")
 }
@@ -375,6 +477,7 @@ enum Answer {
     KCore(KCore),
     MultiBfs(MultiBfs),
     Spmv(Spmv),
+    Mis(Mis),
 }
 
 /// Inputs resolved from the request: internal source(s) and `x`.
@@ -452,7 +555,13 @@ fn sample(n: usize, k: usize, seed: u64) -> Vec<u32> {
     chosen.into_iter().collect()
 }
 
-fn run_on(graph: &GraphDir, req: &RunRequest, engine: Engine, threads: usize) -> Result<RunOutput, RunError> {
+fn run_on(
+    graph: &GraphDir,
+    req: &RunRequest,
+    engine: Engine,
+    method: Method,
+    threads: usize,
+) -> Result<RunOutput, RunError> {
     let start = Instant::now();
     let ids = graph.original_ids()?;
     let inputs = resolve(graph, req, &ids)?;
@@ -488,6 +597,10 @@ fn run_on(graph: &GraphDir, req: &RunRequest, engine: Engine, threads: usize) ->
                 "kcore" => Answer::KCore(kcore(&g)),
                 "msbfs" => Answer::MultiBfs(msbfs(&g, &inputs.sources, false)?),
                 "spmv" => Answer::Spmv(spmv(&g, &inputs.x)?),
+                "mis" => match method {
+                    Method::Mis(m) => Answer::Mis(mis(&g, m)),
+                    _ => unreachable!("mis always has a method"),
+                },
                 _ => unreachable!("checked against ALGORITHMS"),
             };
             if matches!(alg, "wcc" | "scc" | "kcore") {
@@ -520,13 +633,26 @@ fn run_on(graph: &GraphDir, req: &RunRequest, engine: Engine, threads: usize) ->
                 "kcore" => Answer::KCore(selective::kcore(&g)?),
                 "msbfs" => Answer::MultiBfs(selective::msbfs(&g, &inputs.sources, false)?),
                 "spmv" => Answer::Spmv(selective::spmv(&g, &inputs.x)?),
-                _ => unreachable!("scc is refused above"),
+                _ => unreachable!("scc and mis are refused above"),
             };
             g.record(&mut stats);
             stats.edges_processed = g.edges_delivered();
             (answer, compute)
         }
+        Engine::Stream => {
+            stats.engine = "stream".into();
+            let g = stream::open(graph, req, method)?;
+            stats.load_seconds = start.elapsed().as_secs_f64();
+            let compute = Instant::now();
+            let answer = stream::run(&g, req, method, &inputs, &pr())?;
+            g.record(&mut stats);
+            stats.edges_processed = g.edges_processed();
+            (answer, compute)
+        }
     };
+    if let Some(m) = &req.method {
+        stats.settings.insert("method".into(), json!(m));
+    }
     let (values, summary) = present(answer, &ids, req, &inputs, &mut stats);
     stats.compute_seconds = compute.elapsed().as_secs_f64();
     stats.wall_seconds = start.elapsed().as_secs_f64();
@@ -630,6 +756,18 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
                 sources.len() * n
             );
             (Values::Signed(r.values()), summary)
+        }
+        Answer::Mis(r) => {
+            if let Some("luby") = req.method.as_deref() {
+                settings.insert("seed".into(), json!(req.seed));
+            }
+            stats.iterations = r.iterations as u64;
+            stats.edges_processed = r.edges_processed;
+            let summary = format!("independent set of {} of {n} vertices", r.size());
+            (
+                Values::Signed(r.in_set.iter().map(|&b| i64::from(b)).collect()),
+                summary,
+            )
         }
         Answer::Spmv(r) => {
             settings.insert("x".into(), json!(if req.x.is_some() { "given" } else { "ones" }));

@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use diskgraph_algo::registry::{self, RunRequest};
 use diskgraph_engine::parse_size;
 use diskgraph_engine::selective::{BackendKind, IoConfig, SchedulerKind};
+use diskgraph_engine::stream::{VertexStateKind, DEFAULT_MRT};
 use diskgraph_format::GraphDir;
 
 use crate::output::write_values;
@@ -14,14 +15,30 @@ use crate::output::write_values;
 /// Arguments of `diskgraph run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv.
+    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv, mis.
     algorithm: String,
     /// Graph directory.
     graph: PathBuf,
     /// Engine: memory (load the CSR), selective (read adjacency lists from disk per iteration),
-    /// or auto (memory when the CSR fits in --memory, else selective).
+    /// stream (stream a grid layout from `diskgraph partition`), or auto (memory when the CSR fits
+    /// in --memory, else selective; stream for mis).
     #[arg(long, default_value = "auto")]
     engine: String,
+    /// The algorithm's method: wcc on the stream engine union-find (default) or
+    /// label-propagation; mis greedy (default) or luby (seeded with --seed).
+    #[arg(long)]
+    method: Option<String>,
+    /// stream: maximum reentry times, passes over each loaded block (1 is GridGraph's one pass).
+    #[arg(long, default_value_t = DEFAULT_MRT)]
+    mrt: u32,
+    /// stream: where vertex state lives, memory or mmap (a mapped scratch file next to the graph,
+    /// so it may exceed RAM).
+    #[arg(long, default_value = "memory", value_parser = VertexStateKind::from_str)]
+    vertex_state: VertexStateKind,
+    /// stream: the grid layout to stream (default: the one the algorithm prefers among the
+    /// graph's layouts).
+    #[arg(long)]
+    layout: Option<String>,
     /// Source of bfs and sssp: an original vertex ID, `smallest` or `max-degree`.
     #[arg(long, default_value = "smallest")]
     source: registry::Source,
@@ -29,23 +46,23 @@ pub struct Args {
     /// `a,b,c` (a single one as `a,`).
     #[arg(long, default_value = "64")]
     sources: registry::Sources,
-    /// msbfs: seed of the sampled sources.
+    /// msbfs: seed of the sampled sources; mis --method luby: seed of the priorities.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// spmv: x, one f64 per vertex in ascending vertex-ID order: a text file (one value per
     /// line) or a 1-D .npy array (f8, f4, i8 or i4). All ones when absent.
     #[arg(long)]
     x: Option<PathBuf>,
-    /// Memory budget: everything the selective engine holds (I/O buffers, block claims, list
-    /// assembly); auto compares the CSR with it.
+    /// Memory budget: everything the selective engine (I/O buffers, block claims, list
+    /// assembly) or the stream engine (ring buffers) holds; auto compares the CSR with it.
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     memory: u64,
     /// Worker threads (all cores by default): rayon pool and the selective engine's compute
     /// workers.
     #[arg(long)]
     threads: Option<usize>,
-    /// selective: I/O backend, uring, pread or mmap (default: uring when the kernel allows it,
-    /// else pread).
+    /// selective, stream: I/O backend, uring, pread or mmap (selective only) (default: uring when
+    /// the kernel allows it, else pread).
     #[arg(long, value_parser = BackendKind::from_str)]
     io: Option<BackendKind>,
     /// selective: I/O block size, a power of two from 512 B to 64 KiB.
@@ -60,7 +77,7 @@ pub struct Args {
     /// selective: I/O scheduler, bitmap (global dedup/sort/merge) or pluglist (the baseline).
     #[arg(long, default_value = "bitmap", value_parser = SchedulerKind::from_str)]
     scheduler: SchedulerKind,
-    /// selective: reads in flight per I/O thread.
+    /// selective, stream: reads in flight per I/O thread.
     #[arg(long, default_value_t = IoConfig::default().queue_depth)]
     queue_depth: u32,
     /// selective: dedicated I/O threads.
@@ -122,6 +139,10 @@ pub fn run(a: Args) -> Result<()> {
         x,
         io,
         retain_lists: a.retain_lists,
+        mrt: a.mrt,
+        vertex_state: a.vertex_state,
+        layout: a.layout,
+        method: a.method,
     };
     let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
     println!("{}", out.summary);

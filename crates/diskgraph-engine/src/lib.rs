@@ -7,6 +7,7 @@ mod budget;
 mod memory;
 pub mod selective;
 mod stats;
+pub mod stream;
 
 pub use budget::parse_size;
 pub use memory::MemoryGraph;

@@ -21,7 +21,7 @@ pub use grid::{
     GridSort, PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS,
     MAX_GRID, MAX_KEY_NAME,
 };
-pub use manifest::{FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION};
+pub use manifest::{check_ordering_name, FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION, ORIGINAL_ORDERING};
 pub use read::{Csr, Direction, GraphDir};
 pub use verify::{verify, verify_grid, VerifyReport};
 pub use write::{padded_len, CsrWriter, DataFileWriter, GraphBuilder};
@@ -42,7 +42,8 @@ pub const IN_IDX: &str = "in.idx";
 pub const IN_ADJ: &str = "in.adj";
 /// In-edge weights, f32[E] (directed weighted graphs only).
 pub const IN_WGT: &str = "in.wgt";
-/// Original u64 ID of every internal vertex, ascending (present when IDs were remapped).
+/// Original u64 ID of every internal vertex (present when IDs were remapped): strictly ascending
+/// under the [`ORIGINAL_ORDERING`], distinct but in any order under another ordering.
 pub const IDS: &str = "ids.u64";
 /// Largest number of vertices a graph may have: internal IDs are u32.
 pub const MAX_VERTICES: u64 = u32::MAX as u64 + 1;

@@ -693,7 +693,9 @@ impl PreadBackend {
 fn pread_full(file: &SetFile, buf: &mut [u8], offset: u64, want: usize, counters: &Counters) -> Result<(), IoError> {
     let started = std::time::Instant::now();
     let result = pread_all(file, buf, offset, want, counters);
-    counters.busy_nanos.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    counters
+        .busy_nanos
+        .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
     result
 }
 

@@ -47,6 +47,13 @@
 //! FILE` times many rounds of a few ranges each (the per-round overhead of a high-diameter
 //! traversal).
 //!
+//! # Streaming
+//!
+//! [`SequentialReader`] serves streaming engines: a loader thread reads a list of requests
+//! (byte ranges of one or more files) strictly in order, with large O_DIRECT reads (io_uring, else
+//! pread), into a ring of buffers, and hands each to the caller in order while the next ones
+//! load; it reports each read's bytes, requests and I/O time ([`SequentialStats`]).
+//!
 //! # Testing the fallbacks
 //!
 //! [`SIMULATE_ENV`] (`DISKGRAPH_IO_SIMULATE=no-uring,no-direct,no-hugetlb`) makes the probes
@@ -59,6 +66,7 @@ mod crew;
 mod pool;
 mod scheduler;
 mod stats;
+mod stream;
 mod uring;
 
 pub use backend::INLINE_ENV;
@@ -67,4 +75,5 @@ pub use context::{Chunk, FileSet, IoContext, IoError, SIMULATE_ENV};
 pub use pool::BufferKind;
 pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};
 pub use stats::{IoStats, RoundRecord};
+pub use stream::{ReadRequest, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES};
 pub use uring::{measure_device, DeviceRate};

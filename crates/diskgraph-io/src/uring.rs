@@ -202,7 +202,9 @@ impl BusyClock {
         match (busy, self.since) {
             (true, None) => self.since = Some(std::time::Instant::now()),
             (false, Some(t)) => {
-                counters.busy_nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                counters
+                    .busy_nanos
+                    .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 self.since = None;
             }
             _ => {}

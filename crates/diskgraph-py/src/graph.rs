@@ -1,5 +1,5 @@
-//! `_native.Graph`: an opened graph directory, its metadata, degree arrays, verify, export and
-//! algorithm runs.
+//! `_native.Graph`: an opened graph directory, its metadata, degree arrays, verify, export,
+//! grid layouts (partition) and algorithm runs.
 
 use std::path::PathBuf;
 
@@ -14,6 +14,7 @@ use pyo3::types::PyDict;
 use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
 use crate::options::{self, IoArgs};
+use diskgraph_prep::{PartitionOptions, SortOrder};
 
 /// A source vertex: an original ID, or a rule (`"smallest"`, `"max-degree"`).
 #[derive(FromPyObject)]
@@ -135,6 +136,31 @@ impl PyGraph {
             .map_err(export_error)
     }
 
+    /// Publishes a grid layout inside the graph directory (``diskgraph partition``): P×P blocks
+    /// of edges (``sort="grid"``, the default; P×1 source-sorted stripes with ``"source"``;
+    /// ``"destination"``), ``grid`` ranges (1 to 4096; None: chosen from ``memory``). Returns the
+    /// summary as a dict. Replacing an existing layout needs ``force=True`` (else
+    /// ``OutputExistsError``). This object still lists the layouts it was opened with: reopen the
+    /// graph to stream the new one (``diskgraph.Graph.partition`` does).
+    #[pyo3(signature = (grid = None, sort = "grid", memory = 1_073_741_824, force = false))]
+    fn partition<'py>(
+        &self,
+        py: Python<'py>,
+        grid: Option<Bound<'py, PyAny>>,
+        sort: &str,
+        memory: u64,
+        force: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let grid = options::count("grid", grid.as_ref(), 1, i128::from(diskgraph_format::MAX_GRID))?;
+        let sort: SortOrder = sort.parse().map_err(PyValueError::new_err)?;
+        let opts = PartitionOptions { grid, memory, force };
+        let path = self.dir.path().to_path_buf();
+        let summary = py
+            .detach(|| diskgraph_prep::partition(&path, sort, &opts, &mut diskgraph_prep::NoProgress))
+            .map_err(export_error)?;
+        json_to_py(py, &summary)
+    }
+
     /// Runs an algorithm (see ``diskgraph.Graph.run``); returns ``(values, vertex_ids, stats,
     /// summary)``.
     ///
@@ -144,12 +170,15 @@ impl PyGraph {
     /// (``"uring"``, ``"pread"``, ``"mmap"``; None probes), ``block_size`` and ``max_request``
     /// (bytes, or strings like ``"16KiB"``), ``max_gap`` (blocks), ``scheduler`` (``"bitmap"``,
     /// ``"pluglist"``), ``queue_depth``, ``io_threads``, and ``retain_lists`` (keep the lists a
-    /// pull round read for the next round; default on). Bad values raise ``ValueError``.
+    /// pull round read for the next round; default on). The stream engine's: ``mrt`` (passes per
+    /// loaded block, default 5), ``vertex_state`` (``"memory"``, ``"mmap"``), ``layout`` (a grid
+    /// layout's name). ``method``: wcc on the stream engine ``"union-find"`` or
+    /// ``"label-propagation"``; mis ``"greedy"`` or ``"luby"``. Bad values raise ``ValueError``.
     #[pyo3(signature = (
         algorithm, *, source = None, parents = false, engine = "auto", memory = 1_073_741_824, threads = None,
         tolerance = 1e-9, iterations = None, max_iterations = 10_000, sources = None, seed = None, x = None,
         io = None, block_size = None, max_gap = None, max_request = None, scheduler = None, queue_depth = None,
-        io_threads = None, retain_lists = true
+        io_threads = None, retain_lists = true, mrt = None, vertex_state = None, layout = None, method = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
@@ -175,6 +204,10 @@ impl PyGraph {
         queue_depth: Option<Bound<'py, PyAny>>,
         io_threads: Option<Bound<'py, PyAny>>,
         retain_lists: bool,
+        mrt: Option<Bound<'py, PyAny>>,
+        vertex_state: Option<Bound<'py, PyAny>>,
+        layout: Option<Bound<'py, PyAny>>,
+        method: Option<Bound<'py, PyAny>>,
     ) -> PyResult<RunTuple<'py>> {
         let source = match source {
             None => Source::Smallest,
@@ -206,6 +239,10 @@ impl PyGraph {
             x: options::x(x.as_ref())?,
             io,
             retain_lists,
+            mrt: options::count("mrt", mrt.as_ref(), 1, i128::from(u32::MAX))?.unwrap_or(defaults.mrt),
+            vertex_state: options::vertex_state(vertex_state.as_ref())?.unwrap_or(defaults.vertex_state),
+            layout: options::text("layout", layout.as_ref())?,
+            method: options::text("method", method.as_ref())?,
             ..defaults
         };
         let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;

@@ -1,5 +1,6 @@
 //! Conversion and checking of `run`'s options that arrive as arbitrary Python objects: msbfs
-//! sources, spmv's `x`, sizes and counts, and the selective engine's I/O settings.
+//! sources, spmv's `x`, sizes and counts, the selective engine's I/O settings, and the stream
+//! engine's vertex state and names (layout, method).
 //!
 //! Bad values raise `ValueError` (out of range, unknown name, non-finite `x`), wrong types
 //! `TypeError`, and a source ID that cannot be a vertex `InvalidVertex`. The I/O backend and
@@ -11,6 +12,7 @@
 use diskgraph_algo::msbfs::MAX_SOURCES;
 use diskgraph_algo::registry::Sources;
 use diskgraph_engine::selective::{BackendKind, IoConfig, SchedulerKind};
+use diskgraph_engine::stream::VertexStateKind;
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -172,6 +174,20 @@ pub fn x(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<f64>>> {
         )));
     }
     Ok(Some(x))
+}
+
+/// An optional free-form name (a str or None), such as a layout or a method; its value is
+/// checked by the run.
+pub fn text(name: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+    name_arg(name, obj, "a str or None")
+}
+
+/// Where the stream engine keeps vertex state: `"memory"` or `"mmap"` (the CLI's
+/// `--vertex-state`); `None` keeps the default (memory).
+pub fn vertex_state(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<VertexStateKind>> {
+    name_arg("vertex_state", obj, "'memory' or 'mmap'")?
+        .map(|s| s.parse().map_err(PyValueError::new_err))
+        .transpose()
 }
 
 /// An I/O backend name (the CLI's `--io`, case-insensitive); `None` probes the kernel.

@@ -230,3 +230,50 @@ pub fn core_number(g: &TestGraph) -> Vec<u32> {
     }
     core
 }
+
+/// Raw Brandes dependencies summed over `sources` (predecessor lists and a stack, as NetworkX's
+/// `_single_source_shortest_path_basic` and `_accumulate_basic`), over the stored arcs: each
+/// arc is a path step, so parallel arcs count twice. Unscaled.
+pub fn betweenness_raw(g: &TestGraph, sources: &[u32]) -> Vec<f64> {
+    let adj = g.out_lists();
+    let n = g.num_vertices;
+    let mut bc = vec![0.0; n];
+    for &s in sources {
+        let mut stack = Vec::new();
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut sigma = vec![0.0f64; n];
+        let mut dist = vec![-1i64; n];
+        sigma[s as usize] = 1.0;
+        dist[s as usize] = 0;
+        let mut queue = VecDeque::from([s]);
+        while let Some(v) = queue.pop_front() {
+            stack.push(v);
+            for &(w, _) in &adj[v as usize] {
+                if dist[w as usize] < 0 {
+                    dist[w as usize] = dist[v as usize] + 1;
+                    queue.push_back(w);
+                }
+                if dist[w as usize] == dist[v as usize] + 1 {
+                    sigma[w as usize] += sigma[v as usize];
+                    preds[w as usize].push(v);
+                }
+            }
+        }
+        let mut delta = vec![0.0f64; n];
+        while let Some(w) = stack.pop() {
+            let coeff = (1.0 + delta[w as usize]) / sigma[w as usize];
+            for &v in &preds[w as usize] {
+                delta[v as usize] += sigma[v as usize] * coeff;
+            }
+            if w != s {
+                bc[w as usize] += delta[w as usize];
+            }
+        }
+    }
+    bc
+}
+
+/// Largest hop distance from `v` to a vertex it reaches along out-arcs.
+pub fn eccentricity(g: &TestGraph, v: u32) -> u64 {
+    bfs_levels(g, v).into_iter().max().unwrap_or(0).max(0) as u64
+}

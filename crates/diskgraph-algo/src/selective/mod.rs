@@ -12,8 +12,12 @@
 //! | PageRank, power iteration / delta | [`pagerank()`] | in-lists of all (pull) or out-lists of the active (push) | in-edges |
 //! | multi-source BFS, 64 bit-parallel | [`msbfs()`] | out-lists of the frontier | — |
 //! | SpMV `y = Aᵀx` | [`spmv()`] | in-lists + weights of all | in-edges |
+//! | betweenness (Brandes) | [`betweenness()`] | out-lists of each level, forward and back | — |
+//! | diameter lower bound (BFS sweeps) | [`diameter()`] | as BFS | as BFS |
 
+mod bc;
 mod bfs;
+mod diameter;
 mod kcore;
 mod msbfs;
 mod pagerank;
@@ -23,7 +27,9 @@ mod wcc;
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+pub use bc::betweenness;
 pub use bfs::bfs;
+pub use diameter::diameter;
 use diskgraph_engine::selective::{EngineError, SelectiveGraph};
 pub use kcore::kcore;
 pub use msbfs::msbfs;

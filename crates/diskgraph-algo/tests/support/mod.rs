@@ -210,3 +210,35 @@ pub fn import_real(file: &str) -> (tempfile::TempDir, GraphDir) {
     let g = GraphDir::open(&path).unwrap();
     (dir, g)
 }
+
+/// Publishes the `sort` layout with `p` ranges in `s`'s graph (a small budget, so partitioning
+/// streams) and returns the reopened graph and the layout's name.
+pub fn partitioned(s: &Stored, p: u32, sort: diskgraph_prep::SortOrder) -> (GraphDir, String) {
+    let opts = diskgraph_prep::PartitionOptions {
+        grid: Some(p),
+        memory: 1 << 20,
+        force: false,
+    };
+    let summary = diskgraph_prep::partition(s.graph.path(), sort, &opts, &mut NoProgress)
+        .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", s.name));
+    (GraphDir::open(s.graph.path()).unwrap(), summary.name)
+}
+
+/// Opens `layout` of `g` on the stream engine (weights read when the layout has them).
+pub fn open_stream(
+    g: &GraphDir,
+    layout: &str,
+    mrt: u32,
+    state: diskgraph_engine::stream::VertexStateKind,
+    memory: u64,
+) -> diskgraph_engine::stream::StreamGraph {
+    let opts = diskgraph_engine::stream::StreamOptions {
+        memory,
+        mrt,
+        vertex_state: state,
+        weights: true,
+        ..Default::default()
+    };
+    diskgraph_engine::stream::StreamGraph::open(g, layout, &opts)
+        .unwrap_or_else(|e| panic!("open {layout} of {}: {e}", g.path().display()))
+}

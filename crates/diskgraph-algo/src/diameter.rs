@@ -1,0 +1,101 @@
+//! Diameter lower bound by repeated BFS sweeps (the double sweep of Magnien, Latapy and Habib,
+//! repeated): BFS from a start vertex, then from the farthest vertex it found, and so on for up
+//! to `rounds` sweeps or until the eccentricity stops growing.
+//!
+//! Every figure reported is a real eccentricity — the largest hop distance from the vertex the
+//! sweep started at, within what it reaches along out-edges — so it is a lower bound on the
+//! diameter of the start's component. On a tree (an undirected connected acyclic graph) two
+//! sweeps are exact: the farthest vertex from any vertex ends a longest path.
+
+use crate::{bfs, AlgoError};
+use diskgraph_engine::MemoryGraph;
+
+/// The result of [`diameter`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diameter {
+    /// The largest eccentricity found: a lower bound on the diameter (exact on trees).
+    pub bound: u64,
+    /// The vertex whose eccentricity it is.
+    pub from: u32,
+    /// A vertex at that distance from `from` (the smallest ID among the farthest).
+    pub to: u32,
+    /// Hop distances from `from` (`-1` unreached).
+    pub levels: Vec<i64>,
+    /// BFS sweeps run.
+    pub sweeps: usize,
+}
+
+/// Default number of sweeps.
+pub const DEFAULT_SWEEPS: usize = 4;
+
+/// Diameter lower bound on the memory engine, starting at `start` (see the module doc).
+pub fn diameter(g: &MemoryGraph, start: u32, rounds: usize) -> Result<Diameter, AlgoError> {
+    sweep(start, rounds, |s| Ok(bfs(g, s, false)?.levels))
+}
+
+/// The sweeps, over any engine's BFS (`levels_from(source)`).
+pub(crate) fn sweep<E>(
+    start: u32,
+    rounds: usize,
+    mut levels_from: impl FnMut(u32) -> Result<Vec<i64>, E>,
+) -> Result<Diameter, E> {
+    let mut source = start;
+    let mut best: Option<Diameter> = None;
+    for sweep in 1..=rounds.max(1) {
+        let levels = levels_from(source)?;
+        let (to, ecc) = farthest(&levels);
+        let improved = best.as_ref().is_none_or(|b| ecc > b.bound);
+        if improved {
+            best = Some(Diameter {
+                bound: ecc,
+                from: source,
+                to,
+                levels,
+                sweeps: sweep,
+            });
+        } else if let Some(b) = &mut best {
+            b.sweeps = sweep;
+            break;
+        }
+        if to == source {
+            break;
+        }
+        source = to;
+    }
+    Ok(best.expect("at least one sweep"))
+}
+
+/// The farthest reached vertex (smallest ID among ties) and its distance.
+fn farthest(levels: &[i64]) -> (u32, u64) {
+    let mut best = (0u32, 0i64);
+    for (v, &l) in levels.iter().enumerate() {
+        if l > best.1 {
+            best = (v as u32, l);
+        }
+    }
+    if best.1 == 0 {
+        // Only the source was reached (or nothing further): it is its own farthest vertex.
+        let source = levels.iter().position(|&l| l == 0).unwrap_or(0) as u32;
+        return (source, 0);
+    }
+    (best.0, best.1 as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn farthest_takes_the_smallest_id_among_ties() {
+        assert_eq!(farthest(&[1, 0, 2, -1, 2]), (2, 2));
+        assert_eq!(farthest(&[-1, 0, -1]), (1, 0));
+    }
+
+    #[test]
+    fn sweeps_stop_when_the_bound_stops_growing() {
+        // A path 0-1-2-3-4: from 2 the farthest is 0 (distance 2), from 0 it is 4 (distance 4).
+        let path = |s: u32| -> Result<Vec<i64>, ()> { Ok((0..5).map(|v: i64| (v - i64::from(s)).abs()).collect()) };
+        let d = sweep(2, 10, path).unwrap();
+        assert_eq!((d.bound, d.from, d.to, d.sweeps), (4, 0, 4, 3));
+    }
+}

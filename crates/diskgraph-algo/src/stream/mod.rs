@@ -1,0 +1,166 @@
+//! The algorithms on the stream engine ([`StreamGraph`]): every iteration streams the grid
+//! layout (skipping blocks and runs without active sources); vertex state lives in memory or in a
+//! mapped scratch file ([`VertexArray`](diskgraph_engine::stream::VertexArray)). Each returns the
+//! same result type as its `memory` variant, with the same values.
+//!
+//! | algorithm | entry point | passes | threads | layouts |
+//! | --- | --- | --- | --- | --- |
+//! | BFS levels (and parents) by relaxation with reentry | [`bfs()`] | until no update | all | any |
+//! | SSSP by relaxation (Bellman-Ford) with reentry | [`sssp()`] | until no update (+1 weight check) | all | any |
+//! | WCC by union-find (beyond the neighbourhood) | [`wcc_union_find`] | 1 | one | any |
+//! | WCC by label propagation (the baseline) | [`wcc_label_propagation`] | until no update | all | any |
+//! | MIS, greedy by ID (beyond the neighbourhood) | [`mis_greedy`] | 1 | one | `grid`, `source` |
+//! | MIS, Luby's rounds (the baseline) | [`mis_luby`] | 2 per round | all | any |
+//! | PageRank, power iteration | [`pagerank()`] | one per iteration | all | any |
+//! | SpMV `y = Aᵀx` | [`spmv()`] | 1 | all | any |
+//!
+//! Relaxation algorithms use `--mrt` reentry passes per loaded block; the others one pass. Which
+//! layout an algorithm streams by default is [`default_layout`]'s choice.
+
+mod bfs;
+mod mis;
+mod pagerank;
+mod spmv;
+mod sssp;
+mod wcc;
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use diskgraph_engine::stream::{StreamError, StreamGraph};
+use diskgraph_format::{GraphDir, GridSort};
+
+pub use bfs::bfs;
+pub use mis::{mis_greedy, mis_luby};
+pub use pagerank::pagerank;
+pub use spmv::spmv;
+pub use sssp::sssp;
+pub use wcc::{wcc_label_propagation, wcc_union_find};
+
+use crate::AlgoError;
+
+/// Why a stream algorithm stopped: it refused its input, or the engine failed (a read, a damaged
+/// layout, the budget).
+#[derive(Debug, thiserror::Error)]
+pub enum StreamAlgoError {
+    /// The algorithm refused its input.
+    #[error(transparent)]
+    Algo(#[from] AlgoError),
+    /// The engine failed.
+    #[error(transparent)]
+    Engine(#[from] StreamError),
+}
+
+/// What order inside blocks an algorithm needs of a layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutNeed {
+    /// Any order (the result does not depend on it): `grid` preferred, then `source`, then
+    /// `destination`.
+    Any,
+    /// Each source's edges in (src, dst) order with blocks row-major: `source` preferred, then
+    /// `grid` (greedy MIS).
+    SourceSorted,
+}
+
+impl LayoutNeed {
+    /// Whether a layout sorted `sort` serves.
+    pub fn accepts(self, sort: &GridSort) -> bool {
+        match self {
+            LayoutNeed::Any => true,
+            LayoutNeed::SourceSorted => diskgraph_engine::stream::source_sorted(sort),
+        }
+    }
+
+    /// Sorts in order of preference (key orders are used only when named).
+    fn preference(self) -> &'static [GridSort] {
+        match self {
+            LayoutNeed::Any => &[GridSort::Grid, GridSort::Source, GridSort::Destination],
+            LayoutNeed::SourceSorted => &[GridSort::Source, GridSort::Grid],
+        }
+    }
+
+    /// The `--sort` flag of `diskgraph partition` that makes the preferred layout.
+    pub fn partition_flags(self) -> &'static str {
+        match self {
+            LayoutNeed::Any => "",
+            LayoutNeed::SourceSorted => " --sort source",
+        }
+    }
+}
+
+/// The sort and P of a layout name made by [`GridSort::layout_name`] (`grid-P`, `grid-P-source`,
+/// `grid-P-destination`, `grid-P-KEY`); `None` for other names.
+pub fn parse_layout_name(name: &str) -> Option<(GridSort, u32)> {
+    let rest = name.strip_prefix("grid-")?;
+    let (p, kind) = match rest.split_once('-') {
+        Some((p, kind)) => (p, Some(kind)),
+        None => (rest, None),
+    };
+    let p: u32 = p.parse().ok().filter(|_| p.bytes().all(|b| b.is_ascii_digit()))?;
+    let sort = match kind {
+        None => GridSort::Grid,
+        Some("source") => GridSort::Source,
+        Some("destination") => GridSort::Destination,
+        Some(key) => format!("key:{key}").parse().ok()?,
+    };
+    (sort.layout_name(p) == name).then_some((sort, p))
+}
+
+/// The layout of `graph` an algorithm with `need` streams by default: the first listed layout in
+/// `need`'s order of preference, the smallest P among equals; `None` when there is none.
+pub fn default_layout(graph: &GraphDir, need: LayoutNeed) -> Option<String> {
+    let mut found: Vec<(usize, u32, &String)> = graph
+        .layouts()
+        .iter()
+        .filter_map(|name| {
+            let (sort, p) = parse_layout_name(name)?;
+            let rank = need.preference().iter().position(|s| *s == sort)?;
+            Some((rank, p, name))
+        })
+        .collect();
+    found.sort();
+    found.first().map(|(_, _, name)| (*name).clone())
+}
+
+/// Checks a source vertex against the graph.
+fn check_source(g: &StreamGraph, source: u32) -> Result<(), AlgoError> {
+    if (source as usize) < g.num_vertices() {
+        Ok(())
+    } else {
+        Err(AlgoError::InvalidSource {
+            vertex: source,
+            num_vertices: g.num_vertices(),
+        })
+    }
+}
+
+/// Adds `x` to the `f64` stored (as bits) in `a`.
+#[inline]
+fn add_f64(a: &AtomicU64, x: f64) {
+    let mut cur = a.load(Relaxed);
+    loop {
+        let new = (f64::from_bits(cur) + x).to_bits();
+        match a.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+            Ok(_) => return,
+            Err(actual) => cur = actual,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_names_parse() {
+        assert_eq!(parse_layout_name("grid-4"), Some((GridSort::Grid, 4)));
+        assert_eq!(parse_layout_name("grid-16-source"), Some((GridSort::Source, 16)));
+        assert_eq!(
+            parse_layout_name("grid-2-destination"),
+            Some((GridSort::Destination, 2))
+        );
+        assert_eq!(parse_layout_name("grid-8-deg"), Some((GridSort::Key("deg".into()), 8)));
+        for bad in ["grid-", "grid-x", "grid-+4", "grid-04", "shards-4", "grid-4-"] {
+            assert_eq!(parse_layout_name(bad), None, "{bad}");
+        }
+    }
+}

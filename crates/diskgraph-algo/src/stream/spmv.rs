@@ -1,0 +1,37 @@
+//! Sparse matrix-vector product `y = Aᵀx` on the stream engine: one pass over the weighted edges
+//! (row-major, one sequential read) adds `w · x[src]` into `y[dst]` (atomic adds, in parallel). On one thread each
+//! `y[v]` is summed in ascending source order from `+0.0`, exactly as the memory engine's pull;
+//! on several, up to rounding.
+
+use std::sync::atomic::AtomicU64;
+
+use diskgraph_engine::stream::{Pass, StreamGraph, Update};
+
+use super::{add_f64, StreamAlgoError};
+use crate::spmv::check_x;
+use crate::{AlgoError, Spmv};
+
+/// `y = Aᵀx`, with the weights when the layout has them (then `g` must have been opened with
+/// them).
+///
+/// Errors: [`AlgoError::InvalidSetting`] when `x` does not have one value per vertex, or the
+/// weights were not opened; engine failures.
+pub fn spmv(g: &StreamGraph, x: &[f64]) -> Result<Spmv, StreamAlgoError> {
+    check_x(x, g.num_vertices())?;
+    if g.layout().weighted() && !g.weighted() {
+        return Err(AlgoError::InvalidSetting("spmv needs the weights: open the graph with them".into()).into());
+    }
+    let y = g.vertex_array::<AtomicU64>(|_| 0)?;
+    let pass = Pass {
+        weights: true,
+        ..Pass::all()
+    };
+    let r = g.stream(&pass, |e, w| {
+        add_f64(&y[e.dst as usize], f64::from(w) * x[e.src as usize]);
+        Update::NONE
+    })?;
+    Ok(Spmv {
+        y: y.values().into_iter().map(f64::from_bits).collect(),
+        edges_processed: r.edges_processed,
+    })
+}

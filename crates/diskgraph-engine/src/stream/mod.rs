@@ -1,0 +1,640 @@
+//! The stream engine (CLIP, ATC '17; GridGraph, ATC '15): iterations stream a graph's grid
+//! layout block by block from disk, and every loaded block is squeezed before the next.
+//!
+//! # Model
+//!
+//! A [`StreamGraph`] opens one grid layout ([`GridLayout`]: `diskgraph partition`) and reads it
+//! through a [`SequentialReader`]: a loader thread reads the blocks of an iteration in order, with
+//! large O_DIRECT reads, into a ring of buffers while the calling thread computes on the block
+//! before. [`StreamGraph::stream`] is one iteration (CLIP's `Exec`):
+//!
+//! - **Order**: row-major (the file's order) or column-major, as the algorithm asks ([`Order`]).
+//! - **Selective scheduling**: with an active set ([`Frontier`]), a block whose source range has
+//!   no active vertex is skipped without being read, and inside a loaded block the runs of edges
+//!   of inactive sources are skipped whole (blocks of `grid` and `source` layouts are sorted by
+//!   (src, dst), so each source's edges are one run).
+//! - **Loaded-data reentry**: each loaded block is processed by up to `mrt` passes — pass 1 over
+//!   the active sources, each later pass over the sources of this block that the passes before
+//!   updated — until a pass leaves nothing to do. `mrt = 1` is GridGraph's one pass per block.
+//! - **Programming model**: the edge function `edge_fn(edge, weight) -> Update` may read and
+//!   write any vertex's state (beyond the neighbourhood: it captures the [`VertexArray`]s it
+//!   needs) and says which endpoint it updated ([`Update`]); updated vertices go into the
+//!   iteration's `next` frontier, and into the block's reentry passes. [`StreamGraph::vmap`] is
+//!   `VMap`; CLIP's `Sort(F_s)` is the partition key API (`diskgraph_prep::partition_with_key`),
+//!   whose layouts this engine streams like any other.
+//! - **Threads**: algorithms that keep the neighbourhood constraint run each pass in parallel
+//!   (rayon; their edge functions use atomics); beyond-neighbourhood ones ask for one thread, so
+//!   edges are applied exactly in file order.
+//!
+//! A block larger than a buffer is cut into pieces, each loaded (and re-entered) on its own;
+//! consecutive small blocks that are contiguous in the file share one read.
+//!
+//! # Memory
+//!
+//! `--memory` pays for everything the engine holds: [`SLOTS`] ring slots, each one load of edges
+//! (8 bytes each) and, when weights are read, their weights (4 bytes each), plus alignment slack,
+//! and the run index of one load (4 bytes per edge). The load size follows from the budget.
+//! Vertex state is semi-external (reported, not charged), or — with [`VertexStateKind::Mmap`] —
+//! lives in a mapped scratch file the kernel pages, so it may exceed RAM.
+//!
+//! # Checks
+//!
+//! [`GridLayout::open`] checks the layout's metadata and block index against the graph; every
+//! edge is range-checked against its block as the block arrives, before any edge function sees
+//! it, so a corrupt layout is a [`FormatError`], never an out-of-bounds access.
+
+mod frontier;
+mod load;
+mod plan;
+mod state;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use diskgraph_format::{FormatError, GraphDir, GridEdge, GridLayout, GridSort};
+use diskgraph_io::{
+    BackendKind, IoError, ReadRequest, RoundRecord, SequentialConfig, SequentialReader, SequentialStats,
+    STREAM_READ_BYTES,
+};
+use rayon::prelude::*;
+use serde_json::json;
+
+pub use frontier::Frontier;
+pub use plan::Order;
+pub use state::{AtomicWord, VertexArray, VertexStateKind};
+
+use crate::RunStats;
+
+/// Ring slots: loads held at once (one being computed on, the others loading ahead).
+pub const SLOTS: usize = 4;
+/// Default maximum reentry times (`--mrt`), the paper's setting.
+pub const DEFAULT_MRT: u32 = 5;
+/// Smallest load the budget must allow, in edges.
+pub const MIN_LOAD_EDGES: u64 = 256;
+
+/// Why the stream engine stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The graph or its layout is damaged (including an edge outside its block, found as it
+    /// arrived).
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// A read failed or the reader refused its settings.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// The memory budget cannot hold the engine's buffers.
+    #[error("memory budget of {budget} bytes is too small: {what} needs {needed} bytes")]
+    BudgetTooSmall {
+        /// The budget.
+        budget: u64,
+        /// What did not fit.
+        what: String,
+        /// Bytes it needs.
+        needed: u64,
+    },
+    /// A setting the engine cannot honour.
+    #[error("{0}")]
+    Setting(String),
+    /// The scratch file of mapped vertex state could not be made.
+    #[error("cannot map vertex state in {}: {source}", dir.display())]
+    Scratch {
+        /// The scratch directory.
+        dir: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// How to open a graph on the stream engine.
+#[derive(Clone, Debug)]
+pub struct StreamOptions {
+    /// The memory budget in bytes (`--memory`).
+    pub memory: u64,
+    /// Maximum reentry times of a loaded block (`--mrt`); 1 is GridGraph.
+    pub mrt: u32,
+    /// Where vertex state lives.
+    pub vertex_state: VertexStateKind,
+    /// Directory of the scratch file of mapped vertex state; default: the graph directory's
+    /// parent (the graph's device), else the system's temporary directory.
+    pub scratch_dir: Option<PathBuf>,
+    /// Read the weights (when the layout has them).
+    pub weights: bool,
+    /// `None`: io_uring when available, else pread; `Pread` forces pread (`Mmap` is refused).
+    pub backend: Option<BackendKind>,
+    /// Reads in flight (io_uring).
+    pub queue_depth: u32,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        StreamOptions {
+            memory: 1 << 30,
+            mrt: DEFAULT_MRT,
+            vertex_state: VertexStateKind::Memory,
+            scratch_dir: None,
+            weights: false,
+            backend: None,
+            queue_depth: 32,
+        }
+    }
+}
+
+/// Which endpoints of an edge the edge function updated (the engine activates them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Update(u8);
+
+impl Update {
+    /// Nothing changed.
+    pub const NONE: Update = Update(0);
+    /// The destination changed.
+    pub const DST: Update = Update(1);
+    /// The source changed.
+    pub const SRC: Update = Update(2);
+    /// Both changed.
+    pub const BOTH: Update = Update(3);
+
+    /// [`Update::DST`] when `changed`, else [`Update::NONE`].
+    #[inline]
+    pub fn dst_if(changed: bool) -> Update {
+        Update(changed as u8)
+    }
+
+    /// Whether the destination changed.
+    #[inline]
+    pub fn dst(self) -> bool {
+        self.0 & 1 != 0
+    }
+
+    /// Whether the source changed.
+    #[inline]
+    pub fn src(self) -> bool {
+        self.0 & 2 != 0
+    }
+}
+
+impl std::ops::BitOr for Update {
+    type Output = Update;
+
+    fn bitor(self, o: Update) -> Update {
+        Update(self.0 | o.0)
+    }
+}
+
+/// One iteration's settings (see [`StreamGraph::stream`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Pass<'a> {
+    /// Block order.
+    pub order: Order,
+    /// Only edges whose source is in this set are processed (blocks and runs without one are
+    /// skipped); `None`: every edge.
+    pub active: Option<&'a Frontier>,
+    /// Where updated vertices are recorded (`None`: nowhere).
+    pub next: Option<&'a Frontier>,
+    /// Passes per loaded block at most (1: no reentry).
+    pub mrt: u32,
+    /// Run passes on all threads (the edge function must then be thread-safe: atomics).
+    pub parallel: bool,
+    /// Hand the edge function the edges' weights (1.0 when the layout has none).
+    pub weights: bool,
+}
+
+impl Pass<'_> {
+    /// Every edge once, row-major, in parallel, without weights, recording nothing.
+    pub fn all() -> Pass<'static> {
+        Pass {
+            order: Order::RowMajor,
+            active: None,
+            next: None,
+            mrt: 1,
+            parallel: true,
+            weights: false,
+        }
+    }
+}
+
+/// What one iteration did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PassReport {
+    /// Edge-function calls (every reentry pass counted).
+    pub edges_processed: u64,
+    /// Edges of loaded blocks skipped because their source was inactive (first passes).
+    pub edges_skipped: u64,
+    /// Non-empty blocks read.
+    pub blocks_loaded: u64,
+    /// Non-empty blocks skipped without being read.
+    pub blocks_skipped: u64,
+    /// Edges of the skipped blocks.
+    pub block_edges_skipped: u64,
+    /// Loads computed on (blocks, or pieces of blocks larger than a load).
+    pub loads: u64,
+    /// Passes over loads (first passes plus reentry passes).
+    pub load_passes: u64,
+    /// The reads.
+    pub io: SequentialStats,
+}
+
+/// Totals over a graph's iterations.
+#[derive(Clone, Debug, Default)]
+struct Totals {
+    iterations: u64,
+    edges_processed: u64,
+    edges_skipped: u64,
+    blocks_loaded: u64,
+    blocks_skipped: u64,
+    block_edges_skipped: u64,
+    loads: u64,
+    load_passes: u64,
+    rounds: Vec<RoundRecord>,
+}
+
+/// A graph opened on the stream engine. See the [module docs](self).
+pub struct StreamGraph {
+    graph: GraphDir,
+    layout: GridLayout,
+    opts: StreamOptions,
+    reader: SequentialReader,
+    /// Edges per load at most.
+    load_edges: u64,
+    weights: bool,
+    scratch: PathBuf,
+    /// Vertices pending another pass of the load being computed on.
+    pending: Frontier,
+    /// Bytes of vertex state made through the engine.
+    state_bytes: std::sync::atomic::AtomicU64,
+    totals: Mutex<Totals>,
+}
+
+impl StreamGraph {
+    /// Opens layout `layout` of `graph` (checked by [`GridLayout::open`]), sizes the loads from
+    /// the budget and starts the reader.
+    ///
+    /// Errors: a missing or damaged layout; [`StreamError::BudgetTooSmall`] when the budget cannot
+    /// hold [`SLOTS`] loads of [`MIN_LOAD_EDGES`]; `mrt` of 0; reader settings it refuses.
+    pub fn open(graph: &GraphDir, layout: &str, opts: &StreamOptions) -> Result<StreamGraph, StreamError> {
+        if opts.mrt == 0 {
+            return Err(StreamError::Setting("--mrt must be at least 1".into()));
+        }
+        let layout = GridLayout::open(graph, layout)?;
+        let weights = opts.weights && layout.weighted();
+        let per_edge: u64 = 8 + if weights { 4 } else { 0 };
+        let files = if layout.weighted() { 2 } else { 1 };
+        // Each file's buffer: its capacity rounded up to 4096, plus 4096 of slack.
+        let slack = SLOTS as u64 * files * 8192;
+        let fit = opts.memory.saturating_sub(slack + 4) / (SLOTS as u64 * per_edge + 4);
+        if fit < MIN_LOAD_EDGES {
+            return Err(StreamError::BudgetTooSmall {
+                budget: opts.memory,
+                what: format!("{SLOTS} loads of {MIN_LOAD_EDGES} edges and their run index"),
+                needed: slack + 4 + (SLOTS as u64 * per_edge + 4) * MIN_LOAD_EDGES,
+            });
+        }
+        let load_edges = fit
+            .min(layout.num_arcs().max(MIN_LOAD_EDGES))
+            .min(u64::from(u32::MAX) - 1);
+        let mut paths: Vec<(PathBuf, u64)> = vec![(layout.edges_path(), load_edges * 8)];
+        if let Some(w) = layout.weights_path() {
+            // Unread weights keep a minimal buffer: their ranges stay empty.
+            paths.push((w, if weights { load_edges * 4 } else { 4 }));
+        }
+        let refs: Vec<(&Path, u64)> = paths.iter().map(|(p, c)| (p.as_path(), *c)).collect();
+        let reader = SequentialReader::open(
+            &refs,
+            &SequentialConfig {
+                backend: opts.backend,
+                slots: SLOTS,
+                queue_depth: opts.queue_depth.max(1),
+                read_bytes: STREAM_READ_BYTES,
+            },
+        )?;
+        let scratch = match (&opts.scratch_dir, opts.vertex_state) {
+            (Some(d), _) => d.clone(),
+            (None, VertexStateKind::Memory) => std::env::temp_dir(),
+            (None, VertexStateKind::Mmap) => default_scratch(graph.path()),
+        };
+        let n = graph.num_vertices() as usize;
+        Ok(StreamGraph {
+            graph: graph.clone(),
+            pending: Frontier::new(n),
+            state_bytes: std::sync::atomic::AtomicU64::new(n.div_ceil(64) as u64 * 8),
+            layout,
+            opts: opts.clone(),
+            reader,
+            load_edges,
+            weights,
+            scratch,
+            totals: Mutex::new(Totals::default()),
+        })
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.graph.num_vertices() as usize
+    }
+
+    /// Whether the graph is directed (an undirected graph's layout holds both arcs of an edge).
+    pub fn directed(&self) -> bool {
+        self.graph.manifest().directed
+    }
+
+    /// Whether weights are read (the layout has them and they were asked for).
+    pub fn weighted(&self) -> bool {
+        self.weights
+    }
+
+    /// The graph directory.
+    pub fn graph(&self) -> &GraphDir {
+        &self.graph
+    }
+
+    /// The layout streamed.
+    pub fn layout(&self) -> &GridLayout {
+        &self.layout
+    }
+
+    /// The options it was opened with.
+    pub fn options(&self) -> &StreamOptions {
+        &self.opts
+    }
+
+    /// Edges per load at most.
+    pub fn load_edges(&self) -> u64 {
+        self.load_edges
+    }
+
+    /// A vertex property, word `v` set to `init(v)`, where the options put vertex state.
+    pub fn vertex_array<A: AtomicWord>(
+        &self,
+        init: impl Fn(u32) -> A::Value + Sync,
+    ) -> Result<VertexArray<A>, StreamError> {
+        let a =
+            VertexArray::new(self.opts.vertex_state, self.num_vertices(), &self.scratch, init).map_err(|source| {
+                StreamError::Scratch {
+                    dir: self.scratch.clone(),
+                    source,
+                }
+            })?;
+        self.state_bytes
+            .fetch_add(a.bytes(), std::sync::atomic::Ordering::Relaxed);
+        Ok(a)
+    }
+
+    /// An empty frontier over the vertices (counted as vertex state).
+    pub fn frontier(&self) -> Frontier {
+        let f = Frontier::new(self.num_vertices());
+        self.state_bytes
+            .fetch_add(f.bytes(), std::sync::atomic::Ordering::Relaxed);
+        f
+    }
+
+    /// CLIP's `VMap`: `f(v)` for every vertex, in parallel.
+    pub fn vmap(&self, f: impl Fn(u32) + Sync + Send) {
+        (0..self.num_vertices() as u32)
+            .into_par_iter()
+            .with_min_len(1024)
+            .for_each(f);
+    }
+
+    /// One iteration (CLIP's `Exec`): streams the layout in `pass.order`, skipping blocks and
+    /// runs without an active source, and calls `edge_fn(edge, weight)` on the edges of every
+    /// loaded block for up to `pass.mrt` passes (see the [module docs](self)). Updated vertices
+    /// go into `pass.next`.
+    ///
+    /// Errors: an edge outside its block (a damaged layout), a failed read, weights asked of a
+    /// graph opened without them.
+    pub fn stream<F>(&self, pass: &Pass<'_>, edge_fn: F) -> Result<PassReport, StreamError>
+    where
+        F: Fn(GridEdge, f32) -> Update + Sync,
+    {
+        if pass.weights && self.layout.weighted() && !self.weights {
+            return Err(StreamError::Setting(
+                "weights asked for, but the graph was opened without them (StreamOptions::weights)".into(),
+            ));
+        }
+        if pass.mrt == 0 {
+            return Err(StreamError::Setting("a pass needs mrt of at least 1".into()));
+        }
+        let started = Instant::now();
+        let p = plan::plan(&self.layout, pass.order, pass.active, self.load_edges);
+        let with_weights = pass.weights && self.weights;
+        let requests: Vec<ReadRequest> = p
+            .requests
+            .iter()
+            .map(|r| self.read_request(r.edges.clone(), with_weights))
+            .collect();
+        let edges_path = self.layout.edges_path();
+        let exec = load::Exec {
+            f: &edge_fn,
+            active: pass.active,
+            next: pass.next,
+            pending: &self.pending,
+            mrt: pass.mrt,
+            parallel: pass.parallel,
+            edges_path: &edges_path,
+        };
+        let shape = *self.layout.shape();
+        let mut report = PassReport {
+            blocks_loaded: p.blocks_loaded,
+            blocks_skipped: p.blocks_skipped,
+            block_edges_skipped: p.block_edges_skipped,
+            ..PassReport::default()
+        };
+        let mut runs: Vec<u32> = Vec::new();
+        let io = self.reader.read(&requests, |i, data| -> Result<(), StreamError> {
+            let req = &p.requests[i];
+            let edges: &[GridEdge] = cast(data[0], &edges_path)?;
+            let weights: Option<&[f32]> = match with_weights {
+                true => Some(cast(data[1], &edges_path)?),
+                false => None,
+            };
+            for l in &p.loads[req.loads.clone()] {
+                let (a, b) = (
+                    (l.edges.start - req.edges.start) as usize,
+                    (l.edges.end - req.edges.start) as usize,
+                );
+                let loaded = load::Loaded {
+                    edges: &edges[a..b],
+                    weights: weights.map(|w| &w[a..b]),
+                    first: l.edges.start,
+                    block: l.block,
+                    sources: shape.source_range(l.block),
+                    destinations: shape.destination_range(l.block),
+                };
+                let c = exec.run(&loaded, &mut runs)?;
+                report.edges_processed += c.processed;
+                report.edges_skipped += c.skipped;
+                report.load_passes += c.passes;
+                report.loads += 1;
+            }
+            Ok(())
+        })?;
+        report.io = io;
+        let mut t = self.totals.lock().unwrap_or_else(PoisonError::into_inner);
+        t.iterations += 1;
+        t.edges_processed += report.edges_processed;
+        t.edges_skipped += report.edges_skipped;
+        t.blocks_loaded += report.blocks_loaded;
+        t.blocks_skipped += report.blocks_skipped;
+        t.block_edges_skipped += report.block_edges_skipped;
+        t.loads += report.loads;
+        t.load_passes += report.load_passes;
+        t.rounds.push(RoundRecord {
+            bytes_read: report.io.bytes_read,
+            requests: report.io.requests,
+            useful_bytes: report.io.useful_bytes,
+            seconds: started.elapsed().as_secs_f64(),
+            io_busy_seconds: report.io.io_seconds,
+        });
+        Ok(report)
+    }
+
+    /// Streams the layout's weights alone, front to back, calling `f` with each piece (one
+    /// sequential read of `weights.f32`; nothing when the layout is unweighted). For checks that
+    /// need every weight, such as refusing negative ones.
+    ///
+    /// Errors: a layout with weights opened without them; a failed read.
+    pub fn for_each_weight(&self, mut f: impl FnMut(&[f32])) -> Result<(), StreamError> {
+        if !self.layout.weighted() {
+            return Ok(());
+        }
+        if !self.weights {
+            return Err(StreamError::Setting(
+                "weights asked for, but the graph was opened without them (StreamOptions::weights)".into(),
+            ));
+        }
+        let total = self.layout.num_arcs();
+        let requests: Vec<ReadRequest> = (0..total.div_ceil(self.load_edges))
+            .map(|k| {
+                let (a, b) = (k * self.load_edges, ((k + 1) * self.load_edges).min(total));
+                ReadRequest {
+                    ranges: vec![0..0, 4 * a..4 * b],
+                }
+            })
+            .collect();
+        let path = self.layout.edges_path();
+        let io = self.reader.read(&requests, |_, data| -> Result<(), StreamError> {
+            f(cast(data[1], &path)?);
+            Ok(())
+        })?;
+        let mut t = self.totals.lock().unwrap_or_else(PoisonError::into_inner);
+        t.rounds.push(RoundRecord {
+            bytes_read: io.bytes_read,
+            requests: io.requests,
+            useful_bytes: io.useful_bytes,
+            seconds: io.wall_seconds,
+            io_busy_seconds: io.io_seconds,
+        });
+        Ok(())
+    }
+
+    fn read_request(&self, edges: std::ops::Range<u64>, weights: bool) -> ReadRequest {
+        let mut ranges = vec![8 * edges.start..8 * edges.end];
+        if self.layout.weighted() {
+            ranges.push(if weights { 4 * edges.start..4 * edges.end } else { 0..0 });
+        }
+        ReadRequest { ranges }
+    }
+
+    /// Iterations run so far.
+    pub fn iterations(&self) -> u64 {
+        self.totals.lock().unwrap_or_else(PoisonError::into_inner).iterations
+    }
+
+    /// Edge-function calls so far.
+    pub fn edges_processed(&self) -> u64 {
+        self.totals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .edges_processed
+    }
+
+    /// Bytes the engine holds out of the budget: the ring buffers and one load's run index.
+    pub fn peak_engine_memory(&self) -> u64 {
+        self.reader.buffer_bytes() + 4 * (self.load_edges + 1)
+    }
+
+    /// Bytes of vertex state made through the engine (arrays, frontiers, its own pending set).
+    pub fn vertex_state_bytes(&self) -> u64 {
+        self.state_bytes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Copies the engine's counters and settings into `stats`: bytes read, read requests, time
+    /// waiting for reads, one I/O round per iteration, peak memory, and in `settings` the layout,
+    /// MRT, vertex state, backend, load size, blocks and edges skipped, passes.
+    pub fn record(&self, stats: &mut RunStats) {
+        let io = self.reader.totals();
+        let t = self.totals.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        stats.bytes_read = io.bytes_read;
+        stats.io_requests = io.requests;
+        stats.io_wait_seconds = io.wait_seconds;
+        stats.io_utility = if io.bytes_read > 0 {
+            io.useful_bytes as f64 / io.bytes_read as f64
+        } else {
+            1.0
+        };
+        stats.peak_engine_memory = self.peak_engine_memory();
+        stats.io_rounds = t.rounds;
+        let m = self.layout.meta();
+        let s = &mut stats.settings;
+        s.insert("layout".into(), json!(self.layout.name()));
+        s.insert("layout_sort".into(), json!(m.sort.to_string()));
+        s.insert("grid_rows".into(), json!(m.rows));
+        s.insert("grid_cols".into(), json!(m.cols));
+        s.insert("mrt".into(), json!(self.opts.mrt));
+        s.insert("vertex_state".into(), json!(self.opts.vertex_state));
+        s.insert("vertex_state_bytes".into(), json!(self.vertex_state_bytes()));
+        if self.opts.vertex_state == VertexStateKind::Mmap {
+            s.insert("scratch_dir".into(), json!(self.scratch));
+        }
+        s.insert("io_backend".into(), json!(self.reader.backend()));
+        s.insert("direct_io".into(), json!(self.reader.direct()));
+        if let Some(why) = self.reader.fallback_reason() {
+            s.insert("io_fallback".into(), json!(why));
+        }
+        s.insert("memory".into(), json!(self.opts.memory));
+        s.insert("io_buffer_bytes".into(), json!(self.reader.buffer_bytes()));
+        s.insert("slots".into(), json!(SLOTS));
+        s.insert("load_edges".into(), json!(self.load_edges));
+        s.insert("stream_iterations".into(), json!(t.iterations));
+        s.insert("loads".into(), json!(t.loads));
+        s.insert("load_passes".into(), json!(t.load_passes));
+        s.insert("reentry_passes".into(), json!(t.load_passes - t.loads));
+        s.insert("blocks_loaded".into(), json!(t.blocks_loaded));
+        s.insert("blocks_skipped".into(), json!(t.blocks_skipped));
+        s.insert("block_edges_skipped".into(), json!(t.block_edges_skipped));
+        s.insert("edges_skipped".into(), json!(t.edges_skipped));
+        s.insert("useful_bytes".into(), json!(io.useful_bytes));
+        s.insert("io_seconds".into(), json!(io.io_seconds));
+        s.insert("io_rate".into(), json!(io.io_rate()));
+    }
+}
+
+/// The default scratch directory of mapped vertex state: the graph directory's parent when a
+/// file can be made there, else the system's temporary directory.
+fn default_scratch(graph: &Path) -> PathBuf {
+    let parent = graph
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match tempfile::tempfile_in(parent) {
+        Ok(_) => parent.to_path_buf(),
+        Err(_) => std::env::temp_dir(),
+    }
+}
+
+/// Reinterprets delivered bytes as records (the reader's buffers are aligned, and ranges start
+/// at multiples of the record size).
+fn cast<'a, T: bytemuck::Pod>(bytes: &'a [u8], path: &Path) -> Result<&'a [T], StreamError> {
+    bytemuck::try_cast_slice(bytes).map_err(|e| {
+        StreamError::Format(FormatError::Content {
+            path: path.to_path_buf(),
+            reason: format!("misaligned block data: {e}"),
+        })
+    })
+}
+
+/// Whether blocks of a layout sorted `sort` list each source's edges as one run and in
+/// ascending (src, dst) order: `grid` and `source`.
+pub fn source_sorted(sort: &GridSort) -> bool {
+    matches!(sort, GridSort::Grid | GridSort::Source)
+}

@@ -1,0 +1,194 @@
+//! Vertex state of the stream engine: one array of atomic words per vertex property, held in
+//! memory or — CLIP's external mode — in a memory-mapped scratch file, so that it may exceed RAM
+//! and the kernel pages it (hot vertices stay cached, cold ones go back to the file).
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+/// Where vertex state lives (`--vertex-state`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VertexStateKind {
+    /// In memory (semi-external: reported, not charged to the budget).
+    #[default]
+    Memory,
+    /// In an unnamed scratch file mapped into memory (`memmap2`): the page cache holds what fits.
+    Mmap,
+}
+
+impl std::str::FromStr for VertexStateKind {
+    type Err = String;
+
+    /// Parses `memory` or `mmap`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "memory" => Ok(VertexStateKind::Memory),
+            "mmap" => Ok(VertexStateKind::Mmap),
+            _ => Err(format!("unknown vertex state {s:?} (use memory or mmap)")),
+        }
+    }
+}
+
+impl std::fmt::Display for VertexStateKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            VertexStateKind::Memory => "memory",
+            VertexStateKind::Mmap => "mmap",
+        })
+    }
+}
+
+/// An atomic word a vertex property is stored in.
+///
+/// # Safety
+/// Implementors must have the size and alignment of their plain integer and accept every bit
+/// pattern, all-zero included (so a zero-filled mapped file is a valid array of them).
+pub unsafe trait AtomicWord: Send + Sync + 'static {
+    /// The plain value.
+    type Value: Copy + Send + Sync;
+    /// A word holding `v`.
+    fn new(v: Self::Value) -> Self;
+    /// Reads the word (relaxed).
+    fn get(&self) -> Self::Value;
+    /// Writes the word (relaxed).
+    fn set(&self, v: Self::Value);
+}
+
+macro_rules! atomic_word {
+    ($atomic:ty, $plain:ty) => {
+        // SAFETY: the std atomics have the size and alignment of their integer (on every platform
+        // with the matching native atomic) and accept every bit pattern.
+        unsafe impl AtomicWord for $atomic {
+            type Value = $plain;
+            #[inline]
+            fn new(v: $plain) -> Self {
+                <$atomic>::new(v)
+            }
+            #[inline]
+            fn get(&self) -> $plain {
+                self.load(Relaxed)
+            }
+            #[inline]
+            fn set(&self, v: $plain) {
+                self.store(v, Relaxed)
+            }
+        }
+    };
+}
+
+atomic_word!(AtomicU8, u8);
+atomic_word!(AtomicU32, u32);
+atomic_word!(AtomicU64, u64);
+
+/// One property of every vertex: `n` atomic words in memory or in a mapped scratch file
+/// (an unnamed temporary file, so nothing is left behind even after a crash). Dereferences to
+/// `[A]`.
+pub struct VertexArray<A: AtomicWord> {
+    storage: Storage<A>,
+}
+
+enum Storage<A> {
+    Memory(Vec<A>),
+    Mapped { map: memmap2::MmapMut, len: usize },
+}
+
+impl<A: AtomicWord> VertexArray<A> {
+    /// `n` words, word `v` set to `init(v)`, in memory or (`Mmap`) in a scratch file created in
+    /// `scratch`.
+    pub fn new(
+        kind: VertexStateKind,
+        n: usize,
+        scratch: &Path,
+        init: impl Fn(u32) -> A::Value + Sync,
+    ) -> std::io::Result<Self> {
+        let storage = match kind {
+            VertexStateKind::Mmap if n > 0 => {
+                let bytes = (n as u64)
+                    .checked_mul(std::mem::size_of::<A>() as u64)
+                    .ok_or_else(|| std::io::Error::other("vertex state size overflows"))?;
+                let file = tempfile::tempfile_in(scratch)?;
+                file.set_len(bytes)?;
+                // SAFETY: the file is unnamed and private to this process: nothing else maps or
+                // truncates it while the mapping lives.
+                let map = unsafe { memmap2::MmapMut::map_mut(&file)? };
+                assert!(
+                    (map.as_ptr() as usize).is_multiple_of(std::mem::align_of::<A>()),
+                    "mappings are page-aligned"
+                );
+                Storage::Mapped { map, len: n }
+            }
+            _ => Storage::Memory((0..n as u32).into_par_iter().map(|v| A::new(init(v))).collect()),
+        };
+        let array = VertexArray { storage };
+        if let Storage::Mapped { .. } = array.storage {
+            array
+                .par_iter()
+                .with_min_len(4096)
+                .enumerate()
+                .for_each(|(v, w)| w.set(init(v as u32)));
+        }
+        Ok(array)
+    }
+
+    /// Whether the words live in a mapped file.
+    pub fn mapped(&self) -> bool {
+        matches!(self.storage, Storage::Mapped { .. })
+    }
+
+    /// Bytes of the words.
+    pub fn bytes(&self) -> u64 {
+        (self.len() * std::mem::size_of::<A>()) as u64
+    }
+
+    /// The values, in vertex order.
+    pub fn values(&self) -> Vec<A::Value> {
+        self.par_iter().with_min_len(4096).map(A::get).collect()
+    }
+}
+
+impl<A: AtomicWord> std::ops::Deref for VertexArray<A> {
+    type Target = [A];
+
+    fn deref(&self) -> &[A] {
+        match &self.storage {
+            Storage::Memory(v) => v,
+            // SAFETY: the mapping holds `len` words (checked size, page alignment asserted), it
+            // lives as long as `self`, and `A` accepts any bit pattern (`AtomicWord`'s contract).
+            // All access goes through atomics, so shared references are sound.
+            Storage::Mapped { map, len } => unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<A>(), *len) },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_and_mapped_hold_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        for kind in [VertexStateKind::Memory, VertexStateKind::Mmap] {
+            for n in [0usize, 1, 5000] {
+                let a = VertexArray::<AtomicU64>::new(kind, n, dir.path(), |v| u64::from(v) * 3).unwrap();
+                assert_eq!(a.len(), n);
+                assert_eq!(a.mapped(), kind == VertexStateKind::Mmap && n > 0);
+                if n > 0 {
+                    a[n - 1].set(7);
+                }
+                let want: Vec<u64> = (0..n as u64)
+                    .map(|v| if v + 1 == n as u64 { 7 } else { v * 3 })
+                    .collect();
+                assert_eq!(a.values(), want);
+            }
+        }
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "scratch files are unnamed"
+        );
+        assert_eq!("mmap".parse::<VertexStateKind>(), Ok(VertexStateKind::Mmap));
+        assert!("disk".parse::<VertexStateKind>().is_err());
+    }
+}
