@@ -6,6 +6,7 @@ pub mod generate;
 pub mod import;
 pub mod parse;
 pub mod partition;
+pub mod select;
 pub mod sort;
 mod source;
 
