@@ -293,7 +293,11 @@ fn every_algorithm_mrt_state_and_p() {
                 .into_iter()
                 .enumerate()
                 {
-                    let memory = if (k + p as usize) % 2 == 0 { SMALL } else { LARGE };
+                    let memory = if (k + p as usize).is_multiple_of(2) {
+                        SMALL
+                    } else {
+                        LARGE
+                    };
                     let ctx = format!("{} [{grid}, mrt {mrt}, {state}, {} KiB]", s.name, memory >> 10);
                     check_all(&s, &e, &open_stream(&g, &grid, mrt, state, memory), &ctx);
                 }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use diskgraph_format::{padded_len, Direction, GraphDir, GridLayout};
+use diskgraph_format::{padded_len, BascSelection, Direction, GraphDir, GridLayout};
 use serde::Serialize;
 
 /// Arguments of `diskgraph info`.
@@ -44,6 +44,8 @@ struct LayoutInfo {
     range_len: Option<u64>,
     sort: Option<String>,
     bytes_on_disk: Option<u64>,
+    /// A BAsC selection: `(method, vertices, edges, seconds)`.
+    selection: Option<(String, u64, u64, f64)>,
     /// Why the layout could not be opened, if it could not.
     error: Option<String>,
 }
@@ -57,8 +59,19 @@ fn layout_info(g: &GraphDir, name: &str) -> LayoutInfo {
         range_len: None,
         sort: None,
         bytes_on_disk: None,
+        selection: None,
         error: None,
     };
+    if name.starts_with("basc-") {
+        match BascSelection::open(g, name) {
+            Ok(s) => {
+                let m = s.meta();
+                info.selection = Some((m.method.clone(), m.count, m.edges, m.select_seconds));
+            }
+            Err(e) => info.error = Some(e.to_string()),
+        }
+        return info;
+    }
     if !name.starts_with("grid-") {
         return info;
     }
@@ -76,6 +89,13 @@ fn layout_info(g: &GraphDir, name: &str) -> LayoutInfo {
 }
 
 fn show_layout(l: &LayoutInfo) {
+    if let (None, Some((method, count, edges, seconds))) = (&l.error, &l.selection) {
+        println!(
+            "  {:24} BAsC selection by {method}: {count} vertices, {edges} edges, selected in {seconds:.3} s",
+            l.name
+        );
+        return;
+    }
     match (&l.error, l.rows, l.cols, &l.sort) {
         (Some(e), ..) => println!("  {:24} unreadable: {e}", l.name),
         (None, Some(r), Some(c), Some(sort)) => println!(

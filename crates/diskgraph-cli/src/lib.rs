@@ -1,6 +1,7 @@
 //! The `diskgraph` command line, as a library: [`cli_main`] parses arguments, runs one
 //! subcommand and returns the exit code, so tests can drive whole pipelines in-process.
 
+mod cost;
 mod device;
 mod export;
 mod generate;
@@ -9,7 +10,9 @@ mod info;
 mod output;
 mod partition;
 mod progress;
+mod reorder;
 mod run;
+mod select;
 mod verify;
 
 use std::ffi::OsString;
@@ -41,6 +44,12 @@ enum Command {
     Export(export::Args),
     /// Publish a grid layout (P×P blocks of edges for streaming engines) inside a graph.
     Partition(partition::Args),
+    /// Write a graph relabelled by an ordering (norder, degree, random, pagerank, gorder, original) as a new graph.
+    Reorder(reorder::Args),
+    /// Print the I/O cost model and locality figures of a graph's ordering.
+    Cost(cost::Args),
+    /// Choose the vertices of a BAsC static cache (gvs, highd, lowd, random) and publish them inside a graph.
+    Select(select::Args),
     /// Run an algorithm on a graph.
     Run(run::Args),
     /// Measure the device's own read rate (O_DIRECT, io_uring) for an access size and depth.
@@ -68,6 +77,9 @@ where
         Command::Verify(a) => verify::run(a),
         Command::Export(a) => export::run(a),
         Command::Partition(a) => partition::run(a),
+        Command::Reorder(a) => reorder::run(a),
+        Command::Cost(a) => cost::run(a),
+        Command::Select(a) => select::run(a),
         Command::Run(a) => run::run(a),
         Command::Device(a) => device::run(a),
     };

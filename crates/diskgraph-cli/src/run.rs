@@ -28,17 +28,6 @@ pub struct Args {
     /// label-propagation; mis greedy (default) or luby (seeded with --seed).
     #[arg(long)]
     method: Option<String>,
-    /// stream: maximum reentry times, passes over each loaded block (1 is GridGraph's one pass).
-    #[arg(long, default_value_t = DEFAULT_MRT)]
-    mrt: u32,
-    /// stream: where vertex state lives, memory or mmap (a mapped scratch file next to the graph,
-    /// so it may exceed RAM).
-    #[arg(long, default_value = "memory", value_parser = VertexStateKind::from_str)]
-    vertex_state: VertexStateKind,
-    /// stream: the grid layout to stream (default: the one the algorithm prefers among the
-    /// graph's layouts).
-    #[arg(long)]
-    layout: Option<String>,
     /// Source of bfs and sssp: an original vertex ID, `smallest` or `max-degree`.
     #[arg(long, default_value = "smallest")]
     source: registry::Source,
@@ -61,6 +50,32 @@ pub struct Args {
     /// workers.
     #[arg(long)]
     threads: Option<usize>,
+    /// The out-of-core engines' settings (boxed, which keeps this struct small).
+    #[command(flatten)]
+    engines: Box<EngineArgs>,
+    /// Write per-vertex results: .tsv, .npy or .parquet (by extension).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write RunStats JSON.
+    #[arg(long)]
+    stats: Option<PathBuf>,
+    /// bfs: output the parent of each vertex (original ID, -1 unreached) instead of its level.
+    #[arg(long)]
+    parents: bool,
+    /// pagerank: stop when the L1 change is below N × tolerance (NetworkX's rule).
+    #[arg(long, default_value_t = 1e-9)]
+    tolerance: f64,
+    /// pagerank: run exactly this many iterations.
+    #[arg(long)]
+    iterations: Option<usize>,
+    /// pagerank: give up (and say so) after this many iterations.
+    #[arg(long, default_value_t = 10_000)]
+    max_iterations: usize,
+}
+
+/// The selective and stream engines' flags.
+#[derive(clap::Args, Debug)]
+struct EngineArgs {
     /// selective, stream: I/O backend, uring, pread or mmap (selective only) (default: uring when
     /// the kernel allows it, else pread).
     #[arg(long, value_parser = BackendKind::from_str)]
@@ -87,24 +102,17 @@ pub struct Args {
     /// again, in the budget the I/O buffers leave (`false` is the baseline).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     retain_lists: bool,
-    /// Write per-vertex results: .tsv, .npy or .parquet (by extension).
+    /// stream: maximum reentry times, passes over each loaded block (1 is GridGraph's one pass).
+    #[arg(long, default_value_t = DEFAULT_MRT)]
+    mrt: u32,
+    /// stream: where vertex state lives, memory or mmap (a mapped scratch file next to the graph,
+    /// so it may exceed RAM).
+    #[arg(long, default_value = "memory", value_parser = VertexStateKind::from_str)]
+    vertex_state: VertexStateKind,
+    /// stream: the grid layout to stream (default: the one the algorithm prefers among the
+    /// graph's layouts).
     #[arg(long)]
-    out: Option<PathBuf>,
-    /// Write RunStats JSON.
-    #[arg(long)]
-    stats: Option<PathBuf>,
-    /// bfs: output the parent of each vertex (original ID, -1 unreached) instead of its level.
-    #[arg(long)]
-    parents: bool,
-    /// pagerank: stop when the L1 change is below N × tolerance (NetworkX's rule).
-    #[arg(long, default_value_t = 1e-9)]
-    tolerance: f64,
-    /// pagerank: run exactly this many iterations.
-    #[arg(long)]
-    iterations: Option<usize>,
-    /// pagerank: give up (and say so) after this many iterations.
-    #[arg(long, default_value_t = 10_000)]
-    max_iterations: usize,
+    layout: Option<String>,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -114,14 +122,15 @@ pub fn run(a: Args) -> Result<()> {
         None => None,
     };
     let narrow = |what: &str, v: u64| u32::try_from(v).map_err(|_| anyhow::anyhow!("--{what} {v} is too large"));
+    let e = *a.engines;
     let io = IoConfig {
-        backend: a.io,
-        block_size: narrow("block-size", a.block_size)?,
-        max_gap_blocks: a.max_gap,
-        max_request_bytes: narrow("max-request", a.max_request)?,
-        scheduler: a.scheduler,
-        queue_depth: a.queue_depth,
-        io_threads: a.io_threads,
+        backend: e.io,
+        block_size: narrow("block-size", e.block_size)?,
+        max_gap_blocks: e.max_gap,
+        max_request_bytes: narrow("max-request", e.max_request)?,
+        scheduler: e.scheduler,
+        queue_depth: e.queue_depth,
+        io_threads: e.io_threads,
         ..IoConfig::default()
     };
     let req = RunRequest {
@@ -138,10 +147,10 @@ pub fn run(a: Args) -> Result<()> {
         seed: a.seed,
         x,
         io,
-        retain_lists: a.retain_lists,
-        mrt: a.mrt,
-        vertex_state: a.vertex_state,
-        layout: a.layout,
+        retain_lists: e.retain_lists,
+        mrt: e.mrt,
+        vertex_state: e.vertex_state,
+        layout: e.layout,
         method: a.method,
     };
     let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;

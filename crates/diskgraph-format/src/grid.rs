@@ -696,8 +696,10 @@ pub fn check_layout_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds a grid layout in a temporary directory inside the graph (`.NAME.tmp-<pid>-<nanos>`)
-/// and publishes it: rename into place, then an atomic rewrite of `manifest.json` listing it.
+/// Builds a derived layout (a grid, or a BAsC selection through
+/// [`publish_with`](Self::publish_with)) in a temporary directory inside the graph
+/// (`.NAME.tmp-<pid>-<nanos>`) and publishes it: rename into place, then an atomic rewrite of
+/// `manifest.json` listing it.
 /// Dropping a builder that was not published removes the temporary directory.
 pub struct GridBuilder {
     graph_path: PathBuf,
@@ -760,13 +762,30 @@ impl GridBuilder {
     ///
     /// Replacing first rewrites the manifest without the old layout, then swaps directories,
     /// then lists the new one: a crash at any point leaves a manifest whose layouts all exist.
-    pub fn publish(mut self, meta: &GridMeta) -> Result<PathBuf, FormatError> {
+    pub fn publish(self, meta: &GridMeta) -> Result<PathBuf, FormatError> {
+        let mut json = serde_json::to_vec_pretty(meta).expect("grid metadata serialises");
+        json.push(b'\n');
+        let name = self.name.clone();
+        let gpath = self.tmp_path.join(GRID_META);
+        self.publish_with(GRID_META, &json, &meta.files, |manifest| {
+            meta.check(manifest, &name)
+                .map_err(|reason| FormatError::Manifest { path: gpath, reason })
+        })
+    }
+
+    /// [`publish`](Self::publish) for any kind of layout: `check(graph manifest)` under the
+    /// lock, then the metadata file `meta_name` with `json`, keeping only `files` besides it.
+    pub fn publish_with(
+        mut self,
+        meta_name: &str,
+        json: &[u8],
+        files: &BTreeMap<String, FileEntry>,
+        check: impl FnOnce(&Manifest) -> Result<(), FormatError>,
+    ) -> Result<PathBuf, FormatError> {
         let _lock = lock_dir(&self.graph_path)?;
         let mut manifest = Manifest::read(&self.graph_path.join(MANIFEST))?;
-        let gpath = self.tmp_path.join(GRID_META);
-        meta.check(&manifest, &self.name)
-            .map_err(|reason| FormatError::Manifest { path: gpath, reason })?;
-        self.write_meta(meta)?;
+        check(&manifest)?;
+        self.write_meta(meta_name, json, files)?;
         self.unlist_replaced(&mut manifest)?;
         let old = self.move_into_place()?;
         manifest.layouts.push(self.name.clone());
@@ -807,21 +826,19 @@ impl GridBuilder {
         Ok(replaced.then_some(old))
     }
 
-    /// Removes unlisted entries from the temporary directory and writes `grid.json`, synced.
-    fn write_meta(&self, meta: &GridMeta) -> Result<(), FormatError> {
+    /// Removes entries other than `files` from the temporary directory and writes the metadata
+    /// file `meta_name`, synced.
+    fn write_meta(&self, meta_name: &str, json: &[u8], files: &BTreeMap<String, FileEntry>) -> Result<(), FormatError> {
         let io = |p: &Path, e| FormatError::io(p, e);
         let entries = std::fs::read_dir(&self.tmp_path).map_err(|e| io(&self.tmp_path, e))?;
         for entry in entries {
             let entry = entry.map_err(|e| io(&self.tmp_path, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            if !meta.files.contains_key(&name) {
+            if !files.contains_key(&name) {
                 remove_path(&entry.path()).map_err(|e| io(&entry.path(), e))?;
             }
         }
-        let path = self.tmp_path.join(GRID_META);
-        let mut json = serde_json::to_vec_pretty(meta).expect("grid metadata serialises");
-        json.push(b'\n');
-        write_synced(&path, &json)?;
+        write_synced(&self.tmp_path.join(meta_name), json)?;
         sync_dir(&self.tmp_path);
         Ok(())
     }

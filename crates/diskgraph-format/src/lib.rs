@@ -8,6 +8,7 @@
 //! (`grid-P…/` subdirectories, [`GridLayout`], [`GridBuilder`]) are published atomically inside
 //! a graph and listed in its manifest.
 
+mod basc;
 mod error;
 mod grid;
 mod manifest;
@@ -15,6 +16,10 @@ mod read;
 mod verify;
 mod write;
 
+pub use basc::{
+    basc_layout_name, publish_basc, verify_basc, BascInfo, BascMeta, BascSelection, BASC_FORMAT, BASC_META,
+    BASC_VERSION, BASC_VERTICES,
+};
 pub use error::FormatError;
 pub use grid::{
     check_key_name, check_layout_name, ArcStream, Block, GridBuilder, GridEdge, GridLayout, GridMeta, GridShape,

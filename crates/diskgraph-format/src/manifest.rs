@@ -9,6 +9,24 @@ use crate::{FormatError, MAX_VERTICES};
 pub const FORMAT_NAME: &str = "diskgraph";
 /// The format version this crate reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
+/// The `ordering` of an imported graph: internal IDs ascend with original IDs, so `ids.u64` is
+/// strictly ascending. Any other ordering (a `diskgraph reorder` method) only promises distinct
+/// original IDs.
+pub const ORIGINAL_ORDERING: &str = "original";
+/// Longest `ordering` name.
+const MAX_ORDERING_NAME: usize = 64;
+
+/// Checks an `ordering` name: 1 to 64 characters of `a-z 0-9 _ -`, starting with a letter.
+pub fn check_ordering_name(name: &str) -> Result<(), String> {
+    let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-';
+    let starts_with_letter = name.starts_with(|c: char| c.is_ascii_lowercase());
+    if name.len() > MAX_ORDERING_NAME || !starts_with_letter || !name.chars().all(ok_char) {
+        return Err(format!(
+            "ordering {name:?} is not 1 to {MAX_ORDERING_NAME} characters of a-z 0-9 _ - starting with a letter"
+        ));
+    }
+    Ok(())
+}
 
 /// One data file as recorded in the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,7 +60,8 @@ pub struct Manifest {
     pub weighted: bool,
     /// Whether duplicate edges were kept (multigraph).
     pub multi_edges: bool,
-    /// The ordering that produced the internal IDs (`original` after import).
+    /// The ordering that produced the internal IDs: [`ORIGINAL_ORDERING`] after import, the
+    /// method's name after `diskgraph reorder` (see [`Manifest::ids_ascending`]).
     pub ordering: String,
     /// Whether `ids.u64` maps internal IDs to original IDs (otherwise internal = original).
     pub ids_remapped: bool,
@@ -69,6 +88,13 @@ impl Manifest {
         let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
         m.check().map_err(bad)?;
         Ok(m)
+    }
+
+    /// Whether internal IDs ascend with original IDs (`ids.u64`, when present, is strictly
+    /// ascending, so an original ID can be found by binary search). True exactly for the
+    /// [`ORIGINAL_ORDERING`]; a reordered graph's `ids.u64` is any permutation of distinct IDs.
+    pub fn ids_ascending(&self) -> bool {
+        self.ordering == ORIGINAL_ORDERING
     }
 
     /// The files this manifest must list, given its flags.
@@ -114,6 +140,7 @@ impl Manifest {
         if self.num_vertices > MAX_VERTICES {
             return Err(format!("num_vertices {} exceeds the u32 ID space", self.num_vertices));
         }
+        check_ordering_name(&self.ordering)?;
         if self.num_self_loops > self.num_arcs {
             return Err("num_self_loops exceeds num_arcs".into());
         }

@@ -85,6 +85,15 @@ pub struct ReadRequest {
     pub ranges: Vec<Range<u64>>,
 }
 
+impl From<Range<u64>> for ReadRequest {
+    /// A request of one range, for a reader of one file.
+    fn from(r: Range<u64>) -> Self {
+        ReadRequest {
+            ranges: std::iter::once(r).collect(),
+        }
+    }
+}
+
 /// What a [`SequentialReader::read`] did (or, from [`SequentialReader::totals`], all of them).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SequentialStats {
@@ -167,6 +176,8 @@ pub struct SequentialReader {
     read_bytes: usize,
     fallback: Option<String>,
     totals: Mutex<SequentialStats>,
+    /// One read at a time (the slots are shared).
+    busy: Mutex<()>,
 }
 
 static LOGGED_URING: AtomicBool = AtomicBool::new(false);
@@ -284,6 +295,7 @@ impl SequentialReader {
             read_bytes: config.read_bytes,
             fallback,
             totals: Mutex::new(SequentialStats::default()),
+            busy: Mutex::new(()),
         })
     }
 
@@ -325,8 +337,9 @@ impl SequentialReader {
 
     /// Reads `requests` in order on a loader thread and calls `consume(i, data)` for each on the
     /// calling thread, in order, where `data[f]` holds exactly the bytes of range `f` of request
-    /// `i`. Up to `slots - 1` requests are read ahead while `consume` runs. A request of one
-    /// range or less total is read on the calling thread (nothing to overlap).
+    /// `i`. Up to `slots - 1` requests are read ahead while `consume` runs. A single request is
+    /// read on the calling thread (nothing to overlap). Reads of one reader run one at a time
+    /// (they share the slots): `consume` must not call `read` on the same reader.
     ///
     /// Errors: a range longer than its file's capacity or past the end of the file
     /// ([`IoError::Config`], [`IoError::OutOfRange`], before anything is read), an I/O error (the
@@ -338,6 +351,7 @@ impl SequentialReader {
         F: FnMut(usize, &[&[u8]]) -> Result<(), E>,
     {
         self.check(requests)?;
+        let _one_at_a_time = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
         let started = Instant::now();
         let mut stats = SequentialStats {
             useful_bytes: requests

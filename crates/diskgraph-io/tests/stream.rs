@@ -90,9 +90,7 @@ fn errors_stop_the_loader_and_the_reader_stays_usable() {
     for backend in backends() {
         let reader = SequentialReader::open(&[(&path, cap)], &config(backend)).unwrap();
         let whole: Vec<ReadRequest> = (0..len as u64 / cap)
-            .map(|k| ReadRequest {
-                ranges: vec![k * cap..(k + 1) * cap],
-            })
+            .map(|k| ReadRequest::from(k * cap..(k + 1) * cap))
             .collect();
         // A consumer error stops the reads and comes back.
         let mut seen = 0;
@@ -115,19 +113,12 @@ fn errors_stop_the_loader_and_the_reader_stays_usable() {
         }));
         assert!(caught.is_err());
         // Bad requests are refused before anything is read.
-        let long = [
-            ReadRequest {
-                ranges: vec![0..cap + 8],
-            },
-            ReadRequest { ranges: vec![0..8] },
-        ];
+        let long = [ReadRequest::from(0..cap + 8), ReadRequest::from(0..8)];
         assert!(matches!(
             reader.read(&long, |_, _| Ok::<(), IoError>(())),
             Err(IoError::Config(_))
         ));
-        let past = [ReadRequest {
-            ranges: vec![len as u64 - 8..len as u64 + 8],
-        }];
+        let past = [ReadRequest::from(len as u64 - 8..len as u64 + 8)];
         assert!(matches!(
             reader.read(&past, |_, _| Ok::<(), IoError>(())),
             Err(IoError::OutOfRange { .. })

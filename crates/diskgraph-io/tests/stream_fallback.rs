@@ -19,7 +19,7 @@ fn simulated_failures_fall_back_to_buffered_pread() {
     assert!(why.contains("io_uring unavailable"), "{why}");
     let reqs: Vec<ReadRequest> = [0..30_000u64, 30_000..60_000, 60_000..90_000, 90_000..100_000]
         .into_iter()
-        .map(|r| ReadRequest { ranges: vec![r] })
+        .map(ReadRequest::from)
         .collect();
     let mut got = Vec::new();
     reader

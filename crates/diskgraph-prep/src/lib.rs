@@ -1,15 +1,18 @@
 //! Getting graphs into diskgraph: input parsers, generators, the external sort, and the import
 //! pipeline that turns any [`EdgeSource`] into a published graph directory under a memory budget.
 
+pub mod cost;
 pub mod export;
 pub mod generate;
 pub mod import;
 pub mod parse;
 pub mod partition;
+pub mod reorder;
 pub mod select;
 pub mod sort;
 mod source;
 
 pub use import::{import, ImportOptions, ImportSummary, NoProgress, Progress};
 pub use partition::{partition, partition_with_key, PartitionOptions, PartitionSummary, SortOrder};
+pub use reorder::{reorder, Method, ReorderOptions, ReorderSummary};
 pub use source::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};

@@ -219,7 +219,7 @@ where
         let nruns = runs.len() - 1;
         let len = runs[nruns] as usize;
         if !self.parallel || len < 2 * MIN_TASK_EDGES {
-            return vec![0..nruns];
+            return std::iter::once(0..nruns).collect();
         }
         let step = task_len(len) as u32;
         let mut tasks = Vec::new();

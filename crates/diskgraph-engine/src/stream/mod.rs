@@ -528,10 +528,10 @@ impl StreamGraph {
     }
 
     fn read_request(&self, edges: std::ops::Range<u64>, weights: bool) -> ReadRequest {
-        let mut ranges = vec![8 * edges.start..8 * edges.end];
-        if self.layout.weighted() {
-            ranges.push(if weights { 4 * edges.start..4 * edges.end } else { 0..0 });
-        }
+        let weight_range = if weights { 4 * edges.start..4 * edges.end } else { 0..0 };
+        let ranges = std::iter::once(8 * edges.start..8 * edges.end)
+            .chain(self.layout.weighted().then_some(weight_range))
+            .collect();
         ReadRequest { ranges }
     }
 

@@ -123,7 +123,9 @@ pub struct GvsState {
 /// the module doc). Returns them in selection order.
 pub fn gvs(out: &Csr, inn: &Csr, budget: u64, rounds: usize, page_bytes: u64) -> Vec<u32> {
     let mut selected = Vec::new();
-    gvs_rounds(out, inn, budget, rounds, page_bytes, |_, round| selected.extend_from_slice(round));
+    gvs_rounds(out, inn, budget, rounds, page_bytes, |_, round| {
+        selected.extend_from_slice(round)
+    });
     selected
 }
 
@@ -241,7 +243,11 @@ mod tests {
         let t = penalties(&out, &inn, &[false; 3], 8);
         // From 0: page 1 holds 1 and 2 (t = 1 + 1, r = 2, d_i(1) = 1, d_i(2) = 2).
         // From 1: 2 alone in page 1 (t = 1). From 2: 0 alone in page 0 (t = 2, r = 1, d_i = 1).
-        let want = [1.0 / 2.0, 1.0 / (2.0 * 2.0), 1.0 / (2.0 * 2.0 * 2.0) + 1.0 / (2.0 * 2.0)];
+        let want = [
+            1.0 / 2.0,
+            1.0 / (2.0 * 2.0),
+            1.0 / (2.0 * 2.0 * 2.0) + 1.0 / (2.0 * 2.0),
+        ];
         for (a, b) in t.iter().zip(want) {
             assert!((a - b).abs() < 1e-12, "{t:?}");
         }

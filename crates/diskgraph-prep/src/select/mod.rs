@@ -11,6 +11,7 @@
 //! as the paper does.
 
 mod gvs;
+mod publish;
 
 use std::time::Instant;
 
@@ -20,6 +21,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 pub use gvs::{gvs, penalties, GvsState};
+pub use publish::{select_graph, SelectOptions, SelectSummary};
 
 /// How to choose the vertices.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,6 +151,10 @@ mod tests {
         }
         assert_eq!(select(&g, &g, &SelectMethod::HighDegree, 8, 16).vertices, vec![0]);
         assert_eq!(select(&g, &g, &SelectMethod::LowDegree, 8, 16).vertices, vec![1, 3]);
-        assert_eq!(select(&g, &g, &SelectMethod::HighDegree, 7, 16).vertices, vec![1, 3], "0 does not fit");
+        assert_eq!(
+            select(&g, &g, &SelectMethod::HighDegree, 7, 16).vertices,
+            vec![1, 3],
+            "0 does not fit"
+        );
     }
 }

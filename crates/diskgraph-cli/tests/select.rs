@@ -1,0 +1,69 @@
+//! `diskgraph select` end to end: each method publishes `basc-<name>/` within its size, `info`
+//! and `verify` see it, an existing selection needs `--force`, bad arguments and a corrupt
+//! selection are one-line errors naming the file.
+
+use std::path::Path;
+
+mod common;
+use common::{fails, ok, s};
+
+fn generated(dir: &Path) -> std::path::PathBuf {
+    let g = dir.join("g");
+    ok(&["generate", "kronecker", "--scale", "11", "-o", s(&g)]);
+    g
+}
+
+/// `(vertices, edges)` from the command's one line.
+fn counts(out: &str) -> (u64, u64) {
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let at = |w: &str| {
+        words[words.iter().position(|x| x.starts_with(w)).unwrap() - 1]
+            .parse()
+            .unwrap()
+    };
+    (at("vertices"), at("edges"))
+}
+
+#[test]
+fn every_method_publishes_a_selection_within_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generated(dir.path());
+    let info = ok(&["info", s(&g), "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&info).unwrap();
+    let arcs = json["num_arcs"].as_u64().unwrap();
+    for method in ["gvs", "highd", "lowd", "random"] {
+        let out = ok(&["select", s(&g), "--method", method, "--size", "0.25", "--k", "5"]);
+        assert!(out.contains(&format!("basc-{method}:")), "{out}");
+        let (count, edges) = counts(&out);
+        assert!(count > 0 && edges <= arcs / 4, "{method}: {out}");
+    }
+    let out = ok(&["select", s(&g), "--method", "gvs", "--size", "16KiB", "--name", "small"]);
+    assert!(counts(&out).1 <= 4096, "{out}");
+    let info = ok(&["info", s(&g)]);
+    assert!(
+        info.contains("basc-small") && info.contains("BAsC selection by gvs"),
+        "{info}"
+    );
+    assert!(ok(&["verify", s(&g)]).contains("ok"));
+
+    // An existing selection needs --force; bad arguments are errors.
+    let err = fails(&["select", s(&g), "--method", "gvs", "--size", "0.25"]);
+    assert!(
+        err.contains("already has a selection basc-gvs") && err.contains("--force"),
+        "{err}"
+    );
+    ok(&["select", s(&g), "--method", "gvs", "--size", "0.1", "--force"]);
+    assert!(fails(&["select", s(&g), "--method", "best", "--size", "0.1"]).contains("unknown selection method"));
+    assert!(fails(&["select", s(&g), "--size", "1.5"]).contains("between 0 and 1"));
+    assert!(fails(&["select", s(&g), "--size", "0.1", "--k", "0"]).contains("--k"));
+
+    // A flipped byte in the vertex file: verify names it; --force writes a good one again.
+    let file = g.join("basc-lowd").join("vertices.u32");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[0] ^= 1;
+    std::fs::write(&file, bytes).unwrap();
+    let err = fails(&["verify", s(&g)]);
+    assert!(err.contains("vertices.u32"), "{err}");
+    ok(&["select", s(&g), "--method", "lowd", "--size", "0.25", "--force"]);
+    assert!(ok(&["verify", s(&g)]).contains("ok"));
+}

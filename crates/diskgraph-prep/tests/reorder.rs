@@ -1,0 +1,693 @@
+//! Orderings and `reorder`: every method gives a permutation and a graph isomorphic to the input
+//! under it (arcs, weights, self-loops, duplicates, isolated vertices, sparse original IDs, both
+//! directions); Norder's defining property; the cost model against a direct computation; the
+//! external-sort path; and the errors a user can run into.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use diskgraph_format::{verify, Direction, GraphDir};
+use diskgraph_prep::cost::{cost, CostReport};
+use diskgraph_prep::reorder::compute_order;
+use diskgraph_prep::{
+    import, reorder, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, Method, NoProgress, RawEdge,
+    ReorderOptions,
+};
+use diskgraph_testkit::gen::{self, Weights};
+use diskgraph_testkit::{oracle, EdgeList, Keep};
+use proptest::prelude::*;
+
+/// An in-memory edge source handing out fixed-size batches.
+struct VecSource {
+    info: InputInfo,
+    edges: Vec<RawEdge>,
+    extra: Vec<u64>,
+    pos: usize,
+}
+
+impl EdgeSource for VecSource {
+    fn info(&self) -> &InputInfo {
+        &self.info
+    }
+    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
+        out.clear();
+        let end = (self.pos + 777).min(self.edges.len());
+        out.extend_from_slice(&self.edges[self.pos..end]);
+        self.pos = end;
+        Ok(!out.is_empty())
+    }
+    fn progress(&self) -> (u64, Option<u64>) {
+        (self.pos as u64, Some(self.edges.len() as u64))
+    }
+    fn extra_vertices(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.extra)
+    }
+}
+
+/// Imports `el` at `path` with vertex `i` named `ids[i]` (every vertex kept, isolated ones too).
+fn import_edges(el: &EdgeList, keep: Keep, ids: &[u64], path: &Path) {
+    let mut src = VecSource {
+        info: InputInfo {
+            format: InputFormat::Generated,
+            directed: Some(el.directed),
+            weighted: el.weights.is_some(),
+            declared_vertices: None,
+            description: "test".into(),
+        },
+        edges: el
+            .edges
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, d))| RawEdge {
+                src: ids[s as usize],
+                dst: ids[d as usize],
+                weight: el.weights.as_ref().map(|w| w[i]),
+            })
+            .collect(),
+        extra: ids.to_vec(),
+        pos: 0,
+    };
+    let opts = ImportOptions {
+        keep_self_loops: keep.self_loops,
+        keep_duplicates: keep.duplicates,
+        ..Default::default()
+    };
+    import(&mut src, path, &opts, &mut NoProgress).unwrap();
+}
+
+/// Original IDs `0..n` (identity) or `n` distinct sparse u64s drawn from `seed`.
+fn original_ids(n: usize, sparse: bool, seed: u64) -> Vec<u64> {
+    if !sparse {
+        return (0..n as u64).collect();
+    }
+    let mut x = seed | 1;
+    let mut ids = BTreeSet::new();
+    while ids.len() < n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ids.insert(x % (u64::MAX - 1) + 1);
+    }
+    let mut ids: Vec<u64> = ids.into_iter().collect();
+    ids.reverse();
+    ids
+}
+
+fn opts(method: Method) -> ReorderOptions {
+    ReorderOptions {
+        method,
+        ..Default::default()
+    }
+}
+
+/// Reorders `input` into `output` with `o`.
+fn reordered(input: &Path, output: &Path, o: &ReorderOptions) -> diskgraph_prep::ReorderSummary {
+    reorder(input, output, o, &mut NoProgress).unwrap()
+}
+
+/// Each vertex's list of one direction as (neighbour, weight bits), in stored order.
+type Lists = Vec<Vec<(u32, Option<u32>)>>;
+
+fn lists(g: &GraphDir, dir: Direction) -> Lists {
+    let csr = g.load_csr(dir, true).unwrap();
+    (0..csr.num_vertices() as u32)
+        .map(|v| {
+            let w = csr.edge_weights(v);
+            csr.neighbours(v)
+                .iter()
+                .enumerate()
+                .map(|(i, &u)| (u, w.map(|w| w[i].to_bits())))
+                .collect()
+        })
+        .collect()
+}
+
+/// Checks that `new` is `old` relabelled by `order` (`order[i]` became vertex `i`), list by list
+/// and with the original IDs carried along.
+fn check_relabelled(old: &GraphDir, new: &GraphDir, order: &[u32], method: Method) {
+    let n = old.num_vertices() as usize;
+    let mut sorted = order.to_vec();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..n as u32).collect::<Vec<_>>(), "{method}: not a permutation");
+    let (om, nm) = (old.manifest(), new.manifest());
+    assert_eq!(nm.ordering, method.name());
+    assert_eq!(
+        (nm.num_vertices, nm.num_edges, nm.num_arcs, nm.num_self_loops),
+        (om.num_vertices, om.num_edges, om.num_arcs, om.num_self_loops)
+    );
+    assert_eq!(
+        (nm.directed, nm.weighted, nm.multi_edges),
+        (om.directed, om.weighted, om.multi_edges)
+    );
+    let (old_ids, new_ids) = (old.original_ids().unwrap(), new.original_ids().unwrap());
+    for (i, &v) in order.iter().enumerate() {
+        assert_eq!(new_ids[i], old_ids[v as usize], "{method}: ids.u64 entry {i}");
+    }
+    assert_eq!(nm.ids_remapped, new_ids.iter().enumerate().any(|(i, &x)| x != i as u64));
+    let mut rank = vec![0u32; n];
+    for (i, &v) in order.iter().enumerate() {
+        rank[v as usize] = i as u32;
+    }
+    let mut dirs = vec![Direction::Out];
+    if om.directed {
+        dirs.push(Direction::In);
+    }
+    for dir in dirs {
+        let (ol, nl) = (lists(old, dir), lists(new, dir));
+        for (i, &v) in order.iter().enumerate() {
+            let mut want: Vec<(u32, Option<u32>)> =
+                ol[v as usize].iter().map(|&(u, w)| (rank[u as usize], w)).collect();
+            want.sort_by(|a, b| {
+                a.0.cmp(&b.0)
+                    .then(f32::from_bits(a.1.unwrap_or(0)).total_cmp(&f32::from_bits(b.1.unwrap_or(0))))
+            });
+            assert_eq!(nl[i], want, "{method}: {dir:?} list of new vertex {i} (old {v})");
+        }
+    }
+}
+
+/// The arcs of `g` in original IDs with weight bits, sorted.
+fn original_arcs(g: &GraphDir, dir: Direction) -> Vec<(u64, u64, Option<u32>)> {
+    let ids = g.original_ids().unwrap();
+    let mut arcs: Vec<_> = lists(g, dir)
+        .into_iter()
+        .enumerate()
+        .flat_map(|(v, l)| l.into_iter().map(move |(u, w)| (v, u, w)))
+        .map(|(v, u, w)| (ids[v], ids[u as usize], w))
+        .collect();
+    arcs.sort_unstable();
+    arcs
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    n: usize,
+    edges: usize,
+    directed: bool,
+    weighted: bool,
+    keep: Keep,
+    isolated: usize,
+    sparse: bool,
+    seed: u64,
+}
+
+fn case_strategy() -> impl Strategy<Value = Case> {
+    (1usize..40, 0usize..160, any::<[bool; 6]>(), 0usize..5, any::<u64>()).prop_map(|(n, edges, f, isolated, seed)| {
+        Case {
+            n,
+            edges,
+            directed: f[0],
+            weighted: f[1],
+            keep: Keep {
+                self_loops: f[2],
+                duplicates: f[3],
+            },
+            isolated,
+            sparse: f[4],
+            seed,
+        }
+    })
+}
+
+/// The edge list of a case: random edges, extra self-loops and duplicates, isolated vertices
+/// spread by a relabelling, weights with zeros, huge values and infinities, or negative ones.
+fn case_edges(c: &Case) -> EdgeList {
+    let mut el = gen::gnm(c.n, c.edges, c.directed, c.seed);
+    if c.weighted {
+        let kind = if c.seed % 2 == 0 {
+            Weights::Mixed
+        } else {
+            Weights::WithNegative
+        };
+        el = gen::with_weights(el, kind, c.seed);
+    }
+    el = gen::add_self_loops(el, 3, c.seed + 1);
+    el = gen::add_duplicates(el, 5, c.seed + 2);
+    gen::relabel(gen::add_isolated(el, c.isolated), c.seed + 3)
+}
+
+fn check_case(c: &Case) {
+    let el = case_edges(c);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g");
+    import_edges(&el, c.keep, &original_ids(el.num_vertices, c.sparse, c.seed), &input);
+    let g = GraphDir::open(&input).unwrap();
+    for method in Method::ALL {
+        let out = dir.path().join(method.name());
+        let mut o = opts(method);
+        if method == Method::Random {
+            o.seed = Some(c.seed);
+        }
+        let ordering = compute_order(&g, &o, &mut NoProgress).unwrap();
+        let summary = reordered(&input, &out, &o);
+        assert_eq!(summary.path, out);
+        verify(&out).unwrap();
+        let new = GraphDir::open(&out).unwrap();
+        check_relabelled(&g, &new, &ordering.order, method);
+        assert_eq!(original_arcs(&new, Direction::Out), original_arcs(&g, Direction::Out));
+        if c.directed {
+            assert_eq!(original_arcs(&new, Direction::In), original_arcs(&g, Direction::In));
+        }
+    }
+    // `original` undoes a reordering: the same bytes as the imported graph.
+    let back = dir.path().join("back");
+    reordered(&dir.path().join("random"), &back, &opts(Method::Original));
+    let (a, b) = (GraphDir::open(&input).unwrap(), GraphDir::open(&back).unwrap());
+    assert_eq!(a.manifest().files, b.manifest().files);
+    assert_eq!(b.manifest().ordering, "original");
+    assert!(
+        !b.manifest().source.contains_key("reorder_seed"),
+        "stale provenance dropped"
+    );
+    let names: BTreeSet<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with('.')),
+        "no temporaries remain: {names:?}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn every_ordering_is_an_isomorphism(c in case_strategy()) {
+        check_case(&c);
+    }
+}
+
+/// Checks Norder's definition on `order`: going down the vertices by descending in-degree (ties
+/// by ID), each unplaced one starts a block of consecutive IDs holding exactly itself, then its
+/// unplaced out-neighbours, then the unplaced out-neighbours of those (each level in any order).
+fn check_norder(g: &GraphDir, order: &[u32]) {
+    let out = lists(g, Direction::Out);
+    let inn = g.load_offsets(Direction::In).unwrap();
+    let in_degree = |v: u32| inn[v as usize + 1] - inn[v as usize];
+    let n = order.len();
+    let mut placed = vec![false; n];
+    let mut pos = 0;
+    while pos < n {
+        let seed = (0..n as u32)
+            .filter(|&v| !placed[v as usize])
+            .max_by_key(|&v| (in_degree(v), std::cmp::Reverse(v)))
+            .unwrap();
+        assert_eq!(
+            order[pos], seed,
+            "block at {pos} starts at the unplaced vertex of highest in-degree"
+        );
+        placed[seed as usize] = true;
+        pos += 1;
+        let mut levels = vec![vec![seed]];
+        for _ in 0..2 {
+            let mut level = BTreeSet::new();
+            for &v in levels.last().unwrap() {
+                for &(u, _) in &out[v as usize] {
+                    if !placed[u as usize] {
+                        level.insert(u);
+                    }
+                }
+            }
+            let got: BTreeSet<u32> = order[pos..pos + level.len()].iter().copied().collect();
+            assert_eq!(got, level, "BFS level after position {pos}");
+            level.iter().for_each(|&u| placed[u as usize] = true);
+            pos += level.len();
+            levels.push(level.into_iter().collect());
+        }
+    }
+}
+
+#[test]
+fn norder_on_a_hand_made_graph() {
+    // In-degrees: 5 has five, 9 two, every other vertex one. From 5 the BFS reaches 2 and 7
+    // (depth 1), then 9 (from 2) and 0 (from 7); 3 is three hops away and 1 only points at 5.
+    // The next unplaced seeds by (in-degree, ID) are 1, then 3 (reaching 6 and then 8), then 4.
+    let edges = vec![
+        (5, 2),
+        (5, 7),
+        (2, 9),
+        (2, 5),
+        (7, 0),
+        (7, 9),
+        (9, 3),
+        (1, 5),
+        (3, 5),
+        (4, 5),
+        (8, 5),
+        (3, 6),
+        (6, 8),
+        (4, 1),
+        (8, 4),
+    ];
+    let el = EdgeList::new(10, true, edges);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g");
+    let ids: Vec<u64> = (0..10).map(|v| 1000 + 10 * v).collect();
+    import_edges(&el, Keep::default(), &ids, &input);
+    let g = GraphDir::open(&input).unwrap();
+    let order = compute_order(&g, &opts(Method::Norder), &mut NoProgress).unwrap().order;
+    assert_eq!(order, vec![5, 2, 7, 9, 0, 1, 3, 6, 8, 4]);
+    check_norder(&g, &order);
+    let out = dir.path().join("n");
+    reordered(&input, &out, &opts(Method::Norder));
+    let new = GraphDir::open(&out).unwrap();
+    let want: Vec<u64> = order.iter().map(|&v| ids[v as usize]).collect();
+    assert_eq!(new.original_ids().unwrap(), want);
+    assert_eq!(
+        lists(&new, Direction::Out)[0],
+        vec![(1, None), (2, None)],
+        "5 → 2, 7 became 0 → 1, 2"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn norder_matches_its_definition(n in 1usize..60, m in 0usize..200, directed: bool, seed: u64) {
+        let el = gen::relabel(gen::add_isolated(gen::gnm(n, m, directed, seed), 2), seed);
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("g");
+        import_edges(&el, Keep::all(), &original_ids(el.num_vertices, false, 0), &input);
+        let g = GraphDir::open(&input).unwrap();
+        let order = compute_order(&g, &opts(Method::Norder), &mut NoProgress).unwrap().order;
+        check_norder(&g, &order);
+    }
+}
+
+#[test]
+fn simple_orderings_follow_their_scores() {
+    let el = gen::rmat(8, 1500, true, 7);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g");
+    import_edges(&el, Keep::default(), &original_ids(el.num_vertices, false, 0), &input);
+    let g = GraphDir::open(&input).unwrap();
+    let order = |o: &ReorderOptions| compute_order(&g, o, &mut NoProgress).unwrap().order;
+    let inn = g.load_offsets(Direction::In).unwrap();
+    let in_degree = |v: u32| (inn[v as usize + 1] - inn[v as usize], std::cmp::Reverse(v));
+    assert!(order(&opts(Method::Degree))
+        .windows(2)
+        .all(|w| in_degree(w[0]) > in_degree(w[1])));
+    let identity: Vec<u32> = (0..g.num_vertices() as u32).collect();
+    assert_eq!(order(&opts(Method::Original)), identity);
+    let random = |seed| {
+        order(&ReorderOptions {
+            seed: Some(seed),
+            ..opts(Method::Random)
+        })
+    };
+    assert_eq!(random(3), random(3), "seeded");
+    assert_ne!(random(3), random(4));
+    assert_ne!(random(3), identity);
+    // PageRank after 10 iterations, against NetworkX's algorithm transcribed (the graph's
+    // internal IDs are the edge list's, as its original IDs are 0..n).
+    let (rank, _, _) = oracle::pagerank(&el.build(Keep::default()), 0.85, 0.0, 0, Some(10));
+    let pr = order(&opts(Method::PageRank));
+    assert!(pr
+        .windows(2)
+        .all(|w| rank[w[0] as usize] >= rank[w[1] as usize] - 1e-12));
+    let mut sorted = pr.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, identity);
+}
+
+/// The cost figures computed the obvious way from the loaded CSR.
+fn direct_cost(g: &GraphDir) -> (f64, f64, f64) {
+    let out = g.load_csr(Direction::Out, false).unwrap();
+    let inn = g.load_offsets(Direction::In).unwrap();
+    let (mut cost, mut gap, mut pages, mut with_pages) = (0.0, 0.0, 0usize, 0usize);
+    for v in 0..out.num_vertices() as u32 {
+        let list = out.neighbours(v);
+        let d = list.len() as f64;
+        if !list.is_empty() {
+            let mean = list.iter().map(|&u| u as f64).sum::<f64>() / d;
+            let var = list.iter().map(|&u| (u as f64 - mean).powi(2)).sum::<f64>() / d;
+            cost += (inn[v as usize + 1] - inn[v as usize]) as f64 * var;
+        }
+        gap += list.iter().map(|&u| (u as f64 - v as f64).abs()).sum::<f64>();
+        let set: BTreeSet<u64> = list
+            .iter()
+            .flat_map(|&u| out.offsets[u as usize]..out.offsets[u as usize + 1])
+            .map(|entry| entry / 1024)
+            .collect();
+        if !set.is_empty() {
+            pages += set.len();
+            with_pages += 1;
+        }
+    }
+    let mean_pages = if with_pages > 0 {
+        pages as f64 / with_pages as f64
+    } else {
+        0.0
+    };
+    (cost, gap / out.num_arcs().max(1) as f64, mean_pages)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn cost_matches_a_direct_computation() {
+    let graphs = [
+        gen::gnm(1, 0, true, 1),
+        gen::path(30, false),
+        gen::add_duplicates(gen::add_self_loops(gen::gnm(40, 200, true, 2), 5, 3), 20, 4),
+        gen::rmat(9, 6000, true, 5),
+        gen::star(2000, 100, false, 6),
+    ];
+    for (i, el) in graphs.iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("g");
+        import_edges(el, Keep::all(), &original_ids(el.num_vertices, i % 2 == 0, 5), &input);
+        let r: CostReport = cost(&input).unwrap();
+        let g = GraphDir::open(&input).unwrap();
+        let (c, gap, pages) = direct_cost(&g);
+        assert!(close(r.cost, c), "graph {i}: {} vs {c}", r.cost);
+        assert!(close(r.mean_gap, gap), "graph {i}: {} vs {gap}", r.mean_gap);
+        assert!(
+            close(r.neighbourhood_pages, pages),
+            "graph {i}: {} vs {pages}",
+            r.neighbourhood_pages
+        );
+        assert_eq!(r.ordering, "original");
+        assert!((0.0..=1.0).contains(&r.page_utility));
+    }
+}
+
+/// `clusters` dense random clusters of `size` vertices, a few links between them, IDs scrambled.
+fn clustered(clusters: usize, size: usize, seed: u64) -> EdgeList {
+    let mut el = gen::gnm(size, size * 6, false, seed);
+    for c in 1..clusters {
+        el = gen::union(el, gen::gnm(size, size * 6, false, seed + c as u64));
+    }
+    let n = el.num_vertices as u32;
+    el.edges
+        .extend((0..clusters as u32).map(|c| (c * 7 % n, (c * 7919 + 13) % n)));
+    gen::relabel(el, seed)
+}
+
+#[test]
+fn norder_and_gorder_lower_the_cost_on_clustered_graphs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g");
+    import_edges(
+        &clustered(20, 40, 11),
+        Keep::default(),
+        &original_ids(800, true, 3),
+        &input,
+    );
+    let mut figures = BTreeMap::new();
+    for method in [Method::Random, Method::Norder, Method::Gorder, Method::Original] {
+        let out = dir.path().join(method.name());
+        reordered(&input, &out, &opts(method));
+        figures.insert(method.name(), cost(&out).unwrap());
+    }
+    eprintln!("{figures:#?}");
+    let random = &figures["random"];
+    assert!(random.cost_vs_random > 0.8 && random.cost_vs_random < 1.2, "{random:?}");
+    for method in ["norder", "gorder"] {
+        let r = &figures[method];
+        assert!(
+            r.cost < 0.5 * random.cost,
+            "{method}: {} vs random {}",
+            r.cost,
+            random.cost
+        );
+        assert!(r.mean_gap < 0.5 * random.mean_gap, "{method}: {r:?}");
+    }
+}
+
+/// Every data file and the manifest of the graph at `path`.
+fn contents(path: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(path)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| (e.file_name().into_string().unwrap(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_tiny_budget_spills_and_writes_the_same_graph() {
+    let el = gen::add_duplicates(
+        gen::with_weights(gen::rmat(11, 30_000, true, 3), Weights::Mixed, 4),
+        500,
+        5,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g");
+    import_edges(&el, Keep::all(), &original_ids(el.num_vertices, true, 8), &input);
+    let tiny = |method| ReorderOptions {
+        memory: 64 << 10,
+        ..opts(method)
+    };
+    let gorder = dir.path().join("gorder");
+    let err = reorder(&input, &gorder, &tiny(Method::Gorder), &mut NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("gorder keeps the whole graph") && err.contains("--memory"),
+        "{err}"
+    );
+    assert!(!gorder.exists());
+    for method in [Method::Norder, Method::PageRank] {
+        let (small, large) = (dir.path().join("small"), dir.path().join("large"));
+        let s = reordered(
+            &input,
+            &small,
+            &ReorderOptions {
+                force: true,
+                ..tiny(method)
+            },
+        );
+        assert!(s.scratch_bytes > 0, "64 KiB forces sort runs: {s:?}");
+        let l = reordered(
+            &input,
+            &large,
+            &ReorderOptions {
+                force: true,
+                ..opts(method)
+            },
+        );
+        assert_eq!(l.scratch_bytes, 0);
+        assert_eq!(contents(&small), contents(&large));
+        verify(&small).unwrap();
+    }
+}
+
+#[test]
+fn bad_requests_are_clear_errors() {
+    let err = "bogus".parse::<Method>().unwrap_err();
+    assert!(
+        err.contains("unknown ordering method \"bogus\"") && err.contains("norder"),
+        "{err}"
+    );
+    assert_eq!("gorder".parse::<Method>(), Ok(Method::Gorder));
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g");
+    import_edges(
+        &gen::gnm(50, 200, true, 1),
+        Keep::default(),
+        &original_ids(50, false, 0),
+        &input,
+    );
+    let out = dir.path().join("o");
+    let fails = |o: &ReorderOptions| reorder(&input, &out, o, &mut NoProgress).unwrap_err().to_string();
+    let err = fails(&ReorderOptions {
+        window: Some(4),
+        ..opts(Method::Norder)
+    });
+    assert!(err.contains("--window applies to gorder only"), "{err}");
+    let err = fails(&ReorderOptions {
+        window: Some(0),
+        ..opts(Method::Gorder)
+    });
+    assert!(err.contains("--window must be at least 1"), "{err}");
+    let err = fails(&ReorderOptions {
+        seed: Some(1),
+        ..opts(Method::Degree)
+    });
+    assert!(err.contains("--seed applies to random only"), "{err}");
+    assert!(!out.exists());
+
+    reordered(&input, &out, &opts(Method::Degree));
+    let err = fails(&opts(Method::Norder));
+    assert!(err.contains("already exists") && err.contains("--force"), "{err}");
+    assert_eq!(GraphDir::open(&out).unwrap().manifest().ordering, "degree", "untouched");
+    reordered(
+        &input,
+        &out,
+        &ReorderOptions {
+            force: true,
+            ..opts(Method::Norder)
+        },
+    );
+    assert_eq!(GraphDir::open(&out).unwrap().manifest().ordering, "norder");
+
+    let err = reorder(
+        &dir.path().join("missing"),
+        &dir.path().join("m"),
+        &opts(Method::Norder),
+        &mut NoProgress,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("missing"), "{err}");
+}
+
+/// Copies the graph at `from` to `to` and sets 4 bytes of `file` at `offset`.
+fn corrupt_copy(from: &Path, to: &Path, file: &str, offset: u64, bytes: [u8; 4]) -> PathBuf {
+    std::fs::create_dir(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    let mut data = std::fs::read(to.join(file)).unwrap();
+    data[offset as usize..offset as usize + 4].copy_from_slice(&bytes);
+    std::fs::write(to.join(file), data).unwrap();
+    to.to_path_buf()
+}
+
+#[test]
+fn corrupt_inputs_are_errors_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g");
+    import_edges(
+        &gen::gnm(50, 300, true, 1),
+        Keep::default(),
+        &original_ids(50, false, 0),
+        &input,
+    );
+    let bad_id = corrupt_copy(
+        &input,
+        &dir.path().join("bad-id"),
+        "out.adj",
+        40,
+        u32::MAX.to_le_bytes(),
+    );
+    let out = dir.path().join("o");
+    for method in Method::ALL {
+        let err = reorder(&bad_id, &out, &opts(method), &mut NoProgress)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("out.adj") && err.contains("4294967295"), "{method}: {err}");
+        assert!(!out.exists(), "{method}: nothing published");
+        assert!(cost(&bad_id).unwrap_err().to_string().contains("out.adj"));
+    }
+    let bad_index = corrupt_copy(&input, &dir.path().join("bad-index"), "in.idx", 16, [0xff; 4]);
+    let err = reorder(&bad_index, &out, &opts(Method::Norder), &mut NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("in.idx"), "{err}");
+    std::fs::write(bad_index.join("manifest.json"), "{").unwrap();
+    let err = reorder(&bad_index, &out, &opts(Method::Norder), &mut NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("manifest.json"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "no temporaries remain: {left:?}");
+}
