@@ -621,6 +621,7 @@ fn run_on(
                 assemble_lists: alg == "kcore",
                 partitions: None,
                 retain_lists: req.retain_lists,
+                basc: None,
             };
             let g = SelectiveGraph::open(graph, &opts)?;
             stats.load_seconds = start.elapsed().as_secs_f64();

@@ -226,7 +226,8 @@ impl GraphBuilder {
         })
     }
 
-    /// Writes the ID map file from ascending original IDs.
+    /// Writes `ids.u64`, the original ID of each internal vertex: strictly ascending under the
+    /// original ordering, distinct under any other (see [`Manifest::ids_ascending`]).
     pub fn ids(&self, ids: &[u64]) -> Result<(String, FileEntry), FormatError> {
         let mut w = self.file(IDS)?;
         w.write_u64s(ids)?;

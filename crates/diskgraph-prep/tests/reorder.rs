@@ -502,7 +502,6 @@ fn norder_and_gorder_lower_the_cost_on_clustered_graphs() {
         reordered(&input, &out, &opts(method));
         figures.insert(method.name(), cost(&out).unwrap());
     }
-    eprintln!("{figures:#?}");
     let random = &figures["random"];
     assert!(random.cost_vs_random > 0.8 && random.cost_vs_random < 1.2, "{random:?}");
     for method in ["norder", "gorder"] {

@@ -192,6 +192,7 @@ pub fn open_with(g: &GraphDir, io: &IoConfig, memory: u64, need_in: bool) -> Sel
         assemble_lists: true,
         partitions: Some(3),
         retain_lists: true,
+        basc: None,
     };
     SelectiveGraph::open(g, &opts).unwrap_or_else(|e| panic!("open {}: {e}", g.path().display()))
 }

@@ -232,7 +232,7 @@ impl SelectiveGraph {
                         }
                     }
                     if let Some(stash) = &stash {
-                        if p.is_whole() && (keep_activated || f.cond(d)) {
+                        if p.is_whole() && (keep_activated || f.cond(d)) && !self.is_static(back, d) {
                             stash.keep(kept, d, p.targets);
                         }
                     }

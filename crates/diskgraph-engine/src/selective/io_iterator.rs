@@ -82,8 +82,9 @@ struct Spans<'a> {
     window: ListWindow,
     /// Edges per block.
     block_edges: u64,
-    /// Vertices whose lists are served from retained lists: nothing is read for them.
-    retained: Option<&'a [u64]>,
+    /// Vertices whose lists are served from memory (the static cache, retained lists): nothing
+    /// is read for them.
+    in_memory: [Option<&'a [u64]>; 2],
 }
 
 impl Spans<'_> {
@@ -91,7 +92,7 @@ impl Spans<'_> {
     #[inline]
     fn get(&self, v: u32) -> (u64, u64) {
         let (a, b) = (self.offsets[v as usize], self.offsets[v as usize + 1]);
-        if self.retained.is_some_and(|r| bit(r, v)) {
+        if self.in_memory.iter().flatten().any(|r| bit(r, v)) {
             return (a, a);
         }
         let head_end = || b.min((a / self.block_edges + 1) * self.block_edges);
@@ -309,27 +310,32 @@ impl SelectiveGraph {
         self.read_window(d, active, ListWindow::Whole, weights, init, compute, flush)
     }
 
-    /// Delivers the retained lists of the active vertices as whole pieces (in the
-    /// [`ListWindow::Head`] round of a two-round read: the whole list is its head then).
-    fn serve_retained<L>(
+    /// Delivers the in-memory lists of `g` of the active vertices (except those in `skip`) as
+    /// whole pieces (in the [`ListWindow::Head`] round of a two-round read: the whole list is its
+    /// head then); returns the lists and edges delivered.
+    #[allow(clippy::too_many_arguments)]
+    fn serve_lists<L>(
         &self,
         g: &Generation,
         active: &VertexSubset,
         window: ListWindow,
+        skip: Option<&[u64]>,
         init: &(impl Fn() -> L + Sync),
         compute: &(impl Fn(&mut L, u32, Piece<'_>) + Sync),
         flush: &(impl Fn(L) + Sync),
-    ) {
+    ) -> (u64, u64) {
         const CHUNK: usize = 4096;
         if window == ListWindow::Tail {
-            return;
+            return (0, 0);
         }
+        let served = AtomicU64::new(0);
+        let served_edges = AtomicU64::new(0);
         (0..g.len().div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             let mut state = init();
             let (mut lists, mut edges) = (0, 0);
             for i in c * CHUNK..g.len().min((c + 1) * CHUNK) {
                 let (v, list) = g.entry(i);
-                if !active.contains(v) {
+                if !active.contains(v) || skip.is_some_and(|b| bit(b, v)) {
                     continue;
                 }
                 lists += 1;
@@ -343,10 +349,11 @@ impl SelectiveGraph {
                 compute(&mut state, v, piece);
             }
             flush(state);
-            self.retained_lists_served.fetch_add(lists, Relaxed);
-            self.retained_edges_served.fetch_add(edges, Relaxed);
+            served.fetch_add(lists, Relaxed);
+            served_edges.fetch_add(edges, Relaxed);
             self.edges_delivered.fetch_add(edges, Relaxed);
         });
+        (served.into_inner(), served_edges.into_inner())
     }
 
     /// Whether `v`'s list in direction `d` goes on past its [`ListWindow::Head`].
@@ -356,7 +363,7 @@ impl SelectiveGraph {
             offsets,
             window: ListWindow::Tail,
             block_edges: self.claims.block / 4,
-            retained: None,
+            in_memory: [None, None],
         };
         let (a, b) = spans.get(v);
         a < b
@@ -381,20 +388,34 @@ impl SelectiveGraph {
             (Some(w), true) => (w, true),
             _ => (&adj.plain, false),
         };
+        let statics = if with_weights { None } else { self.static_lists(d) };
         let retained = if with_weights { None } else { self.retained(d) };
+        let static_bits = statics.map(|s| &s.lists.bits[..]);
         let spans = Spans {
             offsets: &adj.offsets,
             window,
             block_edges: self.claims.block / 4,
-            retained: retained.as_deref().map(|g| &g.bits[..]),
+            in_memory: [static_bits, retained.as_deref().map(|g| &g.bits[..])],
         };
         let _round = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
         self.rounds.fetch_add(1, Relaxed);
         if active.is_empty() {
             return Ok(());
         }
+        if let Some(s) = statics {
+            if window != ListWindow::Tail {
+                s.requests.fetch_add(
+                    active.sum_by(|v| u64::from(adj.offsets[v as usize + 1] > adj.offsets[v as usize])),
+                    Relaxed,
+                );
+            }
+            let (lists, _) = self.serve_lists(&s.lists, active, window, None, &init, &compute, &flush);
+            s.hits.fetch_add(lists, Relaxed);
+        }
         if let Some(g) = &retained {
-            self.serve_retained(g, active, window, &init, &compute, &flush);
+            let (lists, edges) = self.serve_lists(g, active, window, static_bits, &init, &compute, &flush);
+            self.retained_lists_served.fetch_add(lists, Relaxed);
+            self.retained_edges_served.fetch_add(edges, Relaxed);
         }
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<EngineError>> = Mutex::new(None);
@@ -672,7 +693,7 @@ impl SelectiveGraph {
 }
 
 /// A mutable slice written concurrently at disjoint positions.
-struct SharedSlice<'a> {
+pub(crate) struct SharedSlice<'a> {
     ptr: *mut u32,
     len: usize,
     _borrow: PhantomData<&'a mut [u32]>,
@@ -683,7 +704,7 @@ struct SharedSlice<'a> {
 unsafe impl Sync for SharedSlice<'_> {}
 
 impl<'a> SharedSlice<'a> {
-    fn new(slice: &'a mut [u32]) -> Self {
+    pub(crate) fn new(slice: &'a mut [u32]) -> Self {
         SharedSlice {
             ptr: slice.as_mut_ptr(),
             len: slice.len(),
@@ -698,7 +719,7 @@ impl<'a> SharedSlice<'a> {
     ///
     /// # Panics
     /// If the range is out of bounds.
-    unsafe fn write(&self, at: usize, src: &[u32]) {
+    pub(crate) unsafe fn write(&self, at: usize, src: &[u32]) {
         assert!(
             at.checked_add(src.len()).is_some_and(|end| end <= self.len),
             "write out of bounds"
@@ -734,7 +755,7 @@ mod tests {
             offsets,
             window,
             block_edges,
-            retained,
+            in_memory: [None, retained],
         }
     }
 

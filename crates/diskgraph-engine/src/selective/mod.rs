@@ -54,6 +54,7 @@ pub mod frontier;
 mod io_iterator;
 pub mod partition;
 mod retained;
+mod static_cache;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -68,6 +69,7 @@ pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PU
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
 pub use io_iterator::Piece;
 pub use partition::Partitions;
+pub use static_cache::BascOptions;
 
 use crate::RunStats;
 
@@ -114,6 +116,8 @@ pub struct SelectiveOptions {
     /// Keep the small lists a pull round read and the next round needs again, in what the
     /// budget leaves after the buffers (see `retained`); on by default.
     pub retain_lists: bool,
+    /// Load a BAsC selection into a static cache taking this fraction of the budget.
+    pub basc: Option<BascOptions>,
 }
 
 impl Default for SelectiveOptions {
@@ -126,6 +130,7 @@ impl Default for SelectiveOptions {
             assemble_lists: false,
             partitions: None,
             retain_lists: true,
+            basc: None,
         }
     }
 }
@@ -176,6 +181,8 @@ pub struct SelectiveGraph {
     /// Lists and edges delivered from retained lists instead of reads.
     retained_lists_served: AtomicU64,
     retained_edges_served: AtomicU64,
+    /// The BAsC static cache, when asked for.
+    static_cache: Option<static_cache::StaticCache>,
 }
 
 impl SelectiveGraph {
@@ -201,9 +208,22 @@ impl SelectiveGraph {
             what: what.to_string(),
             needed,
         };
-        let left = budget
-            .checked_sub(claims_bytes)
-            .ok_or_else(|| too_small("the block claim bitmap", claims_bytes))?;
+        let static_share = match &opts.basc {
+            Some(b) if !(b.fraction > 0.0 && b.fraction < 1.0) => {
+                return Err(EngineError::Io(diskgraph_io::IoError::Config(format!(
+                    "the static cache fraction must be between 0 and 1, got {}",
+                    b.fraction
+                ))))
+            }
+            Some(b) => (b.fraction * budget as f64) as u64,
+            None => 0,
+        };
+        let left = budget.checked_sub(claims_bytes + static_share).ok_or_else(|| {
+            too_small(
+                "the block claim bitmap and the static cache",
+                claims_bytes + static_share,
+            )
+        })?;
         let assembly_bytes = if opts.assemble_lists { left / 2 } else { 0 };
         let share = left - assembly_bytes;
         if share < min_buffers {
@@ -253,7 +273,7 @@ impl SelectiveGraph {
         } else {
             None
         };
-        Ok(SelectiveGraph {
+        let mut g = SelectiveGraph {
             n,
             directed,
             weighted,
@@ -275,7 +295,12 @@ impl SelectiveGraph {
             retained_peak: AtomicU64::new(0),
             retained_lists_served: AtomicU64::new(0),
             retained_edges_served: AtomicU64::new(0),
-        })
+            static_cache: None,
+        };
+        if let Some(b) = &opts.basc {
+            g.load_static(dir, b, static_share)?;
+        }
+        Ok(g)
     }
 
     /// Number of vertices.
@@ -355,7 +380,12 @@ impl SelectiveGraph {
     /// and the largest assembly buffer used (which exceeds its share only for a single vertex
     /// whose lists alone are larger).
     pub fn peak_engine_memory(&self) -> u64 {
-        self.buffer_bytes + self.claims.bytes() + self.assembly_peak.load(Relaxed) + self.retained_peak.load(Relaxed)
+        let statics = self.static_cache.as_ref().map_or(0, |s| s.lists.bytes());
+        self.buffer_bytes
+            + self.claims.bytes()
+            + self.assembly_peak.load(Relaxed)
+            + self.retained_peak.load(Relaxed)
+            + statics
     }
 
     /// The adjacency file that holds direction `d` (an undirected graph's in-edges are its
@@ -446,5 +476,15 @@ impl SelectiveGraph {
             "retained_edges_served".into(),
             json!(self.retained_edges_served.load(Relaxed)),
         );
+        if let Some(c) = &self.static_cache {
+            stats.cache_hit_ratio.insert("basc".into(), c.hit_ratio());
+            s.insert("basc".into(), json!(c.layout));
+            s.insert("basc_share_bytes".into(), json!(c.share));
+            s.insert("basc_bytes".into(), json!(c.lists.bytes()));
+            s.insert("basc_lists".into(), json!(c.lists.len()));
+            s.insert("basc_load_seconds".into(), json!(c.load_seconds));
+            s.insert("basc_lists_served".into(), json!(c.hits.load(Relaxed)));
+            s.insert("basc_lists_requested".into(), json!(c.requests.load(Relaxed)));
+        }
     }
 }

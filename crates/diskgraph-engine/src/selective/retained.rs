@@ -34,6 +34,28 @@ pub(crate) struct Generation {
 }
 
 impl Generation {
+    /// Bytes a generation of `lists` lists holding `edges` edges takes on `n` vertices.
+    pub(crate) fn bytes_for(n: usize, lists: usize, edges: u64) -> u64 {
+        (n.div_ceil(64) * 8) as u64 + lists as u64 * PER_LIST_BYTES + 8 + edges * 4
+    }
+
+    /// The lists of `vertices` (ascending), `edges[starts[i]..starts[i + 1]]` being the list of
+    /// `vertices[i]`.
+    pub(crate) fn from_parts(dir: Direction, n: usize, vertices: Vec<u32>, starts: Vec<u64>, edges: Vec<u32>) -> Self {
+        debug_assert_eq!(starts.len(), vertices.len() + 1);
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for &v in &vertices {
+            bits[v as usize / 64] |= 1 << (v % 64);
+        }
+        Generation {
+            dir,
+            bits,
+            vertices,
+            starts,
+            edges,
+        }
+    }
+
     /// Bytes held.
     pub(crate) fn bytes(&self) -> u64 {
         (self.bits.len() * 8 + self.vertices.len() * 4 + self.starts.len() * 8 + self.edges.len() * 4) as u64

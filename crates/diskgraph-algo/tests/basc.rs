@@ -1,0 +1,118 @@
+//! The BAsC static cache on the selective engine: selections made by `select_graph` (each
+//! method) loaded at open, results equal to the oracles with fewer bytes read, hit ratios and
+//! loading time reported, and the errors (selection too large for its share, bad fraction,
+//! missing selection).
+
+mod support;
+
+use diskgraph_algo::{selective, BcOptions};
+use diskgraph_engine::selective::{BascOptions, EngineError, SelectiveGraph, SelectiveOptions};
+use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
+use diskgraph_testkit::{gen, oracle, Keep};
+use support::{io, store, Stored};
+
+const MEMORY: u64 = 16 << 20;
+
+fn open_with_basc(s: &Stored, layout: Option<&str>, fraction: f64) -> Result<SelectiveGraph, EngineError> {
+    let opts = SelectiveOptions {
+        io: io(
+            diskgraph_engine::selective::BackendKind::Pread,
+            diskgraph_engine::selective::SchedulerKind::Bitmap,
+            512,
+        ),
+        memory: MEMORY,
+        need_in: true,
+        basc: layout.map(|l| BascOptions {
+            layout: l.to_string(),
+            fraction,
+        }),
+        ..SelectiveOptions::default()
+    };
+    // Reopen: the selection was published after `s.graph` was opened.
+    let g = diskgraph_format::GraphDir::open(s.graph.path()).unwrap();
+    SelectiveGraph::open(&g, &opts)
+}
+
+#[test]
+fn static_cache_serves_lists_and_keeps_answers() {
+    let s = store(
+        "rmat 11 undirected",
+        &gen::rmat(11, 16 << 11, false, 3),
+        Keep::default(),
+    );
+    let adj = s.test.num_arcs() as u64 * 4;
+    for method in [
+        SelectMethod::Gvs { rounds: 4 },
+        SelectMethod::HighDegree,
+        SelectMethod::LowDegree,
+        SelectMethod::Random { seed: 2 },
+    ] {
+        let opts = SelectOptions {
+            method: method.clone(),
+            budget_bytes: adj / 4,
+            page_bytes: 4096,
+            name: None,
+            force: false,
+        };
+        let summary = select_graph(s.graph.path(), &opts).unwrap();
+        assert!(summary.edges * 4 <= adj / 4);
+        let layout = format!("basc-{}", method.name());
+        let cached = open_with_basc(&s, Some(&layout), 0.5).unwrap();
+        let plain = open_with_basc(&s, None, 0.5).unwrap();
+        for g in [&cached, &plain] {
+            let b = selective::bfs(g, 0, false).unwrap();
+            assert_eq!(b.levels, oracle::bfs_levels(&s.test, 0), "{layout}");
+            let d = selective::diameter(g, 0, 3).unwrap();
+            assert_eq!(d.bound, oracle::eccentricity(&s.test, d.from), "{layout}");
+        }
+        let opts = BcOptions {
+            sources: (0..12).collect(),
+            sampled: true,
+            normalized: true,
+        };
+        let (a, b) = (
+            selective::betweenness(&cached, &opts).unwrap().values,
+            selective::betweenness(&plain, &opts).unwrap().values,
+        );
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{layout}: {x} vs {y}");
+        }
+        let (mut with, mut without) = (
+            diskgraph_engine::RunStats::default(),
+            diskgraph_engine::RunStats::default(),
+        );
+        cached.record(&mut with);
+        plain.record(&mut without);
+        let hit = with.cache_hit_ratio["basc"];
+        assert!(hit > 0.0 && hit <= 1.0, "{layout}: hit ratio {hit}");
+        assert!(with.settings["basc_load_seconds"].as_f64().unwrap() >= 0.0);
+        assert_eq!(with.settings["basc_lists"].as_u64().unwrap(), summary.count as u64);
+        assert!(
+            with.bytes_read < without.bytes_read,
+            "{layout}: {} vs {} bytes",
+            with.bytes_read,
+            without.bytes_read
+        );
+    }
+}
+
+#[test]
+fn static_cache_errors_are_clear() {
+    let s = store("gnm", &gen::gnm(500, 4000, false, 4), Keep::default());
+    let opts = SelectOptions {
+        method: SelectMethod::HighDegree,
+        budget_bytes: 4 << 20,
+        page_bytes: 4096,
+        name: Some("all".into()),
+        force: false,
+    };
+    select_graph(s.graph.path(), &opts).unwrap();
+    // Everything selected (8000 arcs, 32 KB) cannot fit 1% of 16 MiB... it can; 0.001 cannot.
+    match open_with_basc(&s, Some("basc-all"), 0.001) {
+        Err(EngineError::BudgetTooSmall { what, .. }) => assert!(what.contains("basc-all"), "{what}"),
+        other => panic!("{:?}", other.err()),
+    }
+    assert!(open_with_basc(&s, Some("basc-all"), 1.5).is_err());
+    let err = open_with_basc(&s, Some("basc-none"), 0.5).err().unwrap().to_string();
+    assert!(err.contains("basc-none") && err.contains("diskgraph select"), "{err}");
+}

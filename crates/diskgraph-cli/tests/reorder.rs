@@ -1,0 +1,184 @@
+//! `diskgraph reorder` and `diskgraph cost` end to end: reorder → verify → info → cost, results
+//! of `run` on a reordered graph equal to the original's per original ID, and the errors a user
+//! can run into, each a one-line message with a non-zero exit.
+
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::{fails, ok, s};
+
+/// A directed weighted graph on sparse original IDs (with an isolated vertex), imported.
+fn imported(dir: &Path) -> PathBuf {
+    let text = dir.join("edges.txt");
+    let mut lines = String::from("# src dst weight\n");
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..3000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let (a, b) = (x % 600, (x >> 20) % 600);
+        lines.push_str(&format!(
+            "{} {} {}\n",
+            1_000_000_007 * a,
+            1_000_000_007 * b,
+            (x >> 40) % 9 + 1
+        ));
+    }
+    lines.push_str("77 77 1\n");
+    std::fs::write(&text, lines).unwrap();
+    let g = dir.join("g");
+    ok(&["import", s(&text), "-o", s(&g), "--weighted"]);
+    g
+}
+
+/// A vertex with out-edges, as an original ID: the source of the first edge of the file.
+fn a_source(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("edges.txt")).unwrap();
+    text.lines().nth(1).unwrap().split(' ').next().unwrap().to_string()
+}
+
+/// The rows of a `.tsv` result, sorted.
+fn sorted_rows(path: &Path) -> Vec<String> {
+    let mut rows: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// The `io cost` figure `diskgraph cost` prints.
+fn io_cost(graph: &Path) -> f64 {
+    let out = ok(&["cost", s(graph)]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("io cost"))
+        .unwrap_or_else(|| panic!("{out}"));
+    line.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+#[test]
+fn reorder_verify_info_cost_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = imported(dir.path());
+    let source = a_source(dir.path());
+    let base = dir.path().join("base");
+    std::fs::create_dir(&base).unwrap();
+    for (algo, extra) in [
+        ("bfs", vec!["--source", source.as_str()]),
+        ("sssp", vec!["--source", source.as_str()]),
+        ("wcc", vec![]),
+    ] {
+        let tsv = base.join(format!("{algo}.tsv"));
+        let mut args = vec!["run", algo, s(&g), "--out", s(&tsv)];
+        args.extend(&extra);
+        ok(&args);
+    }
+    let before = io_cost(&g);
+    assert!(before > 0.0);
+    for method in ["norder", "degree", "random", "pagerank", "gorder", "original"] {
+        let r = dir.path().join(method);
+        let out = ok(&["reorder", s(&g), "-o", s(&r), "--method", method, "--memory", "256KiB"]);
+        assert!(out.contains(&format!("{method} ordering")), "{out}");
+        assert!(
+            out.contains("ordering computed in") && out.contains("graph written in"),
+            "{out}"
+        );
+        let v = ok(&["verify", s(&r)]);
+        assert!(v.contains(": ok"), "{v}");
+        let info = ok(&["info", s(&r)]);
+        assert!(info.contains(&format!("ordering {method}")), "{info}");
+        assert!(
+            info.contains("reorder_method: ") && info.contains("reordered_from: "),
+            "{info}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&ok(&["cost", s(&r), "--json"])).unwrap();
+        assert_eq!(json["ordering"], method);
+        assert!(json["cost"].as_f64().unwrap() > 0.0, "{json}");
+        if method == "original" {
+            assert_eq!(io_cost(&r), before);
+        }
+        for (algo, extra) in [
+            ("bfs", vec!["--source", source.as_str()]),
+            ("sssp", vec!["--source", source.as_str()]),
+            ("wcc", vec![]),
+        ] {
+            let tsv = dir.path().join(format!("{method}-{algo}.tsv"));
+            let mut args = vec!["run", algo, s(&r), "--out", s(&tsv)];
+            args.extend(&extra);
+            ok(&args);
+            assert_eq!(
+                sorted_rows(&tsv),
+                sorted_rows(&base.join(format!("{algo}.tsv"))),
+                "{algo} on the {method} ordering"
+            );
+        }
+    }
+    let random = io_cost(&dir.path().join("random"));
+    assert!(io_cost(&dir.path().join("norder")) < random);
+}
+
+#[test]
+fn reorder_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = imported(dir.path());
+    let out = dir.path().join("o");
+    let msg = fails(&["reorder", s(&g), "-o", s(&out), "--method", "bogus"]);
+    assert!(
+        msg.contains("unknown ordering method") && msg.contains("norder"),
+        "{msg}"
+    );
+    let msg = fails(&["reorder", s(&g), "-o", s(&out), "--method", "norder", "--window", "3"]);
+    assert!(msg.contains("--window applies to gorder only"), "{msg}");
+    let msg = fails(&[
+        "reorder",
+        s(&g),
+        "-o",
+        s(&out),
+        "--method",
+        "gorder",
+        "--memory",
+        "64KiB",
+    ]);
+    assert!(
+        msg.contains("gorder keeps the whole graph") && msg.contains("--memory"),
+        "{msg}"
+    );
+    assert!(!out.exists());
+
+    ok(&["reorder", s(&g), "-o", s(&out), "--method", "random", "--seed", "5"]);
+    let msg = fails(&["reorder", s(&g), "-o", s(&out), "--method", "norder"]);
+    assert!(msg.contains("already exists") && msg.contains("--force"), "{msg}");
+    ok(&["reorder", s(&g), "-o", s(&out), "--method", "norder", "--force"]);
+
+    let msg = fails(&[
+        "reorder",
+        s(&dir.path().join("nope")),
+        "-o",
+        s(&out),
+        "--method",
+        "degree",
+        "--force",
+    ]);
+    assert!(msg.contains("nope"), "{msg}");
+    let msg = fails(&["cost", s(&dir.path().join("nope"))]);
+    assert!(msg.contains("nope"), "{msg}");
+
+    let adj = g.join("out.adj");
+    let mut bytes = std::fs::read(&adj).unwrap();
+    bytes[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&adj, bytes).unwrap();
+    let msg = fails(&["reorder", s(&g), "-o", s(&out), "--method", "norder", "--force"]);
+    assert!(msg.contains("out.adj") && msg.contains("4294967295"), "{msg}");
+    let msg = fails(&["cost", s(&g)]);
+    assert!(msg.contains("out.adj"), "{msg}");
+    assert_eq!(
+        ok(&["info", s(&out)])
+            .lines()
+            .find(|l| l.contains("ordering"))
+            .map(|l| l.contains("norder")),
+        Some(true),
+        "a failed --force run leaves the old output"
+    );
+}

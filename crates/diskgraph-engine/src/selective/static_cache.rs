@@ -1,0 +1,111 @@
+//! The BAsC static cache (Kim et al., ATC '19): the out-lists of a selection of vertices
+//! (`diskgraph select`, a `basc-<name>/` layout of the graph), loaded once when the graph is
+//! opened into a fraction of the budget and never evicted. Rounds consult it before anything
+//! else: its lists are delivered from memory and left out of the reads. Loading time and the
+//! hit ratio (lists served / non-empty lists asked for) are reported.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use diskgraph_format::{BascSelection, Direction, GraphDir};
+
+use super::io_iterator::SharedSlice;
+use super::retained::Generation;
+use super::{EngineError, SelectiveGraph, VertexSubset};
+
+/// Which selection to load and how much of the budget it gets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BascOptions {
+    /// The selection's layout name (`basc-<name>`).
+    pub layout: String,
+    /// Fraction of `--memory` given to the static cache (0 < F < 1).
+    pub fraction: f64,
+}
+
+/// A loaded static cache.
+pub(crate) struct StaticCache {
+    pub(crate) lists: Generation,
+    pub(crate) layout: String,
+    pub(crate) share: u64,
+    pub(crate) load_seconds: f64,
+    /// Non-empty lists asked for by rounds over the cached direction.
+    pub(crate) requests: AtomicU64,
+    /// Of those, served from the cache.
+    pub(crate) hits: AtomicU64,
+}
+
+impl StaticCache {
+    /// Served / asked for (0 before any request).
+    pub(crate) fn hit_ratio(&self) -> f64 {
+        let r = self.requests.load(Relaxed);
+        if r == 0 {
+            0.0
+        } else {
+            self.hits.load(Relaxed) as f64 / r as f64
+        }
+    }
+}
+
+impl SelectiveGraph {
+    /// Loads selection `opts.layout` into a static cache of `share` bytes: every selected
+    /// out-list is read once (one round) and placed by position, so lists split across reads
+    /// are assembled. Errors when the selection does not fit the share.
+    pub(crate) fn load_static(&mut self, dir: &GraphDir, opts: &BascOptions, share: u64) -> Result<(), EngineError> {
+        let started = Instant::now();
+        let selection = BascSelection::open(dir, &opts.layout)?;
+        let vertices = selection.vertices().to_vec();
+        let offsets = self.offsets(Direction::Out);
+        let mut starts = Vec::with_capacity(vertices.len() + 1);
+        starts.push(0u64);
+        for &v in &vertices {
+            let d = offsets[v as usize + 1] - offsets[v as usize];
+            starts.push(starts.last().expect("started") + d);
+        }
+        let edges = *starts.last().expect("started");
+        let needed = Generation::bytes_for(self.n, vertices.len(), edges);
+        if needed > share {
+            return Err(EngineError::BudgetTooSmall {
+                budget: self.budget,
+                what: format!(
+                    "the static cache share ({share} bytes, --basc-fraction {}) for selection {} ({} lists)",
+                    opts.fraction,
+                    opts.layout,
+                    vertices.len()
+                ),
+                needed,
+            });
+        }
+        let mut buf = vec![0u32; edges as usize];
+        {
+            let shared = SharedSlice::new(&mut buf);
+            let subset = VertexSubset::from_vertices(self.n, vertices.clone());
+            self.for_each_piece(Direction::Out, &subset, false, |v, p| {
+                let i = vertices.binary_search(&v).expect("pieces are of selected vertices");
+                // SAFETY: a round delivers every edge position of every selected vertex exactly
+                // once, and vertex `v`'s positions map to its own region `starts[i]..starts[i+1]`.
+                unsafe { shared.write((starts[i] + p.start) as usize, p.targets) };
+            })?;
+        }
+        let lists = Generation::from_parts(self.physical(Direction::Out), self.n, vertices, starts, buf);
+        self.static_cache = Some(StaticCache {
+            lists,
+            layout: opts.layout.clone(),
+            share,
+            load_seconds: started.elapsed().as_secs_f64(),
+            requests: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+        });
+        Ok(())
+    }
+
+    /// The static cache, when it holds lists of direction `d`.
+    pub(crate) fn static_lists(&self, d: Direction) -> Option<&StaticCache> {
+        self.static_cache.as_ref().filter(|s| s.lists.dir == self.physical(d))
+    }
+
+    /// Whether `v`'s list of direction `d` is in the static cache.
+    pub(crate) fn is_static(&self, d: Direction, v: u32) -> bool {
+        self.static_lists(d)
+            .is_some_and(|s| super::frontier::bit(&s.lists.bits, v))
+    }
+}
