@@ -622,6 +622,7 @@ fn run_on(
                 partitions: None,
                 retain_lists: req.retain_lists,
                 basc: None,
+                page_cache: None,
             };
             let g = SelectiveGraph::open(graph, &opts)?;
             stats.load_seconds = start.elapsed().as_secs_f64();

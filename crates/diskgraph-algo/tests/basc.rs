@@ -6,7 +6,9 @@
 mod support;
 
 use diskgraph_algo::{selective, BcOptions};
-use diskgraph_engine::selective::{BascOptions, EngineError, SelectiveGraph, SelectiveOptions};
+use diskgraph_engine::selective::{
+    BascOptions, EngineError, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions,
+};
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_testkit::{gen, oracle, Keep};
 use support::{io, store, Stored};
@@ -115,4 +117,77 @@ fn static_cache_errors_are_clear() {
     assert!(open_with_basc(&s, Some("basc-all"), 1.5).is_err());
     let err = open_with_basc(&s, Some("basc-none"), 0.5).err().unwrap().to_string();
     assert!(err.contains("basc-none") && err.contains("diskgraph select"), "{err}");
+}
+
+fn open_paged(s: &Stored, page_size: u32, policy: Replacement, basc: Option<&str>) -> SelectiveGraph {
+    let opts = SelectiveOptions {
+        io: io(
+            diskgraph_engine::selective::BackendKind::Uring,
+            diskgraph_engine::selective::SchedulerKind::Bitmap,
+            512,
+        ),
+        memory: 4 << 20,
+        need_in: true,
+        basc: basc.map(|l| BascOptions {
+            layout: l.to_string(),
+            fraction: 0.25,
+        }),
+        page_cache: Some(PageCacheOptions {
+            page_size,
+            policy,
+            track_utilization: true,
+        }),
+        ..SelectiveOptions::default()
+    };
+    let g = diskgraph_format::GraphDir::open(s.graph.path()).unwrap();
+    SelectiveGraph::open(&g, &opts).unwrap()
+}
+
+#[test]
+fn page_cache_keeps_answers_and_reports_hits_and_utilization() {
+    let s = store("rmat 12 directed", &gen::rmat(12, 12 << 12, true, 9), Keep::default());
+    let opts = SelectOptions {
+        method: SelectMethod::Gvs { rounds: 3 },
+        budget_bytes: 64 << 10,
+        page_bytes: 2048,
+        name: None,
+        force: false,
+    };
+    select_graph(s.graph.path(), &opts).unwrap();
+    for (page, policy, basc) in [
+        (512, Replacement::Clock, None),
+        (2048, Replacement::Lru, None),
+        (2048, Replacement::Clock, Some("basc-gvs")),
+    ] {
+        let ctx = format!("page {page} {policy:?} {basc:?}");
+        let g = open_paged(&s, page, policy, basc);
+        for source in [0, 1, 2] {
+            let b = selective::bfs(&g, source, false).unwrap();
+            assert_eq!(b.levels, oracle::bfs_levels(&s.test, source), "{ctx}");
+        }
+        let d = selective::diameter(&g, 3, 3).unwrap();
+        assert_eq!(d.bound, oracle::eccentricity(&s.test, d.from), "{ctx}");
+        assert_eq!(selective::wcc(&g).unwrap().labels, oracle::wcc(&s.test), "{ctx}");
+        let mut stats = diskgraph_engine::RunStats::default();
+        g.record(&mut stats);
+        let hit = stats.cache_hit_ratio["page"];
+        assert!(hit > 0.0 && hit < 1.0, "{ctx}: page hit ratio {hit}");
+        let u = stats.settings["page_cache"]["utilization"].as_f64().unwrap();
+        assert!(u > 0.0 && u <= 1.0, "{ctx}: utilization {u}");
+        assert!(
+            stats.peak_engine_memory <= 4 << 20,
+            "{ctx}: {}",
+            stats.peak_engine_memory
+        );
+    }
+    let opts = SelectiveOptions {
+        page_cache: Some(PageCacheOptions {
+            page_size: 1000,
+            policy: Replacement::Clock,
+            track_utilization: false,
+        }),
+        ..SelectiveOptions::default()
+    };
+    let err = SelectiveGraph::open(&s.graph, &opts).err().unwrap().to_string();
+    assert!(err.contains("page size 1000"), "{err}");
 }

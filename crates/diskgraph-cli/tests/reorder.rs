@@ -58,23 +58,27 @@ fn io_cost(graph: &Path) -> f64 {
     line.split_whitespace().nth(2).unwrap().parse().unwrap()
 }
 
+/// Runs bfs and sssp from `source` and wcc on `graph`; returns each result's sorted `.tsv` rows.
+fn results(graph: &Path, source: &str, dir: &Path, label: &str) -> Vec<(&'static str, Vec<String>)> {
+    let mut all = Vec::new();
+    for algo in ["bfs", "sssp", "wcc"] {
+        let tsv = dir.join(format!("{label}-{algo}.tsv"));
+        let mut args = vec!["run", algo, s(graph), "--out", s(&tsv)];
+        if algo != "wcc" {
+            args.extend(["--source", source]);
+        }
+        ok(&args);
+        all.push((algo, sorted_rows(&tsv)));
+    }
+    all
+}
+
 #[test]
 fn reorder_verify_info_cost_and_run() {
     let dir = tempfile::tempdir().unwrap();
     let g = imported(dir.path());
     let source = a_source(dir.path());
-    let base = dir.path().join("base");
-    std::fs::create_dir(&base).unwrap();
-    for (algo, extra) in [
-        ("bfs", vec!["--source", source.as_str()]),
-        ("sssp", vec!["--source", source.as_str()]),
-        ("wcc", vec![]),
-    ] {
-        let tsv = base.join(format!("{algo}.tsv"));
-        let mut args = vec!["run", algo, s(&g), "--out", s(&tsv)];
-        args.extend(&extra);
-        ok(&args);
-    }
+    let want = results(&g, &source, dir.path(), "input");
     let before = io_cost(&g);
     assert!(before > 0.0);
     for method in ["norder", "degree", "random", "pagerank", "gorder", "original"] {
@@ -99,20 +103,8 @@ fn reorder_verify_info_cost_and_run() {
         if method == "original" {
             assert_eq!(io_cost(&r), before);
         }
-        for (algo, extra) in [
-            ("bfs", vec!["--source", source.as_str()]),
-            ("sssp", vec!["--source", source.as_str()]),
-            ("wcc", vec![]),
-        ] {
-            let tsv = dir.path().join(format!("{method}-{algo}.tsv"));
-            let mut args = vec!["run", algo, s(&r), "--out", s(&tsv)];
-            args.extend(&extra);
-            ok(&args);
-            assert_eq!(
-                sorted_rows(&tsv),
-                sorted_rows(&base.join(format!("{algo}.tsv"))),
-                "{algo} on the {method} ordering"
-            );
+        for ((algo, got), (_, want)) in results(&r, &source, dir.path(), method).iter().zip(&want) {
+            assert_eq!(got, want, "{algo} on the {method} ordering, per original ID");
         }
     }
     let random = io_cost(&dir.path().join("random"));
@@ -124,9 +116,11 @@ fn reorder_errors_are_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let g = imported(dir.path());
     let out = dir.path().join("o");
-    let msg = fails(&["reorder", s(&g), "-o", s(&out), "--method", "bogus"]);
+    let bad = common::diskgraph(&["reorder", s(&g), "-o", s(&out), "--method", "bogus"]);
+    assert_eq!(bad.status.code(), Some(2), "a usage error");
+    let msg = String::from_utf8_lossy(&bad.stderr);
     assert!(
-        msg.contains("unknown ordering method") && msg.contains("norder"),
+        msg.contains("unknown ordering method \"bogus\"") && msg.contains("norder"),
         "{msg}"
     );
     let msg = fails(&["reorder", s(&g), "-o", s(&out), "--method", "norder", "--window", "3"]);

@@ -193,6 +193,7 @@ pub fn open_with(g: &GraphDir, io: &IoConfig, memory: u64, need_in: bool) -> Sel
         partitions: Some(3),
         retain_lists: true,
         basc: None,
+        page_cache: None,
     };
     SelectiveGraph::open(g, &opts).unwrap_or_else(|e| panic!("open {}: {e}", g.path().display()))
 }

@@ -469,7 +469,13 @@ impl SelectiveGraph {
                 &mut merged
             }
         };
-        let result = self.io.read_round(set, ranges, &consume);
+        let result = match (&self.page_cache, with_weights) {
+            (Some(cache), false) => {
+                let file = u64::from(self.physical(d) == Direction::In);
+                super::paged::read_through(&self.io, cache, file, set, ranges, &consume)
+            }
+            _ => self.io.read_round(set, ranges, &consume),
+        };
         self.claims.reset();
         result?;
         match error.into_inner().unwrap_or_else(|e| e.into_inner()) {

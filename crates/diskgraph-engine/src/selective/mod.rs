@@ -52,6 +52,7 @@
 mod edge_map;
 pub mod frontier;
 mod io_iterator;
+mod paged;
 pub mod partition;
 mod retained;
 mod static_cache;
@@ -65,9 +66,11 @@ use diskgraph_io::FileSet;
 pub use diskgraph_io::{BackendKind, IoConfig, IoContext, IoError, IoStats, SchedulerKind};
 use serde_json::json;
 
+pub use diskgraph_cache::{PageCacheStats, Replacement};
 pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
 pub use io_iterator::Piece;
+pub use paged::PageCacheOptions;
 pub use partition::Partitions;
 pub use static_cache::BascOptions;
 
@@ -118,6 +121,9 @@ pub struct SelectiveOptions {
     pub retain_lists: bool,
     /// Load a BAsC selection into a static cache taking this fraction of the budget.
     pub basc: Option<BascOptions>,
+    /// Read through a page cache holding what the budget leaves after the claims, the static
+    /// cache and the buffers (retained lists are off then: the page cache keeps what was read).
+    pub page_cache: Option<PageCacheOptions>,
 }
 
 impl Default for SelectiveOptions {
@@ -131,6 +137,7 @@ impl Default for SelectiveOptions {
             partitions: None,
             retain_lists: true,
             basc: None,
+            page_cache: None,
         }
     }
 }
@@ -183,6 +190,8 @@ pub struct SelectiveGraph {
     retained_edges_served: AtomicU64,
     /// The BAsC static cache, when asked for.
     static_cache: Option<static_cache::StaticCache>,
+    /// The page cache, when asked for.
+    page_cache: Option<diskgraph_cache::PageCache>,
 }
 
 impl SelectiveGraph {
@@ -240,7 +249,15 @@ impl SelectiveGraph {
             * u64::from(c.max_request_bytes)
             * files_per_read;
         let buffer_bytes = share.min(useful.max(min_buffers).max(1 << 20));
-        let retain_capacity = if opts.retain_lists { share - buffer_bytes } else { 0 };
+        let page_cache = match &opts.page_cache {
+            Some(p) => Some(open_page_cache(p, &opts.io, share - buffer_bytes)?),
+            None => None,
+        };
+        let retain_capacity = if opts.retain_lists && page_cache.is_none() {
+            share - buffer_bytes
+        } else {
+            0
+        };
         let io = IoContext::new(IoConfig {
             buffer_bytes,
             ..opts.io.clone()
@@ -296,6 +313,7 @@ impl SelectiveGraph {
             retained_lists_served: AtomicU64::new(0),
             retained_edges_served: AtomicU64::new(0),
             static_cache: None,
+            page_cache,
         };
         if let Some(b) = &opts.basc {
             g.load_static(dir, b, static_share)?;
@@ -380,7 +398,8 @@ impl SelectiveGraph {
     /// and the largest assembly buffer used (which exceeds its share only for a single vertex
     /// whose lists alone are larger).
     pub fn peak_engine_memory(&self) -> u64 {
-        let statics = self.static_cache.as_ref().map_or(0, |s| s.lists.bytes());
+        let statics = self.static_cache.as_ref().map_or(0, |s| s.lists.bytes())
+            + self.page_cache.as_ref().map_or(0, |c| c.bytes());
         self.buffer_bytes
             + self.claims.bytes()
             + self.assembly_peak.load(Relaxed)
@@ -476,6 +495,13 @@ impl SelectiveGraph {
             "retained_edges_served".into(),
             json!(self.retained_edges_served.load(Relaxed)),
         );
+        if let Some(c) = &self.page_cache {
+            let p = c.stats();
+            stats.cache_hit_ratio.insert("page".into(), p.hit_ratio());
+            s.insert("page_cache".into(), json!(p));
+            s.insert("page_cache_bytes".into(), json!(c.bytes()));
+            s.insert("page_size".into(), json!(c.page_size()));
+        }
         if let Some(c) = &self.static_cache {
             stats.cache_hit_ratio.insert("basc".into(), c.hit_ratio());
             s.insert("basc".into(), json!(c.layout));
@@ -487,4 +513,28 @@ impl SelectiveGraph {
             s.insert("basc_lists_requested".into(), json!(c.requests.load(Relaxed)));
         }
     }
+}
+
+/// The page cache of `opts` in `capacity` bytes, after checking the page size against the I/O
+/// settings.
+fn open_page_cache(
+    opts: &PageCacheOptions,
+    io: &IoConfig,
+    capacity: u64,
+) -> Result<diskgraph_cache::PageCache, EngineError> {
+    let ps = opts.page_size;
+    if !ps.is_power_of_two() || ps < io.block_size || ps > io.max_request_bytes {
+        return Err(EngineError::Io(IoError::Config(format!(
+            "page size {ps} must be a power of two, a multiple of the block size ({}) and at most the largest read ({})",
+            io.block_size, io.max_request_bytes
+        ))));
+    }
+    let page_bytes = u64::from(ps);
+    let slot_bytes = page_bytes + 128; // data plus bookkeeping (map entry, tick, flags, utilisation)
+    Ok(diskgraph_cache::PageCache::new(
+        capacity / slot_bytes * page_bytes,
+        ps as usize,
+        opts.policy,
+        opts.track_utilization,
+    ))
 }
