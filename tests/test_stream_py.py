@@ -18,8 +18,8 @@ import diskgraph
 from helpers import Case, min_labels, options_graph, random_case, reference_graph
 
 #: Seeds covering every kind of random case (see helpers.random_case), both directions, all
-#: weight kinds and ID modes.
-SEEDS = range(0, 48, 2)
+#: weight kinds and ID modes, and (below) every P, MRT, vertex state and budget.
+SEEDS = range(16)
 
 
 def build(case: Case, path) -> diskgraph.Graph:
@@ -154,3 +154,11 @@ def test_options_and_errors(tmp_path) -> None:
     assert r.stats["bytes_read"] > 0 and r.stats["io_rounds"]
     # mis: auto takes memory when the CSR fits, the stream engine when it does not.
     assert g.mis().stats["engine"] == "memory"
+
+
+def test_seeds_cover_the_cases() -> None:
+    cases = [random_case(s) for s in SEEDS]
+    assert {c.kind for c in cases} == {"er", "hub", "path", "parts", "dense"}
+    assert {c.directed for c in cases} == {True, False}
+    assert {c.weights_kind for c in cases} == {"none", "float", "int"}
+    assert {c.id_mode for c in cases} == {"identity", "offset", "sparse60", "top64"}

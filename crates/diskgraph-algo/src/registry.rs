@@ -24,7 +24,9 @@
 
 use std::time::Instant;
 
-use diskgraph_engine::selective::{EngineError, IoConfig, IoError, SelectiveGraph, SelectiveOptions};
+use diskgraph_engine::selective::{
+    BascOptions, EngineError, IoConfig, IoError, PageCacheOptions, SelectiveGraph, SelectiveOptions,
+};
 use diskgraph_engine::stream::{StreamError, VertexStateKind, DEFAULT_MRT};
 use diskgraph_engine::{MemoryGraph, RunStats};
 use diskgraph_format::{Direction, FormatError, GraphDir};
@@ -33,8 +35,9 @@ use serde_json::json;
 use crate::msbfs::MAX_SOURCES;
 use crate::stream::StreamAlgoError;
 use crate::{
-    bfs, kcore, mis, msbfs, scc, selective, spmv, sssp, wcc, AlgoError, Bfs, Components, KCore, Mis, MisMethod,
-    MultiBfs, PageRank, PageRankResult, SelectiveError, Spmv, Sssp,
+    betweenness, bfs, diameter, kcore, mis, msbfs, scc, selective, spmv, sssp, wcc, AlgoError, BcOptions, Betweenness,
+    Bfs, Components, Diameter, KCore, Mis, MisMethod, MultiBfs, PageRank, PageRankResult, SelectiveError, Spmv, Sssp,
+    DEFAULT_SWEEPS,
 };
 
 mod stream;
@@ -70,6 +73,15 @@ pub const ALGORITHMS: &[(&str, &str)] = &[
     (
         "mis",
         "maximal independent set, 1 in the set and 0 not (greedy by ID; --method luby)",
+    ),
+    ("sp", "unweighted shortest-path lengths (hops) from --source, -1 unreached"),
+    (
+        "diameter",
+        "diameter lower bound by --rounds BFS sweeps from --source: hop distances from the vertex whose eccentricity it is",
+    ),
+    (
+        "bc",
+        "betweenness centrality (Brandes, NetworkX scaling): exact, or from --samples K sources",
     ),
 ];
 
@@ -182,6 +194,17 @@ pub struct RunRequest {
     /// The algorithm's method (`wcc` on the stream engine: `union-find`, `label-propagation`;
     /// `mis`: `greedy`, `luby`); `None` for the default.
     pub method: Option<String>,
+    /// bc: sample this many sources (with `seed`) instead of all vertices.
+    pub samples: Option<usize>,
+    /// diameter: BFS sweeps.
+    pub rounds: usize,
+    /// Selective engine: load the BAsC selection `basc-<name>` (or this layout name) into a
+    /// static cache of `basc_fraction` of the budget.
+    pub basc: Option<String>,
+    /// Selective engine: share of the budget given to the static cache.
+    pub basc_fraction: f64,
+    /// Selective engine: read through a page cache.
+    pub page_cache: Option<PageCacheOptions>,
 }
 
 impl RunRequest {
@@ -206,6 +229,11 @@ impl RunRequest {
             vertex_state: VertexStateKind::Memory,
             layout: None,
             method: None,
+            samples: None,
+            rounds: DEFAULT_SWEEPS,
+            basc: None,
+            basc_fraction: 0.5,
+            page_cache: None,
         }
     }
 }
@@ -401,7 +429,7 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
             )));
         }
         "selective" => (Engine::Selective, None),
-        "stream" if matches!(alg, "scc" | "kcore" | "msbfs") => {
+        "stream" if matches!(alg, "scc" | "kcore" | "msbfs" | "sp" | "diameter" | "bc") => {
             return Err(RunError::Setting(format!(
                 "{alg} has no stream variant; use --engine memory or selective"
             )))
@@ -448,12 +476,12 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
 
 /// Whether the memory engine loads the in-edges for `alg`.
 fn memory_needs_in(alg: &str) -> bool {
-    matches!(alg, "bfs" | "scc" | "pagerank" | "kcore" | "spmv")
+    matches!(alg, "bfs" | "sp" | "diameter" | "scc" | "pagerank" | "kcore" | "spmv")
 }
 
 /// Whether the selective engine opens the in-edges for `alg`.
 fn selective_needs_in(alg: &str) -> bool {
-    matches!(alg, "bfs" | "wcc" | "pagerank" | "kcore" | "spmv")
+    matches!(alg, "bfs" | "sp" | "diameter" | "wcc" | "pagerank" | "kcore" | "spmv")
 }
 
 /// Whether `alg` reads the weights (on any engine).
@@ -478,6 +506,8 @@ enum Answer {
     MultiBfs(MultiBfs),
     Spmv(Spmv),
     Mis(Mis),
+    Diameter(Diameter),
+    Betweenness(Betweenness),
 }
 
 /// Inputs resolved from the request: internal source(s) and `x`.
@@ -487,17 +517,35 @@ struct Inputs {
     x: Vec<f64>,
 }
 
+/// bc's sources and scaling from the request: NetworkX's defaults (normalized; sampled when
+/// `--samples` is given).
+fn bc_options(req: &RunRequest, inputs: &Inputs) -> BcOptions {
+    BcOptions {
+        sources: inputs.sources.clone(),
+        sampled: req.samples.is_some(),
+        normalized: true,
+    }
+}
+
 fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, RunError> {
     let n = ids.len();
+    let ascending = graph.manifest().ids_ascending();
     let internal = |s: u64| {
-        ids.binary_search(&s)
-            .map(|i| i as u32)
-            .map_err(|_| RunError::NoSuchVertex(s))
+        let found = match ascending {
+            true => ids.binary_search(&s).ok(),
+            false => ids.iter().position(|&x| x == s),
+        };
+        found.map(|i| i as u32).ok_or(RunError::NoSuchVertex(s))
     };
     let alg = req.algorithm.as_str();
     let source = match (alg, req.source) {
-        ("bfs" | "sssp", Source::MaxDegree) => max_degree_vertex(&graph.load_offsets(Direction::Out)?),
-        ("bfs" | "sssp", Source::Id(s)) => internal(s)?,
+        ("bfs" | "sssp" | "sp" | "diameter", Source::MaxDegree) => {
+            max_degree_vertex(&graph.load_offsets(Direction::Out)?)
+        }
+        ("bfs" | "sssp" | "sp" | "diameter", Source::Id(s)) => internal(s)?,
+        ("bfs" | "sssp" | "sp" | "diameter", Source::Smallest) if !ascending => {
+            (0..n).min_by_key(|&i| ids[i]).map_or(0, |i| i as u32)
+        }
         _ => 0,
     };
     let sources = match (alg, &req.sources) {
@@ -518,6 +566,11 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
             }
             sample(n, k.min(n), req.seed)
         }
+        ("bc", _) => match req.samples {
+            Some(0) => return Err(RunError::Setting("bc --samples must be at least 1".into())),
+            Some(k) => sample(n, k.min(n), req.seed),
+            None => (0..n as u32).collect(),
+        },
         _ => Vec::new(),
     };
     let x = match (alg, &req.x) {
@@ -597,6 +650,9 @@ fn run_on(
                 "kcore" => Answer::KCore(kcore(&g)),
                 "msbfs" => Answer::MultiBfs(msbfs(&g, &inputs.sources, false)?),
                 "spmv" => Answer::Spmv(spmv(&g, &inputs.x)?),
+                "sp" => Answer::Bfs(bfs(&g, inputs.source, false)?),
+                "diameter" => Answer::Diameter(diameter(&g, inputs.source, req.rounds)?),
+                "bc" => Answer::Betweenness(betweenness(&g, &bc_options(req, &inputs))?),
                 "mis" => match method {
                     Method::Mis(m) => Answer::Mis(mis(&g, m)),
                     _ => unreachable!("mis always has a method"),
@@ -621,8 +677,15 @@ fn run_on(
                 assemble_lists: alg == "kcore",
                 partitions: None,
                 retain_lists: req.retain_lists,
-                basc: None,
-                page_cache: None,
+                basc: req.basc.as_ref().map(|name| BascOptions {
+                    layout: if name.starts_with("basc-") {
+                        name.clone()
+                    } else {
+                        format!("basc-{name}")
+                    },
+                    fraction: req.basc_fraction,
+                }),
+                page_cache: req.page_cache.clone(),
             };
             let g = SelectiveGraph::open(graph, &opts)?;
             stats.load_seconds = start.elapsed().as_secs_f64();
@@ -635,6 +698,9 @@ fn run_on(
                 "kcore" => Answer::KCore(selective::kcore(&g)?),
                 "msbfs" => Answer::MultiBfs(selective::msbfs(&g, &inputs.sources, false)?),
                 "spmv" => Answer::Spmv(selective::spmv(&g, &inputs.x)?),
+                "sp" => Answer::Bfs(selective::bfs(&g, inputs.source, false)?),
+                "diameter" => Answer::Diameter(selective::diameter(&g, inputs.source, req.rounds)?),
+                "bc" => Answer::Betweenness(selective::betweenness(&g, &bc_options(req, &inputs))?),
                 _ => unreachable!("scc and mis are refused above"),
             };
             g.record(&mut stats);
@@ -682,7 +748,7 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
             let values = match r.parents {
                 Some(p) if req.parents => {
                     settings.insert("parents".into(), json!(true));
-                    if ids.last().is_some_and(|&max| max > i64::MAX as u64) {
+                    if ids.iter().max().is_some_and(|&max| max > i64::MAX as u64) {
                         // Original IDs beyond i64: parents are unsigned, u64::MAX marks unreached.
                         Values::Unsigned(
                             p.iter()
@@ -758,6 +824,41 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
                 sources.len() * n
             );
             (Values::Signed(r.values()), summary)
+        }
+        Answer::Diameter(d) => {
+            settings.insert("source".into(), json!(ids[inputs.source as usize]));
+            settings.insert("rounds".into(), json!(req.rounds));
+            settings.insert("bound".into(), json!(d.bound));
+            settings.insert("from".into(), json!(ids[d.from as usize]));
+            settings.insert("to".into(), json!(ids[d.to as usize]));
+            stats.iterations = d.sweeps as u64;
+            let summary = format!(
+                "diameter at least {} (the eccentricity of vertex {}, reaching {} at that distance) after {} sweeps",
+                d.bound, ids[d.from as usize], ids[d.to as usize], d.sweeps
+            );
+            (Values::Signed(d.levels), summary)
+        }
+        Answer::Betweenness(b) => {
+            settings.insert("sources".into(), json!(b.sources));
+            settings.insert("sampled".into(), json!(req.samples.is_some()));
+            if req.samples.is_some() {
+                settings.insert("seed".into(), json!(req.seed));
+            }
+            stats.iterations = b.iterations as u64;
+            let top = b
+                .values
+                .iter()
+                .enumerate()
+                .max_by(|x, y| x.1.total_cmp(y.1).then(y.0.cmp(&x.0)))
+                .map_or((0, 0.0), |(v, &x)| (ids[v], x));
+            let summary = format!(
+                "betweenness from {} sources ({}): largest {:.6} at vertex {}",
+                b.sources,
+                if req.samples.is_some() { "sampled" } else { "exact" },
+                top.1,
+                top.0
+            );
+            (Values::Float(b.values), summary)
         }
         Answer::Mis(r) => {
             if let Some("luby") = req.method.as_deref() {

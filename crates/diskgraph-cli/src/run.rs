@@ -6,7 +6,7 @@ use std::str::FromStr;
 use anyhow::{bail, Context, Result};
 use diskgraph_algo::registry::{self, RunRequest};
 use diskgraph_engine::parse_size;
-use diskgraph_engine::selective::{BackendKind, IoConfig, SchedulerKind};
+use diskgraph_engine::selective::{BackendKind, IoConfig, PageCacheOptions, Replacement, SchedulerKind};
 use diskgraph_engine::stream::{VertexStateKind, DEFAULT_MRT};
 use diskgraph_format::GraphDir;
 
@@ -15,7 +15,7 @@ use crate::output::write_values;
 /// Arguments of `diskgraph run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv, mis.
+    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv, mis, sp, diameter, bc.
     algorithm: String,
     /// Graph directory.
     graph: PathBuf,
@@ -28,14 +28,15 @@ pub struct Args {
     /// label-propagation; mis greedy (default) or luby (seeded with --seed).
     #[arg(long)]
     method: Option<String>,
-    /// Source of bfs and sssp: an original vertex ID, `smallest` or `max-degree`.
+    /// Source of bfs, sssp, sp and diameter: an original vertex ID, `smallest` or `max-degree`.
     #[arg(long, default_value = "smallest")]
     source: registry::Source,
     /// msbfs sources: a count K (K vertices sampled with --seed, at most 64) or original IDs
     /// `a,b,c` (a single one as `a,`).
     #[arg(long, default_value = "64")]
     sources: registry::Sources,
-    /// msbfs: seed of the sampled sources; mis --method luby: seed of the priorities.
+    /// msbfs and bc --samples: seed of the sampled sources; mis --method luby: seed of the
+    /// priorities.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// spmv: x, one f64 per vertex in ascending vertex-ID order: a text file (one value per
@@ -71,6 +72,12 @@ pub struct Args {
     /// pagerank: give up (and say so) after this many iterations.
     #[arg(long, default_value_t = 10_000)]
     max_iterations: usize,
+    /// bc: sample this many sources (with --seed) instead of every vertex.
+    #[arg(long)]
+    samples: Option<usize>,
+    /// diameter: BFS sweeps.
+    #[arg(long, default_value_t = diskgraph_algo::DEFAULT_SWEEPS)]
+    rounds: usize,
 }
 
 /// The selective and stream engines' flags.
@@ -113,6 +120,22 @@ struct EngineArgs {
     /// graph's layouts).
     #[arg(long)]
     layout: Option<String>,
+    /// selective: load BAsC selection NAME (`diskgraph select`) into a static cache.
+    #[arg(long)]
+    basc: Option<String>,
+    /// selective: share of --memory given to the static cache.
+    #[arg(long, default_value_t = 0.5)]
+    basc_fraction: f64,
+    /// selective: read through a page cache of pages of this size (holding what the budget
+    /// leaves after the static cache and the I/O buffers).
+    #[arg(long, value_parser = parse_size)]
+    page_size: Option<u64>,
+    /// selective: the page cache's replacement, clock or lru.
+    #[arg(long, default_value = "clock", value_parser = Replacement::from_str)]
+    page_policy: Replacement,
+    /// selective: track page utilisation (64-byte units touched while resident).
+    #[arg(long)]
+    track_utilization: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -152,6 +175,18 @@ pub fn run(a: Args) -> Result<()> {
         vertex_state: e.vertex_state,
         layout: e.layout,
         method: a.method,
+        samples: a.samples,
+        rounds: a.rounds,
+        basc: e.basc,
+        basc_fraction: e.basc_fraction,
+        page_cache: match e.page_size {
+            Some(size) => Some(PageCacheOptions {
+                page_size: narrow("page-size", size)?,
+                policy: e.page_policy,
+                track_utilization: e.track_utilization,
+            }),
+            None => None,
+        },
     };
     let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
     println!("{}", out.summary);

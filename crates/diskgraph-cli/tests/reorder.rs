@@ -133,7 +133,7 @@ fn reorder_errors_are_one_line() {
         "--method",
         "gorder",
         "--memory",
-        "64KiB",
+        "32KiB",
     ]);
     assert!(
         msg.contains("gorder keeps the whole graph") && msg.contains("--memory"),

@@ -214,7 +214,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
 fn case_edges(c: &Case) -> EdgeList {
     let mut el = gen::gnm(c.n, c.edges, c.directed, c.seed);
     if c.weighted {
-        let kind = if c.seed % 2 == 0 {
+        let kind = if c.seed.is_multiple_of(2) {
             Weights::Mixed
         } else {
             Weights::WithNegative
@@ -502,17 +502,15 @@ fn norder_and_gorder_lower_the_cost_on_clustered_graphs() {
         reordered(&input, &out, &opts(method));
         figures.insert(method.name(), cost(&out).unwrap());
     }
+    for method in ["original", "random"] {
+        let r = &figures[method];
+        assert!(r.cost_vs_random > 0.8 && r.cost_vs_random < 1.2, "scrambled IDs: {r:?}");
+    }
     let random = &figures["random"];
-    assert!(random.cost_vs_random > 0.8 && random.cost_vs_random < 1.2, "{random:?}");
     for method in ["norder", "gorder"] {
         let r = &figures[method];
-        assert!(
-            r.cost < 0.5 * random.cost,
-            "{method}: {} vs random {}",
-            r.cost,
-            random.cost
-        );
-        assert!(r.mean_gap < 0.5 * random.mean_gap, "{method}: {r:?}");
+        assert!(r.cost < 0.2 * random.cost, "{method}: {r:?} vs {random:?}");
+        assert!(r.mean_gap < 0.2 * random.mean_gap, "{method}: {r:?} vs {random:?}");
     }
 }
 

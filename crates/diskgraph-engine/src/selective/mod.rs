@@ -248,9 +248,22 @@ impl SelectiveGraph {
             * (u64::from(c.queue_depth) * c.io_threads as u64 + c.compute_threads as u64)
             * u64::from(c.max_request_bytes)
             * files_per_read;
-        let buffer_bytes = share.min(useful.max(min_buffers).max(1 << 20));
+        let mut buffer_bytes = share.min(useful.max(min_buffers).max(1 << 20));
+        if opts.page_cache.is_some() {
+            // The page cache is the point of such a run: buffers get at most an eighth.
+            buffer_bytes = buffer_bytes.min((share / 8).max(min_buffers));
+        }
         let page_cache = match &opts.page_cache {
-            Some(p) => Some(open_page_cache(p, &opts.io, share - buffer_bytes)?),
+            Some(p) => {
+                let cache = open_page_cache(p, &opts.io, share - buffer_bytes)?;
+                if cache.slots() < MIN_PAGES {
+                    return Err(too_small(
+                        "a page cache of at least 16 pages besides the buffers and the static cache",
+                        claims_bytes + static_share + buffer_bytes + MIN_PAGES as u64 * (u64::from(p.page_size) + 128),
+                    ));
+                }
+                Some(cache)
+            }
             None => None,
         };
         let retain_capacity = if opts.retain_lists && page_cache.is_none() {
@@ -514,6 +527,9 @@ impl SelectiveGraph {
         }
     }
 }
+
+/// Fewest pages a page cache may have.
+const MIN_PAGES: usize = 16;
 
 /// The page cache of `opts` in `capacity` bytes, after checking the page size against the I/O
 /// settings.

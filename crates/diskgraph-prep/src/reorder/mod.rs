@@ -128,7 +128,7 @@ impl Default for ReorderOptions {
 
 /// An ordering of a graph's vertices.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ordering {
+pub struct VertexOrder {
     /// `order[i]` is the input vertex that becomes internal vertex `i`: a permutation of `0..V`.
     pub order: Vec<u32>,
     /// Gorder's window, when the method has one.
@@ -168,13 +168,16 @@ pub struct ReorderSummary {
 }
 
 /// Computes `opts.method`'s ordering of `g` (see the module documentation).
-pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Progress) -> Result<Ordering> {
+pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Progress) -> Result<VertexOrder> {
     check_options(opts)?;
     let n = g.num_vertices();
     let vertex_bytes = |per_vertex: u64| n.saturating_mul(per_vertex);
     let read = write::read_buffer(opts.memory);
     let (order, window, state_bytes) = match opts.method {
-        Method::Original => (simple::original(g)?, None, vertex_bytes(12)),
+        Method::Original => {
+            let sorts_ids = !g.manifest().ids_ascending();
+            (simple::original(g)?, None, vertex_bytes(if sorts_ids { 12 } else { 4 }))
+        }
         Method::Random => (simple::random(n, opts.seed.unwrap_or(0)), None, vertex_bytes(4)),
         Method::Degree => (simple::degree(g)?, None, vertex_bytes(12)),
         Method::PageRank => (simple::pagerank(g, read, progress)?, None, vertex_bytes(20)),
@@ -186,7 +189,7 @@ pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Pro
         }
     };
     debug_assert_eq!(order.len() as u64, n);
-    Ok(Ordering {
+    Ok(VertexOrder {
         order,
         window,
         state_bytes,

@@ -46,7 +46,7 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
     let g = GraphDir::open(graph)?;
     let name = opts.name.clone().unwrap_or_else(|| opts.method.name().to_string());
     let layout = basc_layout_name(&name);
-    if !opts.force && g.layouts().iter().any(|l| *l == layout) {
+    if !opts.force && g.layouts().contains(&layout) {
         anyhow::bail!(
             "{} already has a selection {layout} (use --force to replace it)",
             graph.display()
