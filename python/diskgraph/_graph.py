@@ -95,6 +95,15 @@ class IoOptions(TypedDict, total=False):
             file next to the graph, so vertex state may exceed RAM).
         layout: Stream engine: the grid layout to stream (default: the one the algorithm
             prefers among the graph's layouts; make them with :meth:`Graph.partition`).
+        basc: Selective engine: a BAsC selection (``"gvs"`` or ``"basc-gvs"``; make them with
+            :meth:`Graph.select`) loaded into a static cache of ``basc_fraction`` of ``memory``.
+        basc_fraction: Share of ``memory`` given to the static cache (default 0.5).
+        page_size: Selective engine: read through a page cache of pages of this many bytes (int
+            or a string like ``"4KiB"``), holding what the budget leaves after the static cache
+            and the I/O buffers.
+        page_policy: The page cache's replacement, ``"clock"`` (default) or ``"lru"``.
+        track_utilization: Track page utilisation (64-byte units touched while resident;
+            ``stats["settings"]["page_cache"]["utilization"]``).
 
     The stream engine reads with ``io`` ``"uring"`` or ``"pread"`` and ``queue_depth`` reads in
     flight.
@@ -111,6 +120,11 @@ class IoOptions(TypedDict, total=False):
     mrt: Optional[int]
     vertex_state: Optional[str]
     layout: Optional[str]
+    basc: Optional[str]
+    basc_fraction: Optional[float]
+    page_size: Union[int, str, None]
+    page_policy: Optional[str]
+    track_utilization: Optional[bool]
 
 
 _IO_OPTIONS = frozenset(IoOptions.__annotations__)
@@ -206,11 +220,13 @@ class Graph:
     1.0
     """
 
-    __slots__ = ("_g", "_import_summary")
+    __slots__ = ("_g", "_import_summary", "reorder_summary")
 
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
         self._import_summary: Optional[Dict[str, Any]] = None
+        #: What :meth:`reorder` reported when it wrote this graph (None otherwise).
+        self.reorder_summary: Optional[Dict[str, Any]] = None
 
     # ----- metadata -------------------------------------------------------------------------
 
@@ -366,6 +382,8 @@ class Graph:
             "seed",
             "x",
             "method",
+            "samples",
+            "rounds",
         } | _IO_OPTIONS
         unknown = sorted(set(options) - known)
         if unknown:
@@ -397,8 +415,119 @@ class Graph:
             vertex_state=options.get("vertex_state"),
             layout=options.get("layout"),
             method=options.get("method"),
+            samples=_optional_count("samples", options.get("samples"), 1),
+            rounds=_optional_count("rounds", options.get("rounds"), 1),
+            basc=options.get("basc"),
+            basc_fraction=float(options.get("basc_fraction") or 0.5),
+            page_size=options.get("page_size"),
+            page_policy=str(options.get("page_policy") or "clock"),
+            track_utilization=bool(options.get("track_utilization", False)),
         )
         return Result(algorithm, values, ids, stats, summary)
+
+    def sp(
+        self,
+        source: SourceSpec = None,
+        *,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Unweighted shortest-path lengths (hops) from ``source`` along out-edges: int64, -1
+        unreached (as :meth:`bfs`'s levels). ``engine`` is ``"auto"``, ``"memory"`` or
+        ``"selective"``."""
+        return self.run("sp", source=source, engine=engine, memory=memory, threads=threads, **io)
+
+    def diameter(
+        self,
+        source: SourceSpec = None,
+        *,
+        rounds: int = 4,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """A lower bound on the diameter by up to ``rounds`` BFS sweeps from ``source``, each from
+        the farthest vertex the last one found: a real eccentricity (exact on trees). Values are
+        the hop distances from the vertex whose eccentricity it is; ``stats["settings"]`` has
+        ``bound``, ``from`` and ``to``."""
+        return self.run(
+            "diameter", source=source, rounds=rounds, engine=engine, memory=memory, threads=threads, **io
+        )
+
+    def bc(
+        self,
+        *,
+        samples: Optional[int] = None,
+        seed: int = 1,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Betweenness centrality (Brandes), float64, scaled as NetworkX's
+        ``betweenness_centrality`` (normalized, endpoints excluded): exact from every vertex, or
+        from ``samples`` sources sampled with ``seed`` (NetworkX's ``k``)."""
+        return self.run(
+            "bc", samples=samples, seed=seed, engine=engine, memory=memory, threads=threads, **io
+        )
+
+    def select(
+        self,
+        method: str = "gvs",
+        size: Union[int, str, float] = 0.2,
+        *,
+        k: int = 100,
+        page_size: Union[int, str] = 4096,
+        seed: int = 1,
+        name: Optional[str] = None,
+        force: bool = False,
+    ) -> Dict[str, Any]:
+        """Chooses the vertices of a BAsC static cache and publishes them inside the graph as
+        ``basc-<name>`` (``name`` defaults to the method), as ``diskgraph select`` does.
+
+        Args:
+            method: ``"gvs"`` (Greedy Vertex Selection in ``k`` rounds, modelling pages of
+                ``page_size`` bytes), ``"highd"``, ``"lowd"`` or ``"random"`` (``seed``).
+            size: Bytes of edge lists (int or a string like ``"64MiB"``), or a float in [0, 1]:
+                that fraction of the graph's out-lists.
+            force: Replace an existing selection of that name.
+
+        The graph is reopened afterwards, so ``basc=`` can use the selection right away.
+        """
+        if isinstance(size, float):
+            if not 0.0 <= size <= 1.0:
+                raise ValueError(f"a fraction size must be between 0 and 1, got {size}")
+            budget = int(size * 4 * self._g.num_arcs)
+        else:
+            budget = memory_bytes(size)
+        summary = dict(
+            self._g.select(str(method), budget, int(k), memory_bytes(page_size), int(seed), name, bool(force))
+        )
+        self._g = _native.Graph(self.path)
+        return summary
+
+    def reorder(
+        self,
+        output: PathLike,
+        method: str = "norder",
+        *,
+        window: Optional[int] = None,
+        seed: Optional[int] = None,
+        memory: Optional[Memory] = None,
+        force: bool = False,
+    ) -> "Graph":
+        """Writes this graph relabelled by an ordering to ``output`` (as ``diskgraph reorder``:
+        ``"norder"``, ``"degree"``, ``"random"`` with ``seed``, ``"pagerank"``, ``"gorder"`` with
+        ``window``, ``"original"``) and returns it opened; results on it still come out in
+        original IDs. The summary (ordering and writing times) is in the new graph's
+        ``reorder_summary``."""
+        summary = dict(self._g.reorder(os.fspath(output), str(method), window, seed, memory_bytes(memory), bool(force)))
+        g = Graph(output)
+        g.reorder_summary = summary
+        return g
 
     def bfs(
         self,

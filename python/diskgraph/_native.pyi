@@ -76,6 +76,25 @@ class Graph:
         memory: int = 1073741824,
         force: bool = False,
     ) -> Dict[str, Any]: ...
+    def select(
+        self,
+        method: str,
+        budget: int,
+        k: int = 100,
+        page_size: int = 4096,
+        seed: int = 1,
+        name: Optional[str] = None,
+        force: bool = False,
+    ) -> Dict[str, Any]: ...
+    def reorder(
+        self,
+        output: _Path,
+        method: str = "norder",
+        window: Optional[int] = None,
+        seed: Optional[int] = None,
+        memory: int = 1073741824,
+        force: bool = False,
+    ) -> Dict[str, Any]: ...
     def run(
         self,
         algorithm: str,
@@ -103,6 +122,13 @@ class Graph:
         vertex_state: Optional[str] = None,
         layout: Optional[str] = None,
         method: Optional[str] = None,
+        samples: Optional[int] = None,
+        rounds: Optional[int] = None,
+        basc: Optional[str] = None,
+        basc_fraction: float = 0.5,
+        page_size: Union[int, str, None] = None,
+        page_policy: str = "clock",
+        track_utilization: bool = False,
     ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.uint64], Dict[str, Any], str]: ...
 
 @final

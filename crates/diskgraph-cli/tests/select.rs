@@ -49,7 +49,7 @@ fn every_method_publishes_a_selection_within_its_size() {
     // An existing selection needs --force; bad arguments are errors.
     let err = fails(&["select", s(&g), "--method", "gvs", "--size", "0.25"]);
     assert!(
-        err.contains("already has a selection basc-gvs") && err.contains("--force"),
+        err.contains("basc-gvs: output already exists") && err.contains("--force"),
         "{err}"
     );
     ok(&["select", s(&g), "--method", "gvs", "--size", "0.1", "--force"]);

@@ -14,7 +14,9 @@ use pyo3::types::PyDict;
 use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
 use crate::options::{self, IoArgs};
-use diskgraph_prep::{PartitionOptions, SortOrder};
+use diskgraph_engine::selective::PageCacheOptions;
+use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
+use diskgraph_prep::{Method as ReorderMethod, PartitionOptions, ReorderOptions, SortOrder};
 
 /// A source vertex: an original ID, or a rule (`"smallest"`, `"max-degree"`).
 #[derive(FromPyObject)]
@@ -161,6 +163,80 @@ impl PyGraph {
         json_to_py(py, &summary)
     }
 
+    /// Chooses the vertices of a BAsC static cache and publishes them inside the graph as
+    /// ``basc-<name>`` (``diskgraph select``): ``method`` ``"gvs"`` (``k`` rounds, pages of
+    /// ``page_size`` bytes), ``"highd"``, ``"lowd"`` or ``"random"`` (``seed``), within
+    /// ``budget`` bytes of edge lists. Returns the summary as a dict.
+    #[pyo3(signature = (method, budget, k = 100, page_size = 4096, seed = 1, name = None, force = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn select<'py>(
+        &self,
+        py: Python<'py>,
+        method: &str,
+        budget: u64,
+        k: usize,
+        page_size: u64,
+        seed: u64,
+        name: Option<String>,
+        force: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let method = match method {
+            "gvs" if k == 0 => return Err(PyValueError::new_err("k must be at least 1")),
+            "gvs" => SelectMethod::Gvs { rounds: k },
+            "highd" => SelectMethod::HighDegree,
+            "lowd" => SelectMethod::LowDegree,
+            "random" => SelectMethod::Random { seed },
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown selection method {other:?}: expected 'gvs', 'highd', 'lowd' or 'random'"
+                )))
+            }
+        };
+        if page_size < 4 {
+            return Err(PyValueError::new_err("page_size must be at least 4 bytes"));
+        }
+        let opts = SelectOptions {
+            method,
+            budget_bytes: budget,
+            page_bytes: page_size,
+            name,
+            force,
+        };
+        let path = self.dir.path().to_path_buf();
+        let summary = py.detach(|| select_graph(&path, &opts)).map_err(export_error)?;
+        json_to_py(py, &summary)
+    }
+
+    /// Writes the graph relabelled by an ordering to ``output`` (``diskgraph reorder``):
+    /// ``method`` ``"norder"``, ``"degree"``, ``"random"`` (``seed``), ``"pagerank"``,
+    /// ``"gorder"`` (``window``) or ``"original"``. Returns the summary as a dict.
+    #[pyo3(signature = (output, method = "norder", window = None, seed = None, memory = 1_073_741_824, force = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn reorder<'py>(
+        &self,
+        py: Python<'py>,
+        output: PathBuf,
+        method: &str,
+        window: Option<u64>,
+        seed: Option<u64>,
+        memory: u64,
+        force: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let method: ReorderMethod = method.parse().map_err(PyValueError::new_err)?;
+        let opts = ReorderOptions {
+            method,
+            window,
+            seed,
+            memory,
+            force,
+        };
+        let input = self.dir.path().to_path_buf();
+        let summary = py
+            .detach(|| diskgraph_prep::reorder(&input, &output, &opts, &mut diskgraph_prep::NoProgress))
+            .map_err(export_error)?;
+        json_to_py(py, &summary)
+    }
+
     /// Runs an algorithm (see ``diskgraph.Graph.run``); returns ``(values, vertex_ids, stats,
     /// summary)``.
     ///
@@ -178,7 +254,9 @@ impl PyGraph {
         algorithm, *, source = None, parents = false, engine = "auto", memory = 1_073_741_824, threads = None,
         tolerance = 1e-9, iterations = None, max_iterations = 10_000, sources = None, seed = None, x = None,
         io = None, block_size = None, max_gap = None, max_request = None, scheduler = None, queue_depth = None,
-        io_threads = None, retain_lists = true, mrt = None, vertex_state = None, layout = None, method = None
+        io_threads = None, retain_lists = true, mrt = None, vertex_state = None, layout = None, method = None,
+        samples = None, rounds = None, basc = None, basc_fraction = 0.5, page_size = None, page_policy = "clock",
+        track_utilization = false
     ))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
@@ -208,6 +286,13 @@ impl PyGraph {
         vertex_state: Option<Bound<'py, PyAny>>,
         layout: Option<Bound<'py, PyAny>>,
         method: Option<Bound<'py, PyAny>>,
+        samples: Option<Bound<'py, PyAny>>,
+        rounds: Option<Bound<'py, PyAny>>,
+        basc: Option<Bound<'py, PyAny>>,
+        basc_fraction: f64,
+        page_size: Option<Bound<'py, PyAny>>,
+        page_policy: &str,
+        track_utilization: bool,
     ) -> PyResult<RunTuple<'py>> {
         let source = match source {
             None => Source::Smallest,
@@ -243,6 +328,18 @@ impl PyGraph {
             vertex_state: options::vertex_state(vertex_state.as_ref())?.unwrap_or(defaults.vertex_state),
             layout: options::text("layout", layout.as_ref())?,
             method: options::text("method", method.as_ref())?,
+            samples: options::count("samples", samples.as_ref(), 1, usize::MAX as i128)?,
+            rounds: options::count("rounds", rounds.as_ref(), 1, usize::MAX as i128)?.unwrap_or(defaults.rounds),
+            basc: options::text("basc", basc.as_ref())?,
+            basc_fraction,
+            page_cache: match options::size("page_size", page_size.as_ref())? {
+                Some(page_size) => Some(PageCacheOptions {
+                    page_size,
+                    policy: page_policy.parse().map_err(PyValueError::new_err)?,
+                    track_utilization,
+                }),
+                None => None,
+            },
             ..defaults
         };
         let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use diskgraph_format::{basc_layout_name, publish_basc, BascInfo, Direction, GraphDir};
+use diskgraph_format::{basc_layout_name, publish_basc, BascInfo, Direction, FormatError, GraphDir};
 
 use super::{select, SelectMethod};
 
@@ -25,7 +25,7 @@ pub struct SelectOptions {
 }
 
 /// What [`select_graph`] did.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SelectSummary {
     /// The published directory.
     pub path: PathBuf,
@@ -47,10 +47,10 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
     let name = opts.name.clone().unwrap_or_else(|| opts.method.name().to_string());
     let layout = basc_layout_name(&name);
     if !opts.force && g.layouts().contains(&layout) {
-        anyhow::bail!(
-            "{} already has a selection {layout} (use --force to replace it)",
-            graph.display()
-        );
+        return Err(FormatError::Exists {
+            path: graph.join(&layout),
+        }
+        .into());
     }
     let started = Instant::now();
     let out = g.load_csr(Direction::Out, false)?;

@@ -1,0 +1,114 @@
+"""BFS-like algorithms, BAsC selections, the page cache and orderings from Python: sp, diameter
+and bc agree with NetworkX (bc exactly, with NetworkX's scaling; diameter is a real eccentricity
+and exact on trees) on both engines, with and without a static cache and a page cache;
+Graph.select publishes selections; Graph.reorder writes a relabelled graph whose answers, per
+original ID, are those of the original."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import diskgraph
+
+
+def random_graph(seed: int, directed: bool) -> nx.Graph:
+    G = nx.gnm_random_graph(80, 220, seed=seed, directed=directed)
+    G.add_nodes_from(range(80, 86))  # isolated vertices
+    return G
+
+
+def to_diskgraph(G: nx.Graph, path: Any) -> diskgraph.Graph:
+    src = np.array([u for u, _ in G.edges()], dtype=np.int64) * 7 + 3  # sparse IDs
+    dst = np.array([v for _, v in G.edges()], dtype=np.int64) * 7 + 3
+    ids = np.array(sorted(G.nodes()), dtype=np.int64) * 7 + 3
+    return diskgraph.from_edges(src, dst, path, directed=G.is_directed(), vertices=ids)
+
+
+def by_id(result: diskgraph.Result) -> Dict[int, Any]:
+    return {int(v) // 7: x for v, x in zip(result.vertex_ids, result.values)}
+
+
+CACHES = [
+    {"engine": "memory"},
+    {"engine": "selective", "memory": "4MiB", "io": "pread"},
+    {"engine": "selective", "memory": "4MiB", "page_size": "4KiB", "track_utilization": True},
+    {"engine": "selective", "memory": "4MiB", "basc": "gvs", "basc_fraction": 0.25, "page_size": "4KiB",
+     "page_policy": "lru"},
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("directed", [False, True])
+def test_sp_diameter_bc_match_networkx(tmp_path: Any, seed: int, directed: bool) -> None:
+    G = random_graph(seed, directed)
+    g = to_diskgraph(G, tmp_path / "g")
+    g.select("gvs", 0.3, k=4)
+    want_bc = nx.betweenness_centrality(G)
+    want_sp = nx.single_source_shortest_path_length(G, 0)
+    for opts in CACHES:
+        sp = by_id(g.sp(3, **opts))
+        assert {v: d for v, d in sp.items() if d >= 0} == want_sp, opts
+        bc = by_id(g.bc(**opts))
+        assert max(abs(bc[v] - want_bc[v]) for v in G) < 1e-12, opts
+        d = g.diameter(3, rounds=3, **opts)
+        start = d.stats["settings"]["from"] // 7
+        assert d.stats["settings"]["bound"] == max(nx.single_source_shortest_path_length(G, start).values()), opts
+        if "page_size" in opts:
+            assert 0.0 <= d.stats["cache_hit_ratio"]["page"] <= 1.0
+        if "basc" in opts:
+            assert d.stats["cache_hit_ratio"]["basc"] > 0.0
+            assert d.stats["settings"]["basc_load_seconds"] >= 0.0
+
+
+def test_diameter_is_exact_on_trees(tmp_path: Any) -> None:
+    T = nx.random_labeled_tree(200, seed=5)
+    g = to_diskgraph(T, tmp_path / "t")
+    for engine in ("memory", "selective"):
+        assert g.diameter(17, rounds=2, engine=engine).stats["settings"]["bound"] == nx.diameter(T)
+
+
+def test_sampled_bc_with_every_vertex_is_exact(tmp_path: Any) -> None:
+    # With k = n samples NetworkX's sampled scaling equals the exact one: every vertex is a
+    # source, scaled by 1 / ((n - 1)(n - 2)).
+    G = random_graph(9, False)
+    g = to_diskgraph(G, tmp_path / "g")
+    want = nx.betweenness_centrality(G)
+    r = g.bc(samples=g.num_vertices, engine="selective", memory="4MiB")
+    got = by_id(r)
+    assert max(abs(got[v] - want[v]) for v in G) < 1e-12
+    assert r.stats["settings"]["sampled"] is True and r.stats["settings"]["sources"] == g.num_vertices
+    few = g.bc(samples=5, seed=2)
+    assert few.stats["settings"]["sources"] == 5
+    with pytest.raises(ValueError):
+        g.bc(samples=0)
+
+
+def test_select_publishes_and_refuses_duplicates(tmp_path: Any) -> None:
+    g = to_diskgraph(random_graph(1, False), tmp_path / "g")
+    for method in ("gvs", "highd", "lowd", "random"):
+        s = g.select(method, 0.25, k=3)
+        assert s["count"] > 0 and s["edges"] * 4 <= 0.25 * 4 * g.num_arcs + 1
+    assert "basc-gvs" in g.manifest["layouts"]
+    with pytest.raises(diskgraph.OutputExistsError):
+        g.select("gvs", 0.25)
+    with pytest.raises(ValueError):
+        g.select("best", 0.25)
+    with pytest.raises(ValueError):
+        g.select("gvs", 1.5)
+
+
+@pytest.mark.parametrize("method", ["norder", "degree", "random", "pagerank", "gorder", "original"])
+def test_reordered_graph_gives_the_same_answers(tmp_path: Any, method: str) -> None:
+    G = random_graph(2, True)
+    g = to_diskgraph(G, tmp_path / "g")
+    h = g.reorder(tmp_path / "h", method, seed=3 if method == "random" else None)
+    assert h.reorder_summary is not None and h.reorder_summary["num_vertices"] == g.num_vertices
+    assert h.manifest["ordering"] == method
+    for alg in ("bfs", "sp", "bc", "wcc", "pagerank"):
+        a, b = by_id(g.run(alg, source=3)), by_id(h.run(alg, source=3))
+        assert a.keys() == b.keys()
+        assert all(abs(float(a[v]) - float(b[v])) < 1e-9 for v in a), (alg, method)
