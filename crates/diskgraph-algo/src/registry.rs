@@ -539,9 +539,8 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
     };
     let alg = req.algorithm.as_str();
     let source = match (alg, req.source) {
-        ("bfs" | "sssp" | "sp" | "diameter", Source::MaxDegree) => {
-            max_degree_vertex(&graph.load_offsets(Direction::Out)?)
-        }
+        // Found by the engine in the offsets it loads anyway (see `max_degree_source`).
+        ("bfs" | "sssp" | "sp" | "diameter", Source::MaxDegree) => MAX_DEGREE_PENDING,
         ("bfs" | "sssp" | "sp" | "diameter", Source::Id(s)) => internal(s)?,
         ("bfs" | "sssp" | "sp" | "diameter", Source::Smallest) if !ascending => {
             (0..n).min_by_key(|&i| ids[i]).map_or(0, |i| i as u32)
@@ -617,7 +616,7 @@ fn run_on(
 ) -> Result<RunOutput, RunError> {
     let start = Instant::now();
     let ids = graph.original_ids()?;
-    let inputs = resolve(graph, req, &ids)?;
+    let mut inputs = resolve(graph, req, &ids)?;
     let alg = req.algorithm.as_str();
     let mut stats = RunStats {
         algorithm: alg.to_string(),
@@ -636,6 +635,7 @@ fn run_on(
         Engine::Memory => {
             stats.engine = "memory".into();
             let g = MemoryGraph::load(graph, memory_needs_in(alg), needs_weights(alg))?;
+            max_degree_source(&mut inputs, || Ok(max_degree_vertex(&g.out().offsets)))?;
             stats.load_seconds = start.elapsed().as_secs_f64();
             stats.peak_engine_memory = g.memory_bytes();
             stats.bytes_read = g.memory_bytes();
@@ -688,6 +688,7 @@ fn run_on(
                 page_cache: req.page_cache.clone(),
             };
             let g = SelectiveGraph::open(graph, &opts)?;
+            max_degree_source(&mut inputs, || Ok(max_degree_vertex(g.offsets(Direction::Out))))?;
             stats.load_seconds = start.elapsed().as_secs_f64();
             let compute = Instant::now();
             let answer = match alg {
@@ -709,6 +710,9 @@ fn run_on(
         }
         Engine::Stream => {
             stats.engine = "stream".into();
+            max_degree_source(&mut inputs, || {
+                Ok(max_degree_vertex(&graph.load_offsets(Direction::Out)?))
+            })?;
             let g = stream::open(graph, req, method)?;
             stats.load_seconds = start.elapsed().as_secs_f64();
             let compute = Instant::now();
@@ -885,6 +889,18 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
 }
 
 /// The vertex with the largest out-degree (the smallest such ID on ties).
+/// `Inputs::source` while `--source max-degree` waits for the engine's offsets.
+const MAX_DEGREE_PENDING: u32 = u32::MAX;
+
+/// Resolves a pending `--source max-degree` with `find()` (from the engine's own out-offsets,
+/// so they are not loaded twice).
+fn max_degree_source(inputs: &mut Inputs, find: impl FnOnce() -> Result<u32, RunError>) -> Result<(), RunError> {
+    if inputs.source == MAX_DEGREE_PENDING {
+        inputs.source = find()?;
+    }
+    Ok(())
+}
+
 fn max_degree_vertex(offsets: &[u64]) -> u32 {
     let degree = |v: usize| offsets[v + 1] - offsets[v];
     (0..offsets.len().saturating_sub(1)).fold(0, |best, v| if degree(v) > degree(best) { v } else { best }) as u32
