@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Caches and orderings benchmark suite (issue 5, BAsC/Norder), one run, under a cgroup memory
+limit with the page cache dropped before every run.
+
+Graphs: Kronecker graphs of each `--scales` (undirected) and a real graph from ../shared/data
+(`--real`, imported once). Memory sizes are fractions of the graph's `out.adj`. Algorithms: bfs
+and diameter from the max-degree vertex, bc from `--bc-samples` sampled sources — all on the
+selective engine, retained lists off (so only the caches under test keep data).
+
+(a) page cache only vs page cache 5% + BAsC X% (X in `--basc-sizes`; GVS, HighD, LowD, Random)
+    at equal total memory — the paper's Figure 6; GVS's speedup as the harmonic mean over the
+    three algorithms.
+(b) the BAsC / page-cache split at 20% total (BAsC 0–90% of it, GVS) — Figure 7.
+(c) orderings (norder, gorder, degree, pagerank, random) with a 25% page cache — Figure 11 — and
+    the time each ordering takes to compute — Table 3.
+(d) GVS time vs K (1, 10, 100) for a 20% selection — Table 2.
+(e) BAsC (GVS 20%) + page cache 5% on the Norder graph vs a 25% page cache on the Gorder graph —
+    Figure 12.
+
+Writes JSON and prints tables of ratios, every one against a baseline from the same run.
+
+    python3 bench/caches.py [--scales 22,24] [--real wiki-Vote.txt] [--only a,b,c,d,e]
+                            [--work DIR] [--report bench/out/caches.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from statistics import harmonic_mean
+
+from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker, run, run_stats
+
+ALGOS = {"bfs": ["--source", "max-degree"], "diameter": ["--source", "max-degree"], "bc": []}
+METHODS = ("gvs", "highd", "lowd", "random")
+ORDERINGS = ("norder", "gorder", "degree", "pagerank", "random")
+PAGE = "4KiB"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def adj_bytes(dg: str, graph: Path) -> int:
+    info = json.loads(run([dg, "info", str(graph), "--json"])[0])
+    return int(info["num_arcs"]) * 4
+
+
+class Suite:
+    """Runs and records; every run under the cgroup with caches dropped."""
+
+    def __init__(self, dg: str, work: Path, bc_samples: int) -> None:
+        self.dg, self.work, self.bc_samples = dg, work, bc_samples
+        self.cgroup = MemoryCgroup("diskgraph-caches", 1 << 62)
+        self.runs: list[dict] = []
+
+    def run(self, graph: Path, algo: str, memory: int, extra: list[str], label: dict) -> dict:
+        n_vertices = json.loads(run([self.dg, "info", str(graph), "--json"])[0])["num_vertices"]
+        limit = memory + 64 * n_vertices + (192 << 20)
+        if self.cgroup.active:
+            (self.cgroup.path / "memory.limit_in_bytes").write_text(str(limit))
+        drop_caches()
+        cmd = [self.dg, "run", algo, str(graph), "--engine", "selective", "--memory", str(memory),
+               "--retain-lists", "false", *ALGOS[algo], *extra]
+        if algo == "bc":
+            cmd += ["--samples", str(self.bc_samples)]
+        stats = run_stats(cmd, self.work / "stats.json", self.cgroup)
+        record = {**label, "graph": graph.name, "algorithm": algo, "memory": memory, "wall": stats["wall_seconds"],
+                  "hit": stats.get("cache_hit_ratio", {}), "bytes_read": stats["bytes_read"],
+                  "utilization": stats["settings"].get("page_cache", {}).get("utilization")}
+        self.runs.append(record)
+        print(json.dumps(record), flush=True)
+        return record
+
+    def select(self, graph: Path, method: str, fraction: float, k: int = 100,
+               name: str | None = None) -> tuple[str, float]:
+        """Publishes a selection (replacing one of the same name); returns its name and GVS's
+        own running time as the command printed it."""
+        name = name or f"{method}{int(fraction * 1000)}k{k}"
+        out, _ = run([self.dg, "select", str(graph), "--method", method, "--size", f"{fraction:.4f}",
+                      "--k", str(k), "--name", name, "--force"])
+        seconds = float(out.split("selection ")[1].split(" s")[0])
+        return name, seconds
+
+
+def page_only(s: Suite, g: Path, algo: str, total: float, size: int, label: dict) -> dict:
+    return s.run(g, algo, int(total * size), ["--page-size", PAGE], label)
+
+
+def with_basc(s: Suite, g: Path, algo: str, name: str, page: float, basc: float, size: int, label: dict) -> dict:
+    total = page + basc
+    return s.run(g, algo, int(total * size), ["--page-size", PAGE, "--basc", name,
+                                               "--basc-fraction", f"{basc / total:.4f}"], label)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scales", default="22,24")
+    ap.add_argument("--real", default="wiki-Vote.txt", help="a file of ../shared/data ('' for none)")
+    ap.add_argument("--basc-sizes", default="0.1,0.2,0.3,0.4")
+    ap.add_argument("--bc-samples", type=int, default=32)
+    ap.add_argument("--only", default="a,b,c,d,e")
+    ap.add_argument("--work", type=Path, default=Path(os.environ.get("DISKGRAPH_WORK", "work")) / "bench")
+    ap.add_argument("--report", type=Path, default=Path(__file__).parent / "out" / "caches.json")
+    a = ap.parse_args()
+    dg = diskgraph_binary()
+    a.work.mkdir(parents=True, exist_ok=True)
+    graphs = []
+    for scale in (int(x) for x in a.scales.split(",") if x):
+        path = a.work / f"kron{scale}"
+        ensure_kronecker(dg, path, scale, False)
+        graphs.append(path)
+    if a.real:
+        path = a.work / Path(a.real).stem
+        if not (path / "manifest.json").exists():
+            run([dg, "import", str(DATA / a.real), "-o", str(path), "--undirected", "--force"])
+        graphs.append(path)
+    s = Suite(dg, a.work, a.bc_samples)
+    sections = set(a.only.split(","))
+    report: dict = {"graphs": [g.name for g in graphs], "gvs_seconds": {}, "order_seconds": {}}
+    for g in graphs:
+        size = adj_bytes(dg, g)
+        if "a" in sections:
+            for x in (float(v) for v in a.basc_sizes.split(",")):
+                for method in METHODS:
+                    name, secs = s.select(g, method, x)
+                    report["gvs_seconds"][f"{g.name}/{name}"] = secs
+                    for algo in ALGOS:
+                        with_basc(s, g, algo, name, 0.05, x, size, {"section": "a", "method": method, "basc": x})
+                for algo in ALGOS:
+                    page_only(s, g, algo, 0.05 + x, size, {"section": "a", "method": "page", "basc": x})
+        if "b" in sections:
+            for share in (0.0, 0.1, 0.3, 0.5, 0.7, 0.9):
+                for algo in ALGOS:
+                    if share == 0.0:
+                        page_only(s, g, algo, 0.2, size, {"section": "b", "share": share})
+                    else:
+                        name, _ = s.select(g, "gvs", 0.2 * share)
+                        with_basc(s, g, algo, name, 0.2 * (1 - share), 0.2 * share, size, {"section": "b", "share": share})
+        if "d" in sections:
+            for k in (1, 10, 100):
+                _, secs = s.select(g, "gvs", 0.2, k=k, name=f"gvsk{k}")
+                report["gvs_seconds"][f"{g.name}/K={k}"] = secs
+        if "c" in sections or "e" in sections:
+            for method in ORDERINGS:
+                out = a.work / f"{g.name}-{method}"
+                text, wall = run([dg, "reorder", str(g), "-o", str(out), "--method", method, "--force",
+                                  "--memory", "4GiB"])
+                report["order_seconds"][f"{g.name}/{method}"] = wall
+                if "c" in sections:
+                    for algo in ALGOS:
+                        page_only(s, out, algo, 0.25, size, {"section": "c", "ordering": method})
+            if "e" in sections:
+                norder = a.work / f"{g.name}-norder"
+                name, _ = s.select(norder, "gvs", 0.2)
+                for algo in ALGOS:
+                    with_basc(s, norder, algo, name, 0.05, 0.2, size, {"section": "e", "setup": "basc+norder"})
+                    page_only(s, a.work / f"{g.name}-gorder", algo, 0.25, size, {"section": "e", "setup": "page+gorder"})
+    s.cgroup.close()
+    report["runs"] = s.runs
+    a.report.parent.mkdir(parents=True, exist_ok=True)
+    a.report.write_text(json.dumps(report, indent=2) + "\n")
+    summarize(report)
+
+
+def summarize(report: dict) -> None:
+    runs = report["runs"]
+    key = lambda r: (r["graph"], r["algorithm"])  # noqa: E731
+    print("\n(a) speedup over page cache only at equal memory (harmonic mean over bfs, diameter, bc)")
+    for g in report["graphs"]:
+        for x in sorted({r["basc"] for r in runs if r.get("section") == "a" and r["graph"] == g}):
+            base = {key(r): r["wall"] for r in runs if r.get("section") == "a" and r["graph"] == g
+                    and r["basc"] == x and r["method"] == "page"}
+            for m in METHODS:
+                sp = [base[key(r)] / r["wall"] for r in runs if r.get("section") == "a" and r["graph"] == g
+                      and r["basc"] == x and r["method"] == m and key(r) in base]
+                if sp:
+                    print(f"  {g} BAsC {x:.0%} {m}: ×{harmonic_mean(sp):.2f}")
+    print("\norderings: compute seconds", json.dumps(report["order_seconds"], indent=1))
+    print("GVS seconds", json.dumps(report["gvs_seconds"], indent=1))
+    for section in ("c", "e"):
+        rows = [r for r in runs if r.get("section") == section]
+        for r in rows:
+            print(f"  ({section}) {r['graph']} {r['algorithm']} {r.get('ordering') or r.get('setup')}: "
+                  f"{r['wall']:.2f} s, page hit {r['hit'].get('page', 0):.2f}")
+
+
+if __name__ == "__main__":
+    main()
