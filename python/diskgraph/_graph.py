@@ -491,8 +491,9 @@ class Graph:
         Args:
             method: ``"gvs"`` (Greedy Vertex Selection in ``k`` rounds, modelling pages of
                 ``page_size`` bytes), ``"highd"``, ``"lowd"`` or ``"random"`` (``seed``).
-            size: Bytes of edge lists (int or a string like ``"64MiB"``), or a float in [0, 1]:
-                that fraction of the graph's out-lists.
+            size: Bytes of the static cache the selection fills (int or a string like
+                ``"64MiB"``; 4 per edge, 13 per list, a bit per vertex), or a float in [0, 1]:
+                that fraction of the size of the graph's out-lists.
             force: Replace an existing selection of that name.
 
         The graph is reopened afterwards, so ``basc=`` can use the selection right away.

@@ -16,7 +16,8 @@ pub struct Args {
     /// Selection method: gvs (Greedy Vertex Selection), highd, lowd or random.
     #[arg(long, default_value = "gvs")]
     method: String,
-    /// Size of the selection: bytes of edge lists (`256MiB`) or a fraction of out.adj (`0.2`).
+    /// Size of the static cache the selection fills: bytes (`256MiB`) or a fraction of out.adj's
+    /// size (`0.2`); each list costs 4 bytes per edge plus 13, plus one bit per vertex.
     #[arg(long)]
     size: String,
     /// gvs: rounds (K).
@@ -64,7 +65,7 @@ pub fn run(a: Args) -> Result<()> {
         s.path.display(),
         s.count,
         s.edges,
-        (s.edges * 4) as f64 / (1u64 << 20) as f64,
+        s.bytes as f64 / (1u64 << 20) as f64,
         budget_bytes as f64 / (1u64 << 20) as f64,
         s.select_seconds,
         s.load_seconds

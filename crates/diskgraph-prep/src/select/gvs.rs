@@ -8,7 +8,8 @@
 //! out-degree of `v`'s unselected neighbours living in that page (the page's expected use when
 //! `v`'s neighbours are read together). Each of the `K` rounds then selects the unselected
 //! vertices with the highest penalty per edge of their list until the selection holds
-//! `k · M / K` edges, stopping at the first that does not fit. (Algorithm 1's line 13 reads
+//! `k · M / K` bytes (each list costing [`list_cost`](super::list_cost)), stopping at the first
+//! that does not fit. (Algorithm 1's line 13 reads
 //! "minimum", its text "highest normalized penalty"; the text is what makes sense — a vertex
 //! whose page serves few requests is the one to cache — and is what this does.)
 //!
@@ -115,11 +116,11 @@ pub struct GvsState {
     pub chosen: Vec<bool>,
     /// Penalties under `chosen`, maintained incrementally.
     pub penalty: Vec<f64>,
-    /// Edges selected so far.
-    pub edges: u64,
+    /// Bytes selected so far (see [`list_cost`](super::list_cost)).
+    pub bytes: u64,
 }
 
-/// GVS: selects vertices whose out-lists hold at most `budget` edges, in `rounds` rounds (see
+/// GVS: selects vertices whose lists cost at most `budget` bytes, in `rounds` rounds (see
 /// the module doc). Returns them in selection order.
 pub fn gvs(out: &Csr, inn: &Csr, budget: u64, rounds: usize, page_bytes: u64) -> Vec<u32> {
     let mut selected = Vec::new();
@@ -143,7 +144,7 @@ pub(crate) fn gvs_rounds(
     let mut state = GvsState {
         chosen: vec![false; n],
         penalty: model.all_charges(&vec![false; n]),
-        edges: 0,
+        bytes: 0,
     };
     let rounds = rounds.max(1) as u128;
     for k in 1..=rounds {
@@ -160,34 +161,35 @@ pub(crate) fn gvs_rounds(
 /// `target` (stopping at the first that does not fit).
 fn pick(out: &Csr, state: &GvsState, target: u64) -> Vec<u32> {
     let deg = |v: u32| out.degree(v) as u64;
+    let cost = |v: u32| super::list_cost(deg(v));
     let mut candidates: Vec<(f64, u32)> = (0..out.num_vertices() as u32)
         .into_par_iter()
         .filter(|&v| !state.chosen[v as usize] && deg(v) > 0)
         .map(|v| (state.penalty[v as usize] / deg(v) as f64, v))
         .collect();
     let order = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-    // Sort only as much of the front as the round can take: grow the front until its edges
-    // exceed what is left, or it is everything.
-    let left = target.saturating_sub(state.edges);
+    // Sort only as much of the front as the round can take: grow the front until its cost
+    // exceeds what is left, or it is everything.
+    let left = target.saturating_sub(state.bytes);
     let mut front = 1024.min(candidates.len());
     loop {
         if front < candidates.len() {
             candidates.select_nth_unstable_by(front, order);
         }
         candidates[..front].par_sort_unstable_by(order);
-        let edges: u64 = candidates[..front].iter().map(|&(_, v)| deg(v)).sum();
-        if edges > left || front == candidates.len() {
+        let bytes: u64 = candidates[..front].iter().map(|&(_, v)| cost(v)).sum();
+        if bytes > left || front == candidates.len() {
             break;
         }
         front = (front * 4).min(candidates.len());
     }
-    let mut used = state.edges;
+    let mut used = state.bytes;
     let mut round = Vec::new();
     for &(_, v) in &candidates[..front] {
-        if used + deg(v) > target {
+        if used + cost(v) > target {
             break;
         }
-        used += deg(v);
+        used += cost(v);
         round.push(v);
     }
     round
@@ -204,7 +206,7 @@ fn update(model: &Model<'_>, inn: &Csr, state: &mut GvsState, round: &[u32]) {
     }
     for &s in round {
         state.chosen[s as usize] = true;
-        state.edges += model.out.degree(s) as u64;
+        state.bytes += super::list_cost(model.out.degree(s) as u64);
     }
     for &v in &affected {
         model.charge(v, &state.chosen, 1.0, &mut state.penalty);
@@ -271,7 +273,7 @@ mod tests {
             for (v, (a, b)) in state.penalty.iter().zip(&full).enumerate() {
                 assert!((a - b).abs() < 1e-9, "round {rounds}, vertex {v}: {a} vs {b}");
             }
-            assert!(state.edges <= 400 * rounds / 10);
+            assert!(state.bytes <= 400 * rounds / 10);
             assert!(round.iter().all(|&v| state.chosen[v as usize]));
         });
         assert_eq!(rounds, 10);

@@ -1,12 +1,14 @@
 //! Vertex selection for the BAsC static cache (Kim et al., ATC '19): which vertices' out-lists
-//! to keep in memory for the whole run, within a budget of edges.
+//! to keep in memory for the whole run, within a budget of bytes of the static cache.
 //!
 //! - [`SelectMethod::Gvs`]: Greedy Vertex Selection, the paper's Algorithm 1 (see [`gvs`]);
 //! - [`SelectMethod::HighDegree`], [`SelectMethod::LowDegree`], [`SelectMethod::Random`]: the
 //!   paper's baselines HighD, LowD and Rand.
 //!
-//! A selection costs the out-degree of each selected vertex (its list is what the cache holds);
-//! vertices without out-edges are never selected. The simple methods take vertices in their
+//! A selection costs what the static cache will hold: 4 bytes per edge of each selected out-list
+//! plus [`LIST_OVERHEAD_BYTES`] per list, plus a membership bitmap of one bit per vertex taken
+//! from the budget up front ([`list_cost`], [`fixed_cost`]); vertices without out-edges are
+//! never selected. The simple methods take vertices in their
 //! order and skip one that no longer fits; GVS stops each round at the first that does not fit,
 //! as the paper does.
 
@@ -28,7 +30,7 @@ pub use publish::{select_graph, SelectOptions, SelectSummary};
 pub enum SelectMethod {
     /// Greedy Vertex Selection in `rounds` rounds (the paper's K).
     Gvs {
-        /// Rounds (K ≥ 1): each selects about `budget / K` edges after recomputing penalties.
+        /// Rounds (K ≥ 1): each selects about `budget / K` bytes after recomputing penalties.
         rounds: usize,
     },
     /// Highest out-degree first (HighD).
@@ -59,21 +61,40 @@ impl SelectMethod {
 pub struct Selection {
     /// Selected vertices, ascending.
     pub vertices: Vec<u32>,
-    /// Their out-edges in total (at most the budget).
+    /// Their out-edges in total.
     pub edges: u64,
+    /// What the static cache needs for them (at most the budget): [`fixed_cost`] plus each
+    /// list's [`list_cost`].
+    pub bytes: u64,
     /// Seconds the selection took.
     pub seconds: f64,
 }
 
-/// Selects vertices whose out-lists (`out`) fit in `budget_edges` edges. `inn` is the
+/// Bytes a static cache spends per list besides its edges (vertex, start, membership).
+pub const LIST_OVERHEAD_BYTES: u64 = 13;
+
+/// Bytes a static cache spends on a list of `degree` edges.
+pub fn list_cost(degree: u64) -> u64 {
+    4 * degree + LIST_OVERHEAD_BYTES
+}
+
+/// Bytes a static cache spends whatever it holds, on a graph of `n` vertices (the membership
+/// bitmap and the end of the start index).
+pub fn fixed_cost(n: usize) -> u64 {
+    n.div_ceil(64) as u64 * 8 + 8
+}
+
+/// Selects vertices whose out-lists (`out`) fit in a static cache of `budget_bytes`. `inn` is the
 /// transpose (the out-CSR again for an undirected graph): GVS needs in-degrees and, for its
 /// incremental rounds, the in-lists; `page_bytes` is the page size GVS models (see [`gvs`]).
-pub fn select(out: &Csr, inn: &Csr, method: &SelectMethod, budget_edges: u64, page_bytes: u64) -> Selection {
+pub fn select(out: &Csr, inn: &Csr, method: &SelectMethod, budget_bytes: u64, page_bytes: u64) -> Selection {
     let started = Instant::now();
     let n = out.num_vertices() as u32;
     let deg = |v: u32| out.degree(v) as u64;
+    let fixed = fixed_cost(n as usize);
+    let budget = budget_bytes.saturating_sub(fixed);
     let mut vertices = match method {
-        SelectMethod::Gvs { rounds } => gvs(out, inn, budget_edges, (*rounds).max(1), page_bytes),
+        SelectMethod::Gvs { rounds } => gvs(out, inn, budget, (*rounds).max(1), page_bytes),
         simple => {
             let mut order: Vec<u32> = (0..n).filter(|&v| deg(v) > 0).collect();
             match simple {
@@ -82,27 +103,33 @@ pub fn select(out: &Csr, inn: &Csr, method: &SelectMethod, budget_edges: u64, pa
                 SelectMethod::Random { seed } => order.shuffle(&mut ChaCha8Rng::seed_from_u64(*seed)),
                 SelectMethod::Gvs { .. } => unreachable!("handled above"),
             }
-            fill(order, budget_edges, deg)
+            fill(order, budget, |v| list_cost(deg(v)))
         }
     };
     vertices.sort_unstable();
     let edges = vertices.iter().map(|&v| deg(v)).sum();
+    let bytes = if vertices.is_empty() {
+        0
+    } else {
+        fixed + vertices.iter().map(|&v| list_cost(deg(v))).sum::<u64>()
+    };
     Selection {
         vertices,
         edges,
+        bytes,
         seconds: started.elapsed().as_secs_f64(),
     }
 }
 
 /// Takes vertices in `order` while they fit, skipping those that do not.
-fn fill(order: Vec<u32>, budget: u64, deg: impl Fn(u32) -> u64) -> Vec<u32> {
+fn fill(order: Vec<u32>, budget: u64, cost: impl Fn(u32) -> u64) -> Vec<u32> {
     let mut used = 0;
     order
         .into_iter()
         .filter(|&v| {
-            let fits = used + deg(v) <= budget;
+            let fits = used + cost(v) <= budget;
             if fits {
-                used += deg(v);
+                used += cost(v);
             }
             fits
         })
@@ -133,26 +160,29 @@ mod tests {
     #[test]
     fn every_method_respects_the_budget_and_skips_empty_lists() {
         let g = star();
+        // Nine vertices: 16 fixed bytes; lists of 0, 1 and 3 cost 45, 17 and 17 bytes.
+        assert_eq!((fixed_cost(9), list_cost(8), list_cost(1)), (16, 45, 17));
         for method in [
             SelectMethod::Gvs { rounds: 3 },
             SelectMethod::HighDegree,
             SelectMethod::LowDegree,
             SelectMethod::Random { seed: 5 },
         ] {
-            for budget in [0, 1, 2, 8, 9, 10, 100] {
+            for budget in [0, 16, 20, 33, 60, 61, 94, 95, 1000] {
                 let s = select(&g, &g, &method, budget, 16);
-                assert!(s.edges <= budget, "{method:?} {budget}: {s:?}");
+                assert!(s.bytes <= budget, "{method:?} {budget}: {s:?}");
                 assert!(s.vertices.windows(2).all(|w| w[0] < w[1]));
                 assert!(s.vertices.iter().all(|&v| g.degree(v) > 0), "{method:?}: {s:?}");
-                if budget >= 10 {
+                if budget >= 95 {
                     assert_eq!(s.vertices, vec![0, 1, 3], "{method:?}: everything fits");
+                    assert_eq!((s.edges, s.bytes), (10, 95));
                 }
             }
         }
-        assert_eq!(select(&g, &g, &SelectMethod::HighDegree, 8, 16).vertices, vec![0]);
-        assert_eq!(select(&g, &g, &SelectMethod::LowDegree, 8, 16).vertices, vec![1, 3]);
+        assert_eq!(select(&g, &g, &SelectMethod::HighDegree, 61, 16).vertices, vec![0]);
+        assert_eq!(select(&g, &g, &SelectMethod::LowDegree, 61, 16).vertices, vec![1, 3]);
         assert_eq!(
-            select(&g, &g, &SelectMethod::HighDegree, 7, 16).vertices,
+            select(&g, &g, &SelectMethod::HighDegree, 60, 16).vertices,
             vec![1, 3],
             "0 does not fit"
         );

@@ -14,7 +14,7 @@ use super::{select, SelectMethod};
 pub struct SelectOptions {
     /// The method.
     pub method: SelectMethod,
-    /// Bytes of edge lists the selection may hold (4 per edge).
+    /// Bytes the static cache holding the selection may take (see `list_cost`).
     pub budget_bytes: u64,
     /// Page size GVS models (the page cache's page).
     pub page_bytes: u64,
@@ -33,6 +33,8 @@ pub struct SelectSummary {
     pub count: usize,
     /// Their out-edges.
     pub edges: u64,
+    /// What the static cache needs for them.
+    pub bytes: u64,
     /// Seconds loading the graph's lists.
     pub load_seconds: f64,
     /// Seconds of the selection itself (GVS's running time).
@@ -64,7 +66,7 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
         &out,
         inn.as_ref().unwrap_or(&out),
         &opts.method,
-        opts.budget_bytes / 4,
+        opts.budget_bytes,
         opts.page_bytes,
     );
     let info = BascInfo {
@@ -88,6 +90,7 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
         path,
         count: s.vertices.len(),
         edges: s.edges,
+        bytes: s.bytes,
         load_seconds,
         select_seconds: s.seconds,
     })
