@@ -108,7 +108,17 @@ def test_reordered_graph_gives_the_same_answers(tmp_path: Any, method: str) -> N
     h = g.reorder(tmp_path / "h", method, seed=3 if method == "random" else None)
     assert h.reorder_summary is not None and h.reorder_summary["num_vertices"] == g.num_vertices
     assert h.manifest["ordering"] == method
+    assert np.all(np.diff(h.run("bfs", source=3).vertex_ids.astype(np.int64)) > 0), "rows by ascending ID"
     for alg in ("bfs", "sp", "bc", "wcc", "pagerank"):
         a, b = by_id(g.run(alg, source=3)), by_id(h.run(alg, source=3))
         assert a.keys() == b.keys()
         assert all(abs(float(a[v]) - float(b[v])) < 1e-9 for v in a), (alg, method)
+
+
+def test_reordered_graph_lists_vertices_and_degrees_by_id(tmp_path: Any) -> None:
+    G = random_graph(4, True)
+    g = to_diskgraph(G, tmp_path / "g")
+    h = g.reorder(tmp_path / "h", "degree")
+    assert np.array_equal(h.vertex_ids(), g.vertex_ids())
+    assert np.array_equal(h.out_degree(), g.out_degree())
+    assert np.array_equal(h.in_degree(), g.in_degree())

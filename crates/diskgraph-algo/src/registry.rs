@@ -726,6 +726,12 @@ fn run_on(
         stats.settings.insert("method".into(), json!(m));
     }
     let (values, summary) = present(answer, &ids, req, &inputs, &mut stats);
+    // A reordered graph's internal order is not its original-ID order: rows go out by ID.
+    let (values, ids) = if graph.manifest().ids_ascending() {
+        (values, ids)
+    } else {
+        ascending_by_id(values, ids)
+    };
     stats.compute_seconds = compute.elapsed().as_secs_f64();
     stats.wall_seconds = start.elapsed().as_secs_f64();
     Ok(RunOutput {
@@ -889,6 +895,19 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
 }
 
 /// The vertex with the largest out-degree (the smallest such ID on ties).
+/// Rows (`ids[i]`, `values[i]`) sorted by original ID.
+fn ascending_by_id(values: Values, ids: Vec<u64>) -> (Values, Vec<u64>) {
+    use rayon::slice::ParallelSliceMut;
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.par_sort_unstable_by_key(|&i| ids[i]);
+    let values = match values {
+        Values::Signed(v) => Values::Signed(order.iter().map(|&i| v[i]).collect()),
+        Values::Unsigned(v) => Values::Unsigned(order.iter().map(|&i| v[i]).collect()),
+        Values::Float(v) => Values::Float(order.iter().map(|&i| v[i]).collect()),
+    };
+    (values, order.iter().map(|&i| ids[i]).collect())
+}
+
 /// `Inputs::source` while `--source max-degree` waits for the engine's offsets.
 const MAX_DEGREE_PENDING: u32 = u32::MAX;
 

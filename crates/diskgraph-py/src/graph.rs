@@ -90,7 +90,10 @@ impl PyGraph {
     /// Original IDs of the vertices, ascending (uint64). Every per-vertex result is indexed like
     /// this array.
     fn vertex_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let ids = py.detach(|| self.dir.original_ids()).map_err(format_error)?;
+        let mut ids = py.detach(|| self.dir.original_ids()).map_err(format_error)?;
+        if !self.dir.manifest().ids_ascending() {
+            ids.sort_unstable(); // a reordered graph: internal order is not ID order
+        }
         Ok(ids.into_pyarray(py))
     }
 
@@ -368,7 +371,14 @@ impl PyGraph {
 impl PyGraph {
     fn degrees<'py>(&self, py: Python<'py>, dir: Direction) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let offsets = py.detach(|| self.dir.load_offsets(dir)).map_err(format_error)?;
-        let degrees: Vec<i64> = offsets.windows(2).map(|w| (w[1] - w[0]) as i64).collect();
+        let mut degrees: Vec<i64> = offsets.windows(2).map(|w| (w[1] - w[0]) as i64).collect();
+        if !self.dir.manifest().ids_ascending() {
+            // A reordered graph: rows by ascending original ID, as every result.
+            let ids = py.detach(|| self.dir.original_ids()).map_err(format_error)?;
+            let mut order: Vec<usize> = (0..ids.len()).collect();
+            order.sort_unstable_by_key(|&i| ids[i]);
+            degrees = order.iter().map(|&i| degrees[i]).collect();
+        }
         Ok(degrees.into_pyarray(py))
     }
 }
