@@ -156,7 +156,8 @@ static LOGGED_BACKEND: AtomicBool = AtomicBool::new(false);
 static LOGGED_DIRECT: AtomicBool = AtomicBool::new(false);
 static LOGGED_UNREGISTERED: AtomicBool = AtomicBool::new(false);
 
-fn log_once(flag: &AtomicBool, msg: &str) {
+/// Prints `msg` to stderr the first time `flag` is seen unset.
+pub(crate) fn log_once(flag: &AtomicBool, msg: &str) {
     if !flag.swap(true, Ordering::Relaxed) {
         eprintln!("diskgraph-io: {msg}");
     }
@@ -504,7 +505,7 @@ fn dio_align(file: &File) -> Option<(u32, u32)> {
 
 /// Opens `path` with O_DIRECT and checks that reads of `block_size`-aligned blocks into
 /// 4096-aligned buffers work. `Ok(Err(reason))` when the file must be read buffered.
-fn open_direct(path: &Path, block_size: u32) -> Result<Result<(File, u64), String>, IoError> {
+pub(crate) fn open_direct(path: &Path, block_size: u32) -> Result<Result<(File, u64), String>, IoError> {
     let os = |source| IoError::Os {
         path: path.to_path_buf(),
         source,

@@ -30,20 +30,22 @@
 //! sequential rate, [`measure_device`](crate::measure_device)), and the caller's time waiting.
 
 use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::ops::Range;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
-use io_uring::{opcode, types, IoUring, Probe};
+use io_uring::{opcode, types, IoUring};
 
+use crate::context::{log_once, open_direct};
 use crate::pool::{BufferPool, BUF_ALIGN};
-use crate::{BackendKind, IoError, SIMULATE_ENV};
+use crate::uring::probe_ring;
+use crate::{BackendKind, IoError};
 
 /// Default largest single read of the io_uring loader: 1 MiB, the access size of the device's
 /// sequential rate measurement.
@@ -183,16 +185,6 @@ pub struct SequentialReader {
 static LOGGED_URING: AtomicBool = AtomicBool::new(false);
 static LOGGED_DIRECT: AtomicBool = AtomicBool::new(false);
 
-fn log_once(flag: &AtomicBool, msg: &str) {
-    if !flag.swap(true, Ordering::Relaxed) {
-        eprintln!("diskgraph-io: {msg}");
-    }
-}
-
-fn simulated(what: &str) -> bool {
-    std::env::var(SIMULATE_ENV).is_ok_and(|v| v.split(',').any(|w| w.trim() == what))
-}
-
 fn round_up(x: u64) -> u64 {
     x.div_ceil(ALIGN) * ALIGN
 }
@@ -227,8 +219,9 @@ impl SequentialReader {
         let mut opened = Vec::with_capacity(files.len());
         let mut slot_bytes = 0usize;
         for &(path, capacity) in files {
-            let (file, direct) = match open_direct(path)? {
-                Ok(f) => (f, true),
+            // 4096-byte blocks: the reader's reads start and end on 4096-byte boundaries.
+            let (file, direct) = match open_direct(path, BUF_ALIGN as u32)? {
+                Ok((f, _)) => (f, true),
                 Err(why) => {
                     log_once(&LOGGED_DIRECT, &format!("{why}; reading it buffered"));
                     fallback.get_or_insert(why);
@@ -268,8 +261,8 @@ impl SequentialReader {
         })?;
         let ring = match config.backend {
             Some(BackendKind::Pread) => None,
-            _ => match probe_uring(config.queue_depth) {
-                Ok(r) => Some(Mutex::new(r)),
+            _ => match probe_ring(config.queue_depth) {
+                Ok((r, _)) => Some(Mutex::new(r)),
                 Err(why) => {
                     let msg = format!("io_uring unavailable ({why}); sequential reads use pread");
                     log_once(&LOGGED_URING, &msg);
@@ -845,77 +838,4 @@ fn pread_full(
         }
     }
     Ok(())
-}
-
-/// Opens `path` with O_DIRECT and checks that an aligned read works; `Ok(Err(reason))` when the
-/// file must be read buffered.
-fn open_direct(path: &Path) -> Result<Result<File, String>, IoError> {
-    let os = |source| IoError::Os {
-        path: path.to_path_buf(),
-        source,
-    };
-    if simulated("no-direct") {
-        return Ok(Err(format!(
-            "O_DIRECT open of {} failed: EINVAL (simulated)",
-            path.display()
-        )));
-    }
-    let file = match OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
-        Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            return Ok(Err(format!(
-                "the file system of {} does not support O_DIRECT",
-                path.display()
-            )))
-        }
-        Err(e) => return Err(os(e)),
-    };
-    if file.metadata().map_err(os)?.len() > 0 {
-        let layout = std::alloc::Layout::from_size_align(BUF_ALIGN, BUF_ALIGN).expect("valid layout");
-        // SAFETY: the layout has a non-zero size.
-        let p = unsafe { std::alloc::alloc(layout) };
-        if p.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        // SAFETY: `p` points to BUF_ALIGN bytes we own; freed right after.
-        let r = file.read_at(unsafe { std::slice::from_raw_parts_mut(p, BUF_ALIGN) }, 0);
-        // SAFETY: allocated above with the same layout.
-        unsafe { std::alloc::dealloc(p, layout) };
-        match r {
-            Ok(_) => {}
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                return Ok(Err(format!("O_DIRECT reads of {} fail with EINVAL", path.display())))
-            }
-            Err(e) => return Err(os(e)),
-        }
-    }
-    Ok(Ok(file))
-}
-
-/// Sets up a ring for `depth` reads and checks it completes a no-op.
-fn probe_uring(depth: u32) -> Result<IoUring, String> {
-    if simulated("no-uring") {
-        return Err(format!("simulated by {SIMULATE_ENV}"));
-    }
-    let entries = depth.clamp(8, 4096).next_power_of_two();
-    let mut ring: IoUring = IoUring::builder()
-        .setup_clamp()
-        .build(entries)
-        .map_err(|e| format!("io_uring_setup: {e}"))?;
-    let mut probe = Probe::new();
-    ring.submitter()
-        .register_probe(&mut probe)
-        .map_err(|e| format!("IORING_REGISTER_PROBE: {e}"))?;
-    if !probe.is_supported(opcode::Read::CODE) {
-        return Err("IORING_OP_READ not supported".into());
-    }
-    let nop = opcode::Nop::new().build().user_data(7);
-    // SAFETY: a no-op references no memory.
-    unsafe { ring.submission().push(&nop) }.map_err(|_| "submission queue full".to_string())?;
-    ring.submit_and_wait(1).map_err(|e| format!("io_uring_enter: {e}"))?;
-    let completed = ring.completion().next().map(|c| (c.user_data(), c.result()));
-    match completed {
-        Some((7, r)) if r >= 0 => Ok(ring),
-        other => Err(format!("no-op did not complete: {other:?}")),
-    }
 }

@@ -30,7 +30,7 @@ pub(crate) struct Ring {
 
 /// Creates a ring with room for `depth` reads and checks it works; returns it with whether
 /// `IORING_OP_READ_FIXED` is supported.
-fn probe_ring(depth: u32) -> Result<(IoUring, bool), String> {
+pub(crate) fn probe_ring(depth: u32) -> Result<(IoUring, bool), String> {
     if crate::context::simulated("no-uring") {
         return Err(format!("simulated by {}", crate::context::SIMULATE_ENV));
     }

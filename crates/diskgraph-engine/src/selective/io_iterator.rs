@@ -330,12 +330,22 @@ impl SelectiveGraph {
         }
         let served = AtomicU64::new(0);
         let served_edges = AtomicU64::new(0);
-        (0..g.len().div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+        // Walk whichever is smaller: a small sparse round looks its vertices up, so a large store
+        // costs nothing to rounds that touch few of its lists.
+        let sparse = active.as_sparse().filter(|list| list.len() < g.len());
+        let count = sparse.map_or(g.len(), <[u32]>::len);
+        (0..count.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             let mut state = init();
             let (mut lists, mut edges) = (0, 0);
-            for i in c * CHUNK..g.len().min((c + 1) * CHUNK) {
-                let (v, list) = g.entry(i);
-                if !active.contains(v) || skip.is_some_and(|b| bit(b, v)) {
+            for i in c * CHUNK..count.min((c + 1) * CHUNK) {
+                let (v, list) = match sparse {
+                    Some(vs) => match g.find(vs[i]) {
+                        Some(at) => g.entry(at),
+                        None => continue,
+                    },
+                    None => g.entry(i),
+                };
+                if (sparse.is_none() && !active.contains(v)) || skip.is_some_and(|b| bit(b, v)) {
                     continue;
                 }
                 lists += 1;

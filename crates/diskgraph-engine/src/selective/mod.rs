@@ -462,7 +462,7 @@ impl SelectiveGraph {
     /// Copies the engine's counters and settings into `stats`: every I/O counter, the backend
     /// and its settings, the budget split, `peak_engine_memory`.
     pub fn record(&self, stats: &mut RunStats) {
-        let io = self.io.stats();
+        let mut io = self.io.stats();
         let c = self.io.config();
         stats.bytes_read = io.bytes_read;
         stats.io_requests = io.requests;
@@ -472,7 +472,7 @@ impl SelectiveGraph {
         stats.io_utility = io.utility();
         stats.io_wait_seconds = io.io_wait_seconds;
         stats.peak_engine_memory = self.peak_engine_memory();
-        stats.io_rounds = io.round_log.clone();
+        stats.io_rounds = std::mem::take(&mut io.round_log);
         let s = &mut stats.settings;
         s.insert("io_backend".into(), json!(self.io.backend()));
         s.insert("block_size".into(), json!(c.block_size));

@@ -66,6 +66,15 @@ impl Generation {
         self.vertices.len()
     }
 
+    /// Position of `v`'s list, if held.
+    pub(crate) fn find(&self, v: u32) -> Option<usize> {
+        if (v as usize) < self.bits.len() * 64 && self.bits[v as usize / 64] & (1 << (v % 64)) != 0 {
+            self.vertices.binary_search(&v).ok()
+        } else {
+            None
+        }
+    }
+
     /// The `i`-th list held, with its vertex.
     pub(crate) fn entry(&self, i: usize) -> (u32, &[u32]) {
         let (a, b) = (self.starts[i] as usize, self.starts[i + 1] as usize);
@@ -189,6 +198,8 @@ mod tests {
         assert_eq!(g.entry(1), (7, &[1, 2, 3][..]));
         assert_eq!(g.entry(2), (50, &[][..]));
         assert!(bit(&g.bits, 7) && bit(&g.bits, 50) && !bit(&g.bits, 8));
+        assert_eq!((g.find(3), g.find(7), g.find(50)), (Some(0), Some(1), Some(2)));
+        assert_eq!((g.find(8), g.find(1000)), (None, None));
     }
 
     #[test]
