@@ -21,7 +21,9 @@ use diskgraph_engine::MemoryGraph;
 use diskgraph_format::{Direction, FormatError};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::{oracle, EdgeList, Keep, TestGraph};
-use support::{configs, few_configs, open, open_with, store, store_with_ids, Config, Stored};
+use support::{
+    configs, few_configs, open, open_with, store, store_with_ids, with_loops_and_duplicates, Config, Stored,
+};
 
 /// The budget of most runs: small enough that k-core's assembly (half of it) takes several
 /// batches on the bigger graphs.
@@ -29,12 +31,14 @@ const MEMORY: u64 = 256 << 10;
 
 /// Small nasty graphs: the full matrix runs on each.
 fn small_graphs() -> Vec<Stored> {
-    let loops_dups =
-        |el: EdgeList, n: usize, seed: u64| gen::add_duplicates(gen::add_self_loops(el, n / 5 + 1, seed), n, seed);
     vec![
         store(
             "weighted directed multigraph with loops",
-            &gen::with_weights(loops_dups(gen::gnm(300, 1500, true, 1), 300, 1), Weights::Integer(4), 1),
+            &gen::with_weights(
+                with_loops_and_duplicates(gen::gnm(300, 1500, true, 1), 300, 1),
+                Weights::Integer(4),
+                1,
+            ),
             Keep::all(),
         ),
         store(
@@ -44,7 +48,11 @@ fn small_graphs() -> Vec<Stored> {
         ),
         store(
             "undirected multigraph with loops, zero weights",
-            &gen::with_weights(loops_dups(gen::gnm(200, 500, false, 3), 200, 3), Weights::Zero, 3),
+            &gen::with_weights(
+                with_loops_and_duplicates(gen::gnm(200, 500, false, 3), 200, 3),
+                Weights::Zero,
+                3,
+            ),
             Keep::all(),
         ),
         store(

@@ -19,7 +19,7 @@ use diskgraph_format::FormatError;
 use diskgraph_prep::SortOrder;
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::{oracle, EdgeList, Keep, TestGraph};
-use support::{open_stream, partitioned, store, store_with_ids, Stored};
+use support::{open_stream, partitioned, store, store_with_ids, with_loops_and_duplicates, Stored};
 
 /// A budget that cuts blocks into loads of a few thousand edges.
 const SMALL: u64 = 256 << 10;
@@ -27,12 +27,14 @@ const SMALL: u64 = 256 << 10;
 const LARGE: u64 = 16 << 20;
 
 fn graphs() -> Vec<Stored> {
-    let loops_dups =
-        |el: EdgeList, n: usize, seed: u64| gen::add_duplicates(gen::add_self_loops(el, n / 5 + 1, seed), n, seed);
     vec![
         store(
             "weighted directed multigraph with loops",
-            &gen::with_weights(loops_dups(gen::gnm(300, 1500, true, 1), 300, 1), Weights::Integer(4), 1),
+            &gen::with_weights(
+                with_loops_and_duplicates(gen::gnm(300, 1500, true, 1), 300, 1),
+                Weights::Integer(4),
+                1,
+            ),
             Keep::all(),
         ),
         store(

@@ -244,3 +244,10 @@ pub fn open_stream(
     diskgraph_engine::stream::StreamGraph::open(g, layout, &opts)
         .unwrap_or_else(|e| panic!("open {layout} of {}: {e}", g.path().display()))
 }
+
+/// `el` with `n / 5 + 1` self-loops and `n` duplicate edges added (seeded): the nasty multigraph
+/// cases of the engine matrices.
+pub fn with_loops_and_duplicates(el: EdgeList, n: usize, seed: u64) -> EdgeList {
+    use diskgraph_testkit::gen;
+    gen::add_duplicates(gen::add_self_loops(el, n / 5 + 1, seed), n, seed)
+}
