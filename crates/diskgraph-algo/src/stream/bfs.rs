@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use diskgraph_engine::stream::{AtomicWord, Frontier, Order, Pass, StreamGraph, Update};
+use diskgraph_engine::stream::{AtomicWord, Frontier, Order, Pass, StreamGraph, Threads, Update};
 use diskgraph_format::GridEdge;
 
 use super::{check_source, StreamAlgoError};
@@ -81,7 +81,7 @@ fn relax(
             active: Some(&active),
             next: Some(&next),
             mrt: g.options().mrt,
-            parallel: true,
+            threads: Threads::Shared,
             weights: false,
         };
         edges += g.stream(&pass, |e, _| relax_edge(e))?.edges_processed;

@@ -12,7 +12,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use diskgraph_engine::stream::{source_sorted, AtomicWord, Pass, StreamGraph, Update};
+use diskgraph_engine::stream::{source_sorted, AtomicWord, Pass, StreamGraph, Threads, Update};
 
 use super::StreamAlgoError;
 use crate::mis::{luby_key, IN, OUT, UNDECIDED};
@@ -33,7 +33,7 @@ pub fn mis_greedy(g: &StreamGraph) -> Result<Mis, StreamAlgoError> {
     }
     let in_set = g.vertex_array::<AtomicU8>(|_| 1)?;
     let pass = Pass {
-        parallel: false,
+        threads: Threads::One,
         ..Pass::all()
     };
     let r = g.stream(&pass, |e, _| {

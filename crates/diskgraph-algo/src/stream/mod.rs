@@ -26,7 +26,7 @@ mod wcc;
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use diskgraph_engine::stream::{StreamError, StreamGraph};
+use diskgraph_engine::stream::{StreamError, StreamGraph, Threads};
 use diskgraph_format::{GraphDir, GridSort};
 
 pub use bfs::bfs;
@@ -133,9 +133,26 @@ fn check_source(g: &StreamGraph, source: u32) -> Result<(), AlgoError> {
     }
 }
 
-/// Adds `x` to the `f64` stored (as bits) in `a`.
+/// How a pass that adds into destinations (pagerank, spmv) runs on `g`: by column with plain
+/// adds when the layout has the columns to keep every thread busy, else any split with atomic
+/// adds ([`StreamGraph::column_parallel`]).
+fn sum_threads(g: &StreamGraph) -> Threads {
+    if g.column_parallel() {
+        Threads::ByColumn
+    } else {
+        Threads::Shared
+    }
+}
+
+/// Adds `x` to the `f64` stored (as bits) in `a`: a plain read and write under
+/// [`Threads::ByColumn`], where no other thread touches the same destination meanwhile (a locked
+/// read-modify-write stops the core from overlapping its cache misses), else atomically.
 #[inline]
-fn add_f64(a: &AtomicU64, x: f64) {
+fn add_to_destination(threads: Threads, a: &AtomicU64, x: f64) {
+    if threads == Threads::ByColumn {
+        a.store((f64::from_bits(a.load(Relaxed)) + x).to_bits(), Relaxed);
+        return;
+    }
     let mut cur = a.load(Relaxed);
     loop {
         let new = (f64::from_bits(cur) + x).to_bits();

@@ -1,14 +1,17 @@
 //! PageRank on the stream engine, with the memory engine's NetworkX semantics (see
 //! [`PageRank`]): per iteration, a vertex pass scales each rank by its inverse out-degree, one
-//! streaming pass adds every edge's `contrib[src]` into `sum[dst]` (atomic adds, in parallel), and
+//! streaming pass adds every edge's `contrib[src]` into `sum[dst]` (loads of different grid columns
+//! in parallel with plain adds when the layout has enough columns, else atomic adds: see
+//! [`StreamGraph::column_parallel`]), and
 //! a vertex pass makes the new ranks and the L1 change. The pass is row-major — the file's own
 //! order, one sequential read — rather than GridGraph's column-major: every block is read anyway,
 //! and column-major reads a P×P layout in P² separate pieces. Out-degrees come from the
 //! graph's offset index, read once front to back.
 //!
-//! On one thread the sums are added in ascending source order per destination, as the memory
-//! engine's pull does (so the ranks are equal bit for bit on graphs without parallel edges); on
-//! several, the order of the atomic additions varies and the ranks agree up to rounding.
+//! By column (or on one thread), each destination's sum is added in the layout's order —
+//! ascending source for `grid` and `source` layouts — as the memory engine's pull does, so the
+//! ranks are equal bit for bit on graphs without parallel edges; with atomic adds on several
+//! threads the order varies and they agree up to rounding.
 
 use std::sync::atomic::AtomicU64;
 
@@ -16,7 +19,7 @@ use diskgraph_engine::stream::{AtomicWord, Pass, StreamError, StreamGraph, Updat
 use diskgraph_format::{ArcStream, Direction};
 use rayon::prelude::*;
 
-use super::{add_f64, StreamAlgoError};
+use super::{add_to_destination, sum_threads, StreamAlgoError};
 use crate::{det_sum, PageRank, PageRankResult};
 
 /// Vertices per block of the error sum (the memory engine's, so the sums agree).
@@ -49,6 +52,7 @@ pub fn pagerank(g: &StreamGraph, pr: &PageRank) -> Result<PageRankResult, Stream
     let contrib = g.vertex_array::<AtomicU64>(|_| 0)?;
     let sum = g.vertex_array::<AtomicU64>(|_| 0)?;
     let f = |a: &AtomicU64| f64::from_bits(a.get());
+    let threads = sum_threads(g);
     let limit = pr.fixed_iterations.unwrap_or(pr.max_iterations);
     let (mut iterations, mut converged, mut edges) = (0, pr.fixed_iterations.is_some(), 0);
     while iterations < limit {
@@ -59,9 +63,10 @@ pub fn pagerank(g: &StreamGraph, pr: &PageRank) -> Result<PageRankResult, Stream
         });
         let dangling_sum = det_sum(dangling.len(), |i| f(&x[dangling[i] as usize]));
         let base = alpha * dangling_sum / nf + (1.0 - alpha) / nf;
+        let pass = Pass { threads, ..Pass::all() };
         edges += g
-            .stream(&Pass::all(), |e, _| {
-                add_f64(&sum[e.dst as usize], f(&contrib[e.src as usize]));
+            .stream(&pass, |e, _| {
+                add_to_destination(threads, &sum[e.dst as usize], f(&contrib[e.src as usize]));
                 Update::NONE
             })?
             .edges_processed;

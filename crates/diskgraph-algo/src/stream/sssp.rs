@@ -17,7 +17,7 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
 
-use diskgraph_engine::stream::{AtomicWord, Order, Pass, StreamGraph, Update};
+use diskgraph_engine::stream::{AtomicWord, Order, Pass, StreamGraph, Threads, Update};
 
 use super::{check_source, StreamAlgoError};
 use crate::{AlgoError, Sssp};
@@ -49,7 +49,7 @@ pub fn sssp(g: &StreamGraph, source: u32) -> Result<Sssp, StreamAlgoError> {
             active: Some(&active),
             next: Some(&next),
             mrt: g.options().mrt,
-            parallel: true,
+            threads: Threads::Shared,
             weights: true,
         };
         let r = g.stream(&pass, |e, w| {
@@ -82,7 +82,7 @@ fn check_weights(g: &StreamGraph) -> Result<(), StreamAlgoError> {
     }
     let first: Mutex<Option<(u32, u32, f32)>> = Mutex::new(None);
     let pass = Pass {
-        parallel: false,
+        threads: Threads::One,
         weights: true,
         ..Pass::all()
     };

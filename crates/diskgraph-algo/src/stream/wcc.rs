@@ -19,7 +19,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use diskgraph_engine::stream::{AtomicWord, Order, Pass, StreamGraph, Update};
+use diskgraph_engine::stream::{AtomicWord, Order, Pass, StreamGraph, Threads, Update};
 
 use super::StreamAlgoError;
 use crate::Components;
@@ -42,7 +42,7 @@ pub fn wcc_union_find(g: &StreamGraph) -> Result<Components, StreamAlgoError> {
     };
     let undirected = !g.directed();
     let pass = Pass {
-        parallel: false,
+        threads: Threads::One,
         ..Pass::all()
     };
     g.stream(&pass, |e, _| {
@@ -80,7 +80,7 @@ pub fn wcc_label_propagation(g: &StreamGraph) -> Result<Components, StreamAlgoEr
             active: (iterations > 0 && !directed).then_some(&active),
             next: Some(&next),
             mrt: g.options().mrt,
-            parallel: true,
+            threads: Threads::Shared,
             weights: false,
         };
         g.stream(&pass, |e, _| {

@@ -34,12 +34,20 @@ pub(crate) struct Loaded<'a> {
     pub destinations: Range<u64>,
 }
 
-/// What computing on one load did.
+/// What computing on one load (or several) did.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct LoadCounts {
     pub processed: u64,
     pub skipped: u64,
     pub passes: u64,
+}
+
+impl std::ops::AddAssign for LoadCounts {
+    fn add_assign(&mut self, o: LoadCounts) {
+        self.processed += o.processed;
+        self.skipped += o.skipped;
+        self.passes += o.passes;
+    }
 }
 
 /// Edges at least per parallel task.
@@ -52,7 +60,8 @@ pub(crate) struct Exec<'a, F> {
     pub next: Option<&'a Frontier>,
     pub pending: &'a Frontier,
     pub mrt: u32,
-    pub parallel: bool,
+    /// Split a load's edges over the threads ([`Threads::Shared`](super::Threads::Shared)).
+    pub split: bool,
     pub edges_path: &'a Path,
 }
 
@@ -91,6 +100,45 @@ where
             self.pending.remove_range(sources.clone());
         }
         Ok(counts)
+    }
+
+    /// Computes on `loads` in order, running loads of distinct columns (`column(load)`) at once:
+    /// the loads are cut into waves in which no column repeats, each wave's loads run in parallel
+    /// (each on one thread), and the waves one after another.
+    pub fn run_by_column(
+        &self,
+        loads: &[Loaded<'_>],
+        column: impl Fn(&Loaded<'_>) -> u32,
+    ) -> Result<LoadCounts, FormatError> {
+        let mut total = LoadCounts::default();
+        let mut columns = std::collections::HashSet::new();
+        let mut start = 0;
+        for (i, l) in loads.iter().enumerate() {
+            if !columns.insert(column(l)) {
+                total += self.run_wave(&loads[start..i])?;
+                columns.clear();
+                columns.insert(column(l));
+                start = i;
+            }
+        }
+        total += self.run_wave(&loads[start..])?;
+        Ok(total)
+    }
+
+    /// Computes on loads of distinct columns at once, each load on one thread.
+    fn run_wave(&self, wave: &[Loaded<'_>]) -> Result<LoadCounts, FormatError> {
+        if let [one] = wave {
+            return self.run(one, &mut Vec::new());
+        }
+        let counts: Vec<LoadCounts> = wave
+            .par_iter()
+            .with_max_len(1)
+            .map(|l| self.run(l, &mut Vec::new()))
+            .collect::<Result<_, _>>()?;
+        Ok(counts.into_iter().fold(LoadCounts::default(), |mut t, c| {
+            t += c;
+            t
+        }))
     }
 
     /// Records an update: in `next`, and as pending when it is a source of this load.
@@ -155,7 +203,7 @@ where
             }
             None
         };
-        let bad = if self.parallel && len >= 2 * MIN_TASK_EDGES {
+        let bad = if self.split && len >= 2 * MIN_TASK_EDGES {
             let step = task_len(len);
             (0..len.div_ceil(step))
                 .into_par_iter()
@@ -187,7 +235,7 @@ where
                 }
             }
         };
-        if self.parallel && len >= 2 * MIN_TASK_EDGES {
+        if self.split && len >= 2 * MIN_TASK_EDGES {
             let step = task_len(len);
             let parts: Vec<(Option<usize>, Vec<u32>)> = (0..len.div_ceil(step))
                 .into_par_iter()
@@ -218,7 +266,7 @@ where
     fn tasks(&self, runs: &[u32]) -> Vec<Range<usize>> {
         let nruns = runs.len() - 1;
         let len = runs[nruns] as usize;
-        if !self.parallel || len < 2 * MIN_TASK_EDGES {
+        if !self.split || len < 2 * MIN_TASK_EDGES {
             return std::iter::once(0..nruns).collect();
         }
         let step = task_len(len) as u32;

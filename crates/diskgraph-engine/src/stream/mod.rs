@@ -22,9 +22,12 @@
 //!   iteration's `next` frontier, and into the block's reentry passes. [`StreamGraph::vmap`] is
 //!   `VMap`; CLIP's `Sort(F_s)` is the partition key API (`diskgraph_prep::partition_with_key`),
 //!   whose layouts this engine streams like any other.
-//! - **Threads**: algorithms that keep the neighbourhood constraint run each pass in parallel
-//!   (rayon; their edge functions use atomics); beyond-neighbourhood ones ask for one thread, so
-//!   edges are applied exactly in file order.
+//! - **Threads** ([`Threads`]): algorithms that keep the neighbourhood constraint run each pass
+//!   in parallel — either any split of a load's edges (their edge functions use atomics), or
+//!   [`Threads::ByColumn`]: loads of different grid columns run at once and a column's edges never
+//!   do, so an edge function may update the destination with plain reads and writes (no atomic
+//!   read-modify-write, whose lock stops the core from overlapping cache misses). Beyond-
+//!   neighbourhood algorithms ask for one thread, so edges are applied exactly in file order.
 //!
 //! A block larger than a buffer is cut into pieces, each loaded (and re-entered) on its own;
 //! consecutive small blocks that are contiguous in the file share one read.
@@ -193,8 +196,8 @@ pub struct Pass<'a> {
     pub next: Option<&'a Frontier>,
     /// Passes per loaded block at most (1: no reentry).
     pub mrt: u32,
-    /// Run passes on all threads (the edge function must then be thread-safe: atomics).
-    pub parallel: bool,
+    /// How the pass uses the threads.
+    pub threads: Threads,
     /// Hand the edge function the edges' weights (1.0 when the layout has none).
     pub weights: bool,
 }
@@ -207,10 +210,29 @@ impl Pass<'_> {
             active: None,
             next: None,
             mrt: 1,
-            parallel: true,
+            threads: Threads::Shared,
             weights: false,
         }
     }
+}
+
+/// How a pass spreads its edges over the threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Threads {
+    /// One thread, edges in file order (for edge functions that touch any vertex).
+    #[default]
+    One,
+    /// Any split of a load's edges over all threads: the edge function must make its own
+    /// updates safe (atomics).
+    Shared,
+    /// Loads of different grid columns (so disjoint destination ranges) run in parallel, the
+    /// loads of one column one after another: no two threads ever hold edges with the same
+    /// destination, so the edge function may update the destination with plain reads and writes,
+    /// and each destination sees its edges in file order. Sources are shared: read them only.
+    /// With reentry (`mrt > 1`) loads run one at a time (their pending sources would overlap).
+    /// Only loads of distinct columns run at once, so a layout of few columns (blocks larger
+    /// than a load) gets little parallelism: see [`StreamGraph::column_parallel`].
+    ByColumn,
 }
 
 /// What one iteration did.
@@ -357,6 +379,15 @@ impl StreamGraph {
         &self.opts
     }
 
+    /// Whether [`Threads::ByColumn`] keeps every thread busy on this layout: it has at least
+    /// four columns per thread, and its average block fits in a load several times over.
+    pub fn column_parallel(&self) -> bool {
+        let shape = self.layout.shape();
+        let blocks = shape.num_blocks() as u64;
+        let threads = rayon::current_num_threads() as u64;
+        u64::from(shape.cols()) >= 4 * threads && self.layout.num_arcs() / blocks.max(1) <= self.load_edges / 4
+    }
+
     /// Edges per load at most.
     pub fn load_edges(&self) -> u64 {
         self.load_edges
@@ -429,9 +460,10 @@ impl StreamGraph {
             next: pass.next,
             pending: &self.pending,
             mrt: pass.mrt,
-            parallel: pass.parallel,
+            split: pass.threads == Threads::Shared,
             edges_path: &edges_path,
         };
+        let by_column = pass.threads == Threads::ByColumn && pass.mrt == 1;
         let shape = *self.layout.shape();
         let mut report = PassReport {
             blocks_loaded: p.blocks_loaded,
@@ -447,25 +479,36 @@ impl StreamGraph {
                 true => Some(cast(data[1], &edges_path)?),
                 false => None,
             };
-            for l in &p.loads[req.loads.clone()] {
-                let (a, b) = (
-                    (l.edges.start - req.edges.start) as usize,
-                    (l.edges.end - req.edges.start) as usize,
-                );
-                let loaded = load::Loaded {
-                    edges: &edges[a..b],
-                    weights: weights.map(|w| &w[a..b]),
-                    first: l.edges.start,
-                    block: l.block,
-                    sources: shape.source_range(l.block),
-                    destinations: shape.destination_range(l.block),
-                };
-                let c = exec.run(&loaded, &mut runs)?;
-                report.edges_processed += c.processed;
-                report.edges_skipped += c.skipped;
-                report.load_passes += c.passes;
-                report.loads += 1;
-            }
+            let loads: Vec<load::Loaded<'_>> = p.loads[req.loads.clone()]
+                .iter()
+                .map(|l| {
+                    let (a, b) = (
+                        (l.edges.start - req.edges.start) as usize,
+                        (l.edges.end - req.edges.start) as usize,
+                    );
+                    load::Loaded {
+                        edges: &edges[a..b],
+                        weights: weights.map(|w| &w[a..b]),
+                        first: l.edges.start,
+                        block: l.block,
+                        sources: shape.source_range(l.block),
+                        destinations: shape.destination_range(l.block),
+                    }
+                })
+                .collect();
+            let counts = if by_column {
+                exec.run_by_column(&loads, |l| shape.block_position(l.block).1)?
+            } else {
+                let mut total = load::LoadCounts::default();
+                for l in &loads {
+                    total += exec.run(l, &mut runs)?;
+                }
+                total
+            };
+            report.edges_processed += counts.processed;
+            report.edges_skipped += counts.skipped;
+            report.load_passes += counts.passes;
+            report.loads += loads.len() as u64;
             Ok(())
         })?;
         report.io = io;
