@@ -1,11 +1,13 @@
-"""BFS-like algorithms, BAsC selections, the page cache and orderings from Python: sp, diameter
-and bc agree with NetworkX (bc exactly, with NetworkX's scaling; diameter is a real eccentricity
+"""BFS-like algorithms, BAsC selections, the page cache and orderings from Python: sp, diameter,
+bc and apsp agree with NetworkX (bc exactly, with NetworkX's scaling; diameter is a real eccentricity
 and exact on trees) on both engines, with and without a static cache and a page cache;
 Graph.select publishes selections; Graph.reorder writes a relabelled graph whose answers, per
 original ID, are those of the original."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from typing import Any, Dict
 
 import networkx as nx
@@ -64,6 +66,67 @@ def test_sp_diameter_bc_match_networkx(tmp_path: Any, seed: int, directed: bool)
             assert d.stats["settings"]["basc_load_seconds"] >= 0.0
 
 
+def apsp_oracle(G: nx.Graph, sources: Any) -> np.ndarray:
+    """Rows per vertex (ascending), one column per source (internal IDs), -1 when unreached."""
+    nodes = sorted(G.nodes())
+    out = np.full((len(nodes), len(sources)), -1, dtype=np.int64)
+    for j, s in enumerate(sources):
+        for v, d in nx.single_source_shortest_path_length(G, s).items():
+            out[v, j] = d
+    return out
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_apsp_matches_networkx_across_batches(tmp_path: Any, directed: bool) -> None:
+    # 70 sampled sources: two msbfs batches (64 + 6); an explicit list with a repeat.
+    G = random_graph(5, directed)
+    g = to_diskgraph(G, tmp_path / "g")
+    g.select("gvs", 0.3, k=4)
+    for opts in CACHES:
+        r = g.apsp(70, seed=2, **opts)
+        sources = [s // 7 for s in r.stats["settings"]["sources"]]
+        assert len(set(sources)) == 70 and r.values.shape == (86, 70) and r.values.dtype == np.int64
+        assert np.array_equal(r.values, apsp_oracle(G, sources)), opts
+        if directed:
+            assert (r.values == -1).any()
+        chosen = [v * 7 + 3 for v in (5, 0, 85, 5)]
+        r = g.apsp(chosen, **opts)
+        assert r.stats["settings"]["sources"] == chosen
+        assert np.array_equal(r.values, apsp_oracle(G, [5, 0, 85, 5])), opts
+    with pytest.raises(ValueError):
+        g.apsp(0)
+    with pytest.raises(ValueError):
+        g.apsp(87)
+    with pytest.raises(ValueError):
+        g.apsp([])
+    with pytest.raises(diskgraph.InvalidVertex):
+        g.apsp([4])
+
+
+def test_cli_apsp_files_read_back(tmp_path: Any) -> None:
+    # The CLI's .npy (int64 sub-array per vertex) and .parquet (value_0, value_1, ...) hold
+    # Graph.apsp's rows.
+    import pyarrow.parquet as pq
+
+    exe = shutil.which("diskgraph")
+    assert exe, "scripts/setup.sh installs the diskgraph command"
+    g = to_diskgraph(random_graph(6, True), tmp_path / "g")
+    want = g.apsp(5, seed=4)
+    for ext in ("npy", "parquet"):
+        out = tmp_path / f"a.{ext}"
+        cmd = [exe, "run", "apsp", str(tmp_path / "g"), "--sources", "5", "--seed", "4", "--out", str(out)]
+        subprocess.run(cmd, check=True, capture_output=True)
+        if ext == "npy":
+            a = np.load(out)
+            ids, rows = a["vertex"], a["value"]
+        else:
+            t = pq.read_table(out)
+            assert t.column_names == ["vertex"] + [f"value_{i}" for i in range(5)]
+            ids = t.column("vertex").to_numpy()
+            rows = np.stack([t.column(f"value_{i}").to_numpy() for i in range(5)], axis=1)
+        assert np.array_equal(ids, want.vertex_ids) and np.array_equal(rows, want.values), ext
+
+
 def test_diameter_is_exact_on_trees(tmp_path: Any) -> None:
     T = nx.random_labeled_tree(200, seed=5)
     g = to_diskgraph(T, tmp_path / "t")
@@ -113,6 +176,9 @@ def test_reordered_graph_gives_the_same_answers(tmp_path: Any, method: str) -> N
         a, b = by_id(g.run(alg, source=3)), by_id(h.run(alg, source=3))
         assert a.keys() == b.keys()
         assert all(abs(float(a[v]) - float(b[v])) < 1e-9 for v in a), (alg, method)
+    sources = [v * 7 + 3 for v in (0, 17, 42)]
+    a, b = g.apsp(sources), h.apsp(sources, engine="selective", memory="4MiB")
+    assert np.array_equal(a.vertex_ids, b.vertex_ids) and np.array_equal(a.values, b.values), method
 
 
 def test_reordered_graph_lists_vertices_and_degrees_by_id(tmp_path: Any) -> None:

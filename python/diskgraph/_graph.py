@@ -64,8 +64,8 @@ def _source_id(source: SourceSpec) -> Union[int, str, None]:
     return s
 
 
-#: msbfs sources: a count K (K distinct vertices sampled with ``seed``, at most 64) or a
-#: sequence (or numpy array) of 1 to 64 original vertex IDs.
+#: msbfs and apsp sources: a count K (K distinct vertices sampled with ``seed``; at most 64 for
+#: msbfs) or a sequence (or numpy array) of original vertex IDs (1 to 64 for msbfs).
 SourcesSpec = Union[int, Sequence[int], "npt.NDArray[np.integer[Any]]"]
 
 
@@ -167,6 +167,7 @@ class Result:
         algorithm: The algorithm that ran (``"bfs"``, ``"pagerank"``, ...).
         values: One value per vertex, indexed like :attr:`vertex_ids`: int64 BFS levels or
             parents (original IDs), core numbers and msbfs distance sums (-1 = unreached),
+            apsp's rows of hop distances (2-D, one column per source; -1 = unreached),
             uint64 component labels (the smallest original ID in the component), float64
             distances (``inf`` = unreached), ranks and spmv products.
         vertex_ids: Original vertex IDs, ascending (uint64).
@@ -335,13 +336,14 @@ class Graph:
 
     def run(self, algorithm: str, **options: Any) -> Result:
         """Runs ``algorithm``: ``bfs``, ``sssp``, ``wcc``, ``scc``, ``pagerank``, ``kcore``,
-        ``msbfs``, ``spmv`` or ``mis``.
+        ``msbfs``, ``apsp``, ``spmv``, ``mis``, ``sp``, ``diameter`` or ``bc``.
 
         Options:
             source: bfs/sssp: an original ID, ``"smallest"`` (default) or ``"max-degree"``.
             parents: bfs: return the parent tree instead of levels.
             tolerance, iterations, max_iterations: pagerank.
-            sources, seed: msbfs (see :meth:`msbfs`); ``seed`` also seeds mis's ``"luby"``.
+            sources, seed: msbfs and apsp (see :meth:`msbfs`, :meth:`apsp`); ``seed`` also seeds
+                mis's ``"luby"``.
             x: spmv (see :meth:`spmv`).
             method: wcc on the stream engine ``"union-find"`` (default) or
                 ``"label-propagation"``; mis ``"greedy"`` (default) or ``"luby"``.
@@ -686,6 +688,37 @@ class Graph:
             sources = sources.tolist()
         return self.run(
             "msbfs", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io
+        )
+
+    def apsp(
+        self,
+        sources: SourcesSpec = 64,
+        *,
+        seed: int = 1,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Hop distances from many sources (sampled all-pairs shortest paths), built on
+        :meth:`msbfs`: the sources run in batches of 64, one bit-parallel traversal each.
+
+        ``sources`` is a count K (K distinct vertices sampled uniformly with ``seed``; at most
+        the number of vertices) or a sequence of original IDs (repeats allowed). Values are a
+        2-D int64 array, one row per vertex (in ``vertex_ids`` order) and one column per source
+        (in the order of ``stats["settings"]["sources"]``): hops along out-edges, -1 when
+        unreached. The result takes ``8 × vertices × K`` bytes.
+
+        ``engine`` is ``"auto"``, ``"memory"`` or ``"selective"`` (see :meth:`run`); ``**io``
+        takes the selective engine's I/O settings (:class:`IoOptions`).
+
+        Raises :class:`InvalidVertex` for an ID that is not a vertex and ``ValueError`` for an
+        empty list or a count outside 1..vertices.
+        """
+        if isinstance(sources, np.ndarray):
+            sources = sources.tolist()
+        return self.run(
+            "apsp", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io
         )
 
     def spmv(

@@ -26,6 +26,7 @@
 //! Vertex IDs are the graph's internal IDs (`0..num_vertices`); mapping back to original IDs is
 //! the caller's business.
 
+pub mod apsp;
 mod bc;
 mod bfs;
 mod diameter;
@@ -42,6 +43,7 @@ mod sssp;
 pub mod stream;
 mod wcc;
 
+pub use apsp::{apsp_in_batches, Apsp};
 pub use bc::{betweenness, BcOptions, Betweenness};
 pub use bfs::{bfs, Bfs};
 pub use diameter::{diameter, Diameter, DEFAULT_SWEEPS};

@@ -12,7 +12,8 @@
 //! loaded-data reentry (`--mrt`), vertex state in memory or mapped (`--vertex-state`); `auto`
 //! takes `memory` when the CSR the algorithm needs fits in the budget and `selective` otherwise
 //! (`stream` for `mis`, which has no selective variant), and says which it took and why (`scc`
-//! always runs in memory). `scc`, `kcore` and `msbfs` have no stream variant.
+//! always runs in memory). `scc`, `kcore`, `msbfs`, `apsp`, `sp`, `diameter` and `bc` have no
+//! stream variant.
 //!
 //! `--method` picks an algorithm's method: `wcc` on the stream engine `union-find` (default) or
 //! `label-propagation`; `mis` `greedy` (default) or `luby` (seeded with `--seed`), on either
@@ -21,6 +22,8 @@
 //! `msbfs` reports, per vertex, the sum of its finite distances from the sources (`-1` when no
 //! source reaches it); the sources (original IDs, in bit order) are in the stats' settings, and
 //! the full distance matrix is available from [`crate::msbfs()`] / [`crate::selective::msbfs()`].
+//! `apsp` returns that matrix for any number of sources ([`Values::Distances`]), running msbfs
+//! in batches of 64.
 
 use std::time::Instant;
 
@@ -32,12 +35,12 @@ use diskgraph_engine::{MemoryGraph, RunStats};
 use diskgraph_format::{Direction, FormatError, GraphDir};
 use serde_json::json;
 
-use crate::msbfs::MAX_SOURCES;
+use crate::msbfs::{MAX_SOURCES, UNREACHED};
 use crate::stream::StreamAlgoError;
 use crate::{
-    betweenness, bfs, diameter, kcore, mis, msbfs, scc, selective, spmv, sssp, wcc, AlgoError, BcOptions, Betweenness,
-    Bfs, Components, Diameter, KCore, Mis, MisMethod, MultiBfs, PageRank, PageRankResult, SelectiveError, Spmv, Sssp,
-    DEFAULT_SWEEPS,
+    apsp_in_batches, betweenness, bfs, diameter, kcore, mis, msbfs, scc, selective, spmv, sssp, wcc, AlgoError, Apsp,
+    BcOptions, Betweenness, Bfs, Components, Diameter, KCore, Mis, MisMethod, MultiBfs, PageRank, PageRankResult,
+    SelectiveError, Spmv, Sssp, DEFAULT_SWEEPS,
 };
 
 mod stream;
@@ -69,6 +72,10 @@ pub const ALGORITHMS: &[(&str, &str)] = &[
         "msbfs",
         "multi-source BFS from up to 64 --sources at once: sum of finite distances (-1 unreached)",
     ),
+    (
+        "apsp",
+        "hop distances from each of --sources (K sampled, or IDs; msbfs in batches of 64), -1 unreached",
+    ),
     ("spmv", "y = A^T x with the edge weights (x from --x, or all ones)"),
     (
         "mis",
@@ -85,6 +92,11 @@ pub const ALGORITHMS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The names of [`ALGORITHMS`], comma-separated.
+fn known_algorithms() -> String {
+    ALGORITHMS.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
+}
+
 /// Engines [`run`] knows.
 pub const ENGINES: &[&str] = &["memory", "selective", "stream", "auto"];
 
@@ -98,7 +110,7 @@ pub enum RunError {
     #[error(transparent)]
     Algo(#[from] AlgoError),
     /// No algorithm of that name.
-    #[error("unknown algorithm {0:?} (known: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv, mis)")]
+    #[error("unknown algorithm {0:?} (known: {known})", known = known_algorithms())]
     UnknownAlgorithm(String),
     /// No engine of that name.
     #[error("unknown engine {0:?} (known: memory, selective, stream, auto)")]
@@ -172,9 +184,9 @@ pub struct RunRequest {
     /// Memory budget in bytes (what the selective engine may hold; `auto` compares the CSR with
     /// it; recorded for `memory`).
     pub memory: u64,
-    /// msbfs: the sources.
+    /// msbfs and apsp: the sources.
     pub sources: Sources,
-    /// msbfs: seed of the sampled sources.
+    /// msbfs, apsp and bc `samples`: seed of the sampled sources.
     pub seed: u64,
     /// spmv: `x`, one value per vertex in ascending original-ID order (all ones when absent).
     pub x: Option<Vec<f64>>,
@@ -304,6 +316,15 @@ pub enum Values {
     Unsigned(Vec<u64>),
     /// Floats (distances with `inf` unreached, ranks).
     Float(Vec<f64>),
+    /// Hop distances from several sources (apsp): `hops[i * n + v]` from source `i` (in the
+    /// order of the stats' `sources`) to vertex `v`, [`UNREACHED`](crate::msbfs::UNREACHED) when
+    /// unreached; `sources` rows of one value per vertex each.
+    Distances {
+        /// Number of sources (rows).
+        sources: usize,
+        /// The rows, source-major.
+        hops: Vec<u32>,
+    },
 }
 
 impl Values {
@@ -313,6 +334,7 @@ impl Values {
             Values::Signed(v) => v.len(),
             Values::Unsigned(v) => v.len(),
             Values::Float(v) => v.len(),
+            Values::Distances { sources, hops } => hops.len() / (*sources).max(1),
         }
     }
 
@@ -429,7 +451,7 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
             )));
         }
         "selective" => (Engine::Selective, None),
-        "stream" if matches!(alg, "scc" | "kcore" | "msbfs" | "sp" | "diameter" | "bc") => {
+        "stream" if matches!(alg, "scc" | "kcore" | "msbfs" | "apsp" | "sp" | "diameter" | "bc") => {
             return Err(RunError::Setting(format!(
                 "{alg} has no stream variant; use --engine memory or selective"
             )))
@@ -504,6 +526,7 @@ enum Answer {
     PageRank(PageRankResult),
     KCore(KCore),
     MultiBfs(MultiBfs),
+    Apsp(Apsp),
     Spmv(Spmv),
     Mis(Mis),
     Diameter(Diameter),
@@ -564,6 +587,18 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
                 )));
             }
             sample(n, k.min(n), req.seed)
+        }
+        ("apsp", Sources::Ids(list)) if list.is_empty() => {
+            return Err(RunError::Setting("apsp takes at least one source".into()))
+        }
+        ("apsp", Sources::Ids(list)) => list.iter().map(|&s| internal(s)).collect::<Result<_, _>>()?,
+        ("apsp", &Sources::Sample(k)) => {
+            if k == 0 || k > n {
+                return Err(RunError::Setting(format!(
+                    "apsp samples 1 to {n} sources (the graph's vertices), got {k}"
+                )));
+            }
+            sample(n, k, req.seed)
         }
         ("bc", _) => match req.samples {
             Some(0) => return Err(RunError::Setting("bc --samples must be at least 1".into())),
@@ -649,6 +684,7 @@ fn run_on(
                 "pagerank" => Answer::PageRank(pr().run(&g)?),
                 "kcore" => Answer::KCore(kcore(&g)),
                 "msbfs" => Answer::MultiBfs(msbfs(&g, &inputs.sources, false)?),
+                "apsp" => Answer::Apsp(apsp_in_batches(&inputs.sources, |s| msbfs(&g, s, true))?),
                 "spmv" => Answer::Spmv(spmv(&g, &inputs.x)?),
                 "sp" => Answer::Bfs(bfs(&g, inputs.source, false)?),
                 "diameter" => Answer::Diameter(diameter(&g, inputs.source, req.rounds)?),
@@ -698,6 +734,7 @@ fn run_on(
                 "pagerank" => Answer::PageRank(selective::pagerank(&g, &pr())?),
                 "kcore" => Answer::KCore(selective::kcore(&g)?),
                 "msbfs" => Answer::MultiBfs(selective::msbfs(&g, &inputs.sources, false)?),
+                "apsp" => Answer::Apsp(apsp_in_batches(&inputs.sources, |s| selective::msbfs(&g, s, true))?),
                 "spmv" => Answer::Spmv(selective::spmv(&g, &inputs.x)?),
                 "sp" => Answer::Bfs(selective::bfs(&g, inputs.source, false)?),
                 "diameter" => Answer::Diameter(selective::diameter(&g, inputs.source, req.rounds)?),
@@ -835,6 +872,27 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
             );
             (Values::Signed(r.values()), summary)
         }
+        Answer::Apsp(r) => {
+            let sources: Vec<u64> = r.sources.iter().map(|&s| ids[s as usize]).collect();
+            settings.insert("sources".into(), json!(sources));
+            settings.insert("seed".into(), json!(req.seed));
+            stats.iterations = r.iterations as u64;
+            stats.edges_processed = r.edges_processed;
+            let reached = r.hops.iter().filter(|&&h| h != UNREACHED);
+            let (pairs, depth) = reached.fold((0u64, 0u32), |(c, m), &h| (c + 1, m.max(h)));
+            let summary = format!(
+                "{} sources, {pairs} (source, vertex) pairs reached of {}, max distance {depth}",
+                sources.len(),
+                sources.len() * n
+            );
+            (
+                Values::Distances {
+                    sources: sources.len(),
+                    hops: r.hops,
+                },
+                summary,
+            )
+        }
         Answer::Diameter(d) => {
             settings.insert("source".into(), json!(ids[inputs.source as usize]));
             settings.insert("rounds".into(), json!(req.rounds));
@@ -894,7 +952,6 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
     }
 }
 
-/// The vertex with the largest out-degree (the smallest such ID on ties).
 /// Rows (`ids[i]`, `values[i]`) sorted by original ID.
 fn ascending_by_id(values: Values, ids: Vec<u64>) -> (Values, Vec<u64>) {
     use rayon::slice::ParallelSliceMut;
@@ -904,6 +961,13 @@ fn ascending_by_id(values: Values, ids: Vec<u64>) -> (Values, Vec<u64>) {
         Values::Signed(v) => Values::Signed(order.iter().map(|&i| v[i]).collect()),
         Values::Unsigned(v) => Values::Unsigned(order.iter().map(|&i| v[i]).collect()),
         Values::Float(v) => Values::Float(order.iter().map(|&i| v[i]).collect()),
+        Values::Distances { sources, hops } => Values::Distances {
+            sources,
+            hops: hops
+                .chunks(ids.len().max(1))
+                .flat_map(|row| order.iter().map(move |&i| row[i]))
+                .collect(),
+        },
     };
     (values, order.iter().map(|&i| ids[i]).collect())
 }

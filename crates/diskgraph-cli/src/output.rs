@@ -1,12 +1,17 @@
 //! Writing per-vertex results: TSV (`vertex<TAB>value`, ascending, floats round-trip), NumPy
 //! `.npy` (a structured array of `vertex` u64 and `value`), or Parquet (columns `vertex`
 //! UINT64 and `value`). Files are written under a temporary name and renamed into place.
+//!
+//! Distances from several sources (apsp) give each vertex one value per source, in the order of
+//! the stats' `sources`, `-1` when unreached: TSV `vertex<TAB>d0<TAB>d1…`, `.npy` field `value`
+//! an int64 sub-array of that length, Parquet INT64 columns `value_0`, `value_1`, ….
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::registry::Values;
 
 /// Writes `values` (parallel to `ids`) to `path`, choosing the format by extension.
@@ -36,27 +41,54 @@ pub fn write_values(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
     res.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// The hop count `hops[i * n + v]` as written: `-1` when unreached.
+fn hop(hops: &[u32], n: usize, i: usize, v: usize) -> i64 {
+    match hops[i * n + v] {
+        UNREACHED => -1,
+        h => i64::from(h),
+    }
+}
+
 fn write_tsv(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    let n = ids.len();
     match values {
         Values::Signed(v) => ids.iter().zip(v).try_for_each(|(i, x)| writeln!(w, "{i}\t{x}"))?,
         Values::Unsigned(v) => ids.iter().zip(v).try_for_each(|(i, x)| writeln!(w, "{i}\t{x}"))?,
         Values::Float(v) => ids.iter().zip(v).try_for_each(|(i, x)| writeln!(w, "{i}\t{x:?}"))?,
+        Values::Distances { sources, hops } => {
+            for (v, id) in ids.iter().enumerate() {
+                write!(w, "{id}")?;
+                for i in 0..*sources {
+                    write!(w, "\t{}", hop(hops, n, i, v))?;
+                }
+                writeln!(w)?;
+            }
+        }
     }
     w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok(())
 }
 
 fn write_npy(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
-    let (descr, bytes): (&str, Vec<[u8; 8]>) = match values {
-        Values::Signed(v) => ("<i8", v.iter().map(|x| x.to_le_bytes()).collect()),
-        Values::Unsigned(v) => ("<u8", v.iter().map(|x| x.to_le_bytes()).collect()),
-        Values::Float(v) => ("<f8", v.iter().map(|x| x.to_le_bytes()).collect()),
+    let n = ids.len();
+    // Each vertex's value bytes: one 8-byte value, or one per source.
+    let (descr, width) = match values {
+        Values::Signed(_) => ("'<i8'".to_string(), 1),
+        Values::Unsigned(_) => ("'<u8'".to_string(), 1),
+        Values::Float(_) => ("'<f8'".to_string(), 1),
+        Values::Distances { sources, .. } => (format!("'<i8', ({sources},)"), *sources),
     };
-    let mut header = format!(
-        "{{'descr': [('vertex', '<u8'), ('value', '{descr}')], 'fortran_order': False, 'shape': ({},), }}",
-        ids.len()
-    );
+    let value = |v: usize, i: usize| -> [u8; 8] {
+        match values {
+            Values::Signed(x) => x[v].to_le_bytes(),
+            Values::Unsigned(x) => x[v].to_le_bytes(),
+            Values::Float(x) => x[v].to_le_bytes(),
+            Values::Distances { hops, .. } => hop(hops, n, i, v).to_le_bytes(),
+        }
+    };
+    let mut header =
+        format!("{{'descr': [('vertex', '<u8'), ('value', {descr})], 'fortran_order': False, 'shape': ({n},), }}");
     // Magic (6) + version (2) + header length (2) + header + '\n' is padded to 64 bytes.
     let total = 10 + header.len() + 1;
     header.push_str(&" ".repeat(total.div_ceil(64) * 64 - total));
@@ -65,9 +97,11 @@ fn write_npy(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
     w.write_all(b"\x93NUMPY\x01\x00")?;
     w.write_all(&(header.len() as u16).to_le_bytes())?;
     w.write_all(header.as_bytes())?;
-    for (id, b) in ids.iter().zip(&bytes) {
+    for (v, id) in ids.iter().enumerate() {
         w.write_all(&id.to_le_bytes())?;
-        w.write_all(b)?;
+        for i in 0..width {
+            w.write_all(&value(v, i))?;
+        }
     }
     w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok(())
@@ -79,12 +113,14 @@ fn write_parquet(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
     use parquet::file::writer::SerializedFileWriter;
     use parquet::schema::parser::parse_message_type;
 
-    let value_column = match values {
-        Values::Signed(_) => "INT64 value",
-        Values::Unsigned(_) => "INT64 value (INTEGER(64,false))",
-        Values::Float(_) => "DOUBLE value",
+    let n = ids.len();
+    let value_columns = match values {
+        Values::Signed(_) => "REQUIRED INT64 value;".to_string(),
+        Values::Unsigned(_) => "REQUIRED INT64 value (INTEGER(64,false));".to_string(),
+        Values::Float(_) => "REQUIRED DOUBLE value;".to_string(),
+        Values::Distances { sources, .. } => (0..*sources).map(|i| format!("REQUIRED INT64 value_{i}; ")).collect(),
     };
-    let schema = format!("message result {{ REQUIRED INT64 vertex (INTEGER(64,false)); REQUIRED {value_column}; }}");
+    let schema = format!("message result {{ REQUIRED INT64 vertex (INTEGER(64,false)); {value_columns} }}");
     let schema = Arc::new(parse_message_type(&schema)?);
     let file = std::fs::File::create(path)?;
     let mut writer = SerializedFileWriter::new(file, schema, Arc::new(WriterProperties::builder().build()))?;
@@ -108,6 +144,10 @@ fn write_parquet(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
                         col.typed::<Int64Type>().write_batch(&v, None, None)?
                     }
                     Values::Float(v) => col.typed::<DoubleType>().write_batch(&v[start..end], None, None)?,
+                    Values::Distances { hops, .. } => {
+                        let v: Vec<i64> = (start..end).map(|v| hop(hops, n, column - 1, v)).collect();
+                        col.typed::<Int64Type>().write_batch(&v, None, None)?
+                    }
                 };
             }
             col.close()?;

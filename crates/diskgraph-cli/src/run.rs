@@ -15,7 +15,7 @@ use crate::output::write_values;
 /// Arguments of `diskgraph run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, spmv, mis, sp, diameter, bc.
+    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, apsp, spmv, mis, sp, diameter, bc.
     algorithm: String,
     /// Graph directory.
     graph: PathBuf,
@@ -31,11 +31,11 @@ pub struct Args {
     /// Source of bfs, sssp, sp and diameter: an original vertex ID, `smallest` or `max-degree`.
     #[arg(long, default_value = "smallest")]
     source: registry::Source,
-    /// msbfs sources: a count K (K vertices sampled with --seed, at most 64) or original IDs
-    /// `a,b,c` (a single one as `a,`).
+    /// msbfs and apsp sources: a count K (K vertices sampled with --seed; at most 64 for msbfs)
+    /// or original IDs `a,b,c` (a single one as `a,`).
     #[arg(long, default_value = "64")]
     sources: registry::Sources,
-    /// msbfs and bc --samples: seed of the sampled sources; mis --method luby: seed of the
+    /// msbfs, apsp and bc --samples: seed of the sampled sources; mis --method luby: seed of the
     /// priorities.
     #[arg(long, default_value_t = 1)]
     seed: u64,

@@ -64,7 +64,7 @@ fn selective_flags_give_the_memory_engines_output() {
             "1",
         ],
     ];
-    let runs: [&[&str]; 8] = [
+    let runs: [&[&str]; 9] = [
         &["bfs", "--source", "10"],
         &["bfs", "--source", "max-degree", "--parents"],
         &["sssp", "--source", "10"],
@@ -72,6 +72,7 @@ fn selective_flags_give_the_memory_engines_output() {
         &["kcore"],
         &["pagerank", "--iterations", "12"],
         &["msbfs", "--sources", "10,19,4000,"],
+        &["apsp", "--sources", "70"],
         &["spmv", "--x", s(&xfile)],
     ];
     for (i, run) in runs.iter().enumerate() {
@@ -134,6 +135,83 @@ fn selective_flags_give_the_memory_engines_output() {
     }
 }
 
+/// apsp's output: column `i` of the TSV is `sp` from the stats' `i`-th source (-1 unreached),
+/// and the .npy holds the same rows as an int64 sub-array per vertex.
+#[test]
+fn apsp_columns_are_single_source_runs() {
+    let (dir, g) = graph();
+    let d = dir.path();
+    let (tsv, npy, stats) = (d.join("a.tsv"), d.join("a.npy"), d.join("a.json"));
+    ok(&[
+        "run",
+        "apsp",
+        s(&g),
+        "--sources",
+        "3",
+        "--seed",
+        "9",
+        "--out",
+        s(&tsv),
+        "--stats",
+        s(&stats),
+    ]);
+    ok(&[
+        "run",
+        "apsp",
+        s(&g),
+        "--sources",
+        "3",
+        "--seed",
+        "9",
+        "--engine",
+        "selective",
+        "--out",
+        s(&npy),
+    ]);
+    let st: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let sources: Vec<u64> = st["settings"]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(sources.len(), 3);
+    let rows: Vec<Vec<i64>> = std::fs::read_to_string(&tsv)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 1500);
+    for (i, src) in sources.iter().enumerate() {
+        let sp = d.join(format!("sp{i}.tsv"));
+        ok(&["run", "sp", s(&g), "--source", &src.to_string(), "--out", s(&sp)]);
+        let want: Vec<(i64, i64)> = std::fs::read_to_string(&sp)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (a, b) = l.split_once('\t').unwrap();
+                (a.parse().unwrap(), b.parse().unwrap())
+            })
+            .collect();
+        let got: Vec<(i64, i64)> = rows.iter().map(|r| (r[0], r[1 + i])).collect();
+        assert_eq!(got, want, "column {i} (source {src})");
+    }
+    assert!(rows.iter().any(|r| r[1..].contains(&-1)), "some vertex is unreached");
+    let bytes = std::fs::read(&npy).unwrap();
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+    assert!(
+        header.contains("('value', '<i8', (3,))") && header.contains("'shape': (1500,)"),
+        "{header}"
+    );
+    let body = &bytes[10 + header_len..];
+    assert_eq!(body.len(), 1500 * 32);
+    let word = |k: usize| i64::from_le_bytes(body[8 * k..8 * k + 8].try_into().unwrap());
+    for (v, row) in rows.iter().enumerate() {
+        assert_eq!((0..4).map(|c| word(4 * v + c)).collect::<Vec<_>>(), *row);
+    }
+}
+
 #[test]
 fn auto_says_what_it_picked_and_spmv_reads_npy() {
     let (dir, g) = graph();
@@ -190,6 +268,12 @@ fn bad_selective_flags_fail_with_one_line() {
     assert!(msg.contains("scc"), "{msg}");
     let msg = fails(&["run", "msbfs", s(&g), "--sources", "65"]);
     assert!(msg.contains("64"), "{msg}");
+    let msg = fails(&["run", "apsp", s(&g), "--sources", "1501"]);
+    assert!(msg.contains("1 to 1500"), "{msg}");
+    let msg = fails(&["run", "apsp", s(&g), "--sources", "11,"]);
+    assert!(msg.contains("11"), "{msg}");
+    let msg = fails(&["run", "apsp", s(&g), "--engine", "stream"]);
+    assert!(msg.contains("no stream variant"), "{msg}");
     let x = dir.path().join("x.txt");
     std::fs::write(&x, "1\n2\n").unwrap();
     let msg = fails(&["run", "spmv", s(&g), "--x", s(&x)]);

@@ -3,10 +3,11 @@
 
 use std::path::PathBuf;
 
+use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::registry::{self, RunRequest, Source, Values};
 use diskgraph_format::{Direction, GraphDir};
 use diskgraph_prep::export::{export, ExportFormat};
-use numpy::{IntoPyArray, PyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -243,8 +244,8 @@ impl PyGraph {
     /// Runs an algorithm (see ``diskgraph.Graph.run``); returns ``(values, vertex_ids, stats,
     /// summary)``.
     ///
-    /// ``sources`` (msbfs): a count K or a sequence of original IDs (default: 64 sampled with
-    /// ``seed``, default 1). ``x`` (spmv): a 1-D float64 array, one finite value per vertex (None:
+    /// ``sources`` (msbfs, apsp): a count K or a sequence of original IDs (default: 64 sampled
+    /// with ``seed``, default 1); apsp's values are 2-D (vertices × sources). ``x`` (spmv): a 1-D float64 array, one finite value per vertex (None:
     /// all ones). The selective engine's I/O settings (None: the CLI's defaults): ``io``
     /// (``"uring"``, ``"pread"``, ``"mmap"``; None probes), ``block_size`` and ``max_request``
     /// (bytes, or strings like ``"16KiB"``), ``max_gap`` (blocks), ``scheduler`` (``"bitmap"``,
@@ -350,6 +351,17 @@ impl PyGraph {
             Values::Signed(v) => v.into_pyarray(py).into_any(),
             Values::Unsigned(v) => v.into_pyarray(py).into_any(),
             Values::Float(v) => v.into_pyarray(py).into_any(),
+            Values::Distances { sources, hops } => {
+                // Vertex-major (one row per vertex, one column per source), -1 when unreached.
+                let n = out.vertex_ids.len();
+                let rows: Vec<i64> = (0..n * sources)
+                    .map(|k| match hops[(k % sources) * n + k / sources] {
+                        UNREACHED => -1,
+                        h => i64::from(h),
+                    })
+                    .collect();
+                rows.into_pyarray(py).reshape([n, sources])?.into_any()
+            }
         };
         let stats = json_to_py(py, &out.stats)?;
         Ok((values, out.vertex_ids.into_pyarray(py), stats, out.summary))

@@ -1,0 +1,41 @@
+//! Distances from many sources (`apsp --sources K`, the paper's sampled APSP), built on
+//! multi-source BFS: the sources go through [`msbfs`](crate::msbfs()) (or its selective-engine
+//! twin) in batches of up to [`MAX_SOURCES`], one bit-parallel traversal per batch, and the
+//! batches' distance rows are kept side by side.
+
+use crate::msbfs::{MultiBfs, MAX_SOURCES};
+
+/// Hop distances from each source to every vertex.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Apsp {
+    /// The sources, in row order (repeats allowed).
+    pub sources: Vec<u32>,
+    /// `hops[i * n + v]`: hops from `sources[i]` to `v`,
+    /// [`UNREACHED`](crate::msbfs::UNREACHED) when unreached.
+    pub hops: Vec<u32>,
+    /// Levels expanded, summed over the batches.
+    pub iterations: usize,
+    /// Edges examined, summed over the batches.
+    pub edges_processed: u64,
+}
+
+/// Runs `batch` (a multi-source BFS that returns its distance matrix) over `sources` in chunks
+/// of up to [`MAX_SOURCES`] and joins the rows.
+///
+/// Errors: whatever `batch` returns; a batch that returns no matrix is a bug in the caller.
+pub fn apsp_in_batches<E>(sources: &[u32], mut batch: impl FnMut(&[u32]) -> Result<MultiBfs, E>) -> Result<Apsp, E> {
+    let mut out = Apsp {
+        sources: sources.to_vec(),
+        hops: Vec::new(),
+        iterations: 0,
+        edges_processed: 0,
+    };
+    for chunk in sources.chunks(MAX_SOURCES) {
+        let r = batch(chunk)?;
+        out.hops
+            .extend(r.distances.expect("apsp batches ask msbfs for the distance matrix"));
+        out.iterations += r.iterations;
+        out.edges_processed += r.edges_processed;
+    }
+    Ok(out)
+}
