@@ -24,8 +24,9 @@ undirected; default 3000 × 3000) and Kronecker graphs of `--scale` (plain and w
     plus the memory engine as the ceiling.
 (d) The streaming pass's read rate (pagerank, 3 full passes) against the device's own
     sequential rate (1 MiB O_DIRECT reads at depth 16, `diskgraph device`) measured in this run,
-    on the budget's layout and on one whose P keeps a range's values in cache (GridGraph's rule;
-    enough columns for the by-column parallel passes).
+    on the budget's layout and on two whose P keeps a range's values in cache (GridGraph's rule;
+    enough columns for the by-column parallel passes): grid-sorted (plain adds by column) and
+    destination-sorted (each destination's run gathered in a register).
 
 Every ratio is against a baseline measured in the same run. Writes JSON (`--report`) and prints
 a table; `--table FILE` prints the table of an earlier report.
@@ -202,17 +203,19 @@ def cache_sized_grid(vertices: int) -> int:
 
 def pass_rate(su: Suite) -> dict:
     """Pagerank's full streaming passes (3 iterations) against the device's sequential rate, on
-    the budget's layout and on a cache-sized one (`cache_sized_grid`, partitioned when missing)."""
+    the budget's layout and on cache-sized ones (`cache_sized_grid`, grid- and destination-sorted,
+    partitioned when missing)."""
     graph = su.graphs["kron"][0]
     cache_p = cache_sized_grid(su.vertices["kron"])
-    cached = f"grid-{cache_p}"
-    if cached not in su.info(graph).get("layouts", []):
-        run([su.dg, "partition", str(graph), "--grid", str(cache_p), "--memory", su.memory])
+    cached = {"grid": f"grid-{cache_p}", "destination": f"grid-{cache_p}-destination"}
+    for sort, name in cached.items():
+        if name not in su.info(graph).get("layouts", []):
+            run([su.dg, "partition", str(graph), "--grid", str(cache_p), "--sort", sort, "--memory", su.memory])
     edges = graph / su.layouts[graph]["grid"] / "edges.bin"
     drop_caches()
     device = json.loads(run([su.dg, "device", str(edges), "--access", "1MiB", "--depth", "16", "--json"])[0])
     rows = []
-    for layout in dict.fromkeys([su.layouts[graph]["grid"], cached]):
+    for layout in dict.fromkeys([su.layouts[graph]["grid"], *cached.values()]):
         s = su.measure("kron", "pagerank", ["--iterations", "3", "--memory", su.memory],
                        su.semi_limit("kron", "pagerank", su.budget), layout=layout)
         rounds = [r for r in s.get("io_rounds", []) if r["bytes_read"] > 0]

@@ -26,8 +26,8 @@ mod wcc;
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use diskgraph_engine::stream::{StreamError, StreamGraph, Threads};
-use diskgraph_format::{GraphDir, GridSort};
+use diskgraph_engine::stream::{Pass, PassReport, StreamError, StreamGraph, Threads, Update};
+use diskgraph_format::{GraphDir, GridEdge, GridSort};
 
 pub use bfs::bfs;
 pub use mis::{mis_greedy, mis_luby};
@@ -133,34 +133,51 @@ fn check_source(g: &StreamGraph, source: u32) -> Result<(), AlgoError> {
     }
 }
 
-/// How a pass that adds into destinations (pagerank, spmv) runs on `g`: by column with plain
-/// adds when the layout has the columns to keep every thread busy, else any split with atomic
-/// adds ([`StreamGraph::column_parallel`]).
-fn sum_threads(g: &StreamGraph) -> Threads {
-    if g.column_parallel() {
-        Threads::ByColumn
-    } else {
-        Threads::Shared
+/// One pass adding `value(edge, weight)` into `acc[dst]` for every edge (pagerank's and spmv's
+/// sums), each destination's values in the layout's order after what `acc` holds:
+///
+/// - gathered ([`StreamGraph::gather`]) on a destination-sorted layout with enough columns
+///   ([`StreamGraph::column_parallel`]): a destination's run is summed in a register;
+/// - by column with plain adds ([`Threads::ByColumn`]) on other layouts with enough columns;
+/// - else split over the threads with atomic adds (the order of the additions then varies).
+fn sum_into_destinations(
+    g: &StreamGraph,
+    weights: bool,
+    acc: &[AtomicU64],
+    value: impl Fn(GridEdge, f32) -> f64 + Sync,
+) -> Result<PassReport, StreamError> {
+    let get = |v: u32| f64::from_bits(acc[v as usize].load(Relaxed));
+    let set = |v: u32, x: f64| acc[v as usize].store(x.to_bits(), Relaxed);
+    if !g.column_parallel() {
+        let pass = Pass { weights, ..Pass::all() };
+        return g.stream(&pass, |e, w| {
+            let x = value(e, w);
+            let a = &acc[e.dst as usize];
+            let mut cur = a.load(Relaxed);
+            while let Err(now) = a.compare_exchange_weak(cur, (f64::from_bits(cur) + x).to_bits(), Relaxed, Relaxed) {
+                cur = now;
+            }
+            Update::NONE
+        });
     }
-}
-
-/// Adds `x` to the `f64` stored (as bits) in `a`: a plain read and write under
-/// [`Threads::ByColumn`], where no other thread touches the same destination meanwhile (a locked
-/// read-modify-write stops the core from overlapping its cache misses), else atomically.
-#[inline]
-fn add_to_destination(threads: Threads, a: &AtomicU64, x: f64) {
-    if threads == Threads::ByColumn {
-        a.store((f64::from_bits(a.load(Relaxed)) + x).to_bits(), Relaxed);
-        return;
+    if g.layout().meta().sort == GridSort::Destination {
+        return g.gather(weights, |dst, run, ws| {
+            let mut sum = get(dst);
+            for (k, &e) in run.iter().enumerate() {
+                sum += value(e, ws.map_or(1.0, |w| w[k]));
+            }
+            set(dst, sum);
+        });
     }
-    let mut cur = a.load(Relaxed);
-    loop {
-        let new = (f64::from_bits(cur) + x).to_bits();
-        match a.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
-            Ok(_) => return,
-            Err(actual) => cur = actual,
-        }
-    }
+    let pass = Pass {
+        weights,
+        threads: Threads::ByColumn,
+        ..Pass::all()
+    };
+    g.stream(&pass, |e, w| {
+        set(e.dst, get(e.dst) + value(e, w));
+        Update::NONE
+    })
 }
 
 #[cfg(test)]

@@ -1,25 +1,25 @@
 //! PageRank on the stream engine, with the memory engine's NetworkX semantics (see
 //! [`PageRank`]): per iteration, a vertex pass scales each rank by its inverse out-degree, one
-//! streaming pass adds every edge's `contrib[src]` into `sum[dst]` (loads of different grid columns
-//! in parallel with plain adds when the layout has enough columns, else atomic adds: see
-//! [`StreamGraph::column_parallel`]), and
+//! streaming pass adds every edge's `contrib[src]` into `sum[dst]` (gathered per destination on a
+//! destination-sorted layout, by column with plain adds on others, atomically when the layout
+//! has too few columns: see `sum_into_destinations`), and
 //! a vertex pass makes the new ranks and the L1 change. The pass is row-major — the file's own
 //! order, one sequential read — rather than GridGraph's column-major: every block is read anyway,
 //! and column-major reads a P×P layout in P² separate pieces. Out-degrees come from the
 //! graph's offset index, read once front to back.
 //!
-//! By column (or on one thread), each destination's sum is added in the layout's order —
-//! ascending source for `grid` and `source` layouts — as the memory engine's pull does, so the
-//! ranks are equal bit for bit on graphs without parallel edges; with atomic adds on several
-//! threads the order varies and they agree up to rounding.
+//! Gathered or by column (or on one thread), each destination's sum is added by ascending
+//! source as the memory engine's pull does, so the ranks are equal bit for bit on graphs
+//! without parallel edges; with atomic adds on several threads the order varies and they agree
+//! up to rounding.
 
 use std::sync::atomic::AtomicU64;
 
-use diskgraph_engine::stream::{AtomicWord, Pass, StreamError, StreamGraph, Update};
+use diskgraph_engine::stream::{AtomicWord, StreamError, StreamGraph};
 use diskgraph_format::{ArcStream, Direction};
 use rayon::prelude::*;
 
-use super::{add_to_destination, sum_threads, StreamAlgoError};
+use super::{sum_into_destinations, StreamAlgoError};
 use crate::{det_sum, PageRank, PageRankResult};
 
 /// Vertices per block of the error sum (the memory engine's, so the sums agree).
@@ -52,7 +52,6 @@ pub fn pagerank(g: &StreamGraph, pr: &PageRank) -> Result<PageRankResult, Stream
     let contrib = g.vertex_array::<AtomicU64>(|_| 0)?;
     let sum = g.vertex_array::<AtomicU64>(|_| 0)?;
     let f = |a: &AtomicU64| f64::from_bits(a.get());
-    let threads = sum_threads(g);
     let limit = pr.fixed_iterations.unwrap_or(pr.max_iterations);
     let (mut iterations, mut converged, mut edges) = (0, pr.fixed_iterations.is_some(), 0);
     while iterations < limit {
@@ -63,13 +62,7 @@ pub fn pagerank(g: &StreamGraph, pr: &PageRank) -> Result<PageRankResult, Stream
         });
         let dangling_sum = det_sum(dangling.len(), |i| f(&x[dangling[i] as usize]));
         let base = alpha * dangling_sum / nf + (1.0 - alpha) / nf;
-        let pass = Pass { threads, ..Pass::all() };
-        edges += g
-            .stream(&pass, |e, _| {
-                add_to_destination(threads, &sum[e.dst as usize], f(&contrib[e.src as usize]));
-                Update::NONE
-            })?
-            .edges_processed;
+        edges += sum_into_destinations(g, false, &sum, |e, _| f(&contrib[e.src as usize]))?.edges_processed;
         let errs: Vec<f64> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map(|c| {

@@ -102,45 +102,6 @@ where
         Ok(counts)
     }
 
-    /// Computes on `loads` in order, running loads of distinct columns (`column(load)`) at once:
-    /// the loads are cut into waves in which no column repeats, each wave's loads run in parallel
-    /// (each on one thread), and the waves one after another.
-    pub fn run_by_column(
-        &self,
-        loads: &[Loaded<'_>],
-        column: impl Fn(&Loaded<'_>) -> u32,
-    ) -> Result<LoadCounts, FormatError> {
-        let mut total = LoadCounts::default();
-        let mut columns = std::collections::HashSet::new();
-        let mut start = 0;
-        for (i, l) in loads.iter().enumerate() {
-            if !columns.insert(column(l)) {
-                total += self.run_wave(&loads[start..i])?;
-                columns.clear();
-                columns.insert(column(l));
-                start = i;
-            }
-        }
-        total += self.run_wave(&loads[start..])?;
-        Ok(total)
-    }
-
-    /// Computes on loads of distinct columns at once, each load on one thread.
-    fn run_wave(&self, wave: &[Loaded<'_>]) -> Result<LoadCounts, FormatError> {
-        if let [one] = wave {
-            return self.run(one, &mut Vec::new());
-        }
-        let counts: Vec<LoadCounts> = wave
-            .par_iter()
-            .with_max_len(1)
-            .map(|l| self.run(l, &mut Vec::new()))
-            .collect::<Result<_, _>>()?;
-        Ok(counts.into_iter().fold(LoadCounts::default(), |mut t, c| {
-            t += c;
-            t
-        }))
-    }
-
     /// Records an update: in `next`, and as pending when it is a source of this load.
     #[inline]
     fn mark(&self, v: u32, sources: &Range<u64>) {
@@ -176,19 +137,7 @@ where
     }
 
     fn outside(&self, load: &Loaded<'_>, i: usize) -> FormatError {
-        let e = load.edges[i];
-        FormatError::Content {
-            path: self.edges_path.to_path_buf(),
-            reason: format!(
-                "edge {} ({} -> {}) lies outside block {} (sources {:?}, destinations {:?})",
-                load.first + i as u64,
-                e.src,
-                e.dst,
-                load.block,
-                load.sources,
-                load.destinations
-            ),
-        }
+        outside_block(load, i, self.edges_path)
     }
 
     /// Every edge, once, in order (or in parallel pieces), each checked before its call.
@@ -313,6 +262,86 @@ where
             .par_iter()
             .map(task)
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+}
+
+/// Computes `work` on `loads` in order, running loads of distinct columns (`column(load)`) at
+/// once: the loads are cut into waves in which no column repeats, each wave's loads run in
+/// parallel (each on one thread), and the waves one after another.
+pub(crate) fn by_column<W>(
+    loads: &[Loaded<'_>],
+    column: impl Fn(&Loaded<'_>) -> u32,
+    work: W,
+) -> Result<LoadCounts, FormatError>
+where
+    W: Fn(&Loaded<'_>) -> Result<LoadCounts, FormatError> + Sync,
+{
+    let wave = |wave: &[Loaded<'_>]| -> Result<LoadCounts, FormatError> {
+        if let [one] = wave {
+            return work(one);
+        }
+        let counts: Vec<LoadCounts> = wave.par_iter().with_max_len(1).map(&work).collect::<Result<_, _>>()?;
+        Ok(counts.into_iter().fold(LoadCounts::default(), |mut t, c| {
+            t += c;
+            t
+        }))
+    };
+    let mut total = LoadCounts::default();
+    let mut columns = std::collections::HashSet::new();
+    let mut start = 0;
+    for (i, l) in loads.iter().enumerate() {
+        if !columns.insert(column(l)) {
+            total += wave(&loads[start..i])?;
+            columns.clear();
+            columns.insert(column(l));
+            start = i;
+        }
+    }
+    total += wave(&loads[start..])?;
+    Ok(total)
+}
+
+/// Gathers a load of a destination-sorted layout: checks every edge against the block, then
+/// calls `f(dst, edges, weights)` once per run of edges with one destination, in file order.
+pub(crate) fn gather<G>(load: &Loaded<'_>, edges_path: &Path, f: &G) -> Result<LoadCounts, FormatError>
+where
+    G: Fn(u32, &[GridEdge], Option<&[f32]>),
+{
+    let edges = load.edges;
+    let (s0, sn) = (load.sources.start, load.sources.end - load.sources.start);
+    let (d0, dn) = (load.destinations.start, load.destinations.end - load.destinations.start);
+    let outside = |e: &GridEdge| u64::from(e.src).wrapping_sub(s0) >= sn || u64::from(e.dst).wrapping_sub(d0) >= dn;
+    if let Some(i) = edges.iter().position(outside) {
+        return Err(outside_block(load, i, edges_path));
+    }
+    let mut a = 0;
+    while a < edges.len() {
+        let dst = edges[a].dst;
+        let b = a + edges[a..].iter().position(|e| e.dst != dst).unwrap_or(edges.len() - a);
+        f(dst, &edges[a..b], load.weights.map(|w| &w[a..b]));
+        a = b;
+    }
+    Ok(LoadCounts {
+        processed: edges.len() as u64,
+        skipped: 0,
+        passes: 1,
+    })
+}
+
+/// The error for edge `i` of `load` lying outside its block.
+fn outside_block(load: &Loaded<'_>, i: usize, edges_path: &Path) -> FormatError {
+    let e = load.edges[i];
+    FormatError::Content {
+        path: edges_path.to_path_buf(),
+        reason: format!(
+            "edge {} ({} -> {}) lies outside block {} (sources {:?}, destinations {:?})",
+            load.first + i as u64,
+            e.src,
+            e.dst,
+            load.block,
+            load.sources,
+            load.destinations
+        ),
     }
 }
 

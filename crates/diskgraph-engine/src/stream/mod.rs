@@ -437,22 +437,9 @@ impl StreamGraph {
     where
         F: Fn(GridEdge, f32) -> Update + Sync,
     {
-        if pass.weights && self.layout.weighted() && !self.weights {
-            return Err(StreamError::Setting(
-                "weights asked for, but the graph was opened without them (StreamOptions::weights)".into(),
-            ));
-        }
         if pass.mrt == 0 {
             return Err(StreamError::Setting("a pass needs mrt of at least 1".into()));
         }
-        let started = Instant::now();
-        let p = plan::plan(&self.layout, pass.order, pass.active, self.load_edges);
-        let with_weights = pass.weights && self.weights;
-        let requests: Vec<ReadRequest> = p
-            .requests
-            .iter()
-            .map(|r| self.read_request(r.edges.clone(), with_weights))
-            .collect();
         let edges_path = self.layout.edges_path();
         let exec = load::Exec {
             f: &edge_fn,
@@ -465,13 +452,84 @@ impl StreamGraph {
         };
         let by_column = pass.threads == Threads::ByColumn && pass.mrt == 1;
         let shape = *self.layout.shape();
+        let mut runs: Vec<u32> = Vec::new();
+        self.each_request(pass.order, pass.active, pass.weights, |loads| {
+            if by_column {
+                return load::by_column(
+                    loads,
+                    |l| shape.block_position(l.block).1,
+                    |l| exec.run(l, &mut Vec::new()),
+                );
+            }
+            let mut total = load::LoadCounts::default();
+            for l in loads {
+                total += exec.run(l, &mut runs)?;
+            }
+            Ok(total)
+        })
+    }
+
+    /// One iteration over every edge of a `destination`-sorted layout, gathering: `f(dst, edges,
+    /// weights)` is called once per run of edges with one destination (each block holds a
+    /// destination's edges as one run, by ascending source), loads of distinct columns in
+    /// parallel as with [`Threads::ByColumn`] — so `f` may update `dst` with plain reads and
+    /// writes and keep its running value in a register. Row-major, no reentry, nothing
+    /// recorded; `weights` as [`Pass::weights`].
+    ///
+    /// Errors: a layout not sorted by destination; an edge outside its block; a failed read;
+    /// weights asked of a graph opened without them.
+    pub fn gather<G>(&self, weights: bool, f: G) -> Result<PassReport, StreamError>
+    where
+        G: Fn(u32, &[GridEdge], Option<&[f32]>) + Sync,
+    {
+        if self.layout.meta().sort != GridSort::Destination {
+            return Err(StreamError::Setting(format!(
+                "gathering needs a destination-sorted layout (diskgraph partition --sort destination), not {}",
+                self.layout.name()
+            )));
+        }
+        let edges_path = self.layout.edges_path();
+        let shape = *self.layout.shape();
+        self.each_request(Order::RowMajor, None, weights, |loads| {
+            load::by_column(
+                loads,
+                |l| shape.block_position(l.block).1,
+                |l| load::gather(l, &edges_path, &f),
+            )
+        })
+    }
+
+    /// The reading loop of one iteration: plans the blocks (`order`, skipping rows without an
+    /// `active` source), reads them and hands `compute` each request's loads; counts and records
+    /// the iteration.
+    fn each_request(
+        &self,
+        order: Order,
+        active: Option<&Frontier>,
+        weights: bool,
+        mut compute: impl FnMut(&[load::Loaded<'_>]) -> Result<load::LoadCounts, FormatError>,
+    ) -> Result<PassReport, StreamError> {
+        if weights && self.layout.weighted() && !self.weights {
+            return Err(StreamError::Setting(
+                "weights asked for, but the graph was opened without them (StreamOptions::weights)".into(),
+            ));
+        }
+        let started = Instant::now();
+        let p = plan::plan(&self.layout, order, active, self.load_edges);
+        let with_weights = weights && self.weights;
+        let requests: Vec<ReadRequest> = p
+            .requests
+            .iter()
+            .map(|r| self.read_request(r.edges.clone(), with_weights))
+            .collect();
+        let edges_path = self.layout.edges_path();
+        let shape = *self.layout.shape();
         let mut report = PassReport {
             blocks_loaded: p.blocks_loaded,
             blocks_skipped: p.blocks_skipped,
             block_edges_skipped: p.block_edges_skipped,
             ..PassReport::default()
         };
-        let mut runs: Vec<u32> = Vec::new();
         let io = self.reader.read(&requests, |i, data| -> Result<(), StreamError> {
             let req = &p.requests[i];
             let edges: &[GridEdge] = cast(data[0], &edges_path)?;
@@ -496,15 +554,7 @@ impl StreamGraph {
                     }
                 })
                 .collect();
-            let counts = if by_column {
-                exec.run_by_column(&loads, |l| shape.block_position(l.block).1)?
-            } else {
-                let mut total = load::LoadCounts::default();
-                for l in &loads {
-                    total += exec.run(l, &mut runs)?;
-                }
-                total
-            };
+            let counts = compute(&loads)?;
             report.edges_processed += counts.processed;
             report.edges_skipped += counts.skipped;
             report.load_passes += counts.passes;
