@@ -19,7 +19,7 @@ selective engine, retained lists off (so only the caches under test keep data).
 
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.
 
-    python3 bench/caches.py [--scales 22,24] [--real wiki-Vote.txt] [--only a,b,c,d,e]
+    python3 bench/caches.py [--scales 22,24] [--real wiki-Vote.txt] [--only a,b,c,d,e] [--gvs-k 100]
                             [--work DIR] [--report bench/out/caches.json]
 """
 from __future__ import annotations
@@ -47,8 +47,8 @@ def adj_bytes(dg: str, graph: Path) -> int:
 class Suite:
     """Runs and records; every run under the cgroup with caches dropped."""
 
-    def __init__(self, dg: str, work: Path, bc_samples: int) -> None:
-        self.dg, self.work, self.bc_samples = dg, work, bc_samples
+    def __init__(self, dg: str, work: Path, bc_samples: int, gvs_k: int) -> None:
+        self.dg, self.work, self.bc_samples, self.gvs_k = dg, work, bc_samples, gvs_k
         self.cgroup = MemoryCgroup("diskgraph-caches", 1 << 62)
         self.runs: list[dict] = []
 
@@ -70,10 +70,11 @@ class Suite:
         print(json.dumps(record), flush=True)
         return record
 
-    def select(self, graph: Path, method: str, fraction: float, k: int = 100,
+    def select(self, graph: Path, method: str, fraction: float, k: int | None = None,
                name: str | None = None) -> tuple[str, float]:
-        """Publishes a selection (replacing one of the same name); returns its name and GVS's
-        own running time as the command printed it."""
+        """Publishes a selection (replacing one of the same name) with K rounds (default
+        `--gvs-k`); returns its name and GVS's own running time as the command printed it."""
+        k = k or self.gvs_k
         name = name or f"{method}{int(fraction * 1000)}k{k}"
         out, _ = run([self.dg, "select", str(graph), "--method", method, "--size", f"{fraction:.4f}",
                       "--k", str(k), "--name", name, "--force"])
@@ -97,6 +98,7 @@ def main() -> None:
     ap.add_argument("--real", default="wiki-Vote.txt", help="a file of ../shared/data ('' for none)")
     ap.add_argument("--basc-sizes", default="0.1,0.2,0.3,0.4")
     ap.add_argument("--bc-samples", type=int, default=32)
+    ap.add_argument("--gvs-k", type=int, default=100, help="GVS rounds K of the selections of sections a, b, e")
     ap.add_argument("--only", default="a,b,c,d,e")
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("DISKGRAPH_WORK", "work")) / "bench")
     ap.add_argument("--report", type=Path, default=Path(__file__).parent / "out" / "caches.json")
@@ -113,7 +115,7 @@ def main() -> None:
         if not (path / "manifest.json").exists():
             run([dg, "import", str(DATA / a.real), "-o", str(path), "--undirected", "--force"])
         graphs.append(path)
-    s = Suite(dg, a.work, a.bc_samples)
+    s = Suite(dg, a.work, a.bc_samples, a.gvs_k)
     sections = set(a.only.split(","))
     report: dict = {"graphs": [g.name for g in graphs], "gvs_seconds": {}, "order_seconds": {}}
     for g in graphs:

@@ -12,6 +12,10 @@ mod graph;
 mod importer;
 mod options;
 
+/// Large vertex arrays get transparent hugepages (see [`diskgraph_io::HugePageAlloc`]).
+#[global_allocator]
+static ALLOC: diskgraph_io::HugePageAlloc = diskgraph_io::HugePageAlloc;
+
 /// Converts anything serde can serialise to Python objects (through `json.loads`).
 fn json_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
     let text = serde_json::to_string(value)

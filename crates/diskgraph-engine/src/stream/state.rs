@@ -90,12 +90,7 @@ pub struct VertexArray<A: AtomicWord> {
 }
 
 enum Storage<A> {
-    /// No vertices.
-    Empty(Vec<A>),
-    /// Anonymous memory, transparent hugepages asked for (random updates over a grid range then
-    /// miss the TLB far less often).
-    Memory { map: memmap2::MmapMut, len: usize },
-    /// A mapped scratch file.
+    Memory(Vec<A>),
     Mapped { map: memmap2::MmapMut, len: usize },
 }
 
@@ -108,38 +103,32 @@ impl<A: AtomicWord> VertexArray<A> {
         scratch: &Path,
         init: impl Fn(u32) -> A::Value + Sync,
     ) -> std::io::Result<Self> {
-        if n == 0 {
-            return Ok(VertexArray {
-                storage: Storage::Empty(Vec::new()),
-            });
-        }
-        let bytes = (n as u64)
-            .checked_mul(std::mem::size_of::<A>() as u64)
-            .and_then(|b| usize::try_from(b).ok())
-            .ok_or_else(|| std::io::Error::other("vertex state size overflows"))?;
-        let storage: Storage<A> = match kind {
-            VertexStateKind::Mmap => {
+        let storage = match kind {
+            VertexStateKind::Mmap if n > 0 => {
+                let bytes = (n as u64)
+                    .checked_mul(std::mem::size_of::<A>() as u64)
+                    .ok_or_else(|| std::io::Error::other("vertex state size overflows"))?;
                 let file = tempfile::tempfile_in(scratch)?;
-                file.set_len(bytes as u64)?;
+                file.set_len(bytes)?;
                 // SAFETY: the file is unnamed and private to this process: nothing else maps or
                 // truncates it while the mapping lives.
                 let map = unsafe { memmap2::MmapMut::map_mut(&file)? };
+                assert!(
+                    (map.as_ptr() as usize).is_multiple_of(std::mem::align_of::<A>()),
+                    "mappings are page-aligned"
+                );
                 Storage::Mapped { map, len: n }
             }
-            VertexStateKind::Memory => {
-                let map = memmap2::MmapMut::map_anon(bytes)?;
-                // Best effort: without transparent hugepages the array works the same, slower.
-                #[cfg(target_os = "linux")]
-                let _ = map.advise(memmap2::Advice::HugePage);
-                Storage::Memory { map, len: n }
-            }
+            _ => Storage::Memory((0..n as u32).into_par_iter().map(|v| A::new(init(v))).collect()),
         };
         let array = VertexArray { storage };
-        array
-            .par_iter()
-            .with_min_len(4096)
-            .enumerate()
-            .for_each(|(v, w)| w.set(init(v as u32)));
+        if let Storage::Mapped { .. } = array.storage {
+            array
+                .par_iter()
+                .with_min_len(4096)
+                .enumerate()
+                .for_each(|(v, w)| w.set(init(v as u32)));
+        }
         Ok(array)
     }
 
@@ -164,14 +153,11 @@ impl<A: AtomicWord> std::ops::Deref for VertexArray<A> {
 
     fn deref(&self) -> &[A] {
         match &self.storage {
-            Storage::Empty(v) => v,
-            // SAFETY: the mapping holds `len` words (checked size; mappings are page-aligned, so
-            // aligned for any word), it lives as long as `self`, and `A` accepts any bit pattern
-            // (`AtomicWord`'s contract). All access goes through atomics, so shared references
-            // are sound.
-            Storage::Memory { map, len } | Storage::Mapped { map, len } => unsafe {
-                std::slice::from_raw_parts(map.as_ptr().cast::<A>(), *len)
-            },
+            Storage::Memory(v) => v,
+            // SAFETY: the mapping holds `len` words (checked size, page alignment asserted), it
+            // lives as long as `self`, and `A` accepts any bit pattern (`AtomicWord`'s contract).
+            // All access goes through atomics, so shared references are sound.
+            Storage::Mapped { map, len } => unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<A>(), *len) },
         }
     }
 }
