@@ -126,16 +126,6 @@ where
         }
     }
 
-    /// The position of the first edge of `range` outside the load's block, if any.
-    fn first_bad(&self, load: &Loaded<'_>, range: Range<usize>) -> Option<usize> {
-        let (s0, sn) = (load.sources.start, load.sources.end - load.sources.start);
-        let (d0, dn) = (load.destinations.start, load.destinations.end - load.destinations.start);
-        range.into_iter().find(|&i| {
-            let e = load.edges[i];
-            u64::from(e.src).wrapping_sub(s0) >= sn || u64::from(e.dst).wrapping_sub(d0) >= dn
-        })
-    }
-
     fn outside(&self, load: &Loaded<'_>, i: usize) -> FormatError {
         outside_block(load, i, self.edges_path)
     }
@@ -145,7 +135,7 @@ where
         let len = load.edges.len();
         let piece = |r: Range<usize>| -> Option<usize> {
             for i in r {
-                if self.first_bad(load, i..i + 1).is_some() {
+                if first_outside(load, i..i + 1).is_some() {
                     return Some(i);
                 }
                 self.apply(load, i);
@@ -192,7 +182,7 @@ where
                     let r = t * step..((t + 1) * step).min(len);
                     let mut out = Vec::new();
                     starts(r.clone(), &mut out);
-                    (self.first_bad(load, r), out)
+                    (first_outside(load, r), out)
                 })
                 .collect();
             if let Some(i) = parts.iter().filter_map(|p| p.0).min() {
@@ -202,7 +192,7 @@ where
                 runs.extend(p);
             }
         } else {
-            if let Some(i) = self.first_bad(load, 0..len) {
+            if let Some(i) = first_outside(load, 0..len) {
                 return Err(self.outside(load, i));
             }
             starts(0..len, runs);
@@ -308,10 +298,7 @@ where
     G: Fn(u32, &[GridEdge], Option<&[f32]>),
 {
     let edges = load.edges;
-    let (s0, sn) = (load.sources.start, load.sources.end - load.sources.start);
-    let (d0, dn) = (load.destinations.start, load.destinations.end - load.destinations.start);
-    let outside = |e: &GridEdge| u64::from(e.src).wrapping_sub(s0) >= sn || u64::from(e.dst).wrapping_sub(d0) >= dn;
-    if let Some(i) = edges.iter().position(outside) {
+    if let Some(i) = first_outside(load, 0..edges.len()) {
         return Err(outside_block(load, i, edges_path));
     }
     let mut a = 0;
@@ -325,6 +312,16 @@ where
         processed: edges.len() as u64,
         skipped: 0,
         passes: 1,
+    })
+}
+
+/// The position of the first edge of `range` outside the load's block, if any.
+fn first_outside(load: &Loaded<'_>, range: Range<usize>) -> Option<usize> {
+    let (s0, sn) = (load.sources.start, load.sources.end - load.sources.start);
+    let (d0, dn) = (load.destinations.start, load.destinations.end - load.destinations.start);
+    range.into_iter().find(|&i| {
+        let e = load.edges[i];
+        u64::from(e.src).wrapping_sub(s0) >= sn || u64::from(e.dst).wrapping_sub(d0) >= dn
     })
 }
 
