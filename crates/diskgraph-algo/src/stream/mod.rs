@@ -175,7 +175,8 @@ fn sum_into_destinations(
         ..Pass::all()
     };
     g.stream(&pass, |e, w| {
-        set(e.dst, get(e.dst) + value(e, w));
+        let x = value(e, w);
+        set(e.dst, get(e.dst) + x);
         Update::NONE
     })
 }

@@ -316,6 +316,7 @@ where
 }
 
 /// The position of the first edge of `range` outside the load's block, if any.
+#[inline]
 fn first_outside(load: &Loaded<'_>, range: Range<usize>) -> Option<usize> {
     let (s0, sn) = (load.sources.start, load.sources.end - load.sources.start);
     let (d0, dn) = (load.destinations.start, load.destinations.end - load.destinations.start);
