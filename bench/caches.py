@@ -20,6 +20,7 @@ selective engine, retained lists off (so only the caches under test keep data).
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.
 
     python3 bench/caches.py [--scales 22,24] [--real wiki-Vote.txt] [--only a,b,c,d,e] [--gvs-k 100]
+                            [--max-request 16KiB] [--page-size 4KiB]
                             [--work DIR] [--report bench/out/caches.json]
 """
 from __future__ import annotations
@@ -35,7 +36,6 @@ from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker
 ALGOS = {"bfs": ["--source", "max-degree"], "diameter": ["--source", "max-degree"], "bc": []}
 METHODS = ("gvs", "highd", "lowd", "random")
 ORDERINGS = ("norder", "gorder", "degree", "pagerank", "random")
-PAGE = "4KiB"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
@@ -47,8 +47,10 @@ def adj_bytes(dg: str, graph: Path) -> int:
 class Suite:
     """Runs and records; every run under the cgroup with caches dropped."""
 
-    def __init__(self, dg: str, work: Path, bc_samples: int, gvs_k: int) -> None:
-        self.dg, self.work, self.bc_samples, self.gvs_k = dg, work, bc_samples, gvs_k
+    def __init__(self, dg: str, work: Path, bc_samples: int, gvs_k: int, max_request: str | None,
+                 page_size: str) -> None:
+        self.dg, self.work, self.bc_samples, self.gvs_k, self.page_size = dg, work, bc_samples, gvs_k, page_size
+        self.io_flags = ["--max-request", max_request] if max_request else []
         self.cgroup = MemoryCgroup("diskgraph-caches", 1 << 62)
         self.runs: list[dict] = []
 
@@ -59,7 +61,7 @@ class Suite:
             (self.cgroup.path / "memory.limit_in_bytes").write_text(str(limit))
         drop_caches()
         cmd = [self.dg, "run", algo, str(graph), "--engine", "selective", "--memory", str(memory),
-               "--retain-lists", "false", *ALGOS[algo], *extra]
+               "--retain-lists", "false", *self.io_flags, *ALGOS[algo], *extra]
         if algo == "bc":
             cmd += ["--samples", str(self.bc_samples)]
         stats = run_stats(cmd, self.work / "stats.json", self.cgroup)
@@ -83,12 +85,12 @@ class Suite:
 
 
 def page_only(s: Suite, g: Path, algo: str, total: float, size: int, label: dict) -> dict:
-    return s.run(g, algo, int(total * size), ["--page-size", PAGE], label)
+    return s.run(g, algo, int(total * size), ["--page-size", s.page_size], label)
 
 
 def with_basc(s: Suite, g: Path, algo: str, name: str, page: float, basc: float, size: int, label: dict) -> dict:
     total = page + basc
-    return s.run(g, algo, int(total * size), ["--page-size", PAGE, "--basc", name,
+    return s.run(g, algo, int(total * size), ["--page-size", s.page_size, "--basc", name,
                                                "--basc-fraction", f"{basc / total:.4f}"], label)
 
 
@@ -99,6 +101,9 @@ def main() -> None:
     ap.add_argument("--basc-sizes", default="0.1,0.2,0.3,0.4")
     ap.add_argument("--bc-samples", type=int, default=32)
     ap.add_argument("--gvs-k", type=int, default=100, help="GVS rounds K of the selections of sections a, b, e")
+    ap.add_argument("--page-size", default="4KiB", help="the page cache's page size")
+    ap.add_argument("--max-request", help="the runs' --max-request (small real graphs: their budgets must hold "
+                    "two reads of each file besides the caches)")
     ap.add_argument("--only", default="a,b,c,d,e")
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("DISKGRAPH_WORK", "work")) / "bench")
     ap.add_argument("--report", type=Path, default=Path(__file__).parent / "out" / "caches.json")
@@ -115,7 +120,7 @@ def main() -> None:
         if not (path / "manifest.json").exists():
             run([dg, "import", str(DATA / a.real), "-o", str(path), "--undirected", "--force"])
         graphs.append(path)
-    s = Suite(dg, a.work, a.bc_samples, a.gvs_k)
+    s = Suite(dg, a.work, a.bc_samples, a.gvs_k, a.max_request, a.page_size)
     sections = set(a.only.split(","))
     report: dict = {"graphs": [g.name for g in graphs], "gvs_seconds": {}, "order_seconds": {}}
     for g in graphs:
