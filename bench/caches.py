@@ -91,7 +91,7 @@ def page_only(s: Suite, g: Path, algo: str, total: float, size: int, label: dict
 def with_basc(s: Suite, g: Path, algo: str, name: str, page: float, basc: float, size: int, label: dict) -> dict:
     total = page + basc
     return s.run(g, algo, int(total * size), ["--page-size", s.page_size, "--basc", name,
-                                               "--basc-fraction", f"{basc / total:.4f}"], label)
+                                               "--basc-fraction", f"{basc / total + 1e-6:.6f}"], label)
 
 
 def main() -> None:
