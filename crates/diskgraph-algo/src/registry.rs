@@ -858,40 +858,31 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
             (Values::Signed(k.core.iter().map(|&c| i64::from(c)).collect()), summary)
         }
         Answer::MultiBfs(r) => {
-            let sources: Vec<u64> = r.sources.iter().map(|&s| ids[s as usize]).collect();
-            settings.insert("sources".into(), json!(sources));
-            settings.insert("seed".into(), json!(req.seed));
-            stats.iterations = r.iterations as u64;
-            stats.edges_processed = r.edges_processed;
             let pairs: u64 = r.reached.iter().map(|&x| u64::from(x)).sum();
             let depth = r.max.iter().copied().max().unwrap_or(0);
-            let summary = format!(
-                "{} sources, {pairs} (source, vertex) pairs reached of {}, max distance {depth}",
-                sources.len(),
-                sources.len() * n
-            );
+            let sources = MultiSource {
+                sources: &r.sources,
+                iterations: r.iterations,
+                edges_processed: r.edges_processed,
+                pairs,
+                depth,
+            };
+            let summary = sources.record(ids, req, stats);
             (Values::Signed(r.values()), summary)
         }
         Answer::Apsp(r) => {
-            let sources: Vec<u64> = r.sources.iter().map(|&s| ids[s as usize]).collect();
-            settings.insert("sources".into(), json!(sources));
-            settings.insert("seed".into(), json!(req.seed));
-            stats.iterations = r.iterations as u64;
-            stats.edges_processed = r.edges_processed;
             let reached = r.hops.iter().filter(|&&h| h != UNREACHED);
             let (pairs, depth) = reached.fold((0u64, 0u32), |(c, m), &h| (c + 1, m.max(h)));
-            let summary = format!(
-                "{} sources, {pairs} (source, vertex) pairs reached of {}, max distance {depth}",
-                sources.len(),
-                sources.len() * n
-            );
-            (
-                Values::Distances {
-                    sources: sources.len(),
-                    hops: r.hops,
-                },
-                summary,
-            )
+            let sources = MultiSource {
+                sources: &r.sources,
+                iterations: r.iterations,
+                edges_processed: r.edges_processed,
+                pairs,
+                depth,
+            };
+            let summary = sources.record(ids, req, stats);
+            let sources = r.sources.len();
+            (Values::Distances { sources, hops: r.hops }, summary)
         }
         Answer::Diameter(d) => {
             settings.insert("source".into(), json!(ids[inputs.source as usize]));
@@ -949,6 +940,36 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
             let summary = format!("sum of y {sum:.6e}, max |y| {max:.6e}");
             (Values::Float(r.y), summary)
         }
+    }
+}
+
+/// What msbfs and apsp report alike: their sources and traversal counts.
+struct MultiSource<'a> {
+    sources: &'a [u32],
+    iterations: usize,
+    edges_processed: u64,
+    /// (source, vertex) pairs reached.
+    pairs: u64,
+    /// Largest finite distance.
+    depth: u32,
+}
+
+impl MultiSource<'_> {
+    /// Records the sources (original IDs), the seed and the counts in `stats`; returns the
+    /// summary line.
+    fn record(&self, ids: &[u64], req: &RunRequest, stats: &mut RunStats) -> String {
+        let sources: Vec<u64> = self.sources.iter().map(|&s| ids[s as usize]).collect();
+        stats.settings.insert("sources".into(), json!(sources));
+        stats.settings.insert("seed".into(), json!(req.seed));
+        stats.iterations = self.iterations as u64;
+        stats.edges_processed = self.edges_processed;
+        format!(
+            "{} sources, {} (source, vertex) pairs reached of {}, max distance {}",
+            sources.len(),
+            self.pairs,
+            sources.len() * ids.len(),
+            self.depth
+        )
     }
 }
 

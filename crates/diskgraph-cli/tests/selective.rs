@@ -142,32 +142,9 @@ fn apsp_columns_are_single_source_runs() {
     let (dir, g) = graph();
     let d = dir.path();
     let (tsv, npy, stats) = (d.join("a.tsv"), d.join("a.npy"), d.join("a.json"));
-    ok(&[
-        "run",
-        "apsp",
-        s(&g),
-        "--sources",
-        "3",
-        "--seed",
-        "9",
-        "--out",
-        s(&tsv),
-        "--stats",
-        s(&stats),
-    ]);
-    ok(&[
-        "run",
-        "apsp",
-        s(&g),
-        "--sources",
-        "3",
-        "--seed",
-        "9",
-        "--engine",
-        "selective",
-        "--out",
-        s(&npy),
-    ]);
+    let apsp = ["run", "apsp", s(&g), "--sources", "3", "--seed", "9"];
+    ok(&[&apsp[..], &["--out", s(&tsv), "--stats", s(&stats)]].concat());
+    ok(&[&apsp[..], &["--engine", "selective", "--out", s(&npy)]].concat());
     let st: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     let sources: Vec<u64> = st["settings"]["sources"]
         .as_array()
