@@ -203,6 +203,18 @@ def report(result: dict) -> None:
         print(f"| {r['algorithm']} | {r['variant']} | {wall:.2f} | {compute:.2f} | {s['bytes_read'] / 2**20:.0f} | "
               f"{s['io_utility']:.2f} | {rate} | {vs_device} | {wall / mem['wall_seconds']:.2f} | "
               f"{wall / mem_compute:.2f} | {compute / mem_compute:.2f} | {wall / default:.2f} |")
+    print("\nCompute rate: the bytes each selective default run read, over the memory engine's compute "
+          "time (no I/O; its setup included), against the device at that run's access size. Where this is "
+          "well below 1, these cores, not the I/O, bound how fast any engine can read for the algorithm:")
+    for r in result["runs"]:
+        phase = bulk_phase(r["stats"]) if r["variant"] == "selective" else None
+        device = phase and at_access.get(str(access_size(phase["mean_request"])))
+        if device:
+            mem = runs[(r["algorithm"], "memory")]
+            ceiling = r["stats"]["bytes_read"] / max(mem["compute_seconds"], 1e-9)
+            print(f"- {r['algorithm']}: {ceiling / 1e6:.0f} MB/s, × {ceiling / device['bytes_per_second']:.2f} "
+                  f"of the device's {device['bytes_per_second'] / 1e6:.0f} MB/s at "
+                  f"{access_size(phase['mean_request']) / 1024:.1f} KiB")
     print("\n× memory cold: against the memory engine's whole run (loading the CSR from a cold cache "
           "included); × memory compute: against its compute alone (the graph already in memory), with the "
           "selective run's wall time (offsets loading included) and its compute time. Bulk phase: the "
