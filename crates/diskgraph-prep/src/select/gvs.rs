@@ -14,13 +14,19 @@
 //! whose page serves few requests is the one to cache — and is what this does.)
 //!
 //! Incremental rounds: selecting `S` changes only the charges made by the in-neighbours of `S`
-//! (their groups lose members). Those vertices' charges are taken back under the old selection
-//! and made again under the new one, instead of recomputing every vertex; the in-lists
-//! (`inn`) say who they are. Neighbours are grouped by page in one pass over a list: lists are
-//! sorted and pages grow with vertex IDs, so a page's neighbours are consecutive.
+//! (their groups lose members), and of those only the groups holding a selected vertex: each
+//! such group's old charge is taken back and the new one made, instead of recomputing every
+//! vertex. The in-lists (`inn`) say who the in-neighbours are, a binary search finds the group
+//! in a list, and a round's work is the selected vertices' in-degrees, not the lengths of
+//! their in-neighbours' lists (hubs, on a power-law graph). Lists are sorted and pages grow
+//! with vertex IDs, so a page's neighbours are consecutive in a list.
 
 use diskgraph_format::Csr;
 use rayon::prelude::*;
+
+/// Rounds that change at least this many page groups recharge them in parallel (below it, one
+/// penalty vector per worker costs more than it saves).
+const PARALLEL_GROUPS: usize = 1 << 18;
 
 /// Penalty model of one graph: pages, page populations and in-degrees.
 struct Model<'a> {
@@ -56,51 +62,87 @@ impl<'a> Model<'a> {
         }
     }
 
-    /// Adds `sign` × the charges `v` makes (see the module doc) to `t`, given `chosen`.
-    fn charge(&self, v: u32, chosen: &[bool], sign: f64, t: &mut [f64]) {
-        let live = |u: u32| !chosen[u as usize] && self.out.degree(u) > 0;
+    /// Whether `u` takes charges under a selection: not selected and with out-edges.
+    fn live(&self, u: u32, selected: &[bool]) -> bool {
+        !selected[u as usize] && self.out.degree(u) > 0
+    }
+
+    /// `v`'s out-neighbours living in page `page`: a run of its sorted list, since pages grow
+    /// with vertex IDs.
+    fn group(&self, v: u32, page: u64) -> &[u32] {
         let list = self.out.neighbours(v);
-        let mut i = 0;
-        while i < list.len() {
-            let page = self.page[list[i] as usize];
-            let mut j = i;
-            let mut sum = 0u64;
-            while j < list.len() && self.page[list[j] as usize] == page {
-                if live(list[j]) {
-                    sum += self.out.degree(list[j]) as u64;
-                }
-                j += 1;
+        let lo = list.partition_point(|&u| self.page[u as usize] < page);
+        let len = list[lo..].partition_point(|&u| self.page[u as usize] == page);
+        &list[lo..lo + len]
+    }
+
+    /// Adds to `t` how the charges `v` makes to `group` (its neighbours in one page) change from
+    /// a selection where `live_before` tells which vertices take charges to one where
+    /// `live_after` does.
+    fn recharge(
+        &self,
+        group: &[u32],
+        live_before: impl Fn(u32) -> bool,
+        live_after: impl Fn(u32) -> bool,
+        t: &mut [f64],
+    ) {
+        let (mut before, mut after) = (0u64, 0u64);
+        for &u in group {
+            let d = self.out.degree(u) as u64;
+            before += if live_before(u) { d } else { 0 };
+            after += if live_after(u) { d } else { 0 };
+        }
+        // The selection only grows and live vertices have out-edges, so equal sums mean the
+        // same live vertices: the group's charges do not change.
+        if before == after {
+            return;
+        }
+        for &u in group {
+            let share = |sum: u64| {
+                let r = f64::from(self.population[u as usize]);
+                1.0 / (r * sum as f64 * self.in_degree[u as usize].max(1) as f64)
+            };
+            if live_before(u) {
+                t[u as usize] -= share(before);
             }
-            if sum > 0 {
-                for &u in list[i..j].iter().filter(|&&u| live(u)) {
-                    let r = f64::from(self.population[u as usize]);
-                    t[u as usize] += sign / (r * sum as f64 * self.in_degree[u as usize].max(1) as f64);
-                }
+            if live_after(u) {
+                t[u as usize] += share(after);
             }
-            i = j;
         }
     }
 
     /// Every vertex's charges under `chosen`, in parallel.
     fn all_charges(&self, chosen: &[bool]) -> Vec<f64> {
         let n = self.out.num_vertices();
+        let groups = |v: u32| {
+            let list = self.out.neighbours(v);
+            let mut i = 0;
+            std::iter::from_fn(move || {
+                let page = self.page[*list.get(i)? as usize];
+                let len = list[i..].iter().take_while(|&&u| self.page[u as usize] == page).count();
+                i += len;
+                Some(&list[i - len..i])
+            })
+        };
         (0..n as u32)
             .into_par_iter()
             .fold(
                 || vec![0.0; n],
                 |mut t, v| {
-                    self.charge(v, chosen, 1.0, &mut t);
+                    for group in groups(v) {
+                        self.recharge(group, |_| false, |u| self.live(u, chosen), &mut t);
+                    }
                     t
                 },
             )
-            .reduce(
-                || vec![0.0; n],
-                |mut a, b| {
-                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                    a
-                },
-            )
+            .reduce(|| vec![0.0; n], add_into)
     }
+}
+
+/// `a += b`, element by element; returns `a`.
+fn add_into(mut a: Vec<f64>, b: Vec<f64>) -> Vec<f64> {
+    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+    a
 }
 
 /// The penalty GVS charges each vertex when `chosen` are selected (a full recomputation; what
@@ -124,19 +166,21 @@ pub struct GvsState {
 /// the module doc). Returns them in selection order.
 pub fn gvs(out: &Csr, inn: &Csr, budget: u64, rounds: usize, page_bytes: u64) -> Vec<u32> {
     let mut selected = Vec::new();
-    gvs_rounds(out, inn, budget, rounds, page_bytes, |_, round| {
+    gvs_rounds(out, inn, budget, rounds, page_bytes, PARALLEL_GROUPS, |_, round| {
         selected.extend_from_slice(round)
     });
     selected
 }
 
-/// GVS calling `after(state, selected_this_round)` after each round.
+/// GVS calling `after(state, selected_this_round)` after each round; rounds that change
+/// `parallel_groups` page groups or more recharge them in parallel.
 pub(crate) fn gvs_rounds(
     out: &Csr,
     inn: &Csr,
     budget: u64,
     rounds: usize,
     page_bytes: u64,
+    parallel_groups: usize,
     mut after: impl FnMut(&GvsState, &[u32]),
 ) {
     let model = Model::new(out, inn, page_bytes);
@@ -151,7 +195,7 @@ pub(crate) fn gvs_rounds(
         let target = (u128::from(budget) * k / rounds) as u64;
         let round = pick(out, &state, target);
         if !round.is_empty() {
-            update(&model, inn, &mut state, &round);
+            update(&model, inn, &mut state, &round, parallel_groups);
         }
         after(&state, &round);
     }
@@ -195,21 +239,42 @@ fn pick(out: &Csr, state: &GvsState, target: u64) -> Vec<u32> {
     round
 }
 
-/// Selects `round`: takes back the charges of the in-neighbours of `round` under the old
-/// selection and makes them again under the new one.
-fn update(model: &Model<'_>, inn: &Csr, state: &mut GvsState, round: &[u32]) {
-    let mut affected: Vec<u32> = round.iter().flat_map(|&s| inn.neighbours(s).iter().copied()).collect();
-    affected.par_sort_unstable();
-    affected.dedup();
-    for &v in &affected {
-        model.charge(v, &state.chosen, -1.0, &mut state.penalty);
-    }
+/// Selects `round`. Only the page groups that lose a member change their charges: for each
+/// selected `s` and each in-neighbour `v` of `s`, `v`'s group in `s`'s page. Each such group
+/// (found by binary search in `v`'s list) is recharged once, in parallel when there are at
+/// least `parallel_groups` of them.
+fn update(model: &Model<'_>, inn: &Csr, state: &mut GvsState, round: &[u32], parallel_groups: usize) {
+    let mut groups: Vec<(u32, u64)> = round
+        .par_iter()
+        .flat_map_iter(|&s| inn.neighbours(s).iter().map(move |&v| (v, model.page[s as usize])))
+        .collect();
+    groups.par_sort_unstable();
+    groups.dedup();
+    let before = state.chosen.clone();
     for &s in round {
         state.chosen[s as usize] = true;
         state.bytes += super::list_cost(model.out.degree(s) as u64);
     }
-    for &v in &affected {
-        model.charge(v, &state.chosen, 1.0, &mut state.penalty);
+    let (before, after) = (&before, &state.chosen);
+    let live_before = |u: u32| model.live(u, before);
+    let live_after = |u: u32| model.live(u, after);
+    if groups.len() < parallel_groups {
+        for &(v, page) in &groups {
+            model.recharge(model.group(v, page), live_before, live_after, &mut state.penalty);
+        }
+    } else {
+        let n = model.out.num_vertices();
+        let change = groups
+            .par_iter()
+            .fold(
+                || vec![0.0; n],
+                |mut t, &(v, page)| {
+                    model.recharge(model.group(v, page), live_before, live_after, &mut t);
+                    t
+                },
+            )
+            .reduce(|| vec![0.0; n], add_into);
+        state.penalty.par_iter_mut().zip(&change).for_each(|(p, c)| *p += c);
     }
 }
 
@@ -266,16 +331,19 @@ mod tests {
             arcs.push((b, a));
         }
         let out = csr(90, &arcs);
-        let mut rounds = 0;
-        gvs_rounds(&out, &out, 400, 10, 64, |state, round| {
-            rounds += 1;
-            let full = penalties(&out, &out, &state.chosen, 64);
-            for (v, (a, b)) in state.penalty.iter().zip(&full).enumerate() {
-                assert!((a - b).abs() < 1e-9, "round {rounds}, vertex {v}: {a} vs {b}");
-            }
-            assert!(state.bytes <= 400 * rounds / 10);
-            assert!(round.iter().all(|&v| state.chosen[v as usize]));
-        });
-        assert_eq!(rounds, 10);
+        // Every round sequential, then every round in parallel.
+        for parallel_groups in [usize::MAX, 0] {
+            let mut rounds = 0;
+            gvs_rounds(&out, &out, 400, 10, 64, parallel_groups, |state, round| {
+                rounds += 1;
+                let full = penalties(&out, &out, &state.chosen, 64);
+                for (v, (a, b)) in state.penalty.iter().zip(&full).enumerate() {
+                    assert!((a - b).abs() < 1e-9, "round {rounds}, vertex {v}: {a} vs {b}");
+                }
+                assert!(state.bytes <= 400 * rounds / 10);
+                assert!(round.iter().all(|&v| state.chosen[v as usize]));
+            });
+            assert_eq!(rounds, 10);
+        }
     }
 }
