@@ -20,8 +20,10 @@ selective engine, retained lists off (so only the caches under test keep data).
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.
 
     python3 bench/caches.py [--scales 22,24] [--real wiki-Vote.txt] [--only a,b,c,d,e] [--gvs-k 100]
+                            [--orderings norder,gorder,degree,pagerank,random] [--ks 1,10,100]
                             [--max-request 16KiB] [--page-size 4KiB]
                             [--work DIR] [--report bench/out/caches.json]
+    python3 bench/caches.py --summarize REPORT.json [REPORT.json ...]
 """
 from __future__ import annotations
 
@@ -105,9 +107,17 @@ def main() -> None:
     ap.add_argument("--max-request", help="the runs' --max-request (small real graphs: their budgets must hold "
                     "two reads of each file besides the caches)")
     ap.add_argument("--only", default="a,b,c,d,e")
+    ap.add_argument("--orderings", default=",".join(ORDERINGS),
+                    help="orderings of sections c and e (e needs norder and gorder)")
+    ap.add_argument("--ks", default="1,10,100", help="GVS rounds K timed in section d")
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("DISKGRAPH_WORK", "work")) / "bench")
     ap.add_argument("--report", type=Path, default=Path(__file__).parent / "out" / "caches.json")
+    ap.add_argument("--summarize", type=Path, nargs="+",
+                    help="print the tables of earlier runs' reports (merged) and exit")
     a = ap.parse_args()
+    if a.summarize:
+        summarize(merged([json.loads(p.read_text()) for p in a.summarize]))
+        return
     dg = diskgraph_binary()
     a.work.mkdir(parents=True, exist_ok=True)
     graphs = []
@@ -143,11 +153,11 @@ def main() -> None:
                         name, _ = s.select(g, "gvs", 0.2 * share)
                         with_basc(s, g, algo, name, 0.2 * (1 - share), 0.2 * share, size, {"section": "b", "share": share})
         if "d" in sections:
-            for k in (1, 10, 100):
+            for k in (int(x) for x in a.ks.split(",")):
                 _, secs = s.select(g, "gvs", 0.2, k=k, name=f"gvsk{k}")
                 report["gvs_seconds"][f"{g.name}/K={k}"] = secs
         if "c" in sections or "e" in sections:
-            for method in ORDERINGS:
+            for method in a.orderings.split(","):
                 out = a.work / f"{g.name}-{method}"
                 text, _ = run([dg, "reorder", str(g), "-o", str(out), "--method", method, "--force",
                                "--memory", "4GiB"])
@@ -157,7 +167,7 @@ def main() -> None:
                 if "c" in sections:
                     for algo in ALGOS:
                         page_only(s, out, algo, 0.25, size, {"section": "c", "ordering": method})
-            if "e" in sections:
+            if "e" in sections and {"norder", "gorder"} <= set(a.orderings.split(",")):
                 norder = a.work / f"{g.name}-norder"
                 name, _ = s.select(norder, "gvs", 0.2)
                 for algo in ALGOS:
@@ -168,6 +178,17 @@ def main() -> None:
     a.report.parent.mkdir(parents=True, exist_ok=True)
     a.report.write_text(json.dumps(report, indent=2) + "\n")
     summarize(report)
+
+
+def merged(reports: list[dict]) -> dict:
+    """One report of several runs' reports (sections of one graph may come from different runs)."""
+    out: dict = {"graphs": [], "gvs_seconds": {}, "order_seconds": {}, "runs": []}
+    for r in reports:
+        out["graphs"] += [g for g in r["graphs"] if g not in out["graphs"]]
+        out["gvs_seconds"].update(r["gvs_seconds"])
+        out["order_seconds"].update(r["order_seconds"])
+        out["runs"] += r["runs"]
+    return out
 
 
 def summarize(report: dict) -> None:
@@ -183,6 +204,29 @@ def summarize(report: dict) -> None:
                       and r["basc"] == x and r["method"] == m and key(r) in base]
                 if sp:
                     print(f"  {g} BAsC {x:.0%} {m}: ×{harmonic_mean(sp):.2f}")
+    print("\n(b) speedup of each BAsC share of a 20% budget over the page cache alone (harmonic mean)")
+    for g in report["graphs"]:
+        rows = [r for r in runs if r.get("section") == "b" and r["graph"] == g]
+        base = {r["algorithm"]: r["wall"] for r in rows if r["share"] == 0.0}
+        for share in sorted({r["share"] for r in rows} - {0.0}):
+            sp = [base[r["algorithm"]] / r["wall"] for r in rows if r["share"] == share and r["algorithm"] in base]
+            print(f"  {g} BAsC share {share:.0%}: ×{harmonic_mean(sp):.2f}")
+    for g in report["graphs"]:
+        order = report["order_seconds"]
+        if f"{g}/norder" in order and f"{g}/gorder" in order:
+            walls = {(r["ordering"], r["algorithm"]): r["wall"] for r in runs
+                     if r.get("section") == "c" and r["graph"].startswith(f"{g}-")}
+            sp = [walls[("gorder", a)] / walls[("norder", a)] for a in ALGOS
+                  if ("gorder", a) in walls and ("norder", a) in walls]
+            if sp:
+                print(f"\n(c) {g}: Norder computes ×{order[f'{g}/gorder'] / max(order[f'{g}/norder'], 1e-9):.1f} "
+                      f"faster than Gorder; algorithms on it ×{harmonic_mean(sp):.2f} (harmonic mean)")
+        setups = {(r["setup"], r["algorithm"]): r["wall"] for r in runs
+                  if r.get("section") == "e" and r["graph"].startswith(f"{g}-")}
+        sp = [setups[("page+gorder", a)] / setups[("basc+norder", a)] for a in ALGOS
+              if ("page+gorder", a) in setups and ("basc+norder", a) in setups]
+        if sp:
+            print(f"(e) {g}: BAsC+Norder over page cache+Gorder ×{harmonic_mean(sp):.2f} (harmonic mean)")
     print("\norderings: compute seconds", json.dumps(report["order_seconds"], indent=1))
     print("GVS seconds", json.dumps(report["gvs_seconds"], indent=1))
     for section in ("c", "e"):
