@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup/memory")
+BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
 
 
 def diskgraph_binary() -> str:
@@ -41,6 +42,7 @@ class MemoryCgroup:
         self.path = CGROUP_ROOT / name
         self.limit = limit_bytes
         self.active = False
+        self.blkio: Path | None = None
         try:
             self.path.mkdir(exist_ok=True)
             (self.path / "memory.limit_in_bytes").write_text(str(limit_bytes))
@@ -48,9 +50,23 @@ class MemoryCgroup:
         except OSError as e:
             print(f"note: no cgroup memory limit ({e}); runs are not forced out of core", file=sys.stderr)
 
+    def throttle_reads(self, on: Path, bytes_per_second: int) -> None:
+        """Caps the group's reads from the disk holding `on` (a cgroup v1 blkio group of the same
+        name), to run as on a slower device; direct I/O is throttled too."""
+        st = os.stat(on)
+        dev = Path(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+        if (dev / "partition").exists():  # throttling applies to the whole disk
+            dev = dev.resolve().parent
+        blkio = BLKIO_ROOT / self.path.name
+        blkio.mkdir(exist_ok=True)
+        (blkio / "blkio.throttle.read_bps_device").write_text(f"{(dev / 'dev').read_text().strip()} {bytes_per_second}")
+        self.blkio = blkio
+
     def preexec(self) -> None:
         if self.active:
             (self.path / "cgroup.procs").write_text(str(os.getpid()))
+        if self.blkio:
+            (self.blkio / "cgroup.procs").write_text(str(os.getpid()))
 
     def max_usage(self) -> int:
         try:
@@ -65,9 +81,9 @@ class MemoryCgroup:
             pass
 
     def close(self) -> None:
-        if self.active:
+        for group in ([self.path] if self.active else []) + ([self.blkio] if self.blkio else []):
             try:
-                self.path.rmdir()
+                group.rmdir()
             except OSError:
                 pass
 
