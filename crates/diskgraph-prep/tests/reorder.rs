@@ -374,6 +374,82 @@ proptest! {
     }
 }
 
+/// Checks Gorder's greedy rule, written out directly: the first vertex has the highest
+/// in-degree, and every later one has the highest score among the unplaced vertices against the
+/// last `window` placed ones. The score of `u` against `v` counts (with multiplicity) the arcs
+/// `v → u` when `v` is not huge, the arcs `u → v` when `u` is not huge, and the common
+/// in-neighbours `x` (`x → v` and `x → u`) that are not huge; huge means out-degree above √V.
+fn check_gorder(g: &GraphDir, order: &[u32], window: usize) {
+    let n = order.len();
+    let out = lists(g, Direction::Out);
+    let inn = lists(
+        g,
+        if g.manifest().directed {
+            Direction::In
+        } else {
+            Direction::Out
+        },
+    );
+    let huge = (n as f64).sqrt() as usize;
+    let small = |v: u32| out[v as usize].len() <= huge;
+    let count = |list: &[(u32, Option<u32>)], u: u32| list.iter().filter(|&&(x, _)| x == u).count();
+    let score = |u: u32, v: u32| {
+        let mut s = 0;
+        if small(v) {
+            s += count(&out[v as usize], u);
+        }
+        for &(x, _) in &inn[v as usize] {
+            if small(x) {
+                s += usize::from(x == u) + count(&out[x as usize], u);
+            }
+        }
+        s
+    };
+    let max_in = (0..n).map(|v| inn[v].len()).max().unwrap_or(0);
+    assert_eq!(
+        inn[order[0] as usize].len(),
+        max_in,
+        "gorder starts at a vertex of highest in-degree"
+    );
+    let mut placed = vec![false; n];
+    placed[order[0] as usize] = true;
+    for p in 1..n {
+        let last = &order[p.saturating_sub(window)..p];
+        let against = |u: u32| last.iter().map(|&v| score(u, v)).sum::<usize>();
+        let best = (0..n as u32)
+            .filter(|&u| !placed[u as usize])
+            .map(against)
+            .max()
+            .unwrap();
+        assert_eq!(
+            against(order[p]),
+            best,
+            "position {p}: vertex {} is not a best choice",
+            order[p]
+        );
+        placed[order[p] as usize] = true;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn gorder_matches_its_definition(
+        n in 1usize..40, m in 0usize..150, directed: bool, window in 1u64..6, seed: u64,
+    ) {
+        // A hub of degree ~n makes some vertices huge (out-degree above √V).
+        let el = gen::union(gen::gnm(n, m, directed, seed), gen::star(n, 0, directed, seed));
+        let el = gen::relabel(gen::add_isolated(el, 2), seed);
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("g");
+        import_edges(&el, Keep::all(), &original_ids(el.num_vertices, false, 0), &input);
+        let g = GraphDir::open(&input).unwrap();
+        let o = ReorderOptions { window: Some(window), ..opts(Method::Gorder) };
+        let order = compute_order(&g, &o, &mut NoProgress).unwrap().order;
+        check_gorder(&g, &order, window as usize);
+    }
+}
+
 #[test]
 fn simple_orderings_follow_their_scores() {
     let el = gen::rmat(8, 1500, true, 7);
