@@ -5,11 +5,12 @@
 //! the highest score against the last `w` placed vertices (the window), where the score of `u`
 //! against `v` counts the arcs between them (either direction) plus their common in-neighbours
 //! (siblings). Scores live in a "unit heap": one doubly linked list of vertices per score, so
-//! each score change is O(1) and the maximum is found by walking down from the last one. As in
-//! the authors' code, in-neighbours whose out-degree exceeds √V are not used as siblings (nor
-//! as neighbours), a vertex of out-degree above √V does not score its out-neighbours, the first
-//! vertex is the one of highest in-degree, and ties (a window unrelated to every unplaced
-//! vertex in particular) go to the vertex of highest in-degree at first.
+//! each score change is O(1) and the maximum is found by walking down from the last one; as in
+//! the authors' code, decrements are applied lazily (see [`UnitHeap`]). Also as in their code,
+//! in-neighbours whose out-degree exceeds √V are not used as siblings (nor as neighbours), a
+//! vertex of out-degree above √V does not score its out-neighbours, the first vertex is the one
+//! of highest in-degree, and ties (a window unrelated to every unplaced vertex in particular)
+//! go to the vertex of highest in-degree at first.
 //!
 //! The whole graph (out- and, for directed graphs, in-lists) and the heap are held in memory:
 //! [`gorder_memory`] bytes, which must fit in `--memory`.
@@ -37,7 +38,7 @@ pub fn default_window(m: &Manifest) -> u64 {
 }
 
 /// Bytes Gorder holds for this graph: each CSR direction it needs (8 bytes per offset, 4 per
-/// arc; an undirected graph's `out.*` serves both directions) plus 24 bytes per vertex: 16 for
+/// arc; an undirected graph's `out.*` serves both directions) plus 28 bytes per vertex: 20 for
 /// the heap, 4 for the order and 4 for the initial in-degree ranking.
 pub fn gorder_memory(m: &Manifest) -> u64 {
     let directions = if m.directed { 2 } else { 1 };
@@ -45,7 +46,7 @@ pub fn gorder_memory(m: &Manifest) -> u64 {
         .saturating_mul(8)
         .saturating_add(m.num_arcs.saturating_mul(4));
     csr.saturating_mul(directions)
-        .saturating_add(m.num_vertices.saturating_mul(24))
+        .saturating_add(m.num_vertices.saturating_mul(28))
 }
 
 /// The Gorder ordering of `g` with window `window`, refused when [`gorder_memory`] exceeds
@@ -125,23 +126,32 @@ impl Scores<'_> {
     }
 }
 
-/// One vertex's entry in the [`UnitHeap`]: its score and its neighbours in its score's list,
-/// kept together so that a unit change touches one cache line per vertex involved.
+/// One vertex's entry in the [`UnitHeap`]: its stored score and its neighbours in that score's
+/// list, kept together so that moving a vertex touches one cache line per vertex involved.
 #[derive(Clone, Copy)]
 #[repr(align(16))]
 struct Node {
-    /// Score, or [`PLACED`] once the vertex is placed.
     key: u64,
     prev: u32,
     next: u32,
 }
 
-/// The key of a placed vertex (no real score reaches it: a score counts arcs and siblings).
-const PLACED: u64 = u64::MAX;
+/// The pending count of a placed vertex: far enough from zero that the at most window-many
+/// unit changes still outstanding against it never bring it back to zero, so that increments
+/// and decrements of placed vertices cost one add and nothing else.
+const PLACED: i32 = i32::MAX / 2;
 
-/// Unplaced vertices by score: a doubly linked list per score value, O(1) unit changes.
+/// Unplaced vertices by score: a doubly linked list per score value, as in the authors' code.
+///
+/// Decrements are lazy: they only count down the vertex's `pending` entry, and an increment
+/// of a vertex with decrements pending cancels one of them instead of moving it. A vertex's
+/// stored key is therefore never below its true score (`key + pending`), and [`Self::pop_max`]
+/// settles the pending decrements of the top candidate until the top one has none: its score
+/// is then exact and at least every other vertex's stored key, so it is a true maximum.
 struct UnitHeap {
     nodes: Vec<Node>,
+    /// Decrements not yet applied to `nodes[v].key` (≤ 0), or about [`PLACED`] once placed.
+    pending: Vec<i32>,
     /// First vertex of each score's list.
     head: Vec<u32>,
     /// No list above this score is non-empty.
@@ -163,6 +173,7 @@ impl UnitHeap {
         }
         UnitHeap {
             nodes,
+            pending: vec![0; initial.len()],
             head: vec![initial.first().copied().unwrap_or(NIL)],
             top: 0,
         }
@@ -194,9 +205,12 @@ impl UnitHeap {
         self.head[k] = v;
     }
 
-    /// Raises an unplaced vertex's score by one (placed vertices are ignored).
+    /// Raises a vertex's score by one: cancels a pending decrement if it has one (or just
+    /// counts, if placed), otherwise moves it up a list.
     fn increment(&mut self, v: u32) {
-        if self.nodes[v as usize].key == PLACED {
+        let pending = &mut self.pending[v as usize];
+        if *pending != 0 {
+            *pending += 1;
             return;
         }
         self.unlink(v);
@@ -205,30 +219,35 @@ impl UnitHeap {
         self.top = self.top.max(self.nodes[v as usize].key as usize);
     }
 
-    /// Lowers an unplaced vertex's score by one (placed vertices are ignored). Every decrement
-    /// undoes an earlier increment, so scores never go below zero.
+    /// Lowers a vertex's score by one, lazily. Every decrement undoes an earlier increment, so
+    /// scores never go below zero.
     fn decrement(&mut self, v: u32) {
-        if self.nodes[v as usize].key == PLACED {
-            return;
-        }
-        self.unlink(v);
-        self.nodes[v as usize].key -= 1;
-        self.link(v);
+        self.pending[v as usize] -= 1;
     }
 
     /// Removes and returns an unplaced vertex of the highest score, marking it placed.
     fn pop_max(&mut self) -> Option<u32> {
         loop {
             let v = self.head[self.top];
-            if v != NIL {
-                self.unlink(v);
-                self.nodes[v as usize].key = PLACED;
+            if v == NIL {
+                if self.top == 0 {
+                    return None;
+                }
+                self.top -= 1;
+                continue;
+            }
+            let pending = std::mem::take(&mut self.pending[v as usize]);
+            self.unlink(v);
+            if pending == 0 {
+                self.pending[v as usize] = PLACED;
                 return Some(v);
             }
-            if self.top == 0 {
-                return None;
-            }
-            self.top -= 1;
+            let node = &mut self.nodes[v as usize];
+            node.key = node
+                .key
+                .checked_add_signed(pending.into())
+                .expect("scores stay non-negative");
+            self.link(v);
         }
     }
 }
