@@ -56,6 +56,10 @@ enum Command {
     Device(device::Args),
 }
 
+/// Exit status of a run that stopped at its time limit with its state saved (sysexits'
+/// `EX_TEMPFAIL`: run it again to go on).
+pub const EXIT_SUSPENDED: i32 = 75;
+
 /// Runs the command line `args` (program name first) and returns the process exit code.
 /// Errors are printed as one line on stderr.
 pub fn cli_main<I, T>(args: I) -> i32
@@ -85,6 +89,10 @@ where
     };
     match result {
         Ok(()) => 0,
+        Err(e) if e.is::<diskgraph_prep::reorder::GorderSuspended>() => {
+            eprintln!("diskgraph: {}", one_line(&e));
+            EXIT_SUSPENDED
+        }
         Err(e) => {
             eprintln!("diskgraph: error: {}", one_line(&e));
             1

@@ -1,9 +1,11 @@
 //! `diskgraph reorder`: write a graph relabelled by an ordering as a new graph directory.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use diskgraph_engine::parse_size;
+use diskgraph_prep::reorder::GorderCheckpoint;
 use diskgraph_prep::{Method, ReorderOptions, ReorderSummary};
 
 use crate::progress::Bar;
@@ -35,6 +37,25 @@ pub struct Args {
     /// Replace an existing output.
     #[arg(long)]
     force: bool,
+    /// Gorder only: save its state to this file every --checkpoint-every seconds, and resume
+    /// from it when it exists (same graph and window). Removed once the ordering is complete.
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+    /// Seconds between checkpoint saves.
+    #[arg(long, default_value_t = 600.0, requires = "checkpoint", value_parser = seconds)]
+    checkpoint_every: f64,
+    /// Save the checkpoint and stop (exit status 75) once this run has lasted this many
+    /// seconds; run the same command again to go on.
+    #[arg(long, requires = "checkpoint", value_parser = seconds)]
+    time_limit: Option<f64>,
+}
+
+/// A non-negative number of seconds.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds (>= 0)")),
+    }
 }
 
 /// Runs `diskgraph reorder`.
@@ -45,6 +66,11 @@ pub fn run(a: Args) -> Result<()> {
         seed: a.seed,
         memory: a.memory,
         force: a.force,
+        checkpoint: a.checkpoint.map(|path| GorderCheckpoint {
+            path,
+            every: Duration::from_secs_f64(a.checkpoint_every),
+            time_limit: a.time_limit.map(Duration::from_secs_f64),
+        }),
     };
     let summary = diskgraph_prep::reorder(&a.graph, &a.output, &opts, &mut Bar::new(false))
         .with_context(|| format!("cannot reorder {}", a.graph.display()))?;
@@ -68,8 +94,12 @@ fn print_summary(s: &ReorderSummary) {
             ""
         }
     );
+    let resumed = match s.order_seconds_before_resume {
+        0.0 => String::new(),
+        earlier => format!(", {earlier:.3} s of it in earlier runs"),
+    };
     println!(
-        "ordering computed in {:.3} s ({:.1} MiB of state)",
+        "ordering computed in {:.3} s ({:.1} MiB of state{resumed})",
         s.order_seconds,
         mib(s.order_state_bytes)
     );

@@ -176,3 +176,114 @@ fn reorder_errors_are_one_line() {
         "a failed --force run leaves the old output"
     );
 }
+
+/// Runs `diskgraph reorder` with Gorder and `extra` arguments; returns its exit code and stderr.
+fn gorder_run(g: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec!["reorder", s(g), "-o", s(out), "--method", "gorder"];
+    args.extend_from_slice(extra);
+    let run = common::diskgraph(&args);
+    (run.status.code(), String::from_utf8_lossy(&run.stderr).into_owned())
+}
+
+#[test]
+fn gorder_stops_at_its_time_limit_and_resumes_to_the_same_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("k");
+    ok(&[
+        "generate",
+        "kronecker",
+        "--scale",
+        "12",
+        "--edge-factor",
+        "8",
+        "-o",
+        s(&g),
+    ]);
+    let whole = dir.path().join("whole");
+    ok(&["reorder", s(&g), "-o", s(&whole), "--method", "gorder"]);
+
+    let (ckpt, out) = (dir.path().join("gorder.state"), dir.path().join("resumed"));
+    let limited = ["--checkpoint", s(&ckpt), "--time-limit", "0"];
+    for placed in [1024, 2048] {
+        let (code, msg) = gorder_run(&g, &out, &limited);
+        assert_eq!(code, Some(75), "{msg}");
+        assert!(
+            msg.contains(&format!("with {placed} of 4096 vertices placed"))
+                && msg.contains("run the same command again"),
+            "{msg}"
+        );
+        assert!(ckpt.exists() && !out.exists());
+    }
+    let summary = ok(&[
+        "reorder",
+        s(&g),
+        "-o",
+        s(&out),
+        "--method",
+        "gorder",
+        "--checkpoint",
+        s(&ckpt),
+    ]);
+    assert!(summary.contains("s of it in earlier runs"), "{summary}");
+    assert!(!ckpt.exists(), "a complete run removes its checkpoint");
+    let ids = |p: &Path| std::fs::read(p.join("ids.u64")).unwrap();
+    assert_eq!(ids(&out), ids(&whole), "resuming twice gives the uninterrupted order");
+
+    // A damaged or foreign checkpoint is refused, naming the file; nothing is written.
+    let (code, _) = gorder_run(&g, &out, &[&limited[..], &["--force"]].concat());
+    assert_eq!(code, Some(75));
+    let saved = std::fs::read(&ckpt).unwrap();
+    let mut flipped = saved.clone();
+    flipped[saved.len() / 2] ^= 0x10;
+    let bad = dir.path().join("bad");
+    for (contents, expect) in [
+        (flipped, "checksum mismatch"),
+        (saved[..saved.len() - 4].to_vec(), "but its header"),
+        (
+            b"not a checkpoint at all, but long enough to hold a header of sixty-four bytes....".to_vec(),
+            "wrong magic",
+        ),
+    ] {
+        std::fs::write(&ckpt, contents).unwrap();
+        let msg = fails(&[
+            "reorder",
+            s(&g),
+            "-o",
+            s(&bad),
+            "--method",
+            "gorder",
+            "--checkpoint",
+            s(&ckpt),
+        ]);
+        assert!(msg.contains(expect) && msg.contains(s(&ckpt)), "{expect}: {msg}");
+        assert!(!bad.exists());
+    }
+    std::fs::write(&ckpt, saved).unwrap();
+    let msg = fails(&[
+        "reorder",
+        s(&g),
+        "-o",
+        s(&bad),
+        "--method",
+        "gorder",
+        "--window",
+        "2",
+        "--checkpoint",
+        s(&ckpt),
+    ]);
+    assert!(msg.contains("another graph or window"), "{msg}");
+
+    let msg = fails(&[
+        "reorder",
+        s(&g),
+        "-o",
+        s(&bad),
+        "--method",
+        "norder",
+        "--checkpoint",
+        s(&ckpt),
+    ]);
+    assert!(msg.contains("--checkpoint applies to gorder only"), "{msg}");
+    let (code, msg) = gorder_run(&g, &bad, &["--time-limit", "5"]);
+    assert_eq!(code, Some(2), "--time-limit needs --checkpoint: {msg}");
+}

@@ -233,6 +233,7 @@ impl PyGraph {
             seed,
             memory,
             force,
+            checkpoint: None,
         };
         let input = self.dir.path().to_path_buf();
         let summary = py
