@@ -26,6 +26,9 @@ pub(crate) struct Generation {
     pub(crate) dir: Direction,
     /// Membership, one bit per vertex.
     pub(crate) bits: Vec<u64>,
+    /// Lists held for the vertices before each word of `bits`, so that [`Self::find`] is a
+    /// rank query rather than a search.
+    ranks: Vec<u32>,
     /// Vertices, ascending.
     vertices: Vec<u32>,
     /// `edges[starts[i]..starts[i + 1]]` is the list of `vertices[i]`.
@@ -36,7 +39,7 @@ pub(crate) struct Generation {
 impl Generation {
     /// Bytes a generation of `lists` lists holding `edges` edges takes on `n` vertices.
     pub(crate) fn bytes_for(n: usize, lists: usize, edges: u64) -> u64 {
-        (n.div_ceil(64) * 8) as u64 + lists as u64 * PER_LIST_BYTES + 8 + edges * 4
+        (n.div_ceil(64) * 12) as u64 + lists as u64 * PER_LIST_BYTES + 8 + edges * 4
     }
 
     /// The lists of `vertices` (ascending), `edges[starts[i]..starts[i + 1]]` being the list of
@@ -49,6 +52,7 @@ impl Generation {
         }
         Generation {
             dir,
+            ranks: ranks_of(&bits),
             bits,
             vertices,
             starts,
@@ -56,9 +60,23 @@ impl Generation {
         }
     }
 
+    /// Fills the edge array in place: `fill` gets the generation (for [`Self::start_of`]) and
+    /// its edges.
+    pub(crate) fn fill_edges<E>(&mut self, fill: impl FnOnce(&Self, &mut [u32]) -> Result<(), E>) -> Result<(), E> {
+        let mut edges = std::mem::take(&mut self.edges);
+        let filled = fill(self, &mut edges);
+        self.edges = edges;
+        filled
+    }
+
+    /// Where `v`'s list starts in the edge array, if held.
+    pub(crate) fn start_of(&self, v: u32) -> Option<u64> {
+        self.find(v).map(|i| self.starts[i])
+    }
+
     /// Bytes held.
     pub(crate) fn bytes(&self) -> u64 {
-        (self.bits.len() * 8 + self.vertices.len() * 4 + self.starts.len() * 8 + self.edges.len() * 4) as u64
+        (self.bits.len() * 12 + self.vertices.len() * 4 + self.starts.len() * 8 + self.edges.len() * 4) as u64
     }
 
     /// Number of lists held.
@@ -68,11 +86,10 @@ impl Generation {
 
     /// Position of `v`'s list, if held.
     pub(crate) fn find(&self, v: u32) -> Option<usize> {
-        if (v as usize) < self.bits.len() * 64 && self.bits[v as usize / 64] & (1 << (v % 64)) != 0 {
-            self.vertices.binary_search(&v).ok()
-        } else {
-            None
-        }
+        let w = v as usize / 64;
+        let word = *self.bits.get(w)?;
+        let mask = 1u64 << (v % 64);
+        (word & mask != 0).then(|| (self.ranks[w] + (word & (mask - 1)).count_ones()) as usize)
     }
 
     /// The `i`-th list held, with its vertex.
@@ -161,6 +178,7 @@ impl Stash {
         let mut g = Generation {
             dir: self.dir,
             bits: vec![0; self.n.div_ceil(64)],
+            ranks: Vec::new(),
             vertices: Vec::with_capacity(index.len()),
             starts: Vec::with_capacity(index.len() + 1),
             edges: Vec::with_capacity(total as usize),
@@ -173,14 +191,40 @@ impl Stash {
                 .extend_from_slice(&parts[p].edges[at as usize..at as usize + len as usize]);
             g.starts.push(g.edges.len() as u64);
         }
+        g.ranks = ranks_of(&g.bits);
         Some(g)
     }
+}
+
+/// Bits set before each word of `bits`.
+fn ranks_of(bits: &[u64]) -> Vec<u32> {
+    bits.iter()
+        .scan(0u32, |before, w| {
+            let at = *before;
+            *before += w.count_ones();
+            Some(at)
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::frontier::bit;
     use super::*;
+
+    #[test]
+    fn find_is_the_rank_of_a_held_vertex_across_words() {
+        let vertices = vec![0, 63, 64, 130, 299];
+        let starts = (0..=5).map(|i| i * 2).collect();
+        let g = Generation::from_parts(Direction::Out, 300, vertices.clone(), starts, vec![7; 10]);
+        for (i, &v) in vertices.iter().enumerate() {
+            assert_eq!(g.find(v), Some(i));
+            assert_eq!(g.start_of(v), Some(2 * i as u64));
+        }
+        for v in [1, 62, 65, 129, 131, 298, 300, 100_000] {
+            assert_eq!(g.find(v), None, "{v}");
+        }
+    }
 
     #[test]
     fn stash_keeps_sorted_deduplicated_lists_within_capacity() {

@@ -75,18 +75,23 @@ impl SelectiveGraph {
                 needed,
             });
         }
-        let mut buf = vec![0u32; edges as usize];
-        {
-            let shared = SharedSlice::new(&mut buf);
-            let subset = VertexSubset::from_vertices(self.n, vertices.clone());
+        let subset = VertexSubset::from_vertices(self.n, vertices.clone());
+        let mut lists = Generation::from_parts(
+            self.physical(Direction::Out),
+            self.n,
+            vertices,
+            starts,
+            vec![0; edges as usize],
+        );
+        lists.fill_edges(|index, buf| {
+            let shared = SharedSlice::new(buf);
             self.for_each_piece(Direction::Out, &subset, false, |v, p| {
-                let i = vertices.binary_search(&v).expect("pieces are of selected vertices");
+                let start = index.start_of(v).expect("pieces are of selected vertices");
                 // SAFETY: a round delivers every edge position of every selected vertex exactly
-                // once, and vertex `v`'s positions map to its own region `starts[i]..starts[i+1]`.
-                unsafe { shared.write((starts[i] + p.start) as usize, p.targets) };
-            })?;
-        }
-        let lists = Generation::from_parts(self.physical(Direction::Out), self.n, vertices, starts, buf);
+                // once, and vertex `v`'s positions map to its own region of the edge array.
+                unsafe { shared.write((start + p.start) as usize, p.targets) };
+            })
+        })?;
         self.static_cache = Some(StaticCache {
             lists,
             layout: opts.layout.clone(),
