@@ -177,11 +177,14 @@ fn reorder_errors_are_one_line() {
     );
 }
 
+/// The arguments of `diskgraph reorder GRAPH -o OUT --method METHOD EXTRA...`.
+fn reorder_args<'a>(g: &'a Path, out: &'a Path, method: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    [&["reorder", s(g), "-o", s(out), "--method", method][..], extra].concat()
+}
+
 /// Runs `diskgraph reorder` with Gorder and `extra` arguments; returns its exit code and stderr.
 fn gorder_run(g: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String) {
-    let mut args = vec!["reorder", s(g), "-o", s(out), "--method", "gorder"];
-    args.extend_from_slice(extra);
-    let run = common::diskgraph(&args);
+    let run = common::diskgraph(&reorder_args(g, out, "gorder", extra));
     (run.status.code(), String::from_utf8_lossy(&run.stderr).into_owned())
 }
 
@@ -200,10 +203,11 @@ fn gorder_stops_at_its_time_limit_and_resumes_to_the_same_order() {
         s(&g),
     ]);
     let whole = dir.path().join("whole");
-    ok(&["reorder", s(&g), "-o", s(&whole), "--method", "gorder"]);
+    ok(&reorder_args(&g, &whole, "gorder", &[]));
 
     let (ckpt, out) = (dir.path().join("gorder.state"), dir.path().join("resumed"));
-    let limited = ["--checkpoint", s(&ckpt), "--time-limit", "0"];
+    let checkpoint = ["--checkpoint", s(&ckpt)];
+    let limited = [&checkpoint[..], &["--time-limit", "0"]].concat();
     for placed in [1024, 2048] {
         let (code, msg) = gorder_run(&g, &out, &limited);
         assert_eq!(code, Some(75), "{msg}");
@@ -214,16 +218,7 @@ fn gorder_stops_at_its_time_limit_and_resumes_to_the_same_order() {
         );
         assert!(ckpt.exists() && !out.exists());
     }
-    let summary = ok(&[
-        "reorder",
-        s(&g),
-        "-o",
-        s(&out),
-        "--method",
-        "gorder",
-        "--checkpoint",
-        s(&ckpt),
-    ]);
+    let summary = ok(&reorder_args(&g, &out, "gorder", &checkpoint));
     assert!(summary.contains("s of it in earlier runs"), "{summary}");
     assert!(!ckpt.exists(), "a complete run removes its checkpoint");
     let ids = |p: &Path| std::fs::read(p.join("ids.u64")).unwrap();
@@ -245,44 +240,20 @@ fn gorder_stops_at_its_time_limit_and_resumes_to_the_same_order() {
         ),
     ] {
         std::fs::write(&ckpt, contents).unwrap();
-        let msg = fails(&[
-            "reorder",
-            s(&g),
-            "-o",
-            s(&bad),
-            "--method",
-            "gorder",
-            "--checkpoint",
-            s(&ckpt),
-        ]);
+        let msg = fails(&reorder_args(&g, &bad, "gorder", &checkpoint));
         assert!(msg.contains(expect) && msg.contains(s(&ckpt)), "{expect}: {msg}");
         assert!(!bad.exists());
     }
     std::fs::write(&ckpt, saved).unwrap();
-    let msg = fails(&[
-        "reorder",
-        s(&g),
-        "-o",
-        s(&bad),
-        "--method",
+    let msg = fails(&reorder_args(
+        &g,
+        &bad,
         "gorder",
-        "--window",
-        "2",
-        "--checkpoint",
-        s(&ckpt),
-    ]);
+        &[&checkpoint[..], &["--window", "2"]].concat(),
+    ));
     assert!(msg.contains("another graph or window"), "{msg}");
 
-    let msg = fails(&[
-        "reorder",
-        s(&g),
-        "-o",
-        s(&bad),
-        "--method",
-        "norder",
-        "--checkpoint",
-        s(&ckpt),
-    ]);
+    let msg = fails(&reorder_args(&g, &bad, "norder", &checkpoint));
     assert!(msg.contains("--checkpoint applies to gorder only"), "{msg}");
     let (code, msg) = gorder_run(&g, &bad, &["--time-limit", "5"]);
     assert_eq!(code, Some(2), "--time-limit needs --checkpoint: {msg}");
