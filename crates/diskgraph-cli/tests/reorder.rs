@@ -208,7 +208,7 @@ fn gorder_stops_at_its_time_limit_and_resumes_to_the_same_order() {
     let (ckpt, out) = (dir.path().join("gorder.state"), dir.path().join("resumed"));
     let checkpoint = ["--checkpoint", s(&ckpt)];
     let limited = [&checkpoint[..], &["--time-limit", "0"]].concat();
-    for placed in [1024, 2048] {
+    for placed in [1, 2] {
         let (code, msg) = gorder_run(&g, &out, &limited);
         assert_eq!(code, Some(75), "{msg}");
         assert!(

@@ -31,8 +31,8 @@ use heap::UnitHeap;
 
 /// The "no vertex" link in the unit heap.
 const NIL: u32 = u32::MAX;
-/// Placements between progress updates and checkpoint decisions.
-const CHECK_EVERY: usize = 1 << 10;
+/// Placements between progress updates.
+const PROGRESS_EVERY: usize = 1 << 10;
 
 /// Gorder's default window for this graph: the average number of adjacency lists per 4 KiB page
 /// of `out.adj` (1024 entries per page over the mean list length), at least 1 and at most V.
@@ -158,11 +158,14 @@ pub(super) fn gorder(
         if p >= window {
             scores.relate(order[p - window], |u| heap.decrement(u));
         }
-        if (p + 1) % CHECK_EVERY != 0 || p + 1 == n {
-            continue;
+        if (p + 1) % PROGRESS_EVERY == 0 {
+            progress.update(p as u64 + 1);
         }
-        progress.update(p as u64 + 1);
-        let Some(c) = checkpoint else { continue };
+        // The clock is read after every placement: early ones (hubs and their neighbours) can
+        // each take many seconds on a large graph.
+        let Some(c) = checkpoint.filter(|_| p + 1 < n) else {
+            continue;
+        };
         let over = c.time_limit.is_some_and(|limit| started.elapsed() >= limit);
         if over || saved.elapsed() >= c.every {
             let seconds = earlier_seconds + started.elapsed().as_secs_f64();
