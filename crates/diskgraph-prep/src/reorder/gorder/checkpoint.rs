@@ -74,9 +74,9 @@ pub(super) fn save(path: &Path, identity: u64, heap: &UnitHeap, order: &[u32], s
         .with_context(|| format!("cannot save the gorder checkpoint {}", path.display()))
 }
 
-/// Reads a checkpoint written by [`save`] for the same `identity`, checking its length, its
-/// checksum and that every stored vertex ID, link and score is in range.
-pub(super) fn load(path: &Path, identity: u64) -> Result<Resumed> {
+/// Reads a checkpoint written by [`save`] for the same `identity` and `n` vertices, checking its
+/// length, its checksum and that every stored vertex ID, link and score is in range.
+pub(super) fn load(path: &Path, identity: u64, n: u64) -> Result<Resumed> {
     let bad = |what: String| anyhow::anyhow!("{}: not a usable gorder checkpoint: {what}", path.display());
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let len = file.metadata()?.len();
@@ -103,7 +103,10 @@ pub(super) fn load(path: &Path, identity: u64) -> Result<Resumed> {
             path.display()
         );
     }
-    let (n, placed, top, lists) = (field(3), field(4), field(5), field(6));
+    if field(3) != n {
+        return Err(bad(format!("{} vertices, the graph has {n}", field(3))));
+    }
+    let (placed, top, lists) = (field(4), field(5), field(6));
     let expected = (placed * 4)
         .checked_add(n.checked_mul(20).ok_or_else(|| bad(format!("V = {n}")))?)
         .and_then(|b| b.checked_add(lists.checked_mul(4)?))

@@ -126,7 +126,7 @@ pub(super) fn gorder(
     let started = Instant::now();
     let identity = checkpoint::identity(m, window);
     let resumed = match checkpoint {
-        Some(c) if c.path.exists() => Some(checkpoint::load(&c.path, identity)?),
+        Some(c) if c.path.exists() => Some(checkpoint::load(&c.path, identity, m.num_vertices)?),
         _ => None,
     };
     let (mut heap, mut order, earlier_seconds) = match resumed {
