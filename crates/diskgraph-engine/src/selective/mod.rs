@@ -326,11 +326,15 @@ impl SelectiveGraph {
             retained_lists_served: AtomicU64::new(0),
             retained_edges_served: AtomicU64::new(0),
             static_cache: None,
-            page_cache,
+            page_cache: None,
         };
+        // The static cache loads before the page cache is attached: its lists are read straight
+        // (merged, large requests) and their pages never occupy the page cache, which the static
+        // cache is consulted ahead of.
         if let Some(b) = &opts.basc {
             g.load_static(dir, b, static_share)?;
         }
+        g.page_cache = page_cache;
         Ok(g)
     }
 
