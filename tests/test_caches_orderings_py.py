@@ -181,6 +181,25 @@ def test_reordered_graph_gives_the_same_answers(tmp_path: Any, method: str) -> N
     assert np.array_equal(a.vertex_ids, b.vertex_ids) and np.array_equal(a.values, b.values), method
 
 
+def test_gorder_suspends_at_its_time_limit_and_resumes_to_the_same_order(tmp_path: Any) -> None:
+    G = random_graph(5, True)
+    g = to_diskgraph(G, tmp_path / "g")
+    whole = g.reorder(tmp_path / "whole", "gorder")
+    state = tmp_path / "gorder.state"
+    for placed in (1, 2):
+        with pytest.raises(diskgraph.Suspended, match=f"with {placed} of {g.num_vertices} vertices placed"):
+            g.reorder(tmp_path / "h", "gorder", checkpoint=state, time_limit=0)
+        assert state.exists() and not (tmp_path / "h").exists()
+    h = g.reorder(tmp_path / "h", "gorder", checkpoint=state)
+    assert not state.exists(), "a complete run removes its checkpoint"
+    assert (tmp_path / "h" / "ids.u64").read_bytes() == (tmp_path / "whole" / "ids.u64").read_bytes()
+    assert h.reorder_summary is not None and whole.reorder_summary is not None
+    with pytest.raises(ValueError, match="needs a checkpoint"):
+        g.reorder(tmp_path / "x", "gorder", time_limit=1)
+    with pytest.raises(ValueError, match="seconds"):
+        g.reorder(tmp_path / "x", "gorder", checkpoint=state, checkpoint_every=-1)
+
+
 def test_reordered_graph_lists_vertices_and_degrees_by_id(tmp_path: Any) -> None:
     G = random_graph(4, True)
     g = to_diskgraph(G, tmp_path / "g")

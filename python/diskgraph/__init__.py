@@ -30,6 +30,7 @@ from ._native import (
     InputFormatError,
     InvalidVertex,
     OutputExistsError,
+    Suspended,
     __version__,
     parse_size,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "IoOptions",
     "OutputExistsError",
     "Result",
+    "Suspended",
     "__version__",
     "from_edges",
     "from_networkx",

@@ -521,13 +521,33 @@ class Graph:
         seed: Optional[int] = None,
         memory: Optional[Memory] = None,
         force: bool = False,
+        checkpoint: Optional[PathLike] = None,
+        checkpoint_every: float = 600.0,
+        time_limit: Optional[float] = None,
     ) -> "Graph":
         """Writes this graph relabelled by an ordering to ``output`` (as ``diskgraph reorder``:
         ``"norder"``, ``"degree"``, ``"random"`` with ``seed``, ``"pagerank"``, ``"gorder"`` with
         ``window``, ``"original"``) and returns it opened; results on it still come out in
         original IDs. The summary (ordering and writing times) is in the new graph's
-        ``reorder_summary``."""
-        summary = dict(self._g.reorder(os.fspath(output), str(method), window, seed, memory_bytes(memory), bool(force)))
+        ``reorder_summary``.
+
+        Gorder takes hours on large graphs: with ``checkpoint`` (a file) it saves its state
+        every ``checkpoint_every`` seconds and resumes from the file when it exists (same graph
+        and window); with ``time_limit`` (seconds) it saves and raises :class:`Suspended` once
+        the call has lasted that long — call again with the same arguments to go on."""
+        summary = dict(
+            self._g.reorder(
+                os.fspath(output),
+                str(method),
+                window,
+                seed,
+                memory_bytes(memory),
+                bool(force),
+                None if checkpoint is None else os.fspath(checkpoint),
+                float(checkpoint_every),
+                None if time_limit is None else float(time_limit),
+            )
+        )
         g = Graph(output)
         g.reorder_summary = summary
         return g

@@ -18,6 +18,7 @@ __all__ = [
     "InputFormatError",
     "InvalidVertex",
     "OutputExistsError",
+    "Suspended",
     "import_file",
     "parse_size",
     "__version__",
@@ -31,6 +32,7 @@ class InputFormatError(DiskgraphError): ...
 class InvalidVertex(DiskgraphError): ...
 class AlgorithmError(DiskgraphError): ...
 class OutputExistsError(DiskgraphError): ...
+class Suspended(DiskgraphError): ...
 
 def parse_size(size: str) -> int: ...
 def import_file(
@@ -94,6 +96,9 @@ class Graph:
         seed: Optional[int] = None,
         memory: int = 1073741824,
         force: bool = False,
+        checkpoint: Optional[_Path] = None,
+        checkpoint_every: float = 600.0,
+        time_limit: Optional[float] = None,
     ) -> Dict[str, Any]: ...
     def run(
         self,

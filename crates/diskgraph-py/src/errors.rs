@@ -7,6 +7,7 @@
 use diskgraph_algo::registry::RunError;
 use diskgraph_algo::AlgoError;
 use diskgraph_format::FormatError;
+use diskgraph_prep::reorder::GorderSuspended;
 use diskgraph_prep::InputError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
@@ -49,6 +50,13 @@ create_exception!(
     "The output path exists and `force=True` was not given."
 );
 
+create_exception!(
+    diskgraph,
+    Suspended,
+    DiskgraphError,
+    "A long computation (Gorder with a checkpoint) stopped at its time limit with its state saved: the same call again goes on from it."
+);
+
 /// A damaged or missing graph directory (or an existing output, for writers).
 pub fn format_error(e: FormatError) -> PyErr {
     match e {
@@ -85,6 +93,9 @@ pub fn export_error(e: anyhow::Error) -> PyErr {
 fn chain_error(e: anyhow::Error, reading_graph: bool) -> PyErr {
     let msg = format!("{e:#}");
     for cause in e.chain() {
+        if cause.is::<GorderSuspended>() {
+            return Suspended::new_err(msg);
+        }
         if cause.downcast_ref::<InputError>().is_some() {
             return InputFormatError::new_err(msg);
         }

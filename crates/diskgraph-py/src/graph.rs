@@ -2,6 +2,7 @@
 //! grid layouts (partition) and algorithm runs.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::registry::{self, RunRequest, Source, Values};
@@ -16,6 +17,7 @@ use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
 use crate::options::{self, IoArgs};
 use diskgraph_engine::selective::PageCacheOptions;
+use diskgraph_prep::reorder::GorderCheckpoint;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_prep::{Method as ReorderMethod, PartitionOptions, ReorderOptions, SortOrder};
 
@@ -214,7 +216,14 @@ impl PyGraph {
     /// Writes the graph relabelled by an ordering to ``output`` (``diskgraph reorder``):
     /// ``method`` ``"norder"``, ``"degree"``, ``"random"`` (``seed``), ``"pagerank"``,
     /// ``"gorder"`` (``window``) or ``"original"``. Returns the summary as a dict.
-    #[pyo3(signature = (output, method = "norder", window = None, seed = None, memory = 1_073_741_824, force = false))]
+    ///
+    /// Gorder only: ``checkpoint`` is a state file saved every ``checkpoint_every`` seconds and
+    /// resumed from when it exists; with ``time_limit`` (seconds) a run saves it and raises
+    /// ``Suspended`` once it has lasted that long.
+    #[pyo3(signature = (
+        output, method = "norder", window = None, seed = None, memory = 1_073_741_824, force = false,
+        checkpoint = None, checkpoint_every = 600.0, time_limit = None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn reorder<'py>(
         &self,
@@ -225,15 +234,40 @@ impl PyGraph {
         seed: Option<u64>,
         memory: u64,
         force: bool,
+        checkpoint: Option<PathBuf>,
+        checkpoint_every: f64,
+        time_limit: Option<f64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let method: ReorderMethod = method.parse().map_err(PyValueError::new_err)?;
+        let seconds = |what: &str, x: f64| {
+            if x >= 0.0 && x.is_finite() {
+                Ok(Duration::from_secs_f64(x))
+            } else {
+                Err(PyValueError::new_err(format!(
+                    "{what} must be a number of seconds >= 0, not {x}"
+                )))
+            }
+        };
+        if checkpoint.is_none() && time_limit.is_some() {
+            return Err(PyValueError::new_err(
+                "time_limit needs a checkpoint to save the state in",
+            ));
+        }
+        let checkpoint = match checkpoint {
+            Some(path) => Some(GorderCheckpoint {
+                path,
+                every: seconds("checkpoint_every", checkpoint_every)?,
+                time_limit: time_limit.map(|t| seconds("time_limit", t)).transpose()?,
+            }),
+            None => None,
+        };
         let opts = ReorderOptions {
             method,
             window,
             seed,
             memory,
             force,
-            checkpoint: None,
+            checkpoint,
         };
         let input = self.dir.path().to_path_buf();
         let summary = py

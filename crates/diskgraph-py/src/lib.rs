@@ -38,7 +38,7 @@ fn parse_size(size: &str) -> PyResult<u64> {
 mod native {
     #[pymodule_export]
     use super::errors::{
-        AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError,
+        AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError, Suspended,
     };
     #[pymodule_export]
     use super::graph::PyGraph;
