@@ -59,6 +59,13 @@ fn static_cache_serves_lists_and_keeps_answers() {
         let summary = select_graph(s.graph.path(), &opts).unwrap();
         assert!(summary.edges * 4 < summary.bytes && summary.bytes <= adj / 4);
         let layout = format!("basc-{}", method.name());
+        // A selection of S bytes loads into a share of S bytes, and not into one byte less.
+        let share = |bytes: u64| (bytes as f64 + 0.5) / MEMORY as f64;
+        open_with_basc(&s, Some(&layout), share(summary.bytes)).unwrap();
+        assert!(
+            open_with_basc(&s, Some(&layout), share(summary.bytes - 1)).is_err(),
+            "{layout}"
+        );
         let cached = open_with_basc(&s, Some(&layout), 0.5).unwrap();
         let plain = open_with_basc(&s, None, 0.5).unwrap();
         for g in [&cached, &plain] {

@@ -39,7 +39,7 @@ pub(crate) struct Generation {
 impl Generation {
     /// Bytes a generation of `lists` lists holding `edges` edges takes on `n` vertices.
     pub(crate) fn bytes_for(n: usize, lists: usize, edges: u64) -> u64 {
-        (n.div_ceil(64) * 12) as u64 + lists as u64 * PER_LIST_BYTES + 8 + edges * 4
+        diskgraph_format::static_cache_bytes(n, lists as u64, edges)
     }
 
     /// The lists of `vertices` (ascending), `edges[starts[i]..starts[i + 1]]` being the list of
@@ -116,8 +116,9 @@ pub(crate) struct LocalStash {
     edges: Vec<u32>,
 }
 
-/// Bytes a kept list costs besides its edges (vertex, start, membership bit).
-const PER_LIST_BYTES: u64 = 13;
+/// Bytes a kept list costs besides its edges (the static cache's and retained lists' store is
+/// the same [`Generation`]).
+const PER_LIST_BYTES: u64 = diskgraph_format::STATIC_LIST_OVERHEAD_BYTES;
 
 impl Stash {
     /// A stash for lists of direction `dir` of a graph of `n` vertices; `capacity` bytes
@@ -126,7 +127,7 @@ impl Stash {
         Stash {
             dir,
             n,
-            capacity: capacity.saturating_sub(n.div_ceil(64) as u64 * 8 + 8),
+            capacity: capacity.saturating_sub(Generation::bytes_for(n, 0, 0)),
             used: AtomicU64::new(0),
             parts: Mutex::new(Vec::new()),
         }
