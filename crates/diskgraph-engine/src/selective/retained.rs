@@ -249,8 +249,8 @@ mod tests {
 
     #[test]
     fn a_full_stash_refuses_lists() {
-        let bitmap = 8 * 2 + 8;
-        let stash = Stash::new(Direction::Out, 100, bitmap + 2 * (PER_LIST_BYTES + 8));
+        let fixed = Generation::bytes_for(100, 0, 0);
+        let stash = Stash::new(Direction::Out, 100, fixed + 2 * (PER_LIST_BYTES + 8));
         let mut a = LocalStash::default();
         assert!(stash.keep(&mut a, 1, &[1, 2]));
         assert!(stash.keep(&mut a, 2, &[1, 2]));
