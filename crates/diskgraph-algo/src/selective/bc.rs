@@ -7,13 +7,6 @@
 //! level's out-lists again and sums each vertex's dependency over its successors. Pieces of a
 //! split list add atomically, so sums match the memory engine's up to rounding. The levels'
 //! vertex sets are kept in memory (O(V) in total, semi-external state).
-//!
-//! An edge's visit touches one cache line of vertex state: each vertex's level sits beside one
-//! value ([`Slot`]), its path count σ while the source's forward pass runs, replaced by
-//! `(1 + δ) / σ` once its dependency δ is final, so that a predecessor `v` adds up its
-//! dependency as `σ(v) · Σ (1 + δ(w)) / σ(w)` over its successors `w` (Brandes' sum with σ(v)
-//! taken out). On large graphs this state is far beyond the caches and the visits, not the
-//! reads, are what bc waits for.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -25,59 +18,30 @@ use super::{add_f64, atomics, SelectiveError};
 use crate::bc::{check_sources, scale, BcOptions, Betweenness};
 use crate::bfs::UNVISITED;
 
-/// A vertex's level and value (σ, then `(1 + δ) / σ`): 16 bytes, aligned so that a slot never
-/// straddles two cache lines.
-#[repr(C, align(16))]
-struct Slot {
-    level: AtomicU32,
-    value: AtomicU64,
-}
-
-impl Slot {
-    fn value(&self) -> f64 {
-        f64::from_bits(self.value.load(Relaxed))
-    }
-}
-
 /// Betweenness centrality on the selective engine (see the module doc and
 /// [`crate::betweenness`]).
 pub fn betweenness(g: &SelectiveGraph, opts: &BcOptions) -> Result<Betweenness, SelectiveError> {
     let n = g.num_vertices();
     check_sources(&opts.sources, n)?;
-    let slots: Vec<Slot> = (0..n)
-        .into_par_iter()
-        .map(|_| Slot {
-            level: AtomicU32::new(UNVISITED),
-            value: AtomicU64::new(0f64.to_bits()),
-        })
-        .collect();
+    let level: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNVISITED)).collect();
+    let sigma = atomics(n, 0f64.to_bits());
     let delta = atomics(n, 0f64.to_bits());
     let mut bc = vec![0.0f64; n];
     let mut iterations = 0;
     for &source in &opts.sources {
-        let levels = forward(g, source, &slots)?;
+        let levels = forward(g, source, &level, &sigma)?;
         iterations += levels.len();
-        for (d, set) in levels.iter().enumerate().rev() {
-            if d + 1 < levels.len() {
-                backward(g, set, d as u32 + 1, &slots, &delta)?;
-            }
-            // The level's dependencies are final: count them, and leave each vertex's
-            // (1 + δ) / σ for the level above.
+        backward(g, &levels, &level, &sigma, &delta)?;
+        for set in &levels {
             for v in set.iter() {
                 let i = v as usize;
-                let dv = f64::from_bits(delta[i].load(Relaxed));
                 if v != source {
-                    bc[i] += dv;
+                    bc[i] += f64::from_bits(delta[i].load(Relaxed));
                 }
-                let coefficient = (1.0 + dv) / slots[i].value();
-                slots[i].value.store(coefficient.to_bits(), Relaxed);
+                level[i].store(UNVISITED, Relaxed);
+                sigma[i].store(0f64.to_bits(), Relaxed);
+                delta[i].store(0f64.to_bits(), Relaxed);
             }
-        }
-        for v in levels.iter().flat_map(|set| set.iter()) {
-            let i = v as usize;
-            slots[i].level.store(UNVISITED, Relaxed);
-            slots[i].value.store(0f64.to_bits(), Relaxed);
-            delta[i].store(0f64.to_bits(), Relaxed);
         }
     }
     Ok(Betweenness {
@@ -87,11 +51,16 @@ pub fn betweenness(g: &SelectiveGraph, opts: &BcOptions) -> Result<Betweenness, 
     })
 }
 
-/// Levels from `source` (level `d` at index `d`) with path counts in the slots' values.
-fn forward(g: &SelectiveGraph, source: u32, slots: &[Slot]) -> Result<Vec<VertexSubset>, SelectiveError> {
+/// Levels from `source` (level `d` at index `d`) with path counts in `sigma`.
+fn forward(
+    g: &SelectiveGraph,
+    source: u32,
+    level: &[AtomicU32],
+    sigma: &[AtomicU64],
+) -> Result<Vec<VertexSubset>, SelectiveError> {
     let n = g.num_vertices();
-    slots[source as usize].level.store(0, Relaxed);
-    slots[source as usize].value.store(1f64.to_bits(), Relaxed);
+    level[source as usize].store(0, Relaxed);
+    sigma[source as usize].store(1f64.to_bits(), Relaxed);
     let mut levels = vec![VertexSubset::single(n, source)];
     let mut next = FrontierBuilder::new(n);
     for depth in 1u32.. {
@@ -102,16 +71,15 @@ fn forward(g: &SelectiveGraph, source: u32, slots: &[Slot]) -> Result<Vec<Vertex
             false,
             || next.local(),
             |local, v, p| {
-                let sv = slots[v as usize].value();
+                let sv = f64::from_bits(sigma[v as usize].load(Relaxed));
                 for &w in p.targets {
-                    let slot = &slots[w as usize];
-                    let lw = &slot.level;
+                    let lw = &level[w as usize];
                     if lw.load(Relaxed) == UNVISITED && lw.compare_exchange(UNVISITED, depth, Relaxed, Relaxed).is_ok()
                     {
                         local.insert(w);
                     }
                     if lw.load(Relaxed) == depth {
-                        add_f64(&slot.value, sv);
+                        add_f64(&sigma[w as usize], sv);
                     }
                 }
             },
@@ -126,26 +94,29 @@ fn forward(g: &SelectiveGraph, source: u32, slots: &[Slot]) -> Result<Vec<Vertex
     Ok(levels)
 }
 
-/// Dependencies of the vertices of `set` into `delta`, from the coefficients `(1 + δ) / σ` of
-/// their successors (level `below`).
+/// Dependencies of every vertex of `levels`, deepest level first, into `delta`.
 fn backward(
     g: &SelectiveGraph,
-    set: &VertexSubset,
-    below: u32,
-    slots: &[Slot],
+    levels: &[VertexSubset],
+    level: &[AtomicU32],
+    sigma: &[AtomicU64],
     delta: &[AtomicU64],
 ) -> Result<(), SelectiveError> {
-    g.for_each_piece(Direction::Out, set, false, |v, p| {
-        let sum: f64 = p
-            .targets
-            .iter()
-            .map(|&w| &slots[w as usize])
-            .filter(|slot| slot.level.load(Relaxed) == below)
-            .map(Slot::value)
-            .sum();
-        if sum != 0.0 {
-            add_f64(&delta[v as usize], slots[v as usize].value() * sum);
-        }
-    })?;
+    let get = |a: &AtomicU64| f64::from_bits(a.load(Relaxed));
+    for (d, set) in levels.iter().enumerate().rev().skip(1) {
+        let below = d as u32 + 1;
+        g.for_each_piece(Direction::Out, set, false, |v, p| {
+            let sv = get(&sigma[v as usize]);
+            let sum: f64 = p
+                .targets
+                .iter()
+                .filter(|&&w| level[w as usize].load(Relaxed) == below)
+                .map(|&w| sv / get(&sigma[w as usize]) * (1.0 + get(&delta[w as usize])))
+                .sum();
+            if sum != 0.0 {
+                add_f64(&delta[v as usize], sum);
+            }
+        })?;
+    }
     Ok(())
 }
