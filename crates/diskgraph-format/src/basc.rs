@@ -18,7 +18,7 @@ use crate::verify::hash_file;
 use crate::{padded_len, FileEntry, FormatError, GraphDir, Manifest, OUT_ADJ};
 
 /// Bytes a static cache spends on a list besides its edges: the vertex (4), its start (8) and
-/// its share of the membership bitmap and prefix counts (rounded up to 1).
+/// one byte of slack (the membership bits and prefix counts are counted per 64 vertices).
 pub const STATIC_LIST_OVERHEAD_BYTES: u64 = 13;
 
 /// Bytes a static cache of `lists` lists holding `edges` edges takes on a graph of `n`
