@@ -253,14 +253,15 @@ impl PyGraph {
                 "time_limit needs a checkpoint to save the state in",
             ));
         }
-        let checkpoint = match checkpoint {
-            Some(path) => Some(GorderCheckpoint {
-                path,
-                every: seconds("checkpoint_every", checkpoint_every)?,
-                time_limit: time_limit.map(|t| seconds("time_limit", t)).transpose()?,
-            }),
-            None => None,
-        };
+        let checkpoint = checkpoint
+            .map(|path| -> PyResult<_> {
+                Ok(GorderCheckpoint {
+                    path,
+                    every: seconds("checkpoint_every", checkpoint_every)?,
+                    time_limit: time_limit.map(|t| seconds("time_limit", t)).transpose()?,
+                })
+            })
+            .transpose()?;
         let opts = ReorderOptions {
             method,
             window,
