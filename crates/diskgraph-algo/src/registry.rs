@@ -988,9 +988,7 @@ fn highest_ranks(ranks: &[f64], k: usize) -> Vec<usize> {
 
 /// Rows (`ids[i]`, `values[i]`) sorted by original ID.
 fn ascending_by_id(values: Values, ids: Vec<u64>) -> (Values, Vec<u64>) {
-    use rayon::slice::ParallelSliceMut;
-    let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.par_sort_unstable_by_key(|&i| ids[i]);
+    let order = diskgraph_format::ascending_order(&ids);
     let values = match values {
         Values::Signed(v) => Values::Signed(order.iter().map(|&i| v[i]).collect()),
         Values::Unsigned(v) => Values::Unsigned(order.iter().map(|&i| v[i]).collect()),

@@ -11,6 +11,7 @@
 mod basc;
 mod error;
 mod grid;
+mod id_order;
 mod manifest;
 mod read;
 mod verify;
@@ -26,6 +27,7 @@ pub use grid::{
     GridSort, PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS,
     MAX_GRID, MAX_KEY_NAME,
 };
+pub use id_order::ascending_order;
 pub use manifest::{check_ordering_name, FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION, ORIGINAL_ORDERING};
 pub use read::{Csr, Direction, GraphDir};
 pub use verify::{verify, verify_grid, VerifyReport};

@@ -423,9 +423,10 @@ impl PyGraph {
         if !self.dir.manifest().ids_ascending() {
             // A reordered graph: rows by ascending original ID, as every result.
             let ids = py.detach(|| self.dir.original_ids()).map_err(format_error)?;
-            let mut order: Vec<usize> = (0..ids.len()).collect();
-            order.sort_unstable_by_key(|&i| ids[i]);
-            degrees = order.iter().map(|&i| degrees[i]).collect();
+            degrees = diskgraph_format::ascending_order(&ids)
+                .iter()
+                .map(|&i| degrees[i])
+                .collect();
         }
         Ok(degrees.into_pyarray(py))
     }
