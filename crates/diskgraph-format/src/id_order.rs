@@ -93,13 +93,9 @@ mod tests {
         }
 
         #[test]
-        fn distinct_dense_ids_are_counted(n in 1usize..300, seed in any::<u64>()) {
-            let mut ids: Vec<u64> = (0..n as u64).map(|i| i * 3 + 5).collect();
-            let mut s = seed | 1;
-            for i in (1..n).rev() {
-                s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-                ids.swap(i, (s % (i as u64 + 1)) as usize);
-            }
+        fn distinct_dense_ids_are_counted(
+            ids in (1u64..300).prop_flat_map(|n| Just((0..n).map(|i| i * 3 + 5).collect::<Vec<u64>>()).prop_shuffle())
+        ) {
             prop_assert_eq!(rank_by_counting(&ids), Some(sorted(&ids)));
         }
     }
