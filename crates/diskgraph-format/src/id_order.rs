@@ -2,7 +2,8 @@
 //! reordered graph's vertices are not in that order, so each run on one turns its rows around.
 //! Sorting 16.8 M positions by a randomly accessed key took ~2.5 s of CPU on Kronecker 24 —
 //! most of a bfs — so IDs that are dense (a generated graph, or any import whose IDs are close
-//! to `0..n`) are ranked by counting instead, in two linear passes.
+//! to `0..n`) are ranked by counting instead: one pass for their range, one to set their bits
+//! in a bitmap of it, one to place each by the bits set before its own.
 
 use rayon::prelude::*;
 
@@ -24,13 +25,14 @@ pub fn ascending_order(ids: &[u64]) -> Vec<usize> {
 /// [`ascending_order`] from a bitmap of the IDs' span and per-word counts of the IDs below;
 /// `None` when the span is too wide for it or an ID repeats.
 fn rank_by_counting(ids: &[u64]) -> Option<Vec<usize>> {
-    let min = *ids.iter().min()?;
-    let width = ids.iter().max()? - min;
-    if width >= MAX_SPAN_PER_ID.saturating_mul(ids.len() as u64) {
+    let (min, max) = ids.iter().fold(None, |range, &id| match range {
+        None => Some((id, id)),
+        Some((lo, hi)) => Some((id.min(lo), id.max(hi))),
+    })?;
+    if max - min >= MAX_SPAN_PER_ID.saturating_mul(ids.len() as u64) {
         return None;
     }
-    let span = width + 1;
-    let mut bits = vec![0u64; span.div_ceil(64) as usize];
+    let mut bits = vec![0u64; ((max - min) / 64 + 1) as usize];
     for &id in ids {
         let k = id - min;
         let (word, mask) = (&mut bits[(k / 64) as usize], 1u64 << (k % 64));
