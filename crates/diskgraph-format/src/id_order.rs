@@ -3,9 +3,11 @@
 //! Sorting 16.8 M positions by a randomly accessed key took ~2.5 s of CPU on Kronecker 24 —
 //! most of a bfs — so IDs that are dense (a generated graph, or any import whose IDs are close
 //! to `0..n`) are ranked by counting instead: one pass for their range, one to set their bits
-//! in a bitmap of it, one to place each by the bits set before its own.
+//! in a [`RankBitmap`] of it, one to place each by its rank there.
 
 use rayon::prelude::*;
+
+use crate::{RankBitmap, MAX_VERTICES};
 
 /// Counting needs a bitmap of the IDs' span: allowed up to this many bits per ID (8 bytes, as
 /// much as the IDs themselves).
@@ -22,14 +24,14 @@ pub fn ascending_order(ids: &[u64]) -> Vec<usize> {
     })
 }
 
-/// [`ascending_order`] from a bitmap of the IDs' span and per-word counts of the IDs below;
+/// [`ascending_order`] from the ranks of the IDs in a bitmap of their span;
 /// `None` when the span is too wide for it or an ID repeats.
 fn rank_by_counting(ids: &[u64]) -> Option<Vec<usize>> {
     let (min, max) = ids.iter().fold(None, |range, &id| match range {
         None => Some((id, id)),
         Some((lo, hi)) => Some((id.min(lo), id.max(hi))),
     })?;
-    if max - min >= MAX_SPAN_PER_ID.saturating_mul(ids.len() as u64) {
+    if max - min >= MAX_SPAN_PER_ID.saturating_mul(ids.len() as u64) || ids.len() as u64 > MAX_VERTICES {
         return None;
     }
     let mut bits = vec![0u64; ((max - min) / 64 + 1) as usize];
@@ -41,20 +43,10 @@ fn rank_by_counting(ids: &[u64]) -> Option<Vec<usize>> {
         }
         *word |= mask;
     }
-    let below: Vec<usize> = bits
-        .iter()
-        .scan(0usize, |seen, w| {
-            let here = *seen;
-            *seen += w.count_ones() as usize;
-            Some(here)
-        })
-        .collect();
+    let present = RankBitmap::new(bits);
     let mut order = vec![0usize; ids.len()];
     for (i, &id) in ids.iter().enumerate() {
-        let k = id - min;
-        let word = (k / 64) as usize;
-        let rank = below[word] + (bits[word] & ((1u64 << (k % 64)) - 1)).count_ones() as usize;
-        order[rank] = i;
+        order[present.rank(id - min) as usize] = i;
     }
     Some(order)
 }

@@ -13,6 +13,7 @@ mod error;
 mod grid;
 mod id_order;
 mod manifest;
+mod rank_bitmap;
 mod read;
 mod verify;
 mod write;
@@ -29,6 +30,7 @@ pub use grid::{
 };
 pub use id_order::ascending_order;
 pub use manifest::{check_ordering_name, FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION, ORIGINAL_ORDERING};
+pub use rank_bitmap::RankBitmap;
 pub use read::{Csr, Direction, GraphDir};
 pub use verify::{verify, verify_grid, VerifyReport};
 pub use write::{padded_len, CsrWriter, DataFileWriter, GraphBuilder};

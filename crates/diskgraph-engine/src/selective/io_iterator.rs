@@ -400,12 +400,12 @@ impl SelectiveGraph {
         };
         let statics = if with_weights { None } else { self.static_lists(d) };
         let retained = if with_weights { None } else { self.retained(d) };
-        let static_bits = statics.map(|s| &s.lists.bits[..]);
+        let static_bits = statics.map(|s| s.lists.held.bits());
         let spans = Spans {
             offsets: &adj.offsets,
             window,
             block_edges: self.claims.block / 4,
-            in_memory: [static_bits, retained.as_deref().map(|g| &g.bits[..])],
+            in_memory: [static_bits, retained.as_deref().map(|g| g.held.bits())],
         };
         let _round = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
         self.rounds.fetch_add(1, Relaxed);

@@ -17,18 +17,16 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use diskgraph_format::Direction;
+use diskgraph_format::{Direction, RankBitmap};
 use rayon::prelude::*;
 
 /// Whole lists of one adjacency file kept in memory.
 pub(crate) struct Generation {
     /// The (physical) direction whose lists these are.
     pub(crate) dir: Direction,
-    /// Membership, one bit per vertex.
-    pub(crate) bits: Vec<u64>,
-    /// Lists held for the vertices before each word of `bits`, so that [`Self::find`] is a
-    /// rank query rather than a search.
-    ranks: Vec<u32>,
+    /// Membership, one bit per vertex; a held vertex's rank in it is its list's position, so
+    /// [`Self::find`] is a rank query rather than a search.
+    pub(crate) held: RankBitmap,
     /// Vertices, ascending.
     vertices: Vec<u32>,
     /// `edges[starts[i]..starts[i + 1]]` is the list of `vertices[i]`.
@@ -52,8 +50,7 @@ impl Generation {
         }
         Generation {
             dir,
-            ranks: ranks_of(&bits),
-            bits,
+            held: RankBitmap::new(bits),
             vertices,
             starts,
             edges,
@@ -76,7 +73,7 @@ impl Generation {
 
     /// Bytes held.
     pub(crate) fn bytes(&self) -> u64 {
-        (self.bits.len() * 12 + self.vertices.len() * 4 + self.starts.len() * 8 + self.edges.len() * 4) as u64
+        self.held.memory_bytes() + (self.vertices.len() * 4 + self.starts.len() * 8 + self.edges.len() * 4) as u64
     }
 
     /// Number of lists held.
@@ -86,10 +83,7 @@ impl Generation {
 
     /// Position of `v`'s list, if held.
     pub(crate) fn find(&self, v: u32) -> Option<usize> {
-        let w = v as usize / 64;
-        let word = *self.bits.get(w)?;
-        let mask = 1u64 << (v % 64);
-        (word & mask != 0).then(|| (self.ranks[w] + (word & (mask - 1)).count_ones()) as usize)
+        self.held.position(u64::from(v)).map(|i| i as usize)
     }
 
     /// The `i`-th list held, with its vertex.
@@ -176,36 +170,25 @@ impl Stash {
         index.par_sort_unstable_by_key(|e| e.0);
         index.dedup_by_key(|e| e.0);
         let total: u64 = index.iter().map(|e| u64::from(e.3)).sum();
+        let mut bits = vec![0u64; self.n.div_ceil(64)];
         let mut g = Generation {
             dir: self.dir,
-            bits: vec![0; self.n.div_ceil(64)],
-            ranks: Vec::new(),
+            held: RankBitmap::default(),
             vertices: Vec::with_capacity(index.len()),
             starts: Vec::with_capacity(index.len() + 1),
             edges: Vec::with_capacity(total as usize),
         };
         g.starts.push(0);
         for (v, p, at, len) in index {
-            g.bits[v as usize / 64] |= 1 << (v % 64);
+            bits[v as usize / 64] |= 1 << (v % 64);
             g.vertices.push(v);
             g.edges
                 .extend_from_slice(&parts[p].edges[at as usize..at as usize + len as usize]);
             g.starts.push(g.edges.len() as u64);
         }
-        g.ranks = ranks_of(&g.bits);
+        g.held = RankBitmap::new(bits);
         Some(g)
     }
-}
-
-/// Bits set before each word of `bits`.
-fn ranks_of(bits: &[u64]) -> Vec<u32> {
-    bits.iter()
-        .scan(0u32, |before, w| {
-            let at = *before;
-            *before += w.count_ones();
-            Some(at)
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -242,7 +225,7 @@ mod tests {
         assert_eq!(g.entry(0), (3, &[9][..]));
         assert_eq!(g.entry(1), (7, &[1, 2, 3][..]));
         assert_eq!(g.entry(2), (50, &[][..]));
-        assert!(bit(&g.bits, 7) && bit(&g.bits, 50) && !bit(&g.bits, 8));
+        assert!(bit(g.held.bits(), 7) && bit(g.held.bits(), 50) && !bit(g.held.bits(), 8));
         assert_eq!((g.find(3), g.find(7), g.find(50)), (Some(0), Some(1), Some(2)));
         assert_eq!((g.find(8), g.find(1000)), (None, None));
     }

@@ -111,6 +111,6 @@ impl SelectiveGraph {
     /// Whether `v`'s list of direction `d` is in the static cache.
     pub(crate) fn is_static(&self, d: Direction, v: u32) -> bool {
         self.static_lists(d)
-            .is_some_and(|s| super::frontier::bit(&s.lists.bits, v))
+            .is_some_and(|s| super::frontier::bit(s.lists.held.bits(), v))
     }
 }

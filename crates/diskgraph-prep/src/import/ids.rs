@@ -9,6 +9,8 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use diskgraph_format::RankBitmap;
+
 use crate::sort::ExternalSorter;
 
 /// Collects IDs.
@@ -56,7 +58,7 @@ impl IdCollector {
 
     fn switch_to_sorter(&mut self) -> std::io::Result<()> {
         let mut sorter = ExternalSorter::new(&self.scratch, "ids", self.memory, Some(|a: &u64, b: &u64| a == b));
-        for id in set_bits(&std::mem::take(&mut self.bits)) {
+        for id in RankBitmap::new(std::mem::take(&mut self.bits)).iter() {
             sorter.push(id)?;
         }
         self.sorter = Some(sorter);
@@ -98,50 +100,23 @@ fn fill_range(bits: &mut [u64], r: Range<u64>) {
     }
 }
 
-fn set_bits(bits: &[u64]) -> impl Iterator<Item = u64> + '_ {
-    bits.iter().enumerate().flat_map(|(w, &word)| {
-        let mut x = word;
-        std::iter::from_fn(move || {
-            if x == 0 {
-                return None;
-            }
-            let b = x.trailing_zeros();
-            x &= x - 1;
-            Some(w as u64 * 64 + u64::from(b))
-        })
-    })
-}
-
 /// The final vertex set: maps original IDs to internal IDs 0..n in ascending order.
 pub(crate) enum VertexIds {
     /// IDs are exactly 0..n: internal = original.
     Dense(u64),
     /// A bitmap of IDs with per-word prefix counts for O(1) rank.
-    Bitmap {
-        bits: Vec<u64>,
-        prefix: Vec<u64>,
-        count: u64,
-    },
+    Bitmap(RankBitmap),
     /// Sorted distinct IDs; rank by binary search.
     Sorted(Vec<u64>),
 }
 
 impl VertexIds {
     fn from_bitmap(bits: Vec<u64>) -> Self {
-        let mut prefix = Vec::with_capacity(bits.len());
-        let mut count = 0u64;
-        for w in &bits {
-            prefix.push(count);
-            count += u64::from(w.count_ones());
-        }
-        let max = bits
-            .iter()
-            .rposition(|&w| w != 0)
-            .map(|i| i as u64 * 64 + 63 - u64::from(bits[i].leading_zeros()));
-        match max {
-            Some(m) if m + 1 == count => VertexIds::Dense(count),
+        let ids = RankBitmap::new(bits);
+        match ids.max() {
+            Some(m) if m + 1 == ids.len() => VertexIds::Dense(ids.len()),
             None => VertexIds::Dense(0),
-            Some(_) => VertexIds::Bitmap { bits, prefix, count },
+            Some(_) => VertexIds::Bitmap(ids),
         }
     }
 
@@ -157,7 +132,7 @@ impl VertexIds {
     pub(crate) fn len(&self) -> u64 {
         match self {
             VertexIds::Dense(n) => *n,
-            VertexIds::Bitmap { count, .. } => *count,
+            VertexIds::Bitmap(ids) => ids.len(),
             VertexIds::Sorted(ids) => ids.len() as u64,
         }
     }
@@ -172,11 +147,7 @@ impl VertexIds {
     pub(crate) fn rank(&self, id: u64) -> u32 {
         match self {
             VertexIds::Dense(_) => id as u32,
-            VertexIds::Bitmap { bits, prefix, .. } => {
-                let w = (id / 64) as usize;
-                let below = bits[w] & ((1u64 << (id % 64)) - 1);
-                (prefix[w] + u64::from(below.count_ones())) as u32
-            }
+            VertexIds::Bitmap(ids) => ids.rank(id),
             VertexIds::Sorted(ids) => ids.binary_search(&id).expect("every edge endpoint was collected") as u32,
         }
     }
@@ -193,9 +164,9 @@ impl VertexIds {
                 all.chunks(CHUNK).try_for_each(f)
             }
             VertexIds::Sorted(ids) => ids.chunks(CHUNK).try_for_each(f),
-            VertexIds::Bitmap { bits, .. } => {
+            VertexIds::Bitmap(ids) => {
                 let mut buf = Vec::with_capacity(CHUNK);
-                for id in set_bits(bits) {
+                for id in ids.iter() {
                     buf.push(id);
                     if buf.len() == CHUNK {
                         f(&buf)?;
@@ -211,7 +182,7 @@ impl VertexIds {
     pub(crate) fn memory_bytes(&self) -> u64 {
         match self {
             VertexIds::Dense(_) => 0,
-            VertexIds::Bitmap { bits, prefix, .. } => (bits.len() + prefix.len()) as u64 * 8,
+            VertexIds::Bitmap(ids) => ids.memory_bytes(),
             VertexIds::Sorted(ids) => ids.len() as u64 * 8,
         }
     }
