@@ -25,6 +25,9 @@ pub struct Betweenness {
     pub values: Vec<f64>,
     /// Sources used.
     pub sources: usize,
+    /// Sources whose searches ran side by side, sharing reads (1 on the memory engine, whose
+    /// threads take a source each).
+    pub batch: usize,
     /// BFS levels expanded, summed over the sources.
     pub iterations: usize,
 }
@@ -71,6 +74,7 @@ pub fn betweenness(g: &MemoryGraph, opts: &BcOptions) -> Result<Betweenness, Alg
     Ok(Betweenness {
         values: scale(raw, g.directed(), opts),
         sources: opts.sources.len(),
+        batch: 1,
         iterations,
     })
 }

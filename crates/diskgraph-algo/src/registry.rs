@@ -896,6 +896,7 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
         }
         Answer::Betweenness(b) => {
             settings.insert("sources".into(), json!(b.sources));
+            settings.insert("batch".into(), json!(b.batch));
             settings.insert("sampled".into(), json!(req.samples.is_some()));
             if req.samples.is_some() {
                 settings.insert("seed".into(), json!(req.seed));

@@ -1,14 +1,25 @@
 //! Betweenness centrality on the selective engine: Brandes per source, as the memory engine
-//! ([`crate::betweenness`]), with every list read from disk.
+//! ([`crate::betweenness`]), with every list read from disk — for a batch of sources at once.
 //!
-//! Forward, level by level: one round reads the out-lists of the level's vertices, claims
-//! unvisited targets for the next level (compare-and-swap) and adds the path count of the tail
-//! to every target one level further. Backward, from the deepest level up: one round reads the
-//! level's out-lists again and sums each vertex's dependency over its successors. Pieces of a
-//! split list add atomically, so sums match the memory engine's up to rounding. The levels'
-//! vertex sets are kept in memory (O(V) in total, semi-external state).
+//! A batch of up to [`MAX_BATCH`] sources runs its BFSs side by side, level by level: round `d`
+//! reads the out-lists of every vertex that is at depth `d` for any source of the batch, once,
+//! and serves each of those sources from it. What an arc `v → w` tests is one byte of `w`, a
+//! mask of sources: forward, the sources that have already reached `w`; backward, the sources
+//! that have `w` one level below. Only the arcs that lie on shortest paths touch the per-source
+//! path counts and dependencies. Betweenness is bound by these random accesses, not by the
+//! reads: a byte per vertex stays in the processor's caches where a level array does not.
+//!
+//! Forward: a round marks each target reached by a source for the first time (its mask for
+//! the next level, `fetch_or`) and adds the tail's path count to it. Backward, from the deepest
+//! level up: a round reads the level's out-lists again and sums each vertex's dependency over
+//! its successors. Pieces of a split list add atomically, so sums match the memory engine's up
+//! to rounding. The rounds' vertex sets are kept in memory (O(V) in total), and so is the
+//! batch's state: [`BYTES_PER_VERTEX_AND_SOURCE`] per vertex and source plus two mask bytes
+//! per vertex, semi-external vertex state as design.md defines it. A batch is as wide as
+//! [`MAX_BATCH_STATE_BYTES`] allows, and at least one source wide (the unbatched algorithm's
+//! state): 8 sources on 16.8 M vertices (2.7 GB), one on 200 M.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use diskgraph_engine::selective::{FrontierBuilder, SelectiveGraph, VertexSubset};
 use diskgraph_format::Direction;
@@ -18,69 +29,161 @@ use super::{add_f64, atomics, SelectiveError};
 use crate::bc::{check_sources, scale, BcOptions, Betweenness};
 use crate::bfs::UNVISITED;
 
+/// Bit `b` set when the batch's source `b` qualifies.
+type SourceMask = u8;
+
+/// Most sources run side by side: one bit each in a [`SourceMask`].
+pub const MAX_BATCH: usize = SourceMask::BITS as usize;
+
+/// State a batch keeps per vertex and source: level (4), path count (8), dependency (8).
+pub const BYTES_PER_VERTEX_AND_SOURCE: u64 = 20;
+
+/// Most state a batch of more than one source may keep.
+pub const MAX_BATCH_STATE_BYTES: u64 = 4 << 30;
+
+/// Sources run side by side on `n` vertices with `sources` sources (see the module doc).
+pub fn batch_width(n: usize, sources: usize) -> usize {
+    let per_source = (BYTES_PER_VERTEX_AND_SOURCE * n as u64).max(1);
+    let fits = MAX_BATCH_STATE_BYTES.saturating_sub(2 * n as u64) / per_source;
+    (fits.min(MAX_BATCH as u64) as usize).min(sources).max(1)
+}
+
 /// Betweenness centrality on the selective engine (see the module doc and
 /// [`crate::betweenness`]).
 pub fn betweenness(g: &SelectiveGraph, opts: &BcOptions) -> Result<Betweenness, SelectiveError> {
     let n = g.num_vertices();
     check_sources(&opts.sources, n)?;
-    let level: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNVISITED)).collect();
-    let sigma = atomics(n, 0f64.to_bits());
-    let delta = atomics(n, 0f64.to_bits());
-    let mut bc = vec![0.0f64; n];
+    let width = batch_width(n, opts.sources.len());
+    let state = BatchState::new(n, width);
+    let bc = atomics(n, 0f64.to_bits());
     let mut iterations = 0;
-    for &source in &opts.sources {
-        let levels = forward(g, source, &level, &sigma)?;
-        iterations += levels.len();
-        backward(g, &levels, &level, &sigma, &delta)?;
-        for set in &levels {
-            for v in set.iter() {
-                let i = v as usize;
-                if v != source {
-                    bc[i] += f64::from_bits(delta[i].load(Relaxed));
-                }
-                level[i].store(UNVISITED, Relaxed);
-                sigma[i].store(0f64.to_bits(), Relaxed);
-                delta[i].store(0f64.to_bits(), Relaxed);
-            }
-        }
+    for batch in opts.sources.chunks(width) {
+        let rounds = forward(g, batch, &state)?;
+        backward(g, &rounds, &state, batch.len())?;
+        iterations += state.collect(batch, &rounds, &bc);
     }
+    let bc = bc.into_iter().map(|x| f64::from_bits(x.into_inner())).collect();
     Ok(Betweenness {
         values: scale(bc, g.directed(), opts),
         sources: opts.sources.len(),
+        batch: width,
         iterations,
     })
 }
 
-/// Levels from `source` (level `d` at index `d`) with path counts in `sigma`.
-fn forward(
-    g: &SelectiveGraph,
-    source: u32,
-    level: &[AtomicU32],
-    sigma: &[AtomicU64],
-) -> Result<Vec<VertexSubset>, SelectiveError> {
+/// Level, path count and dependency of every vertex for each source of a batch (the entries of
+/// vertex `v` are `width` consecutive ones from `v * width`), and two masks per vertex.
+struct BatchState {
+    width: usize,
+    level: Vec<AtomicU32>,
+    sigma: Vec<AtomicU64>,
+    delta: Vec<AtomicU64>,
+    /// Forward: the sources that reached the vertex at the current depth or before.
+    seen: Vec<AtomicU8>,
+    /// Forward: the sources reaching the vertex one level further (filled during a round).
+    /// Backward: the sources that have the vertex one level below the round's.
+    below: Vec<AtomicU8>,
+}
+
+impl BatchState {
+    fn new(n: usize, width: usize) -> Self {
+        let masks = || (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+        BatchState {
+            width,
+            level: (0..n * width)
+                .into_par_iter()
+                .map(|_| AtomicU32::new(UNVISITED))
+                .collect(),
+            sigma: atomics(n * width, 0f64.to_bits()),
+            delta: atomics(n * width, 0f64.to_bits()),
+            seen: masks(),
+            below: masks(),
+        }
+    }
+
+    /// Index of `v`'s entry for the batch's first source.
+    #[inline]
+    fn base(&self, v: u32) -> usize {
+        v as usize * self.width
+    }
+
+    /// The sources of the batch (of `width` sources) that have `v` at depth `depth`.
+    #[inline]
+    fn at_depth(&self, v: u32, depth: u32, width: usize) -> SourceMask {
+        let base = self.base(v);
+        (0..width).fold(0, |mask, b| {
+            mask | SourceMask::from(self.level[base + b].load(Relaxed) == depth) << b
+        })
+    }
+
+    /// Puts `v` at depth `depth` for the sources in `mask`.
+    #[inline]
+    fn reach(&self, v: u32, depth: u32, mask: SourceMask) {
+        let base = self.base(v);
+        self.seen[v as usize].fetch_or(mask, Relaxed);
+        for_each_source(mask, |b| self.level[base + b].store(depth, Relaxed));
+    }
+
+    /// Adds every source's dependencies to `bc` (except at the source itself), clears the
+    /// state the batch touched, and returns the levels expanded summed over the sources.
+    fn collect(&self, batch: &[u32], rounds: &[VertexSubset], bc: &[AtomicU64]) -> usize {
+        let mut levels = 0;
+        for (depth, set) in rounds.iter().enumerate() {
+            let depth = depth as u32;
+            let reached = AtomicU8::new(0);
+            set.par_for_each(|v| {
+                let base = self.base(v);
+                let mask = self.at_depth(v, depth, batch.len());
+                reached.fetch_or(mask, Relaxed);
+                for_each_source(mask, |b| {
+                    if v != batch[b] {
+                        add_f64(&bc[v as usize], f64::from_bits(self.delta[base + b].load(Relaxed)));
+                    }
+                    self.level[base + b].store(UNVISITED, Relaxed);
+                    self.sigma[base + b].store(0f64.to_bits(), Relaxed);
+                    self.delta[base + b].store(0f64.to_bits(), Relaxed);
+                });
+                self.seen[v as usize].store(0, Relaxed);
+            });
+            levels += reached.into_inner().count_ones() as usize;
+        }
+        levels
+    }
+}
+
+/// Runs the batch's BFSs side by side; round `d` of the result holds the vertices at depth `d`
+/// for some source, and `state` their levels and path counts.
+fn forward(g: &SelectiveGraph, batch: &[u32], state: &BatchState) -> Result<Vec<VertexSubset>, SelectiveError> {
     let n = g.num_vertices();
-    level[source as usize].store(0, Relaxed);
-    sigma[source as usize].store(1f64.to_bits(), Relaxed);
-    let mut levels = vec![VertexSubset::single(n, source)];
+    let width = batch.len();
+    for (b, &source) in batch.iter().enumerate() {
+        state.reach(source, 0, 1 << b);
+        state.sigma[state.base(source) + b].store(1f64.to_bits(), Relaxed);
+    }
+    let mut rounds = vec![VertexSubset::from_vertices(n, batch.to_vec())];
     let mut next = FrontierBuilder::new(n);
-    for depth in 1u32.. {
-        let frontier = levels.last().expect("the source's level");
+    for depth in 0u32.. {
+        let frontier = rounds.last().expect("the sources' round");
         g.for_each_piece_with(
             Direction::Out,
             frontier,
             false,
             || next.local(),
             |local, v, p| {
-                let sv = f64::from_bits(sigma[v as usize].load(Relaxed));
+                let mask = state.at_depth(v, depth, width);
+                let base = state.base(v);
+                let mut sv = [0f64; MAX_BATCH];
+                for_each_source(mask, |b| sv[b] = f64::from_bits(state.sigma[base + b].load(Relaxed)));
                 for &w in p.targets {
-                    let lw = &level[w as usize];
-                    if lw.load(Relaxed) == UNVISITED && lw.compare_exchange(UNVISITED, depth, Relaxed, Relaxed).is_ok()
-                    {
+                    let fresh = mask & !state.seen[w as usize].load(Relaxed);
+                    if fresh == 0 {
+                        continue;
+                    }
+                    if state.below[w as usize].fetch_or(fresh, Relaxed) == 0 {
                         local.insert(w);
                     }
-                    if lw.load(Relaxed) == depth {
-                        add_f64(&sigma[w as usize], sv);
-                    }
+                    let wbase = state.base(w);
+                    for_each_source(fresh, |b| add_f64(&state.sigma[wbase + b], sv[b]));
                 }
             },
             drop,
@@ -89,34 +192,68 @@ fn forward(
         if found.is_empty() {
             break;
         }
-        levels.push(found);
+        found.par_for_each(|w| state.reach(w, depth + 1, state.below[w as usize].swap(0, Relaxed)));
+        rounds.push(found);
     }
-    Ok(levels)
+    Ok(rounds)
 }
 
-/// Dependencies of every vertex of `levels`, deepest level first, into `delta`.
+/// Dependencies of every vertex of `rounds` for each source of the batch (of `width` sources),
+/// deepest round first.
 fn backward(
     g: &SelectiveGraph,
-    levels: &[VertexSubset],
-    level: &[AtomicU32],
-    sigma: &[AtomicU64],
-    delta: &[AtomicU64],
+    rounds: &[VertexSubset],
+    state: &BatchState,
+    width: usize,
 ) -> Result<(), SelectiveError> {
     let get = |a: &AtomicU64| f64::from_bits(a.load(Relaxed));
-    for (d, set) in levels.iter().enumerate().rev().skip(1) {
-        let below = d as u32 + 1;
+    for (d, set) in rounds.iter().enumerate().rev().skip(1) {
+        let (depth, below) = (d as u32, &rounds[d + 1]);
+        below.par_for_each(|w| state.below[w as usize].store(state.at_depth(w, depth + 1, width), Relaxed));
         g.for_each_piece(Direction::Out, set, false, |v, p| {
-            let sv = get(&sigma[v as usize]);
-            let sum: f64 = p
-                .targets
-                .iter()
-                .filter(|&&w| level[w as usize].load(Relaxed) == below)
-                .map(|&w| sv / get(&sigma[w as usize]) * (1.0 + get(&delta[w as usize])))
-                .sum();
-            if sum != 0.0 {
-                add_f64(&delta[v as usize], sum);
+            let mask = state.at_depth(v, depth, width);
+            let base = state.base(v);
+            let mut sv = [0f64; MAX_BATCH];
+            for_each_source(mask, |b| sv[b] = get(&state.sigma[base + b]));
+            let mut sum = [0f64; MAX_BATCH];
+            for &w in p.targets {
+                let on_path = mask & state.below[w as usize].load(Relaxed);
+                let wbase = state.base(w);
+                for_each_source(on_path, |b| {
+                    sum[b] += sv[b] / get(&state.sigma[wbase + b]) * (1.0 + get(&state.delta[wbase + b]));
+                });
             }
+            for_each_source(mask, |b| {
+                if sum[b] != 0.0 {
+                    add_f64(&state.delta[base + b], sum[b]);
+                }
+            });
         })?;
+        below.par_for_each(|w| state.below[w as usize].store(0, Relaxed));
     }
     Ok(())
+}
+
+/// Calls `f(b)` for every source `b` in `mask`, in ascending order.
+#[inline]
+fn for_each_source(mut mask: SourceMask, mut f: impl FnMut(usize)) {
+    while mask != 0 {
+        f(mask.trailing_zeros() as usize);
+        mask &= mask - 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_are_as_wide_as_the_state_cap_allows() {
+        assert_eq!(batch_width(1 << 24, 32), 8);
+        assert_eq!(batch_width(1 << 24, 3), 3);
+        assert_eq!(batch_width(1 << 26, 32), 3);
+        assert_eq!(batch_width(200_000_000, 32), 1);
+        assert_eq!(batch_width(10, 0), 1);
+        assert_eq!(batch_width(0, 100), 8);
+    }
 }

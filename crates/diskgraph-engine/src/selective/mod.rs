@@ -526,6 +526,7 @@ impl SelectiveGraph {
             s.insert("basc_bytes".into(), json!(c.lists.bytes()));
             s.insert("basc_lists".into(), json!(c.lists.len()));
             s.insert("basc_load_seconds".into(), json!(c.load_seconds));
+            s.insert("basc_load_bytes".into(), json!(c.load_bytes));
             s.insert("basc_lists_served".into(), json!(c.hits.load(Relaxed)));
             s.insert("basc_lists_requested".into(), json!(c.requests.load(Relaxed)));
         }

@@ -28,6 +28,8 @@ pub(crate) struct StaticCache {
     pub(crate) layout: String,
     pub(crate) share: u64,
     pub(crate) load_seconds: f64,
+    /// Bytes read to load it (part of the run's `bytes_read`).
+    pub(crate) load_bytes: u64,
     /// Non-empty lists asked for by rounds over the cached direction.
     pub(crate) requests: AtomicU64,
     /// Of those, served from the cache.
@@ -76,6 +78,7 @@ impl SelectiveGraph {
             });
         }
         let subset = VertexSubset::from_vertices(self.n, vertices.clone());
+        let read_before = self.io.stats().bytes_read;
         let mut lists = Generation::from_parts(
             self.physical(Direction::Out),
             self.n,
@@ -97,6 +100,7 @@ impl SelectiveGraph {
             layout: opts.layout.clone(),
             share,
             load_seconds: started.elapsed().as_secs_f64(),
+            load_bytes: self.io.stats().bytes_read - read_before,
             requests: AtomicU64::new(0),
             hits: AtomicU64::new(0),
         });
