@@ -59,6 +59,10 @@ class Suite:
     def run(self, graph: Path, algo: str, memory: int, extra: list[str], label: dict) -> dict:
         n_vertices = json.loads(run([self.dg, "info", str(graph), "--json"])[0])["num_vertices"]
         limit = memory + 64 * n_vertices + (192 << 20)
+        if algo == "bc":
+            # bc's batch of sources keeps 20 bytes per vertex and source (README: up to 8
+            # sources, at most 4 GiB): vertex state, not cache, so the limit allows it.
+            limit += min(20 * 8 * n_vertices, 4 << 30, 20 * self.bc_samples * n_vertices)
         if self.cgroup.active:
             (self.cgroup.path / "memory.limit_in_bytes").write_text(str(limit))
         drop_caches()
