@@ -50,8 +50,9 @@ class Suite:
     """Runs and records; every run under the cgroup with caches dropped."""
 
     def __init__(self, dg: str, work: Path, bc_samples: int, gvs_k: int, max_request: str | None,
-                 page_size: str) -> None:
+                 page_size: str, reuse_selections: bool = False) -> None:
         self.dg, self.work, self.bc_samples, self.gvs_k, self.page_size = dg, work, bc_samples, gvs_k, page_size
+        self.reuse_selections = reuse_selections
         self.io_flags = ["--max-request", max_request] if max_request else []
         self.cgroup = MemoryCgroup("diskgraph-caches", 1 << 62)
         self.runs: list[dict] = []
@@ -82,9 +83,12 @@ class Suite:
     def select(self, graph: Path, method: str, fraction: float, k: int | None = None,
                name: str | None = None) -> tuple[str, float]:
         """Publishes a selection (replacing one of the same name) with K rounds (default
-        `--gvs-k`); returns its name and GVS's own running time as the command printed it."""
+        `--gvs-k`); returns its name and GVS's own running time as the command printed it (NaN
+        for a selection reused under `--reuse-selections`)."""
         k = k or self.gvs_k
         name = name or f"{method}{int(fraction * 1000)}k{k}"
+        if self.reuse_selections and (graph / f"basc-{name}" / "basc.json").exists():
+            return name, float("nan")
         out, _ = run([self.dg, "select", str(graph), "--method", method, "--size", f"{fraction:.4f}",
                       "--k", str(k), "--name", name, "--force"])
         seconds = float(out.split("selection ")[1].split(" s")[0])
@@ -119,6 +123,9 @@ def main() -> None:
                                         "to measure as on a slower device such as the paper's SATA SSD")
     ap.add_argument("--reuse-orderings", action="store_true",
                     help="sections c, e: use reordered graphs already in --work (their computing time is not measured)")
+    ap.add_argument("--reuse-selections", action="store_true",
+                    help="sections a, b, e: use BAsC selections of the same name already published in the graphs "
+                         "(their computing time is not measured)")
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("DISKGRAPH_WORK", "work")) / "bench")
     ap.add_argument("--report", type=Path, default=Path(__file__).parent / "out" / "caches.json")
     ap.add_argument("--summarize", type=Path, nargs="+",
@@ -139,7 +146,7 @@ def main() -> None:
         if not (path / "manifest.json").exists():
             run([dg, "import", str(DATA / a.real), "-o", str(path), "--undirected", "--force"])
         graphs.append(path)
-    s = Suite(dg, a.work, a.bc_samples, a.gvs_k, a.max_request, a.page_size)
+    s = Suite(dg, a.work, a.bc_samples, a.gvs_k, a.max_request, a.page_size, a.reuse_selections)
     if a.read_rate:
         s.cgroup.throttle_reads(a.work, int(float(a.read_rate) * 1e6))
     sections = set(a.only.split(","))

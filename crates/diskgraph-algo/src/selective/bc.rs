@@ -10,11 +10,13 @@
 //! reads: a byte per vertex stays in the processor's caches where a level array does not.
 //!
 //! Forward: a round marks each target reached by a source for the first time (its mask for
-//! the next level, `fetch_or`) and adds the tail's path count to it. Backward, from the deepest
+//! the next level, `fetch_or`) and adds the tail's path count to it — or, on an undirected
+//! graph, has each of its vertices pull its own count from its neighbours one level up (see
+//! [`forward`]). Backward, from the deepest
 //! level up: a round reads the level's out-lists again and sums each vertex's dependency over
 //! its successors. Pieces of a split list add atomically, so sums match the memory engine's up
 //! to rounding. The rounds' vertex sets are kept in memory (O(V) in total), and so is the
-//! batch's state: [`BYTES_PER_VERTEX_AND_SOURCE`] per vertex and source plus two mask bytes
+//! batch's state: [`BYTES_PER_VERTEX_AND_SOURCE`] per vertex and source plus three mask bytes
 //! per vertex, semi-external vertex state as design.md defines it. A batch is as wide as
 //! [`MAX_BATCH_STATE_BYTES`] allows, and at least one source wide (the unbatched algorithm's
 //! state): 8 sources on 16.8 M vertices (2.7 GB), one on 200 M.
@@ -44,7 +46,7 @@ pub const MAX_BATCH_STATE_BYTES: u64 = 4 << 30;
 /// Sources run side by side on `n` vertices with `sources` sources (see the module doc).
 pub fn batch_width(n: usize, sources: usize) -> usize {
     let per_source = (BYTES_PER_VERTEX_AND_SOURCE * n as u64).max(1);
-    let fits = MAX_BATCH_STATE_BYTES.saturating_sub(2 * n as u64) / per_source;
+    let fits = MAX_BATCH_STATE_BYTES.saturating_sub(3 * n as u64) / per_source;
     (fits.min(MAX_BATCH as u64) as usize).min(sources).max(1)
 }
 
@@ -59,8 +61,8 @@ pub fn betweenness(g: &SelectiveGraph, opts: &BcOptions) -> Result<Betweenness, 
     let mut iterations = 0;
     for batch in opts.sources.chunks(width) {
         let rounds = forward(g, batch, &state)?;
-        backward(g, &rounds, &state, batch.len())?;
-        iterations += state.collect(batch, &rounds, &bc);
+        backward(g, &rounds, &state, batch.len(), &bc)?;
+        iterations += state.clear(batch.len(), &rounds);
     }
     let bc = bc.into_iter().map(|x| f64::from_bits(x.into_inner())).collect();
     Ok(Betweenness {
@@ -83,6 +85,9 @@ struct BatchState {
     /// Forward: the sources reaching the vertex one level further (filled during a round).
     /// Backward: the sources that have the vertex one level below the round's.
     below: Vec<AtomicU8>,
+    /// Forward on an undirected graph: the sources that have the vertex one level above the
+    /// round's.
+    above: Vec<AtomicU8>,
 }
 
 impl BatchState {
@@ -98,6 +103,7 @@ impl BatchState {
             delta: atomics(n * width, 0f64.to_bits()),
             seen: masks(),
             below: masks(),
+            above: masks(),
         }
     }
 
@@ -124,21 +130,17 @@ impl BatchState {
         for_each_source(mask, |b| self.level[base + b].store(depth, Relaxed));
     }
 
-    /// Adds every source's dependencies to `bc` (except at the source itself), clears the
-    /// state the batch touched, and returns the levels expanded summed over the sources.
-    fn collect(&self, batch: &[u32], rounds: &[VertexSubset], bc: &[AtomicU64]) -> usize {
+    /// Clears the state the batch touched and returns the levels expanded summed over the
+    /// sources.
+    fn clear(&self, width: usize, rounds: &[VertexSubset]) -> usize {
         let mut levels = 0;
         for (depth, set) in rounds.iter().enumerate() {
-            let depth = depth as u32;
             let reached = AtomicU8::new(0);
             set.par_for_each(|v| {
                 let base = self.base(v);
-                let mask = self.at_depth(v, depth, batch.len());
+                let mask = self.at_depth(v, depth as u32, width);
                 reached.fetch_or(mask, Relaxed);
                 for_each_source(mask, |b| {
-                    if v != batch[b] {
-                        add_f64(&bc[v as usize], f64::from_bits(self.delta[base + b].load(Relaxed)));
-                    }
                     self.level[base + b].store(UNVISITED, Relaxed);
                     self.sigma[base + b].store(0f64.to_bits(), Relaxed);
                     self.delta[base + b].store(0f64.to_bits(), Relaxed);
@@ -153,9 +155,16 @@ impl BatchState {
 
 /// Runs the batch's BFSs side by side; round `d` of the result holds the vertices at depth `d`
 /// for some source, and `state` their levels and path counts.
+///
+/// Round `d` reads the lists of the vertices at depth `d` and marks the targets that a source
+/// reaches for the first time. On an undirected graph the same lists also give those vertices'
+/// path counts, pulled from their neighbours one level up (`above`): plain loads, where pushing
+/// each count to the next level (a directed graph's out-lists allow nothing else) takes an
+/// atomic add per shortest-path arc.
 fn forward(g: &SelectiveGraph, batch: &[u32], state: &BatchState) -> Result<Vec<VertexSubset>, SelectiveError> {
     let n = g.num_vertices();
     let width = batch.len();
+    let pull = !g.directed();
     for (b, &source) in batch.iter().enumerate() {
         state.reach(source, 0, 1 << b);
         state.sigma[state.base(source) + b].store(1f64.to_bits(), Relaxed);
@@ -164,6 +173,10 @@ fn forward(g: &SelectiveGraph, batch: &[u32], state: &BatchState) -> Result<Vec<
     let mut next = FrontierBuilder::new(n);
     for depth in 0u32.. {
         let frontier = rounds.last().expect("the sources' round");
+        let above = depth.checked_sub(1).filter(|_| pull).map(|up| &rounds[up as usize]);
+        if let Some(above) = above {
+            above.par_for_each(|u| state.above[u as usize].store(state.at_depth(u, depth - 1, width), Relaxed));
+        }
         g.for_each_piece_with(
             Direction::Out,
             frontier,
@@ -173,21 +186,42 @@ fn forward(g: &SelectiveGraph, batch: &[u32], state: &BatchState) -> Result<Vec<
                 let mask = state.at_depth(v, depth, width);
                 let base = state.base(v);
                 let mut sv = [0f64; MAX_BATCH];
-                for_each_source(mask, |b| sv[b] = f64::from_bits(state.sigma[base + b].load(Relaxed)));
+                if !pull {
+                    for_each_source(mask, |b| sv[b] = f64::from_bits(state.sigma[base + b].load(Relaxed)));
+                }
+                let mut pulled = [0f64; MAX_BATCH];
                 for &w in p.targets {
+                    let wbase = state.base(w);
+                    if pull {
+                        let up = mask & state.above[w as usize].load(Relaxed);
+                        for_each_source(up, |b| {
+                            pulled[b] += f64::from_bits(state.sigma[wbase + b].load(Relaxed))
+                        });
+                    }
                     let fresh = mask & !state.seen[w as usize].load(Relaxed);
                     if fresh == 0 {
                         continue;
                     }
-                    if state.below[w as usize].fetch_or(fresh, Relaxed) == 0 {
+                    let marked = &state.below[w as usize];
+                    let before = marked.load(Relaxed);
+                    if before & fresh != fresh && marked.fetch_or(fresh, Relaxed) == 0 {
                         local.insert(w);
                     }
-                    let wbase = state.base(w);
-                    for_each_source(fresh, |b| add_f64(&state.sigma[wbase + b], sv[b]));
+                    if !pull {
+                        for_each_source(fresh, |b| add_f64(&state.sigma[wbase + b], sv[b]));
+                    }
                 }
+                for_each_source(mask, |b| {
+                    if pulled[b] != 0.0 {
+                        add_f64(&state.sigma[base + b], pulled[b]);
+                    }
+                });
             },
             drop,
         )?;
+        if let Some(above) = above {
+            above.par_for_each(|u| state.above[u as usize].store(0, Relaxed));
+        }
         let found = next.take();
         if found.is_empty() {
             break;
@@ -199,33 +233,48 @@ fn forward(g: &SelectiveGraph, batch: &[u32], state: &BatchState) -> Result<Vec<
 }
 
 /// Dependencies of every vertex of `rounds` for each source of the batch (of `width` sources),
-/// deepest round first.
+/// deepest round first, added to `bc` (a source's own is not: it sits at depth 0).
+///
+/// Before round `d`, the dependencies of depth `d + 1` are final: each is credited, and its
+/// vertex's path count is replaced by `(1 + delta) / sigma`, the one factor its predecessors
+/// need, so that an arc on a shortest path costs a single load.
 fn backward(
     g: &SelectiveGraph,
     rounds: &[VertexSubset],
     state: &BatchState,
     width: usize,
+    bc: &[AtomicU64],
 ) -> Result<(), SelectiveError> {
     let get = |a: &AtomicU64| f64::from_bits(a.load(Relaxed));
     for (d, set) in rounds.iter().enumerate().rev().skip(1) {
         let (depth, below) = (d as u32, &rounds[d + 1]);
-        below.par_for_each(|w| state.below[w as usize].store(state.at_depth(w, depth + 1, width), Relaxed));
+        below.par_for_each(|w| {
+            let mask = state.at_depth(w, depth + 1, width);
+            state.below[w as usize].store(mask, Relaxed);
+            let base = state.base(w);
+            let mut credit = 0.0;
+            for_each_source(mask, |b| {
+                let dw = get(&state.delta[base + b]);
+                credit += dw;
+                let factor = (1.0 + dw) / get(&state.sigma[base + b]);
+                state.sigma[base + b].store(factor.to_bits(), Relaxed);
+            });
+            if credit != 0.0 {
+                add_f64(&bc[w as usize], credit);
+            }
+        });
         g.for_each_piece(Direction::Out, set, false, |v, p| {
             let mask = state.at_depth(v, depth, width);
-            let base = state.base(v);
-            let mut sv = [0f64; MAX_BATCH];
-            for_each_source(mask, |b| sv[b] = get(&state.sigma[base + b]));
             let mut sum = [0f64; MAX_BATCH];
             for &w in p.targets {
                 let on_path = mask & state.below[w as usize].load(Relaxed);
                 let wbase = state.base(w);
-                for_each_source(on_path, |b| {
-                    sum[b] += sv[b] / get(&state.sigma[wbase + b]) * (1.0 + get(&state.delta[wbase + b]));
-                });
+                for_each_source(on_path, |b| sum[b] += get(&state.sigma[wbase + b]));
             }
+            let base = state.base(v);
             for_each_source(mask, |b| {
                 if sum[b] != 0.0 {
-                    add_f64(&state.delta[base + b], sum[b]);
+                    add_f64(&state.delta[base + b], get(&state.sigma[base + b]) * sum[b]);
                 }
             });
         })?;
