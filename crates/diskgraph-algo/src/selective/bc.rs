@@ -12,12 +12,13 @@
 //! Forward: a round marks each target reached by a source for the first time (its mask for
 //! the next level, `fetch_or`) and adds the tail's path count to it — or, on an undirected
 //! graph, has each of its vertices pull its own count from its neighbours one level up (see
-//! [`forward`]). Backward, from the deepest
-//! level up: a round reads the level's out-lists again and sums each vertex's dependency over
-//! its successors. Pieces of a split list add atomically, so sums match the memory engine's up
-//! to rounding. The rounds' vertex sets are kept in memory (O(V) in total), and so is the
-//! batch's state: [`BYTES_PER_VERTEX_AND_SOURCE`] per vertex and source plus three mask bytes
-//! per vertex, semi-external vertex state as design.md defines it. A batch is as wide as
+//! [`forward`]). Backward, from the deepest level up: a round reads the level's out-lists again
+//! and sums each vertex's dependency over its successors (see [`backward`]). Pieces of a split
+//! list add atomically, so sums match the memory engine's up to rounding.
+//!
+//! The rounds' vertex sets are kept in memory (O(V) in total), and so is the batch's state:
+//! [`BYTES_PER_VERTEX_AND_SOURCE`] per vertex and source plus three mask bytes per vertex,
+//! semi-external vertex state as design.md defines it. A batch is as wide as
 //! [`MAX_BATCH_STATE_BYTES`] allows, and at least one source wide (the unbatched algorithm's
 //! state): 8 sources on 16.8 M vertices (2.7 GB), one on 200 M.
 
@@ -74,7 +75,7 @@ pub fn betweenness(g: &SelectiveGraph, opts: &BcOptions) -> Result<Betweenness, 
 }
 
 /// Level, path count and dependency of every vertex for each source of a batch (the entries of
-/// vertex `v` are `width` consecutive ones from `v * width`), and two masks per vertex.
+/// vertex `v` are `width` consecutive ones from `v * width`), and three masks per vertex.
 struct BatchState {
     width: usize,
     level: Vec<AtomicU32>,
