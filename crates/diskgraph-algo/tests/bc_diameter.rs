@@ -19,6 +19,11 @@ fn graphs() -> Vec<Stored> {
             &gen::add_duplicates(gen::add_self_loops(gen::gnm(100, 400, true, 2), 10, 2), 30, 2),
             Keep::all(),
         ),
+        store(
+            "gnm undirected with loops and duplicates",
+            &gen::add_duplicates(gen::add_self_loops(gen::gnm(90, 300, false, 8), 10, 3), 30, 3),
+            Keep::all(),
+        ),
         store("star with noise", &gen::star(200, 40, false, 3), Keep::default()),
         store(
             "path + isolated, relabelled",

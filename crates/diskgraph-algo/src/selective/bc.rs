@@ -3,10 +3,10 @@
 //!
 //! A batch of up to [`MAX_BATCH`] sources runs its BFSs side by side, level by level: round `d`
 //! reads the out-lists of every vertex that is at depth `d` for any source of the batch, once,
-//! and serves each of those sources from it. What an arc `v → w` tests is one byte of `w`, a
-//! mask of sources: forward, the sources that have already reached `w`; backward, the sources
-//! that have `w` one level below. Only the arcs that lie on shortest paths touch the per-source
-//! path counts and dependencies. Betweenness is bound by these random accesses, not by the
+//! and serves each of those sources from it. What an arc `v → w` tests are bytes of `w`, masks
+//! of sources: forward, the sources that have already reached `w` (and on an undirected graph
+//! those that have it one level above); backward, the sources that have `w` one level below.
+//! Only the arcs that lie on shortest paths touch the per-source path counts and dependencies. Betweenness is bound by these random accesses, not by the
 //! reads: a byte per vertex stays in the processor's caches where a level array does not.
 //!
 //! Forward: a round marks each target reached by a source for the first time (its mask for
