@@ -1,7 +1,7 @@
 //! The BAsC static cache on the selective engine: selections made by `select_graph` (each
 //! method) loaded at open, results equal to the oracles with fewer bytes read, hit ratios and
-//! loading time and bytes reported, and the errors (selection too large for its share, bad fraction,
-//! missing selection).
+//! loading time and bytes reported, and the errors (selection too large for its share, bad
+//! fraction, missing selection).
 
 mod support;
 

@@ -170,24 +170,16 @@ impl Stash {
         index.par_sort_unstable_by_key(|e| e.0);
         index.dedup_by_key(|e| e.0);
         let total: u64 = index.iter().map(|e| u64::from(e.3)).sum();
-        let mut bits = vec![0u64; self.n.div_ceil(64)];
-        let mut g = Generation {
-            dir: self.dir,
-            held: RankBitmap::default(),
-            vertices: Vec::with_capacity(index.len()),
-            starts: Vec::with_capacity(index.len() + 1),
-            edges: Vec::with_capacity(total as usize),
-        };
-        g.starts.push(0);
+        let mut vertices = Vec::with_capacity(index.len());
+        let mut starts = Vec::with_capacity(index.len() + 1);
+        let mut edges = Vec::with_capacity(total as usize);
+        starts.push(0);
         for (v, p, at, len) in index {
-            bits[v as usize / 64] |= 1 << (v % 64);
-            g.vertices.push(v);
-            g.edges
-                .extend_from_slice(&parts[p].edges[at as usize..at as usize + len as usize]);
-            g.starts.push(g.edges.len() as u64);
+            vertices.push(v);
+            edges.extend_from_slice(&parts[p].edges[at as usize..at as usize + len as usize]);
+            starts.push(edges.len() as u64);
         }
-        g.held = RankBitmap::new(bits);
-        Some(g)
+        Some(Generation::from_parts(self.dir, self.n, vertices, starts, edges))
     }
 }
 
