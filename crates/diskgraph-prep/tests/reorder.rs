@@ -277,51 +277,44 @@ proptest! {
     }
 }
 
-/// Checks Norder's definition on `order`: going down the vertices by descending in-degree (ties
-/// by ID), each unplaced one starts a block of consecutive IDs holding exactly itself, then its
-/// unplaced out-neighbours, then the unplaced out-neighbours of those (each level in any order).
+/// Checks Norder's definition on `order`: going down the vertices by rank — descending
+/// in-degree, ties by ID — each unplaced one starts a block of consecutive IDs holding exactly
+/// itself, then its unplaced out-neighbours by rank, then for each of those in turn its
+/// out-neighbours still unplaced, by rank.
 fn check_norder(g: &GraphDir, order: &[u32]) {
     let out = lists(g, Direction::Out);
     let inn = g.load_offsets(Direction::In).unwrap();
-    let in_degree = |v: u32| inn[v as usize + 1] - inn[v as usize];
+    let rank = |v: u32| (std::cmp::Reverse(inn[v as usize + 1] - inn[v as usize]), v);
     let n = order.len();
     let mut placed = vec![false; n];
-    let mut pos = 0;
-    while pos < n {
+    let mut want = Vec::with_capacity(n);
+    let take = |parent: u32, placed: &mut [bool], want: &mut Vec<u32>| {
+        let mut group: Vec<u32> = out[parent as usize].iter().map(|&(u, _)| u).collect();
+        group.retain(|&u| !std::mem::replace(&mut placed[u as usize], true));
+        group.sort_by_key(|&u| rank(u));
+        want.extend_from_slice(&group);
+        group
+    };
+    while want.len() < n {
         let seed = (0..n as u32)
             .filter(|&v| !placed[v as usize])
-            .max_by_key(|&v| (in_degree(v), std::cmp::Reverse(v)))
+            .min_by_key(|&v| rank(v))
             .unwrap();
-        assert_eq!(
-            order[pos], seed,
-            "block at {pos} starts at the unplaced vertex of highest in-degree"
-        );
         placed[seed as usize] = true;
-        pos += 1;
-        let mut levels = vec![vec![seed]];
-        for _ in 0..2 {
-            let mut level = BTreeSet::new();
-            for &v in levels.last().unwrap() {
-                for &(u, _) in &out[v as usize] {
-                    if !placed[u as usize] {
-                        level.insert(u);
-                    }
-                }
-            }
-            let got: BTreeSet<u32> = order[pos..pos + level.len()].iter().copied().collect();
-            assert_eq!(got, level, "BFS level after position {pos}");
-            level.iter().for_each(|&u| placed[u as usize] = true);
-            pos += level.len();
-            levels.push(level.into_iter().collect());
+        want.push(seed);
+        for u in take(seed, &mut placed, &mut want) {
+            take(u, &mut placed, &mut want);
         }
     }
+    assert_eq!(order, want);
 }
 
 #[test]
 fn norder_on_a_hand_made_graph() {
-    // In-degrees: 5 has five, 9 two, every other vertex one. From 5 the BFS reaches 2 and 7
-    // (depth 1), then 9 (from 2) and 0 (from 7); 3 is three hops away and 1 only points at 5.
-    // The next unplaced seeds by (in-degree, ID) are 1, then 3 (reaching 6 and then 8), then 4.
+    // In-degrees: 5 has five, 7 and 9 two, every other vertex one. From 5 the BFS reaches 7
+    // and 2 (depth 1, by rank although 5 lists 2 first), then 9 and 0 (from 7, by rank), and
+    // nothing new from 2; 3 is three hops away and 1 only points at 5. The next unplaced seeds
+    // by (in-degree, ID) are 1, then 3 (reaching 6 and then 8), then 4.
     let edges = vec![
         (5, 2),
         (5, 7),
@@ -338,6 +331,7 @@ fn norder_on_a_hand_made_graph() {
         (6, 8),
         (4, 1),
         (8, 4),
+        (0, 7),
     ];
     let el = EdgeList::new(10, true, edges);
     let dir = tempfile::tempdir().unwrap();
@@ -346,7 +340,7 @@ fn norder_on_a_hand_made_graph() {
     import_edges(&el, Keep::default(), &ids, &input);
     let g = GraphDir::open(&input).unwrap();
     let order = compute_order(&g, &opts(Method::Norder), &mut NoProgress).unwrap().order;
-    assert_eq!(order, vec![5, 2, 7, 9, 0, 1, 3, 6, 8, 4]);
+    assert_eq!(order, vec![5, 7, 2, 9, 0, 1, 3, 6, 8, 4]);
     check_norder(&g, &order);
     let out = dir.path().join("n");
     reordered(&input, &out, &opts(Method::Norder));
@@ -356,7 +350,7 @@ fn norder_on_a_hand_made_graph() {
     assert_eq!(
         lists(&new, Direction::Out)[0],
         vec![(1, None), (2, None)],
-        "5 → 2, 7 became 0 → 1, 2"
+        "5 → 2, 7 became 0 → 2, 1"
     );
 }
 

@@ -8,7 +8,7 @@
 //! | `random` | a permutation drawn from `--seed` (ChaCha8, Fisher–Yates) | O(V) |
 //! | `degree` | descending in-degree, ties by input ID | O(V) |
 //! | `pagerank` | descending PageRank (10 power iterations, alpha 0.85, unweighted), ties by input ID | O(V) |
-//! | `norder` | Neighborhood Ordering: seeds by descending in-degree, each unplaced seed starts a BFS along out-edges bounded at depth 2 that takes consecutive IDs | O(V) |
+//! | `norder` | Neighborhood Ordering: seeds by descending in-degree, each unplaced seed starts a BFS along out-edges bounded at depth 2 that takes consecutive IDs, neighbours by the same ranking | O(V) |
 //! | `gorder` | Gorder's greedy window ordering (window `--window`) | O(V + E), checked against `--memory` |
 //!
 //! "Input ID" is the vertex's internal ID in the input graph; in-degree is the out-degree of an
@@ -195,7 +195,7 @@ pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Pro
         Method::Random => simple(simple::random(n, opts.seed.unwrap_or(0)), 4),
         Method::Degree => simple(simple::degree(g)?, 12),
         Method::PageRank => simple(simple::pagerank(g, read, progress)?, 20),
-        Method::Norder => simple(norder::norder(g, read, progress)?, 21),
+        Method::Norder => simple(norder::norder(g, read, progress)?, 25),
         Method::Gorder => {
             let window = opts.window.unwrap_or_else(|| default_window(g.manifest()));
             let done = gorder::gorder(g, window, opts.memory, opts.checkpoint.as_ref(), progress)?;
