@@ -8,9 +8,9 @@
 //!
 //! The paper leaves the order of a search's neighbours open. Taking them by rank rather than
 //! in list order gives the neighbourhoods of the highest in-degree vertices the lowest IDs of
-//! each group, where a BFS-like algorithm's frontiers keep returning: on Kronecker 22 it cut
-//! the bytes a 25% page cache let bfs, diameter and bc(32) read by 50%, 51% and 18%, and their
-//! times by ×1.4, ×1.6 and ×1.5 (docs/BENCHMARKS.md).
+//! each group, where a BFS-like algorithm's frontiers keep returning: on Kronecker 22 with a
+//! 25% page cache it cut the bytes diameter and bc(32) read by 42% and 18% (bfs: unchanged)
+//! and their times by ×1.34 each, medians of three paired runs (docs/BENCHMARKS.md).
 //!
 //! The search only passes through vertices it places itself, so every adjacency list is read at
 //! most once: O(E log d_max) time, O(V) state (in-degrees for the seed ranking, each vertex's
