@@ -20,13 +20,18 @@
 //! in a list, and a round's work is the selected vertices' in-degrees, not the lengths of
 //! their in-neighbours' lists (hubs, on a power-law graph). Lists are sorted and pages grow
 //! with vertex IDs, so a page's neighbours are consecutive in a list.
+//!
+//! A round allocates nothing of O(V): the changes are gathered per chunk of groups and added
+//! in group order, and the ranking buffer and the previous selection are kept from round to
+//! round. Fresh memory is costly: the kernel zeroes every page of it on first touch, and on
+//! Kronecker 24 the per-worker penalty vectors a round used to fold (134 MB each) made page
+//! zeroing 42% of GVS's time (K = 100: 443 s before, 124 s after; docs/BENCHMARKS.md).
 
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 
-/// Rounds that change at least this many page groups recharge them in parallel (below it, one
-/// penalty vector per worker costs more than it saves).
-const PARALLEL_GROUPS: usize = 1 << 18;
+/// Page groups a worker recharges at a time in a round.
+const GROUPS_PER_CHUNK: usize = 1 << 12;
 
 /// Penalty model of one graph: pages, page populations and in-degrees.
 struct Model<'a> {
@@ -76,15 +81,15 @@ impl<'a> Model<'a> {
         &list[lo..lo + len]
     }
 
-    /// Adds to `t` how the charges `v` makes to `group` (its neighbours in one page) change from
-    /// a selection where `live_before` tells which vertices take charges to one where
-    /// `live_after` does.
+    /// Passes to `charge(u, change)` how the charges `v` makes to `group` (its neighbours in
+    /// one page) change from a selection where `live_before` tells which vertices take charges
+    /// to one where `live_after` does.
     fn recharge(
         &self,
         group: &[u32],
         live_before: impl Fn(u32) -> bool,
         live_after: impl Fn(u32) -> bool,
-        t: &mut [f64],
+        mut charge: impl FnMut(u32, f64),
     ) {
         let (mut before, mut after) = (0u64, 0u64);
         for &u in group {
@@ -103,10 +108,10 @@ impl<'a> Model<'a> {
                 1.0 / (r * sum as f64 * self.in_degree[u as usize].max(1) as f64)
             };
             if live_before(u) {
-                t[u as usize] -= share(before);
+                charge(u, -share(before));
             }
             if live_after(u) {
-                t[u as usize] += share(after);
+                charge(u, share(after));
             }
         }
     }
@@ -130,7 +135,7 @@ impl<'a> Model<'a> {
                 || vec![0.0; n],
                 |mut t, v| {
                     for group in groups(v) {
-                        self.recharge(group, |_| false, |u| self.live(u, chosen), &mut t);
+                        self.recharge(group, |_| false, |u| self.live(u, chosen), |u, c| t[u as usize] += c);
                     }
                     t
                 },
@@ -166,21 +171,19 @@ pub struct GvsState {
 /// the module doc). Returns them in selection order.
 pub fn gvs(out: &Csr, inn: &Csr, budget: u64, rounds: usize, page_bytes: u64) -> Vec<u32> {
     let mut selected = Vec::new();
-    gvs_rounds(out, inn, budget, rounds, page_bytes, PARALLEL_GROUPS, |_, round| {
+    gvs_rounds(out, inn, budget, rounds, page_bytes, |_, round| {
         selected.extend_from_slice(round)
     });
     selected
 }
 
-/// GVS calling `after(state, selected_this_round)` after each round; rounds that change
-/// `parallel_groups` page groups or more recharge them in parallel.
+/// GVS calling `after(state, selected_this_round)` after each round.
 pub(crate) fn gvs_rounds(
     out: &Csr,
     inn: &Csr,
     budget: u64,
     rounds: usize,
     page_bytes: u64,
-    parallel_groups: usize,
     mut after: impl FnMut(&GvsState, &[u32]),
 ) {
     let model = Model::new(out, inn, page_bytes);
@@ -191,45 +194,60 @@ pub(crate) fn gvs_rounds(
         bytes: 0,
     };
     let rounds = rounds.max(1) as u128;
+    let mut ranking = Vec::new();
+    let mut chosen_before = Vec::new();
     for k in 1..=rounds {
         let target = (u128::from(budget) * k / rounds) as u64;
-        let round = pick(out, &state, target);
+        let round = pick(out, &state, target, &mut ranking);
         if !round.is_empty() {
-            update(&model, inn, &mut state, &round, parallel_groups);
+            chosen_before.clone_from(&state.chosen);
+            update(&model, inn, &mut state, &chosen_before, &round);
         }
         after(&state, &round);
     }
 }
 
 /// The unselected vertices with the highest penalty per edge, while the total stays within
-/// `target` (stopping at the first that does not fit).
-fn pick(out: &Csr, state: &GvsState, target: u64) -> Vec<u32> {
+/// `target` (stopping at the first that does not fit). `ranking` is scratch space of one entry
+/// per vertex, kept between rounds.
+fn pick(out: &Csr, state: &GvsState, target: u64, ranking: &mut Vec<(f64, u32)>) -> Vec<u32> {
     let deg = |v: u32| out.degree(v) as u64;
     let cost = |v: u32| super::list_cost(deg(v));
-    let mut candidates: Vec<(f64, u32)> = (0..out.num_vertices() as u32)
+    let candidate = |v: u32| !state.chosen[v as usize] && deg(v) > 0;
+    // Every vertex gets an entry; those that are no candidates rank below all others.
+    ranking.resize(out.num_vertices(), (0.0, 0));
+    ranking.par_iter_mut().enumerate().for_each(|(v, entry)| {
+        let v = v as u32;
+        let score = if candidate(v) {
+            state.penalty[v as usize] / deg(v) as f64
+        } else {
+            f64::NEG_INFINITY
+        };
+        *entry = (score, v);
+    });
+    let candidates = (0..out.num_vertices() as u32)
         .into_par_iter()
-        .filter(|&v| !state.chosen[v as usize] && deg(v) > 0)
-        .map(|v| (state.penalty[v as usize] / deg(v) as f64, v))
-        .collect();
+        .filter(|&v| candidate(v))
+        .count();
     let order = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
     // Sort only as much of the front as the round can take: grow the front until its cost
-    // exceeds what is left, or it is everything.
+    // exceeds what is left, or it is every candidate.
     let left = target.saturating_sub(state.bytes);
-    let mut front = 1024.min(candidates.len());
+    let mut front = 1024.min(candidates);
     loop {
-        if front < candidates.len() {
-            candidates.select_nth_unstable_by(front, order);
+        if front < ranking.len() {
+            ranking.select_nth_unstable_by(front, order);
         }
-        candidates[..front].par_sort_unstable_by(order);
-        let bytes: u64 = candidates[..front].iter().map(|&(_, v)| cost(v)).sum();
-        if bytes > left || front == candidates.len() {
+        ranking[..front].par_sort_unstable_by(order);
+        let bytes: u64 = ranking[..front].iter().map(|&(_, v)| cost(v)).sum();
+        if bytes > left || front == candidates {
             break;
         }
-        front = (front * 4).min(candidates.len());
+        front = (front * 4).min(candidates);
     }
     let mut used = state.bytes;
     let mut round = Vec::new();
-    for &(_, v) in &candidates[..front] {
+    for &(_, v) in &ranking[..front] {
         if used + cost(v) > target {
             break;
         }
@@ -239,42 +257,38 @@ fn pick(out: &Csr, state: &GvsState, target: u64) -> Vec<u32> {
     round
 }
 
-/// Selects `round`. Only the page groups that lose a member change their charges: for each
-/// selected `s` and each in-neighbour `v` of `s`, `v`'s group in `s`'s page. Each such group
-/// (found by binary search in `v`'s list) is recharged once, in parallel when there are at
-/// least `parallel_groups` of them.
-fn update(model: &Model<'_>, inn: &Csr, state: &mut GvsState, round: &[u32], parallel_groups: usize) {
+/// Selects `round` (`chosen_before`: the selection before it, equal to `state.chosen`). Only
+/// the page groups that lose a member change their charges: for each selected `s` and each
+/// in-neighbour `v` of `s`, `v`'s group in `s`'s page. Each such group (found by binary search
+/// in `v`'s list) is recharged once; chunks of groups are recharged in parallel and their
+/// changes added in group order.
+fn update(model: &Model<'_>, inn: &Csr, state: &mut GvsState, chosen_before: &[bool], round: &[u32]) {
     let mut groups: Vec<(u32, u64)> = round
         .par_iter()
         .flat_map_iter(|&s| inn.neighbours(s).iter().map(move |&v| (v, model.page[s as usize])))
         .collect();
     groups.par_sort_unstable();
     groups.dedup();
-    let before = state.chosen.clone();
     for &s in round {
         state.chosen[s as usize] = true;
         state.bytes += super::list_cost(model.out.degree(s) as u64);
     }
-    let (before, after) = (&before, &state.chosen);
-    let live_before = |u: u32| model.live(u, before);
+    let after = &state.chosen;
+    let live_before = |u: u32| model.live(u, chosen_before);
     let live_after = |u: u32| model.live(u, after);
-    if groups.len() < parallel_groups {
-        for &(v, page) in &groups {
-            model.recharge(model.group(v, page), live_before, live_after, &mut state.penalty);
-        }
-    } else {
-        let n = model.out.num_vertices();
-        let change = groups
-            .par_iter()
-            .fold(
-                || vec![0.0; n],
-                |mut t, &(v, page)| {
-                    model.recharge(model.group(v, page), live_before, live_after, &mut t);
-                    t
-                },
-            )
-            .reduce(|| vec![0.0; n], add_into);
-        state.penalty.par_iter_mut().zip(&change).for_each(|(p, c)| *p += c);
+    let changes: Vec<Vec<(u32, f64)>> = groups
+        .par_chunks(GROUPS_PER_CHUNK)
+        .map(|chunk| {
+            let mut changes = Vec::new();
+            for &(v, page) in chunk {
+                let group = model.group(v, page);
+                model.recharge(group, live_before, live_after, |u, c| changes.push((u, c)));
+            }
+            changes
+        })
+        .collect();
+    for (u, c) in changes.into_iter().flatten() {
+        state.penalty[u as usize] += c;
     }
 }
 
@@ -331,19 +345,16 @@ mod tests {
             arcs.push((b, a));
         }
         let out = csr(90, &arcs);
-        // Every round sequential, then every round in parallel.
-        for parallel_groups in [usize::MAX, 0] {
-            let mut rounds = 0;
-            gvs_rounds(&out, &out, 400, 10, 64, parallel_groups, |state, round| {
-                rounds += 1;
-                let full = penalties(&out, &out, &state.chosen, 64);
-                for (v, (a, b)) in state.penalty.iter().zip(&full).enumerate() {
-                    assert!((a - b).abs() < 1e-9, "round {rounds}, vertex {v}: {a} vs {b}");
-                }
-                assert!(state.bytes <= 400 * rounds / 10);
-                assert!(round.iter().all(|&v| state.chosen[v as usize]));
-            });
-            assert_eq!(rounds, 10);
-        }
+        let mut rounds = 0;
+        gvs_rounds(&out, &out, 400, 10, 64, |state, round| {
+            rounds += 1;
+            let full = penalties(&out, &out, &state.chosen, 64);
+            for (v, (a, b)) in state.penalty.iter().zip(&full).enumerate() {
+                assert!((a - b).abs() < 1e-9, "round {rounds}, vertex {v}: {a} vs {b}");
+            }
+            assert!(state.bytes <= 400 * rounds / 10);
+            assert!(round.iter().all(|&v| state.chosen[v as usize]));
+        });
+        assert_eq!(rounds, 10);
     }
 }
