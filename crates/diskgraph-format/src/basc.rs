@@ -17,17 +17,18 @@ use crate::grid::GridBuilder;
 use crate::verify::hash_file;
 use crate::{padded_len, FileEntry, FormatError, GraphDir, Manifest, OUT_ADJ};
 
-/// Bytes a static cache spends on a list besides its edges: the vertex (4), its start (8) and
-/// one byte of slack (the membership bits and prefix counts are counted per 64 vertices).
-pub const STATIC_LIST_OVERHEAD_BYTES: u64 = 13;
+/// Bytes a static cache spends on a list besides its edges: its start, 4 bytes from the start
+/// of its group of 64 lists, and one byte for the group's full 8-byte start (the membership
+/// bits and prefix counts are counted per 64 vertices).
+pub const STATIC_LIST_OVERHEAD_BYTES: u64 = 5;
 
 /// Bytes a static cache of `lists` lists holding `edges` edges takes on a graph of `n`
 /// vertices: a membership bit per vertex plus a 32-bit prefix count per 64-vertex word (12
-/// bytes per 64 vertices), the end of the start index (8), [`STATIC_LIST_OVERHEAD_BYTES`] per
+/// bytes per 64 vertices), the end of the start index (12), [`STATIC_LIST_OVERHEAD_BYTES`] per
 /// list and 4 per edge. `diskgraph select` sizes selections by it and a run loading one into a
 /// share of its budget checks the share against it, so a selection of S bytes loads into S.
 pub fn static_cache_bytes(n: usize, lists: u64, edges: u64) -> u64 {
-    n.div_ceil(64) as u64 * 12 + 8 + lists * STATIC_LIST_OVERHEAD_BYTES + edges * 4
+    n.div_ceil(64) as u64 * 12 + 12 + lists * STATIC_LIST_OVERHEAD_BYTES + edges * 4
 }
 
 /// Metadata file of a selection.

@@ -331,20 +331,23 @@ impl SelectiveGraph {
         let served = AtomicU64::new(0);
         let served_edges = AtomicU64::new(0);
         // Walk whichever is smaller: a small sparse round looks its vertices up, so a large store
-        // costs nothing to rounds that touch few of its lists.
+        // costs nothing to rounds that touch few of its lists. A dense walk goes through the
+        // store's membership words, CHUNK / 64 of them at a time.
         let sparse = active.as_sparse().filter(|list| list.len() < g.len());
-        let count = sparse.map_or(g.len(), <[u32]>::len);
-        (0..count.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+        let words = g.held.bits().len();
+        let chunks = sparse.map_or(words.div_ceil(CHUNK / 64), |vs| vs.len().div_ceil(CHUNK));
+        (0..chunks).into_par_iter().for_each(|c| {
             let mut state = init();
             let (mut lists, mut edges) = (0, 0);
-            for i in c * CHUNK..count.min((c + 1) * CHUNK) {
-                let (v, list) = match sparse {
-                    Some(vs) => match g.find(vs[i]) {
-                        Some(at) => g.entry(at),
-                        None => continue,
-                    },
-                    None => g.entry(i),
-                };
+            let held: Box<dyn Iterator<Item = (u32, &[u32])>> = match sparse {
+                Some(vs) => Box::new(
+                    vs[c * CHUNK..vs.len().min((c + 1) * CHUNK)]
+                        .iter()
+                        .filter_map(|&v| g.find(v).map(|at| (v, g.list(at)))),
+                ),
+                None => Box::new(g.lists_in_words(c * CHUNK / 64..words.min((c + 1) * CHUNK / 64))),
+            };
+            for (v, list) in held {
                 if (sparse.is_none() && !active.contains(v)) || skip.is_some_and(|b| bit(b, v)) {
                     continue;
                 }

@@ -96,6 +96,12 @@ pub enum EngineError {
         /// Bytes it needs.
         needed: u64,
     },
+    /// A static cache selection whose lists its start index cannot address.
+    #[error("selection {layout}: 64 consecutive lists hold 2^32 edges or more, more than the static cache can index")]
+    ListsTooLong {
+        /// The selection's layout name.
+        layout: String,
+    },
     /// The call needs the in-edges of a directed graph, and they were not opened.
     #[error("the in-edges of this directed graph were not opened (SelectiveOptions::need_in)")]
     MissingInEdges,

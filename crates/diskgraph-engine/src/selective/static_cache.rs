@@ -77,15 +77,19 @@ impl SelectiveGraph {
                 needed,
             });
         }
-        let subset = VertexSubset::from_vertices(self.n, vertices.clone());
-        let read_before = self.io.stats().bytes_read;
         let mut lists = Generation::from_parts(
             self.physical(Direction::Out),
             self.n,
-            vertices,
-            starts,
+            &vertices,
+            &starts,
             vec![0; edges as usize],
-        );
+        )
+        .ok_or_else(|| EngineError::ListsTooLong {
+            layout: opts.layout.clone(),
+        })?;
+        drop(starts);
+        let subset = VertexSubset::from_vertices(self.n, vertices);
+        let read_before = self.io.stats().bytes_read;
         lists.fill_edges(|index, buf| {
             let shared = SharedSlice::new(buf);
             self.for_each_piece(Direction::Out, &subset, false, |v, p| {
