@@ -70,7 +70,14 @@ impl RankBitmap {
 
     /// Members in ascending order.
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
-        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+        self.members_in(0..self.bits.len())
+    }
+
+    /// Members of words `words` (those in `64 * words.start .. 64 * words.end`), ascending.
+    pub fn members_in(&self, words: std::ops::Range<usize>) -> impl Iterator<Item = u64> + '_ {
+        let first = words.start;
+        self.bits[words].iter().enumerate().flat_map(move |(k, &word)| {
+            let w = first + k;
             let mut rest = word;
             std::iter::from_fn(move || {
                 (rest != 0).then(|| {

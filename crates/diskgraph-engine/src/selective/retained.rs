@@ -136,22 +136,16 @@ impl Generation {
     /// The held lists of the vertices in `64 * words.start .. 64 * words.end`, ascending, with
     /// their vertices.
     pub(crate) fn lists_in_words(&self, words: std::ops::Range<usize>) -> impl Iterator<Item = (u32, &[u32])> + '_ {
-        let first = words.start;
-        self.held.bits()[words]
-            .iter()
-            .enumerate()
-            .flat_map(move |(k, &word)| {
-                let w = first + k;
-                let mut rest = word;
-                std::iter::from_fn(move || {
-                    (rest != 0).then(|| {
-                        let v = (w * 64) as u32 + rest.trailing_zeros();
-                        rest &= rest - 1;
-                        v
-                    })
-                })
-            })
-            .map(|v| (v, self.list(self.find(v).expect("a member"))))
+        // Members are in position order, so the first one's rank numbers them all.
+        let first = if words.is_empty() {
+            0
+        } else {
+            self.held.rank(words.start as u64 * 64) as usize
+        };
+        self.held
+            .members_in(words)
+            .zip(first..)
+            .map(|(v, at)| (v as u32, self.list(at)))
     }
 }
 
