@@ -216,19 +216,21 @@ fn pick(out: &Csr, state: &GvsState, target: u64, ranking: &mut Vec<(f64, u32)>)
     let candidate = |v: u32| !state.chosen[v as usize] && deg(v) > 0;
     // Every vertex gets an entry; those that are no candidates rank below all others.
     ranking.resize(out.num_vertices(), (0.0, 0));
-    ranking.par_iter_mut().enumerate().for_each(|(v, entry)| {
-        let v = v as u32;
-        let score = if candidate(v) {
-            state.penalty[v as usize] / deg(v) as f64
-        } else {
-            f64::NEG_INFINITY
-        };
-        *entry = (score, v);
-    });
-    let candidates = (0..out.num_vertices() as u32)
-        .into_par_iter()
-        .filter(|&v| candidate(v))
-        .count();
+    let candidates: usize = ranking
+        .par_iter_mut()
+        .enumerate()
+        .map(|(v, entry)| {
+            let v = v as u32;
+            let is_candidate = candidate(v);
+            let score = if is_candidate {
+                state.penalty[v as usize] / deg(v) as f64
+            } else {
+                f64::NEG_INFINITY
+            };
+            *entry = (score, v);
+            usize::from(is_candidate)
+        })
+        .sum();
     let order = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
     // Sort only as much of the front as the round can take: grow the front until its cost
     // exceeds what is left, or it is every candidate.
