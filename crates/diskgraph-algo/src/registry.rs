@@ -989,20 +989,17 @@ fn highest_ranks(ranks: &[f64], k: usize) -> Vec<usize> {
 
 /// Rows (`ids[i]`, `values[i]`) sorted by original ID.
 fn ascending_by_id(values: Values, ids: Vec<u64>) -> (Values, Vec<u64>) {
-    let order = diskgraph_format::ascending_order(&ids);
+    let order = diskgraph_format::IdOrder::new(&ids);
     let values = match values {
-        Values::Signed(v) => Values::Signed(order.iter().map(|&i| v[i]).collect()),
-        Values::Unsigned(v) => Values::Unsigned(order.iter().map(|&i| v[i]).collect()),
-        Values::Float(v) => Values::Float(order.iter().map(|&i| v[i]).collect()),
+        Values::Signed(v) => Values::Signed(order.apply(&v)),
+        Values::Unsigned(v) => Values::Unsigned(order.apply(&v)),
+        Values::Float(v) => Values::Float(order.apply(&v)),
         Values::Distances { sources, hops } => Values::Distances {
             sources,
-            hops: hops
-                .chunks(ids.len().max(1))
-                .flat_map(|row| order.iter().map(move |&i| row[i]))
-                .collect(),
+            hops: hops.chunks(ids.len().max(1)).flat_map(|row| order.apply(row)).collect(),
         },
     };
-    (values, order.iter().map(|&i| ids[i]).collect())
+    (values, order.sorted_ids())
 }
 
 /// `Inputs::source` while `--source max-degree` waits for the engine's offsets.

@@ -1,9 +1,11 @@
 //! Rows in ascending original-ID order. Every result is reported by ascending original ID; a
 //! reordered graph's vertices are not in that order, so each run on one turns its rows around.
 //! Sorting 16.8 M positions by a randomly accessed key took ~2.5 s of CPU on Kronecker 24 —
-//! most of a bfs — so IDs that are dense (a generated graph, or any import whose IDs are close
-//! to `0..n`) are ranked by counting instead: one pass for their range, one to set their bits
-//! in a [`RankBitmap`] of it, one to place each by its rank there.
+//! most of a bfs — so IDs that are distinct and dense (a generated graph, or any import whose
+//! IDs are close to `0..n`) are ranked by counting instead: one pass for their range, one to
+//! set their bits in a [`RankBitmap`] of it, and then each column is scattered in parallel,
+//! row `i` straight to the rank of its ID — one random pass per column where a gather through
+//! an order of positions took three (build the order, gather the values, gather the IDs).
 
 use rayon::prelude::*;
 
@@ -13,24 +15,73 @@ use crate::{RankBitmap, MAX_VERTICES};
 /// much as the IDs themselves).
 const MAX_SPAN_PER_ID: u64 = 64;
 
-/// Positions of the entries of `ids` in ascending order of ID (`ids[order[0]]` is the
-/// smallest; equal IDs, which a valid graph never has, keep their relative order). Distinct
-/// IDs spanning at most 64 values per ID are ranked by counting; others are sorted.
-pub fn ascending_order(ids: &[u64]) -> Vec<usize> {
-    rank_by_counting(ids).unwrap_or_else(|| {
-        let mut order: Vec<usize> = (0..ids.len()).collect();
-        order.par_sort_by_key(|&i| ids[i]);
-        order
-    })
+/// Rows per parallel task when scattering or gathering a column.
+const ROWS_PER_TASK: usize = 1 << 14;
+
+/// How rows in a graph's internal order go to ascending order of their original IDs.
+pub struct IdOrder<'a> {
+    ids: &'a [u64],
+    how: How,
 }
 
-/// [`ascending_order`] from the ranks of the IDs in a bitmap of their span;
-/// `None` when the span is too wide for it or an ID repeats.
-fn rank_by_counting(ids: &[u64]) -> Option<Vec<usize>> {
-    let (min, max) = ids.iter().fold(None, |range, &id| match range {
-        None => Some((id, id)),
-        Some((lo, hi)) => Some((id.min(lo), id.max(hi))),
-    })?;
+enum How {
+    /// Distinct IDs of a span at most [`MAX_SPAN_PER_ID`] times their number: row `i` goes to
+    /// the rank of `ids[i] - min` among them (`ids[i] - min` itself when they fill the span).
+    Ranked {
+        present: RankBitmap,
+        min: u64,
+        fills_span: bool,
+    },
+    /// Anything else: `order[j]` is the row that goes to position `j` (a stable sort).
+    Sorted(Vec<usize>),
+}
+
+impl<'a> IdOrder<'a> {
+    /// The order of `ids` (one original ID per row).
+    pub fn new(ids: &'a [u64]) -> Self {
+        let how = ranked(ids).unwrap_or_else(|| {
+            let mut order: Vec<usize> = (0..ids.len()).collect();
+            order.par_sort_by_key(|&i| ids[i]);
+            How::Sorted(order)
+        });
+        IdOrder { ids, how }
+    }
+
+    /// `column` (one value per row) in ascending order of ID; rows of equal IDs, which a valid
+    /// graph never has, keep their relative order.
+    ///
+    /// # Panics
+    /// If `column` has not one value per row.
+    pub fn apply<T: Copy + Default + Send + Sync>(&self, column: &[T]) -> Vec<T> {
+        assert_eq!(column.len(), self.ids.len(), "one value per row");
+        match &self.how {
+            How::Ranked {
+                fills_span: true, min, ..
+            } => scatter(column, |i| (self.ids[i] - min) as usize),
+            How::Ranked { present, min, .. } => scatter(column, |i| present.rank(self.ids[i] - min) as usize),
+            How::Sorted(order) => order
+                .par_iter()
+                .with_min_len(ROWS_PER_TASK)
+                .map(|&i| column[i])
+                .collect(),
+        }
+    }
+
+    /// The IDs themselves in ascending order.
+    pub fn sorted_ids(&self) -> Vec<u64> {
+        match &self.how {
+            How::Ranked {
+                fills_span: true, min, ..
+            } => (*min..*min + self.ids.len() as u64).into_par_iter().collect(),
+            _ => self.apply(self.ids),
+        }
+    }
+}
+
+/// [`How::Ranked`] for `ids`; `None` when their span is too wide for a bitmap or an ID repeats.
+fn ranked(ids: &[u64]) -> Option<How> {
+    let min = ids.par_iter().copied().min()?;
+    let max = ids.par_iter().copied().max()?;
     if max - min >= MAX_SPAN_PER_ID.saturating_mul(ids.len() as u64) || ids.len() as u64 > MAX_VERTICES {
         return None;
     }
@@ -43,12 +94,45 @@ fn rank_by_counting(ids: &[u64]) -> Option<Vec<usize>> {
         }
         *word |= mask;
     }
-    let present = RankBitmap::new(bits);
-    let mut order = vec![0usize; ids.len()];
-    for (i, &id) in ids.iter().enumerate() {
-        order[present.rank(id - min) as usize] = i;
+    Some(How::Ranked {
+        present: RankBitmap::new(bits),
+        min,
+        fills_span: max - min + 1 == ids.len() as u64,
+    })
+}
+
+/// `column` with row `i` moved to row `dest(i)`, in parallel. `dest` must map the rows one to
+/// one onto themselves (the ranks of distinct IDs do).
+fn scatter<T: Copy + Default + Send + Sync>(column: &[T], dest: impl Fn(usize) -> usize + Sync) -> Vec<T> {
+    let n = column.len();
+    let mut out = vec![T::default(); n];
+    let slots = Slots(out.as_mut_ptr());
+    column
+        .par_iter()
+        .enumerate()
+        .with_min_len(ROWS_PER_TASK)
+        .for_each(|(i, &value)| {
+            let d = dest(i);
+            assert!(d < n, "a destination beyond the rows");
+            // SAFETY: `d < n` lies within `out`, which outlives the loop and is not otherwise
+            // touched during it; `dest` is one to one, so no two rows write the same slot.
+            unsafe { slots.write(d, value) }
+        });
+    out
+}
+
+/// The start of a column that parallel tasks write at distinct positions.
+struct Slots<T>(*mut T);
+
+// SAFETY: shared only by `scatter`, whose writes go to distinct, in-bounds slots.
+unsafe impl<T: Send> Sync for Slots<T> {}
+
+impl<T> Slots<T> {
+    /// # Safety
+    /// `at` is within the column and no other task writes or reads slot `at` concurrently.
+    unsafe fn write(&self, at: usize, value: T) {
+        self.0.add(at).write(value)
     }
-    Some(order)
 }
 
 #[cfg(test)]
@@ -57,40 +141,64 @@ mod tests {
 
     use super::*;
 
+    /// Rows' positions in ascending order of ID, by a plain stable sort.
     fn sorted(ids: &[u64]) -> Vec<usize> {
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| ids[i]);
         order
     }
 
+    /// The same through an [`IdOrder`], and whether it ranked by counting.
+    fn ordered(ids: &[u64]) -> (Vec<usize>, bool) {
+        let order = IdOrder::new(ids);
+        let rows = order.apply(&(0..ids.len()).collect::<Vec<_>>());
+        let mut ascending = ids.to_vec();
+        ascending.sort_unstable();
+        assert_eq!(order.sorted_ids(), ascending);
+        (rows, matches!(order.how, How::Ranked { .. }))
+    }
+
     #[test]
     fn dense_sparse_and_repeated_ids_come_out_ascending() {
-        assert_eq!(ascending_order(&[]), Vec::<usize>::new());
-        assert_eq!(ascending_order(&[7]), vec![0]);
-        // A permutation of 10..15: counted.
-        assert!(rank_by_counting(&[12, 10, 14, 11, 13]).is_some());
-        assert_eq!(ascending_order(&[12, 10, 14, 11, 13]), vec![1, 3, 0, 4, 2]);
+        assert_eq!(ordered(&[]), (vec![], false));
+        assert_eq!(ordered(&[7]), (vec![0], true));
+        // A permutation of 10..15: counted, and filling its span.
+        assert_eq!(ordered(&[12, 10, 14, 11, 13]), (vec![1, 3, 0, 4, 2], true));
+        // Gaps within 64 per ID: counted.
+        assert_eq!(ordered(&[40, 3, 17]), (vec![1, 2, 0], true));
         // Spread wider than 64 per ID: sorted.
-        let wide = [u64::MAX, 0, 1 << 40];
-        assert!(rank_by_counting(&wide).is_none());
-        assert_eq!(ascending_order(&wide), vec![1, 2, 0]);
+        assert_eq!(ordered(&[u64::MAX, 0, 1 << 40]), (vec![1, 2, 0], false));
         // A repeat falls back to the (stable) sort.
-        assert!(rank_by_counting(&[3, 1, 3]).is_none());
-        assert_eq!(ascending_order(&[3, 1, 3]), vec![1, 0, 2]);
+        assert_eq!(ordered(&[3, 1, 3]), (vec![1, 0, 2], false));
+    }
+
+    #[test]
+    #[should_panic(expected = "one value per row")]
+    fn a_column_of_another_length_is_refused() {
+        IdOrder::new(&[2, 1]).apply(&[1.0]);
     }
 
     proptest! {
         #[test]
         fn equals_a_sort_by_id(ids in prop::collection::vec(0u64..400, 0..200), base in any::<u64>()) {
             let ids: Vec<u64> = ids.iter().map(|&x| x.saturating_add(base)).collect();
-            prop_assert_eq!(ascending_order(&ids), sorted(&ids));
+            prop_assert_eq!(ordered(&ids).0, sorted(&ids));
         }
 
         #[test]
-        fn distinct_dense_ids_are_counted(
+        fn distinct_spread_ids_are_counted(
             ids in (1u64..300).prop_flat_map(|n| Just((0..n).map(|i| i * 3 + 5).collect::<Vec<u64>>()).prop_shuffle())
         ) {
-            prop_assert_eq!(rank_by_counting(&ids), Some(sorted(&ids)));
+            prop_assert_eq!(ordered(&ids), (sorted(&ids), true));
+        }
+
+        #[test]
+        fn large_permutations_scatter_in_parallel(n in 40_000usize..70_000, seed in any::<u64>()) {
+            // More rows than one parallel task takes, so several tasks write the column.
+            let ids: Vec<u64> = (0..n as u64).map(|i| (i * 7919 + seed) % n as u64).collect();
+            if ids.iter().collect::<std::collections::HashSet<_>>().len() == n {
+                prop_assert_eq!(ordered(&ids), (sorted(&ids), true));
+            }
         }
     }
 }

@@ -423,10 +423,7 @@ impl PyGraph {
         if !self.dir.manifest().ids_ascending() {
             // A reordered graph: rows by ascending original ID, as every result.
             let ids = py.detach(|| self.dir.original_ids()).map_err(format_error)?;
-            degrees = diskgraph_format::ascending_order(&ids)
-                .iter()
-                .map(|&i| degrees[i])
-                .collect();
+            degrees = diskgraph_format::IdOrder::new(&ids).apply(&degrees);
         }
         Ok(degrees.into_pyarray(py))
     }
