@@ -128,6 +128,30 @@ fn static_cache_errors_are_clear() {
     assert!(open_with_basc(&s, Some("basc-all"), 1.5).is_err());
     let err = open_with_basc(&s, Some("basc-none"), 0.5).err().unwrap().to_string();
     assert!(err.contains("basc-none") && err.contains("diskgraph select"), "{err}");
+
+    // The selection's copy of its lists, damaged: a target that is no vertex, a short file.
+    let err = |s: &Stored| open_with_basc(s, Some("basc-all"), 0.5).err().unwrap().to_string();
+    let lists = s.graph.path().join("basc-all").join("lists.u32");
+    let good = std::fs::read(&lists).unwrap();
+    let mut bad = good.clone();
+    bad[4..8].copy_from_slice(&500u32.to_le_bytes());
+    std::fs::write(&lists, &bad).unwrap();
+    let e = err(&s);
+    assert!(
+        e.contains("lists.u32") && e.contains("target 500 out of range (V = 500)"),
+        "{e}"
+    );
+    std::fs::write(&lists, &good[..good.len() - 4096]).unwrap();
+    let e = err(&s);
+    assert!(e.contains("lists.u32") && e.contains("bytes, expected"), "{e}");
+    std::fs::write(&lists, &good).unwrap();
+    open_with_basc(&s, Some("basc-all"), 0.5).unwrap();
+    // A selection of the first format (no lists.u32) asks to be made again.
+    let meta = s.graph.path().join("basc-all").join("basc.json");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    std::fs::write(&meta, text.replace("\"version\": 2", "\"version\": 1")).unwrap();
+    let e = err(&s);
+    assert!(e.contains("version 1") && e.contains("diskgraph select"), "{e}");
 }
 
 fn open_paged(s: &Stored, page_size: u32, policy: Replacement, basc: Option<&str>) -> SelectiveGraph {

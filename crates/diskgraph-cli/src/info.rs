@@ -67,6 +67,7 @@ fn layout_info(g: &GraphDir, name: &str) -> LayoutInfo {
             Ok(s) => {
                 let m = s.meta();
                 info.selection = Some((m.method.clone(), m.count, m.edges, m.select_seconds));
+                info.bytes_on_disk = Some(m.files.values().map(|f| padded_len(f.len)).sum());
             }
             Err(e) => info.error = Some(e.to_string()),
         }
@@ -91,8 +92,9 @@ fn layout_info(g: &GraphDir, name: &str) -> LayoutInfo {
 fn show_layout(l: &LayoutInfo) {
     if let (None, Some((method, count, edges, seconds))) = (&l.error, &l.selection) {
         println!(
-            "  {:24} BAsC selection by {method}: {count} vertices, {edges} edges, selected in {seconds:.3} s",
-            l.name
+            "  {:24} BAsC selection by {method}: {count} vertices, {edges} edges, selected in {seconds:.3} s, {:.1} MiB",
+            l.name,
+            l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
         );
         return;
     }

@@ -66,4 +66,27 @@ fn every_method_publishes_a_selection_within_its_size() {
     assert!(err.contains("vertices.u32"), "{err}");
     ok(&["select", s(&g), "--method", "lowd", "--size", "0.25", "--force"]);
     assert!(ok(&["verify", s(&g)]).contains("ok"));
+
+    // The same in the copy of the lists; a run refuses a target that is no vertex.
+    let file = g.join("basc-lowd").join("lists.u32");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[0] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let err = fails(&["verify", s(&g)]);
+    assert!(err.contains("lists.u32"), "{err}");
+    bytes[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&file, &bytes).unwrap();
+    let run = [
+        "run",
+        "bfs",
+        s(&g),
+        "--engine",
+        "selective",
+        "--memory",
+        "64MiB",
+        "--basc",
+        "lowd",
+    ];
+    let err = fails(&run);
+    assert!(err.contains("lists.u32") && err.contains("out of range"), "{err}");
 }

@@ -3,10 +3,14 @@
 //! `diskgraph select` and reused. The specification is `docs/FORMAT.md`, section "BAsC
 //! selection".
 //!
-//! A selection holds `vertices.u32` (the selected internal vertex IDs, strictly ascending) and
-//! `basc.json` ([`BascMeta`]: how it was chosen, what it costs, the file's length and xxh3, and
-//! the graph it belongs to). [`BascSelection::open`] checks the metadata against the graph and
-//! every ID (O(selected)); [`verify_basc`] also checks the file's checksum and padding.
+//! A selection holds `vertices.u32` (the selected internal vertex IDs, strictly ascending),
+//! `lists.u32` (their out-lists, one after another: the static cache's edges as a run loads
+//! them, in one sequential read rather than one read per scattered list of `out.adj`) and
+//! `basc.json` ([`BascMeta`]: how it was chosen, what it costs, the files' lengths and xxh3, and
+//! the graph it belongs to). [`BascSelection::open`] checks the metadata against the graph, the
+//! files' sizes and every ID (O(selected)); a run loading the lists checks that they are the
+//! selected vertices' degrees long and every target a vertex; [`verify_basc`] also checks the
+//! files' checksums and padding.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::grid::GridBuilder;
 use crate::verify::hash_file;
-use crate::{padded_len, FileEntry, FormatError, GraphDir, Manifest, OUT_ADJ};
+use crate::{padded_len, Csr, FileEntry, FormatError, GraphDir, Manifest, OUT_ADJ};
 
 /// Bytes a static cache spends on a list besides its edges: its start, 4 bytes from the start
 /// of its group of 64 lists, and one byte for the group's full 8-byte start (the membership
@@ -35,10 +39,15 @@ pub fn static_cache_bytes(n: usize, lists: u64, edges: u64) -> u64 {
 pub const BASC_META: &str = "basc.json";
 /// Selected vertices, u32 strictly ascending.
 pub const BASC_VERTICES: &str = "vertices.u32";
+/// The selected vertices' out-lists, u32, one after another in the order of the vertices.
+pub const BASC_LISTS: &str = "lists.u32";
 /// Value of `basc.json`'s `format` field.
 pub const BASC_FORMAT: &str = "diskgraph-basc";
-/// Selection format version this crate reads and writes.
-pub const BASC_VERSION: u32 = 1;
+/// Selection format version this crate reads and writes (2: with `lists.u32`).
+pub const BASC_VERSION: u32 = 2;
+
+/// Lists gathered into one write of `lists.u32`.
+const LISTS_PER_WRITE: usize = 1 << 16;
 
 /// The directory name of selection `name` (`basc-<name>`).
 pub fn basc_layout_name(name: &str) -> String {
@@ -73,7 +82,7 @@ pub struct BascMeta {
     pub num_vertices: u64,
     /// xxh3 of the graph's `out.adj`: ties the selection to its graph.
     pub graph_out_adj: String,
-    /// The data file, by name.
+    /// The data files, by name.
     pub files: BTreeMap<String, FileEntry>,
     /// The tool and version that wrote it.
     pub tool: String,
@@ -84,7 +93,7 @@ impl BascMeta {
     fn check(&self, graph: &Manifest) -> Result<(), String> {
         if self.format != BASC_FORMAT || self.version != BASC_VERSION {
             return Err(format!(
-                "format {} version {}, expected {BASC_FORMAT} {BASC_VERSION}",
+                "format {} version {}, expected {BASC_FORMAT} {BASC_VERSION} (run `diskgraph select` again)",
                 self.format, self.version
             ));
         }
@@ -98,12 +107,18 @@ impl BascMeta {
         if self.graph_out_adj != out_adj {
             return Err("made for another graph (out.adj checksum differs)".into());
         }
-        match self.files.get(BASC_VERTICES) {
-            Some(f) if self.files.len() == 1 && f.len == self.count * 4 => Ok(()),
-            _ => Err(format!(
-                "files must be exactly {BASC_VERTICES} of {} bytes",
-                self.count * 4
-            )),
+        let len = |name: &str| self.files.get(name).map(|f| f.len);
+        if self.files.len() == 2
+            && len(BASC_VERTICES) == Some(self.count * 4)
+            && len(BASC_LISTS) == Some(self.edges * 4)
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "files must be exactly {BASC_VERTICES} of {} bytes and {BASC_LISTS} of {} bytes",
+                self.count * 4,
+                self.edges * 4
+            ))
         }
     }
 }
@@ -161,6 +176,14 @@ impl BascSelection {
         if let Some(&v) = vertices.last().filter(|&&v| u64::from(v) >= meta.num_vertices) {
             return Err(content(format!("vertex {v} out of range (V = {})", meta.num_vertices)));
         }
+        let lists = dir.join(BASC_LISTS);
+        let lists_len = std::fs::metadata(&lists).map_err(|e| FormatError::io(&lists, e))?.len();
+        if lists_len != padded_len(meta.edges * 4) {
+            return Err(FormatError::Content {
+                reason: format!("{lists_len} bytes, expected {}", padded_len(meta.edges * 4)),
+                path: lists,
+            });
+        }
         Ok(BascSelection {
             name: layout.to_string(),
             meta,
@@ -182,6 +205,13 @@ impl BascSelection {
     pub fn vertices(&self) -> &[u32] {
         &self.vertices
     }
+
+    /// The selection's files inside `graph` (which it was opened from): `(vertices.u32,
+    /// lists.u32)`.
+    pub fn paths(&self, graph: &GraphDir) -> (PathBuf, PathBuf) {
+        let dir = graph.path().join(&self.name);
+        (dir.join(BASC_VERTICES), dir.join(BASC_LISTS))
+    }
 }
 
 /// What a new selection records besides its vertices.
@@ -197,34 +227,64 @@ pub struct BascInfo {
     pub seed: Option<u64>,
     /// Budget in bytes.
     pub budget_bytes: u64,
-    /// Out-edges of the selection.
-    pub edges: u64,
     /// Seconds the selection took.
     pub select_seconds: f64,
 }
 
-/// Publishes `vertices` (strictly ascending) as selection `basc-<name>` of `graph`, atomically
-/// (replacing an existing one only with `force`); returns its path.
+/// Publishes `vertices` (strictly ascending) and their lists in `out` (the graph's out-lists) as
+/// selection `basc-<name>` of `graph`, atomically (replacing an existing one only with
+/// `force`); returns its path.
 pub fn publish_basc(
     graph: &GraphDir,
     name: &str,
     info: &BascInfo,
     vertices: &[u32],
+    out: &Csr,
     force: bool,
 ) -> Result<PathBuf, FormatError> {
     let layout = basc_layout_name(name);
     let m = graph.manifest();
+    let refuse = |reason: String| FormatError::Content {
+        path: graph.path().join(&layout),
+        reason,
+    };
     if let Some(i) = vertices.windows(2).position(|w| w[1] <= w[0]) {
-        return Err(FormatError::Content {
-            path: graph.path().join(&layout),
-            reason: format!("selected vertices not strictly ascending at entry {}", i + 1),
-        });
+        return Err(refuse(format!(
+            "selected vertices not strictly ascending at entry {}",
+            i + 1
+        )));
+    }
+    if out.num_vertices() as u64 != m.num_vertices {
+        return Err(refuse(format!(
+            "lists of {} vertices for a graph of {}",
+            out.num_vertices(),
+            m.num_vertices
+        )));
+    }
+    if let Some(&v) = vertices.last().filter(|&&v| v as usize >= out.num_vertices()) {
+        return Err(refuse(format!(
+            "selected vertex {v} out of range (V = {})",
+            m.num_vertices
+        )));
     }
     let builder = GridBuilder::create(graph, &layout, force)?;
     let bytes: Vec<u8> = vertices.iter().flat_map(|v| v.to_le_bytes()).collect();
     let mut file = builder.positioned(BASC_VERTICES, bytes.len() as u64)?;
     file.write_at(0, &bytes)?;
-    let (fname, entry) = file.finish()?;
+    let mut files = BTreeMap::from([file.finish()?]);
+    let edges: u64 = vertices.iter().map(|&v| out.degree(v) as u64).sum();
+    let mut file = builder.positioned(BASC_LISTS, edges * 4)?;
+    let mut at = 0;
+    for group in vertices.chunks(LISTS_PER_WRITE) {
+        let bytes: Vec<u8> = group
+            .iter()
+            .flat_map(|&v| out.neighbours(v))
+            .flat_map(|t| t.to_le_bytes())
+            .collect();
+        file.write_at(at, &bytes)?;
+        at += bytes.len() as u64;
+    }
+    files.extend([file.finish()?]);
     let meta = BascMeta {
         format: BASC_FORMAT.into(),
         version: BASC_VERSION,
@@ -234,11 +294,11 @@ pub fn publish_basc(
         seed: info.seed,
         budget_bytes: info.budget_bytes,
         count: vertices.len() as u64,
-        edges: info.edges,
         select_seconds: info.select_seconds,
         num_vertices: m.num_vertices,
         graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
-        files: BTreeMap::from([(fname, entry)]),
+        edges,
+        files,
         tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
     };
     let mut json = serde_json::to_vec_pretty(&meta).expect("selection metadata serialises");
@@ -252,19 +312,22 @@ pub fn publish_basc(
     })
 }
 
-/// Full check of a selection: [`BascSelection::open`] plus the checksum and zero padding of
-/// `vertices.u32`. Returns the bytes checked.
+/// Full check of a selection: [`BascSelection::open`] plus the checksums and zero padding of
+/// its files. Returns the bytes checked.
 pub fn verify_basc(graph: &GraphDir, layout: &str) -> Result<u64, FormatError> {
     let s = BascSelection::open(graph, layout)?;
-    let path: &Path = &graph.path().join(layout).join(BASC_VERTICES);
-    let entry = &s.meta.files[BASC_VERTICES];
-    let actual = hash_file(path, entry.len)?;
-    if actual != entry.xxh3 {
-        return Err(FormatError::Checksum {
-            path: path.to_path_buf(),
-            expected: entry.xxh3.clone(),
-            actual,
-        });
+    let mut checked = 0;
+    for (name, entry) in &s.meta.files {
+        let path: &Path = &graph.path().join(layout).join(name);
+        let actual = hash_file(path, entry.len)?;
+        if actual != entry.xxh3 {
+            return Err(FormatError::Checksum {
+                path: path.to_path_buf(),
+                expected: entry.xxh3.clone(),
+                actual,
+            });
+        }
+        checked += padded_len(entry.len);
     }
-    Ok(padded_len(entry.len))
+    Ok(checked)
 }

@@ -20,7 +20,7 @@ mod write;
 
 pub use basc::{
     basc_layout_name, publish_basc, static_cache_bytes, verify_basc, BascInfo, BascMeta, BascSelection, BASC_FORMAT,
-    BASC_META, BASC_VERSION, BASC_VERTICES, STATIC_LIST_OVERHEAD_BYTES,
+    BASC_LISTS, BASC_META, BASC_VERSION, BASC_VERTICES, STATIC_LIST_OVERHEAD_BYTES,
 };
 pub use error::FormatError;
 pub use grid::{

@@ -246,7 +246,7 @@ impl<I: Iterator<Item = u32>> Iterator for PerVertexRanges<'_, I> {
 }
 
 /// Little-endian `u32`s from bytes: borrowed when aligned, copied otherwise.
-fn as_u32s(bytes: &[u8]) -> Cow<'_, [u32]> {
+pub(crate) fn as_u32s(bytes: &[u8]) -> Cow<'_, [u32]> {
     match bytemuck::try_cast_slice(bytes) {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => Cow::Owned(

@@ -99,20 +99,6 @@ impl Generation {
         })
     }
 
-    /// Fills the edge array in place: `fill` gets the generation (for [`Self::start_of`]) and
-    /// its edges.
-    pub(crate) fn fill_edges<E>(&mut self, fill: impl FnOnce(&Self, &mut [u32]) -> Result<(), E>) -> Result<(), E> {
-        let mut edges = std::mem::take(&mut self.edges);
-        let filled = fill(self, &mut edges);
-        self.edges = edges;
-        filled
-    }
-
-    /// Where `v`'s list starts in the edge array, if held.
-    pub(crate) fn start_of(&self, v: u32) -> Option<u64> {
-        self.find(v).map(|i| self.starts.get(i) as u64)
-    }
-
     /// Bytes held.
     pub(crate) fn bytes(&self) -> u64 {
         self.held.memory_bytes() + self.starts.bytes() + self.edges.len() as u64 * 4
@@ -249,10 +235,11 @@ mod tests {
     fn find_is_the_rank_of_a_held_vertex_across_words() {
         let vertices = [0, 63, 64, 130, 299];
         let starts: Vec<u64> = (0..=5).map(|i| i * 2).collect();
-        let g = Generation::from_parts(Direction::Out, 300, &vertices, &starts, vec![7; 10]).unwrap();
+        let edges: Vec<u32> = (0..10).collect();
+        let g = Generation::from_parts(Direction::Out, 300, &vertices, &starts, edges).unwrap();
         for (i, &v) in vertices.iter().enumerate() {
             assert_eq!(g.find(v), Some(i));
-            assert_eq!(g.start_of(v), Some(2 * i as u64));
+            assert_eq!(g.list(i), [2 * i as u32, 2 * i as u32 + 1]);
         }
         for v in [1, 62, 65, 129, 131, 298, 300, 100_000] {
             assert_eq!(g.find(v), None, "{v}");

@@ -1,17 +1,18 @@
 //! The BAsC static cache (Kim et al., ATC '19): the out-lists of a selection of vertices
-//! (`diskgraph select`, a `basc-<name>/` layout of the graph), loaded once when the graph is
-//! opened into a fraction of the budget and never evicted. Rounds consult it before anything
+//! (`diskgraph select`, a `basc-<name>/` layout of the graph, which keeps a copy of those lists
+//! one after another), loaded once when the graph is opened into a fraction of the budget and
+//! never evicted. Rounds consult it before anything
 //! else: its lists are delivered from memory and left out of the reads. Loading time and the
 //! hit ratio (lists served / non-empty lists asked for) are reported.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use diskgraph_format::{BascSelection, Direction, GraphDir};
+use diskgraph_format::{BascSelection, Direction, FormatError, GraphDir};
 
-use super::io_iterator::SharedSlice;
+use super::io_iterator::{as_u32s, SharedSlice};
 use super::retained::Generation;
-use super::{EngineError, SelectiveGraph, VertexSubset};
+use super::{EngineError, SelectiveGraph};
 
 /// Which selection to load and how much of the budget it gets.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,21 +50,35 @@ impl StaticCache {
 }
 
 impl SelectiveGraph {
-    /// Loads selection `opts.layout` into a static cache of `share` bytes: every selected
-    /// out-list is read once (one round) and placed by position, so lists split across reads
-    /// are assembled. Errors when the selection does not fit the share.
+    /// Loads selection `opts.layout` into a static cache of `share` bytes: the selected
+    /// vertices' lists are read from the selection's `lists.u32` (one round of large sequential
+    /// reads) straight into place. Errors when the selection does not fit the share, or when
+    /// its lists do not match the graph (length, or a target that is no vertex).
     pub(crate) fn load_static(&mut self, dir: &GraphDir, opts: &BascOptions, share: u64) -> Result<(), EngineError> {
         let started = Instant::now();
         let selection = BascSelection::open(dir, &opts.layout)?;
-        let vertices = selection.vertices().to_vec();
+        let (_, lists_path) = selection.paths(dir);
+        let corrupt = |reason: String| {
+            EngineError::Format(FormatError::Content {
+                path: lists_path.clone(),
+                reason,
+            })
+        };
+        let vertices = selection.vertices();
         let offsets = self.offsets(Direction::Out);
         let mut starts = Vec::with_capacity(vertices.len() + 1);
         starts.push(0u64);
-        for &v in &vertices {
+        for &v in vertices {
             let d = offsets[v as usize + 1] - offsets[v as usize];
             starts.push(starts.last().expect("started") + d);
         }
         let edges = *starts.last().expect("started");
+        if edges != selection.meta().edges {
+            return Err(corrupt(format!(
+                "{} edges, the selected vertices' lists hold {edges}",
+                selection.meta().edges
+            )));
+        }
         let needed = Generation::bytes_for(self.n, vertices.len(), edges);
         if needed > share {
             return Err(EngineError::BudgetTooSmall {
@@ -77,28 +92,31 @@ impl SelectiveGraph {
                 needed,
             });
         }
-        let mut lists = Generation::from_parts(
-            self.physical(Direction::Out),
-            self.n,
-            &vertices,
-            &starts,
-            vec![0; edges as usize],
-        )
-        .ok_or_else(|| EngineError::ListsTooLong {
-            layout: opts.layout.clone(),
-        })?;
-        drop(starts);
-        let subset = VertexSubset::from_vertices(self.n, vertices);
         let read_before = self.io.stats().bytes_read;
-        lists.fill_edges(|index, buf| {
-            let shared = SharedSlice::new(buf);
-            self.for_each_piece(Direction::Out, &subset, false, |v, p| {
-                let start = index.start_of(v).expect("pieces are of selected vertices");
-                // SAFETY: a round delivers every edge position of every selected vertex exactly
-                // once, and vertex `v`'s positions map to its own region of the edge array.
-                unsafe { shared.write((start + p.start) as usize, p.targets) };
-            })
+        let mut edges = vec![0; edges as usize];
+        let bytes = edges.len() as u64 * 4;
+        let highest = AtomicU32::new(0);
+        let file = self.io.open(&[lists_path.as_path()])?;
+        let shared = SharedSlice::new(&mut edges);
+        self.io.read_round(&file, &mut std::iter::once((0, bytes)), &|chunk| {
+            let end = chunk.end().min(bytes);
+            if chunk.offset >= end {
+                return; // the file's padding
+            }
+            let targets = as_u32s(&chunk.data[0][..(end - chunk.offset) as usize]);
+            highest.fetch_max(targets.iter().copied().max().unwrap_or(0), Relaxed);
+            // SAFETY: the round delivers every byte of the range once, so chunks write
+            // disjoint parts of the edge array.
+            unsafe { shared.write(chunk.offset as usize / 4, &targets) };
         })?;
+        let highest = highest.into_inner();
+        if bytes > 0 && u64::from(highest) >= self.n as u64 {
+            return Err(corrupt(format!("target {highest} out of range (V = {})", self.n)));
+        }
+        let lists = Generation::from_parts(self.physical(Direction::Out), self.n, vertices, &starts, edges)
+            .ok_or_else(|| EngineError::ListsTooLong {
+                layout: opts.layout.clone(),
+            })?;
         self.static_cache = Some(StaticCache {
             lists,
             layout: opts.layout.clone(),

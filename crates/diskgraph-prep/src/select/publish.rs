@@ -1,5 +1,5 @@
 //! `diskgraph select`: runs a selection on a graph directory and publishes it inside the graph
-//! as `basc-<name>/` (see `diskgraph_format::publish_basc`).
+//! as `basc-<name>/` with the selected vertices' lists (see `diskgraph_format::publish_basc`).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -81,10 +81,9 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
             _ => None,
         },
         budget_bytes: opts.budget_bytes,
-        edges: s.edges,
         select_seconds: s.seconds,
     };
-    let path = publish_basc(&g, &name, &info, &s.vertices, opts.force)
+    let path = publish_basc(&g, &name, &info, &s.vertices, &out, opts.force)
         .with_context(|| format!("cannot publish selection {layout} in {}", graph.display()))?;
     Ok(SelectSummary {
         path,
