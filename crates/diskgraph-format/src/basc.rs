@@ -206,11 +206,9 @@ impl BascSelection {
         &self.vertices
     }
 
-    /// The selection's files inside `graph` (which it was opened from): `(vertices.u32,
-    /// lists.u32)`.
-    pub fn paths(&self, graph: &GraphDir) -> (PathBuf, PathBuf) {
-        let dir = graph.path().join(&self.name);
-        (dir.join(BASC_VERTICES), dir.join(BASC_LISTS))
+    /// The selection's `lists.u32` inside `graph` (which it was opened from).
+    pub fn lists_path(&self, graph: &GraphDir) -> PathBuf {
+        graph.path().join(&self.name).join(BASC_LISTS)
     }
 }
 

@@ -1,9 +1,9 @@
 //! The BAsC static cache (Kim et al., ATC '19): the out-lists of a selection of vertices
 //! (`diskgraph select`, a `basc-<name>/` layout of the graph, which keeps a copy of those lists
 //! one after another), loaded once when the graph is opened into a fraction of the budget and
-//! never evicted. Rounds consult it before anything
-//! else: its lists are delivered from memory and left out of the reads. Loading time and the
-//! hit ratio (lists served / non-empty lists asked for) are reported.
+//! never evicted. Rounds consult it before anything else: its lists are delivered from memory
+//! and left out of the reads. Loading time and the hit ratio (lists served / non-empty lists
+//! asked for) are reported.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
@@ -57,7 +57,7 @@ impl SelectiveGraph {
     pub(crate) fn load_static(&mut self, dir: &GraphDir, opts: &BascOptions, share: u64) -> Result<(), EngineError> {
         let started = Instant::now();
         let selection = BascSelection::open(dir, &opts.layout)?;
-        let (_, lists_path) = selection.paths(dir);
+        let lists_path = selection.lists_path(dir);
         let corrupt = |reason: String| {
             EngineError::Format(FormatError::Content {
                 path: lists_path.clone(),
@@ -105,8 +105,8 @@ impl SelectiveGraph {
             }
             let targets = as_u32s(&chunk.data[0][..(end - chunk.offset) as usize]);
             highest.fetch_max(targets.iter().copied().max().unwrap_or(0), Relaxed);
-            // SAFETY: the round delivers every byte of the range once, so chunks write
-            // disjoint parts of the edge array.
+            // SAFETY: a round of one range delivers each of its bytes once (with either
+            // scheduler), so chunks write disjoint parts of the edge array.
             unsafe { shared.write(chunk.offset as usize / 4, &targets) };
         })?;
         let highest = highest.into_inner();
