@@ -72,7 +72,7 @@ impl<'a> IdOrder<'a> {
         match &self.how {
             How::Ranked {
                 fills_span: true, min, ..
-            } => (*min..*min + self.ids.len() as u64).into_par_iter().collect(),
+            } => (0..self.ids.len() as u64).into_par_iter().map(|k| min + k).collect(),
             _ => self.apply(self.ids),
         }
     }
@@ -166,6 +166,8 @@ mod tests {
         assert_eq!(ordered(&[12, 10, 14, 11, 13]), (vec![1, 3, 0, 4, 2], true));
         // Gaps within 64 per ID: counted.
         assert_eq!(ordered(&[40, 3, 17]), (vec![1, 2, 0], true));
+        // A span ending at the largest ID.
+        assert_eq!(ordered(&[u64::MAX, u64::MAX - 1]), (vec![1, 0], true));
         // Spread wider than 64 per ID: sorted.
         assert_eq!(ordered(&[u64::MAX, 0, 1 << 40]), (vec![1, 2, 0], false));
         // A repeat falls back to the (stable) sort.
