@@ -225,4 +225,16 @@ fn page_cache_keeps_answers_and_reports_hits_and_utilization() {
     };
     let err = SelectiveGraph::open(&s.graph, &opts).err().unwrap().to_string();
     assert!(err.contains("page size 1000"), "{err}");
+
+    // At one budget, a static cache takes its share from the page cache, not from the I/O
+    // buffers: both runs read with the same buffers.
+    let split = |basc| {
+        let mut stats = diskgraph_engine::RunStats::default();
+        open_paged(&s, 2048, Replacement::Clock, basc).record(&mut stats);
+        let bytes = |k: &str| stats.settings[k].as_u64().unwrap();
+        (bytes("io_buffer_bytes"), bytes("page_cache_bytes"))
+    };
+    let (alone, with_basc) = (split(None), split(Some("basc-gvs")));
+    assert_eq!(alone.0, with_basc.0, "{alone:?} {with_basc:?}");
+    assert!(with_basc.1 < alone.1, "{alone:?} {with_basc:?}");
 }

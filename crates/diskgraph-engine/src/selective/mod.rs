@@ -255,9 +255,12 @@ impl SelectiveGraph {
             * u64::from(c.max_request_bytes)
             * files_per_read;
         let mut buffer_bytes = share.min(useful.max(min_buffers).max(1 << 20));
-        if opts.page_cache.is_some() {
-            // The page cache is the point of such a run: buffers get at most an eighth.
-            buffer_bytes = buffer_bytes.min((share / 8).max(min_buffers));
+        if let Some(p) = &opts.page_cache {
+            // The page cache is the point of such a run: buffers get at most an eighth of the
+            // budget, whatever the static cache takes (runs at one budget read with the same
+            // buffers however the caches split it), and leave the page cache its least pages.
+            let cap = (budget / 8).min(share.saturating_sub(least_page_cache_bytes(p.page_size)));
+            buffer_bytes = buffer_bytes.min(cap.max(min_buffers));
         }
         let page_cache = match &opts.page_cache {
             Some(p) => {
@@ -265,7 +268,7 @@ impl SelectiveGraph {
                 if cache.slots() < MIN_PAGES {
                     return Err(too_small(
                         "a page cache of at least 16 pages besides the buffers and the static cache",
-                        claims_bytes + static_share + buffer_bytes + MIN_PAGES as u64 * (u64::from(p.page_size) + 128),
+                        claims_bytes + static_share + buffer_bytes + least_page_cache_bytes(p.page_size),
                     ));
                 }
                 Some(cache)
@@ -542,6 +545,15 @@ impl SelectiveGraph {
 /// Fewest pages a page cache may have.
 const MIN_PAGES: usize = 16;
 
+/// Bytes a page cache spends on each page besides its data (map entry, tick, flags,
+/// utilisation).
+const PAGE_BOOKKEEPING_BYTES: u64 = 128;
+
+/// Bytes of the smallest page cache of pages of `page_size` bytes.
+fn least_page_cache_bytes(page_size: u32) -> u64 {
+    MIN_PAGES as u64 * (u64::from(page_size) + PAGE_BOOKKEEPING_BYTES)
+}
+
 /// The page cache of `opts` in `capacity` bytes, after checking the page size against the I/O
 /// settings.
 fn open_page_cache(
@@ -557,7 +569,7 @@ fn open_page_cache(
         ))));
     }
     let page_bytes = u64::from(ps);
-    let slot_bytes = page_bytes + 128; // data plus bookkeeping (map entry, tick, flags, utilisation)
+    let slot_bytes = page_bytes + PAGE_BOOKKEEPING_BYTES;
     Ok(diskgraph_cache::PageCache::new(
         capacity / slot_bytes * page_bytes,
         ps as usize,
