@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Caches and orderings benchmark suite (issue 5, BAsC/Norder): one run per configuration
 (`--repeat N`: the run of median time of N), under a cgroup memory limit with the page cache
-dropped before every run.
+dropped before every run. The configurations of a section run round-robin (each once, then
+each again), so that the machine's drifts fall on all of them alike.
 
 Graphs: Kronecker graphs of each `--scales` (undirected) and a real graph from ../shared/data
 (`--real`, imported once). Memory sizes are fractions of the graph's `out.adj`. Algorithms: bfs
@@ -58,34 +59,42 @@ class Suite:
         self.io_flags = ["--max-request", max_request] if max_request else []
         self.cgroup = MemoryCgroup("diskgraph-caches", 1 << 62)
         self.runs: list[dict] = []
+        self.queue: list[tuple[list[str], int, dict]] = []
 
-    def run(self, graph: Path, algo: str, memory: int, extra: list[str], label: dict) -> dict:
+    def run(self, graph: Path, algo: str, memory: int, extra: list[str], label: dict) -> None:
+        """Queues a configuration; `flush` runs it."""
         n_vertices = json.loads(run([self.dg, "info", str(graph), "--json"])[0])["num_vertices"]
         limit = memory + 64 * n_vertices + (192 << 20)
         if algo == "bc":
             # bc's batch of sources keeps 20 bytes per vertex and source (README: up to 8
             # sources, at most 4 GiB): vertex state, not cache, so the limit allows it.
             limit += min(20 * 8 * n_vertices, 4 << 30, 20 * self.bc_samples * n_vertices)
-        if self.cgroup.active:
-            (self.cgroup.path / "memory.limit_in_bytes").write_text(str(limit))
         cmd = [self.dg, "run", algo, str(graph), "--engine", "selective", "--memory", str(memory),
                "--retain-lists", "false", *self.io_flags, *ALGOS[algo], *extra]
         if algo == "bc":
             cmd += ["--samples", str(self.bc_samples)]
-        tries = []
+        label = {**label, "graph": graph.name, "algorithm": algo, "memory": memory}
+        self.queue.append((cmd, limit, label))
+
+    def flush(self) -> None:
+        """Runs the queued configurations `repeat` times round-robin and records each one's run
+        of median wall time (every wall time is kept)."""
+        tries: list[list[dict]] = [[] for _ in self.queue]
         for _ in range(self.repeat):
-            drop_caches()
-            tries.append(run_stats(cmd, self.work / "stats.json", self.cgroup))
-        # The run of median wall time stands for the configuration; every wall time is kept.
-        stats = sorted(tries, key=lambda t: t["wall_seconds"])[len(tries) // 2]
-        record = {**label, "graph": graph.name, "algorithm": algo, "memory": memory, "wall": stats["wall_seconds"],
-                  "walls": [t["wall_seconds"] for t in tries],
-                  "load": stats["load_seconds"], "basc_load": stats["settings"].get("basc_load_seconds", 0.0),
-                  "hit": stats.get("cache_hit_ratio", {}), "bytes_read": stats["bytes_read"],
-                  "utilization": stats["settings"].get("page_cache", {}).get("utilization")}
-        self.runs.append(record)
-        print(json.dumps(record), flush=True)
-        return record
+            for (cmd, limit, _), runs in zip(self.queue, tries):
+                if self.cgroup.active:
+                    (self.cgroup.path / "memory.limit_in_bytes").write_text(str(limit))
+                drop_caches()
+                runs.append(run_stats(cmd, self.work / "stats.json", self.cgroup))
+        for (_, _, label), runs in zip(self.queue, tries):
+            stats = sorted(runs, key=lambda t: t["wall_seconds"])[len(runs) // 2]
+            record = {**label, "wall": stats["wall_seconds"], "walls": [t["wall_seconds"] for t in runs],
+                      "load": stats["load_seconds"], "basc_load": stats["settings"].get("basc_load_seconds", 0.0),
+                      "hit": stats.get("cache_hit_ratio", {}), "bytes_read": stats["bytes_read"],
+                      "utilization": stats["settings"].get("page_cache", {}).get("utilization")}
+            self.runs.append(record)
+            print(json.dumps(record), flush=True)
+        self.queue = []
 
     def select(self, graph: Path, method: str, fraction: float, k: int | None = None,
                name: str | None = None) -> tuple[str, float]:
@@ -102,13 +111,13 @@ class Suite:
         return name, seconds
 
 
-def page_only(s: Suite, g: Path, algo: str, total: float, size: int, label: dict) -> dict:
-    return s.run(g, algo, int(total * size), ["--page-size", s.page_size], label)
+def page_only(s: Suite, g: Path, algo: str, total: float, size: int, label: dict) -> None:
+    s.run(g, algo, int(total * size), ["--page-size", s.page_size], label)
 
 
-def with_basc(s: Suite, g: Path, algo: str, name: str, page: float, basc: float, size: int, label: dict) -> dict:
+def with_basc(s: Suite, g: Path, algo: str, name: str, page: float, basc: float, size: int, label: dict) -> None:
     total = page + basc
-    return s.run(g, algo, int(total * size), ["--page-size", s.page_size, "--basc", name,
+    s.run(g, algo, int(total * size), ["--page-size", s.page_size, "--basc", name,
                                                "--basc-fraction", f"{basc / total + 1e-6:.6f}"], label)
 
 
@@ -173,6 +182,7 @@ def main() -> None:
                         with_basc(s, g, algo, name, 0.05, x, size, {"section": "a", "method": method, "basc": x})
                 for algo in ALGOS:
                     page_only(s, g, algo, 0.05 + x, size, {"section": "a", "method": "page", "basc": x})
+            s.flush()
         if "b" in sections:
             for share in (0.0, 0.1, 0.3, 0.5, 0.7, 0.9):
                 for algo in ALGOS:
@@ -181,6 +191,7 @@ def main() -> None:
                     else:
                         name, _ = s.select(g, "gvs", 0.2 * share)
                         with_basc(s, g, algo, name, 0.2 * (1 - share), 0.2 * share, size, {"section": "b", "share": share})
+            s.flush()
         if "d" in sections:
             for k in (int(x) for x in a.ks.split(",")):
                 _, secs = s.select(g, "gvs", 0.2, k=k, name=f"gvsk{k}")
@@ -203,6 +214,7 @@ def main() -> None:
                 for algo in ALGOS:
                     with_basc(s, norder, algo, name, 0.05, 0.2, size, {"section": "e", "setup": "basc+norder"})
                     page_only(s, a.work / f"{g.name}-gorder", algo, 0.25, size, {"section": "e", "setup": "page+gorder"})
+            s.flush()
     s.cgroup.close()
     report["runs"] = s.runs
     a.report.parent.mkdir(parents=True, exist_ok=True)
