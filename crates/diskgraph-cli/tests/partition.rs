@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{fails, ok, s};
+use common::{fails, flip_byte, ok, s};
 
 /// A generated weighted undirected graph of 2000 vertices in a fresh directory.
 fn generated(dir: &Path) -> std::path::PathBuf {
@@ -110,10 +110,7 @@ fn corrupt_layout_fails_verify_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let g = generated(dir.path());
     ok(&["partition", s(&g), "--grid", "2"]);
-    let edges = g.join("grid-2").join("edges.bin");
-    let mut bytes = std::fs::read(&edges).unwrap();
-    bytes[100] ^= 1;
-    std::fs::write(&edges, &bytes).unwrap();
+    flip_byte(&g.join("grid-2").join("edges.bin"), 100);
     let msg = fails(&["verify", s(&g)]);
     assert!(msg.contains("grid-2/edges.bin"), "{msg}");
     assert!(msg.contains("checksum"), "{msg}");

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{fails, ok, s};
+use common::{fails, flip_byte, ok, s};
 
 fn generated(dir: &Path) -> std::path::PathBuf {
     let g = dir.join("g");
@@ -58,10 +58,7 @@ fn every_method_publishes_a_selection_within_its_size() {
     assert!(fails(&["select", s(&g), "--size", "0.1", "--k", "0"]).contains("--k"));
 
     // A flipped byte in the vertex file: verify names it; --force writes a good one again.
-    let file = g.join("basc-lowd").join("vertices.u32");
-    let mut bytes = std::fs::read(&file).unwrap();
-    bytes[0] ^= 1;
-    std::fs::write(&file, bytes).unwrap();
+    flip_byte(&g.join("basc-lowd").join("vertices.u32"), 0);
     let err = fails(&["verify", s(&g)]);
     assert!(err.contains("vertices.u32"), "{err}");
     ok(&["select", s(&g), "--method", "lowd", "--size", "0.25", "--force"]);
@@ -69,9 +66,7 @@ fn every_method_publishes_a_selection_within_its_size() {
 
     // The same in the copy of the lists; a run refuses a target that is no vertex.
     let file = g.join("basc-lowd").join("lists.u32");
-    let mut bytes = std::fs::read(&file).unwrap();
-    bytes[0] ^= 1;
-    std::fs::write(&file, &bytes).unwrap();
+    let mut bytes = flip_byte(&file, 0);
     let err = fails(&["verify", s(&g)]);
     assert!(err.contains("lists.u32"), "{err}");
     bytes[..4].copy_from_slice(&u32::MAX.to_le_bytes());

@@ -80,8 +80,10 @@ impl<'a> IdOrder<'a> {
 
 /// [`How::Ranked`] for `ids`; `None` when their span is too wide for a bitmap or an ID repeats.
 fn ranked(ids: &[u64]) -> Option<How> {
-    let min = ids.par_iter().copied().min()?;
-    let max = ids.par_iter().copied().max()?;
+    let (min, max) = ids
+        .par_iter()
+        .map(|&id| (id, id))
+        .reduce_with(|(lo, hi), (a, b)| (lo.min(a), hi.max(b)))?;
     if max - min >= MAX_SPAN_PER_ID.saturating_mul(ids.len() as u64) || ids.len() as u64 > MAX_VERTICES {
         return None;
     }

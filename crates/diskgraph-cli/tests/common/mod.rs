@@ -38,3 +38,12 @@ pub fn fails(args: &[&str]) -> String {
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// Flips the lowest bit of byte `at` of the file at `path`; returns the file's new bytes.
+#[allow(dead_code)] // each test binary compiles this module; not all of them damage files
+pub fn flip_byte(path: &Path, at: usize) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[at] ^= 1;
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+}

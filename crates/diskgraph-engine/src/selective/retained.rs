@@ -99,6 +99,11 @@ impl Generation {
         })
     }
 
+    /// The edge array, to fill in place (the static cache reads its lists straight into it).
+    pub(crate) fn edges_mut(&mut self) -> &mut [u32] {
+        &mut self.edges
+    }
+
     /// Bytes held.
     pub(crate) fn bytes(&self) -> u64 {
         self.held.memory_bytes() + self.starts.bytes() + self.edges.len() as u64 * 4

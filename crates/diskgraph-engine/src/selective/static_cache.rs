@@ -92,12 +92,23 @@ impl SelectiveGraph {
                 needed,
             });
         }
+        // The index first: a selection it cannot address is refused before anything is read.
+        let mut lists = Generation::from_parts(
+            self.physical(Direction::Out),
+            self.n,
+            vertices,
+            &starts,
+            vec![0; edges as usize],
+        )
+        .ok_or_else(|| EngineError::ListsTooLong {
+            layout: opts.layout.clone(),
+        })?;
+        drop(starts);
         let read_before = self.io.stats().bytes_read;
-        let mut edges = vec![0; edges as usize];
-        let bytes = edges.len() as u64 * 4;
+        let bytes = edges * 4;
         let highest = AtomicU32::new(0);
         let file = self.io.open(&[lists_path.as_path()])?;
-        let shared = SharedSlice::new(&mut edges);
+        let shared = SharedSlice::new(lists.edges_mut());
         self.io.read_round(&file, &mut std::iter::once((0, bytes)), &|chunk| {
             let end = chunk.end().min(bytes);
             if chunk.offset >= end {
@@ -113,10 +124,6 @@ impl SelectiveGraph {
         if bytes > 0 && u64::from(highest) >= self.n as u64 {
             return Err(corrupt(format!("target {highest} out of range (V = {})", self.n)));
         }
-        let lists = Generation::from_parts(self.physical(Direction::Out), self.n, vertices, &starts, edges)
-            .ok_or_else(|| EngineError::ListsTooLong {
-                layout: opts.layout.clone(),
-            })?;
         self.static_cache = Some(StaticCache {
             lists,
             layout: opts.layout.clone(),
