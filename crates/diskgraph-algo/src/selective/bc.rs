@@ -7,7 +7,9 @@
 //! of sources: forward, the sources that have already reached `w` (and on an undirected graph
 //! those that have it one level above); backward, the sources that have `w` one level below.
 //! Only the arcs that lie on shortest paths touch the per-source path counts and dependencies. Betweenness is bound by these random accesses, not by the
-//! reads: a byte per vertex stays in the processor's caches where a level array does not.
+//! reads: a byte per vertex stays in the processor's caches where a level array does not, and
+//! the two masks a forward arc tests share one word, so that it costs one miss where they do
+//! not fit (Kronecker 24, 25% page cache: bc ×1.05 faster than with a byte array each).
 //!
 //! Forward: a round marks each target reached by a source for the first time (its mask for
 //! the next level, `fetch_or`) and adds the tail's path count to it — or, on an undirected
@@ -22,7 +24,7 @@
 //! [`MAX_BATCH_STATE_BYTES`] allows, and at least one source wide (the unbatched algorithm's
 //! state): 8 sources on 16.8 M vertices (2.7 GB), one on 200 M.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use diskgraph_engine::selective::{FrontierBuilder, SelectiveGraph, VertexSubset};
 use diskgraph_format::Direction;
@@ -81,19 +83,17 @@ struct BatchState {
     level: Vec<AtomicU32>,
     sigma: Vec<AtomicU64>,
     delta: Vec<AtomicU64>,
-    /// Forward: the sources that reached the vertex at the current depth or before.
-    seen: Vec<AtomicU8>,
+    /// Forward, the two masks an arc tests, side by side so that one load fetches both: the
+    /// sources that reached the vertex at the current depth or before ([`Marks::seen`]) and, on
+    /// an undirected graph, those that have it one level above the round's ([`Marks::above`]).
+    marks: Vec<AtomicU16>,
     /// Forward: the sources reaching the vertex one level further (filled during a round).
     /// Backward: the sources that have the vertex one level below the round's.
     below: Vec<AtomicU8>,
-    /// Forward on an undirected graph: the sources that have the vertex one level above the
-    /// round's.
-    above: Vec<AtomicU8>,
 }
 
 impl BatchState {
     fn new(n: usize, width: usize) -> Self {
-        let masks = || (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
         BatchState {
             width,
             level: (0..n * width)
@@ -102,9 +102,8 @@ impl BatchState {
                 .collect(),
             sigma: atomics(n * width, 0f64.to_bits()),
             delta: atomics(n * width, 0f64.to_bits()),
-            seen: masks(),
-            below: masks(),
-            above: masks(),
+            marks: (0..n).into_par_iter().map(|_| AtomicU16::new(0)).collect(),
+            below: (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
         }
     }
 
@@ -127,7 +126,7 @@ impl BatchState {
     #[inline]
     fn reach(&self, v: u32, depth: u32, mask: SourceMask) {
         let base = self.base(v);
-        self.seen[v as usize].fetch_or(mask, Relaxed);
+        self.marks[v as usize].fetch_or(Marks::seen(mask), Relaxed);
         for_each_source(mask, |b| self.level[base + b].store(depth, Relaxed));
     }
 
@@ -146,11 +145,40 @@ impl BatchState {
                     self.sigma[base + b].store(0f64.to_bits(), Relaxed);
                     self.delta[base + b].store(0f64.to_bits(), Relaxed);
                 });
-                self.seen[v as usize].store(0, Relaxed);
+                self.marks[v as usize].store(0, Relaxed);
             });
             levels += reached.into_inner().count_ones() as usize;
         }
         levels
+    }
+}
+
+/// How [`BatchState::marks`] packs its two masks: "seen" in the low byte, "above" in the high.
+struct Marks;
+
+impl Marks {
+    /// `mask` as the sources that have reached a vertex.
+    #[inline]
+    fn seen(mask: SourceMask) -> u16 {
+        u16::from(mask)
+    }
+
+    /// `mask` as the sources that have a vertex one level above the round's.
+    #[inline]
+    fn above(mask: SourceMask) -> u16 {
+        u16::from(mask) << SourceMask::BITS
+    }
+
+    /// The sources that have reached the vertex whose marks are `marks`.
+    #[inline]
+    fn of_seen(marks: u16) -> SourceMask {
+        marks as SourceMask
+    }
+
+    /// The sources that have the vertex whose marks are `marks` one level above the round's.
+    #[inline]
+    fn of_above(marks: u16) -> SourceMask {
+        (marks >> SourceMask::BITS) as SourceMask
     }
 }
 
@@ -176,7 +204,9 @@ fn forward(g: &SelectiveGraph, batch: &[u32], state: &BatchState) -> Result<Vec<
         let frontier = rounds.last().expect("the sources' round");
         let above = depth.checked_sub(1).filter(|_| pull).map(|up| &rounds[up as usize]);
         if let Some(above) = above {
-            above.par_for_each(|u| state.above[u as usize].store(state.at_depth(u, depth - 1, width), Relaxed));
+            above.par_for_each(|u| {
+                state.marks[u as usize].fetch_or(Marks::above(state.at_depth(u, depth - 1, width)), Relaxed);
+            });
         }
         g.for_each_piece_with(
             Direction::Out,
@@ -193,13 +223,14 @@ fn forward(g: &SelectiveGraph, batch: &[u32], state: &BatchState) -> Result<Vec<
                 let mut pulled = [0f64; MAX_BATCH];
                 for &w in p.targets {
                     let wbase = state.base(w);
+                    let marks = state.marks[w as usize].load(Relaxed);
                     if pull {
-                        let up = mask & state.above[w as usize].load(Relaxed);
+                        let up = mask & Marks::of_above(marks);
                         for_each_source(up, |b| {
                             pulled[b] += f64::from_bits(state.sigma[wbase + b].load(Relaxed))
                         });
                     }
-                    let fresh = mask & !state.seen[w as usize].load(Relaxed);
+                    let fresh = mask & !Marks::of_seen(marks);
                     if fresh == 0 {
                         continue;
                     }
@@ -221,7 +252,9 @@ fn forward(g: &SelectiveGraph, batch: &[u32], state: &BatchState) -> Result<Vec<
             drop,
         )?;
         if let Some(above) = above {
-            above.par_for_each(|u| state.above[u as usize].store(0, Relaxed));
+            above.par_for_each(|u| {
+                state.marks[u as usize].fetch_and(!Marks::above(SourceMask::MAX), Relaxed);
+            });
         }
         let found = next.take();
         if found.is_empty() {
