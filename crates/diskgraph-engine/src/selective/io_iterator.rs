@@ -245,6 +245,30 @@ impl<I: Iterator<Item = u32>> Iterator for PerVertexRanges<'_, I> {
     }
 }
 
+/// Edges a task of a round served from memory delivers, about: enough that starting a task
+/// costs nothing, few enough that two threads share even a skewed round evenly.
+const TASK_EDGES: u64 = 1 << 16;
+/// Most lists a task of a sparse round served from memory looks up.
+const TASK_LISTS: usize = 4096;
+
+/// Boundaries `0 = c_0 < c_1 < … = len` of tasks over items `0..len` whose edge counts are
+/// `edges(i)`: each task ends once it holds [`TASK_EDGES`] edges or [`TASK_LISTS`] items.
+fn cuts_by_edges(len: usize, edges: impl Fn(usize) -> u64) -> Vec<usize> {
+    let mut cuts = vec![0];
+    let mut held = 0;
+    for i in 0..len {
+        held += edges(i);
+        if held >= TASK_EDGES || i + 1 - cuts.last().expect("0 is there") >= TASK_LISTS {
+            cuts.push(i + 1);
+            held = 0;
+        }
+    }
+    if *cuts.last().expect("0 is there") < len {
+        cuts.push(len);
+    }
+    cuts
+}
+
 /// Little-endian `u32`s from bytes: borrowed when aligned, copied otherwise.
 pub(crate) fn as_u32s(bytes: &[u8]) -> Cow<'_, [u32]> {
     match bytemuck::try_cast_slice(bytes) {
@@ -324,31 +348,16 @@ impl SelectiveGraph {
         compute: &(impl Fn(&mut L, u32, Piece<'_>) + Sync),
         flush: &(impl Fn(L) + Sync),
     ) -> (u64, u64) {
-        const CHUNK: usize = 4096;
         if window == ListWindow::Tail {
             return (0, 0);
         }
         let served = AtomicU64::new(0);
         let served_edges = AtomicU64::new(0);
-        // Walk whichever is smaller: a small sparse round looks its vertices up, so a large store
-        // costs nothing to rounds that touch few of its lists. A dense walk goes through the
-        // store's membership words, CHUNK / 64 of them at a time.
-        let sparse = active.as_sparse().filter(|list| list.len() < g.len());
-        let words = g.held.bits().len();
-        let chunks = sparse.map_or(words.div_ceil(CHUNK / 64), |vs| vs.len().div_ceil(CHUNK));
-        (0..chunks).into_par_iter().for_each(|c| {
+        let deliver = |held: &mut dyn Iterator<Item = (u32, &[u32])>| {
             let mut state = init();
             let (mut lists, mut edges) = (0, 0);
-            let held: Box<dyn Iterator<Item = (u32, &[u32])>> = match sparse {
-                Some(vs) => Box::new(
-                    vs[c * CHUNK..vs.len().min((c + 1) * CHUNK)]
-                        .iter()
-                        .filter_map(|&v| g.find(v).map(|at| (v, g.list(at)))),
-                ),
-                None => Box::new(g.lists_in_words(c * CHUNK / 64..words.min((c + 1) * CHUNK / 64))),
-            };
             for (v, list) in held {
-                if (sparse.is_none() && !active.contains(v)) || skip.is_some_and(|b| bit(b, v)) {
+                if skip.is_some_and(|b| bit(b, v)) {
                     continue;
                 }
                 lists += 1;
@@ -365,7 +374,47 @@ impl SelectiveGraph {
             served.fetch_add(lists, Relaxed);
             served_edges.fetch_add(edges, Relaxed);
             self.edges_delivered.fetch_add(edges, Relaxed);
-        });
+        };
+        // Tasks of about TASK_EDGES edges each, every one free to go to either thread: lists are
+        // stored by vertex and an ordering such as Norder puts the heaviest vertices first, so
+        // tasks of equal vertex counts left one thread a round's bulk. A small sparse round looks
+        // its vertices up, so a large store costs nothing to rounds that touch few of its lists;
+        // a dense round walks the store's membership words.
+        match active.as_sparse().filter(|list| list.len() < g.len()) {
+            Some(vs) => {
+                let held: Vec<(u32, u32)> = vs
+                    .par_iter()
+                    .filter_map(|&v| g.find(v).map(|at| (v, at as u32)))
+                    .collect();
+                let cuts = cuts_by_edges(held.len(), |i| g.list(held[i].1 as usize).len() as u64);
+                cuts.par_windows(2).with_max_len(1).for_each(|w| {
+                    deliver(&mut held[w[0]..w[1]].iter().map(|&(v, at)| (v, g.list(at as usize))));
+                });
+            }
+            None => {
+                let words = g.held.bits().len();
+                let total = g.edges_before_word(words);
+                let tasks = total.div_ceil(TASK_EDGES).clamp(1, words.max(1) as u64) as usize;
+                // The first word at or after which a share `k / tasks` of the held edges starts.
+                let cut = |k: usize| {
+                    let target = (u128::from(total) * k as u128 / tasks as u128) as u64;
+                    let (mut lo, mut hi) = (0, words);
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        if g.edges_before_word(mid) < target {
+                            lo = mid + 1;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    lo
+                };
+                (0..tasks).into_par_iter().with_max_len(1).for_each(|k| {
+                    let (w0, w1) = (cut(k), if k + 1 == tasks { words } else { cut(k + 1) });
+                    deliver(&mut g.lists_in_words(w0..w1).filter(|&(v, _)| active.contains(v)));
+                });
+            }
+        }
         (served.into_inner(), served_edges.into_inner())
     }
 
@@ -752,6 +801,16 @@ impl<'a> SharedSlice<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tasks_end_at_their_edge_or_list_bound() {
+        assert_eq!(cuts_by_edges(10_000, |_| 1), [0, 4096, 8192, 10_000]);
+        let heavy = |i: usize| if i == 2 { 3 * TASK_EDGES } else { 10 };
+        assert_eq!(cuts_by_edges(5, heavy), [0, 3, 5]);
+        let even = cuts_by_edges(100, |_| TASK_EDGES / 4);
+        assert_eq!(even, (0..=25).map(|k| 4 * k).collect::<Vec<_>>());
+        assert_eq!(cuts_by_edges(0, |_| 1), [0]);
+    }
 
     #[test]
     fn claims_deliver_each_block_once() {

@@ -124,6 +124,17 @@ impl Generation {
         &self.edges[self.starts.get(i)..self.starts.get(i + 1)]
     }
 
+    /// Edges held by the lists of the vertices below `64 * word` (`word` up to the number of
+    /// words of [`Self::held`]).
+    pub(crate) fn edges_before_word(&self, word: usize) -> u64 {
+        let lists = if word < self.held.bits().len() {
+            self.held.rank(word as u64 * 64) as usize
+        } else {
+            self.len()
+        };
+        self.starts.get(lists) as u64
+    }
+
     /// The held lists of the vertices in `64 * words.start .. 64 * words.end`, ascending, with
     /// their vertices.
     pub(crate) fn lists_in_words(&self, words: std::ops::Range<usize>) -> impl Iterator<Item = (u32, &[u32])> + '_ {
@@ -287,6 +298,11 @@ mod tests {
         assert!(bit(g.held.bits(), 7) && bit(g.held.bits(), 50) && !bit(g.held.bits(), 8));
         assert_eq!((g.find(3), g.find(7), g.find(50)), (Some(0), Some(1), Some(2)));
         assert_eq!((g.find(8), g.find(1000)), (None, None));
+        // Words 0 (vertices 0..64: lists of 3 and 7) and 1 (50 is in word 0 too).
+        assert_eq!(
+            (g.edges_before_word(0), g.edges_before_word(1), g.edges_before_word(2)),
+            (0, 4, 4)
+        );
     }
 
     #[test]
