@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use diskgraph_format::{Direction, FormatError};
-use diskgraph_io::{Chunk, IoError, SchedulerKind};
+use diskgraph_io::{Chunk, FileSet, IoError, SchedulerKind};
 use rayon::prelude::*;
 
 use super::frontier::{self, bit, next_set_bit, Repr};
@@ -464,21 +464,46 @@ impl SelectiveGraph {
         if active.is_empty() {
             return Ok(());
         }
-        if let Some(s) = statics {
-            if window != ListWindow::Tail {
-                s.requests.fetch_add(
-                    active.sum_by(|v| u64::from(adj.offsets[v as usize + 1] > adj.offsets[v as usize])),
-                    Relaxed,
-                );
+        // Lists held in memory are computed on while the others are read: the two share no
+        // state but the algorithm's, which takes pieces from any thread in any order.
+        let from_memory = || {
+            if let Some(s) = statics {
+                if window != ListWindow::Tail {
+                    s.requests.fetch_add(
+                        active.sum_by(|v| u64::from(adj.offsets[v as usize + 1] > adj.offsets[v as usize])),
+                        Relaxed,
+                    );
+                }
+                let (lists, _) = self.serve_lists(&s.lists, active, window, None, &init, &compute, &flush);
+                s.hits.fetch_add(lists, Relaxed);
             }
-            let (lists, _) = self.serve_lists(&s.lists, active, window, None, &init, &compute, &flush);
-            s.hits.fetch_add(lists, Relaxed);
-        }
-        if let Some(g) = &retained {
-            let (lists, edges) = self.serve_lists(g, active, window, static_bits, &init, &compute, &flush);
-            self.retained_lists_served.fetch_add(lists, Relaxed);
-            self.retained_edges_served.fetch_add(edges, Relaxed);
-        }
+            if let Some(g) = &retained {
+                let (lists, edges) = self.serve_lists(g, active, window, static_bits, &init, &compute, &flush);
+                self.retained_lists_served.fetch_add(lists, Relaxed);
+                self.retained_edges_served.fetch_add(edges, Relaxed);
+            }
+        };
+        let ((), result) = rayon::join(from_memory, || {
+            self.read_from_disk(d, adj, set, with_weights, spans, active, &init, &compute, &flush)
+        });
+        result
+    }
+
+    /// The part of a [`read_window`](Self::read_window) round that reads: the active lists
+    /// (within the window) not held in memory, through the page cache when there is one.
+    #[allow(clippy::too_many_arguments)]
+    fn read_from_disk<L>(
+        &self,
+        d: Direction,
+        adj: &Adjacency,
+        set: &FileSet,
+        with_weights: bool,
+        spans: Spans<'_>,
+        active: &VertexSubset,
+        init: &(impl Fn() -> L + Sync),
+        compute: &(impl Fn(&mut L, u32, Piece<'_>) + Sync),
+        flush: &(impl Fn(L) + Sync),
+    ) -> Result<(), EngineError> {
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<EngineError>> = Mutex::new(None);
         let fail = |e: EngineError| {
@@ -497,7 +522,7 @@ impl SelectiveGraph {
                 }
                 let targets = as_u32s(&chunk.data[0][span.clone()]);
                 let wts = with_weights.then(|| as_f32s(&chunk.data[1][span]));
-                match self.visit(adj, spans, active, lo, &targets, wts.as_deref(), &mut state, &compute) {
+                match self.visit(adj, spans, active, lo, &targets, wts.as_deref(), &mut state, compute) {
                     Ok(n) => delivered += n,
                     Err(e) => fail(e),
                 }
