@@ -109,8 +109,9 @@ class Suite:
         name = name or f"{method}{int(fraction * 1000)}k{k}"
         if self.reuse_selections and (graph / f"basc-{name}" / "basc.json").exists():
             return name, float("nan")
+        # GVS models the page cache's pages: the same page size as the runs'.
         out, _ = run([self.dg, "select", str(graph), "--method", method, "--size", f"{fraction:.4f}",
-                      "--k", str(k), "--name", name, "--force"])
+                      "--k", str(k), "--page-size", self.page_size, "--name", name, "--force"])
         seconds = float(out.split("selection ")[1].split(" s")[0])
         return name, seconds
 
