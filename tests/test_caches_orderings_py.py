@@ -181,6 +181,47 @@ def test_reordered_graph_gives_the_same_answers(tmp_path: Any, method: str) -> N
     assert np.array_equal(a.vertex_ids, b.vertex_ids) and np.array_equal(a.values, b.values), method
 
 
+def cost_oracle(G: nx.Graph, internal: Dict[int, int]) -> Dict[str, float]:
+    """The cost model and mean gap computed from the NetworkX graph and the internal IDs."""
+    n = len(internal)
+    arcs = [(internal[u], internal[v]) for u, v in G.edges()]
+    if not G.is_directed():
+        arcs += [(v, u) for u, v in arcs]
+    out: Dict[int, list] = {}
+    indeg = np.zeros(n)
+    for u, v in arcs:
+        out.setdefault(u, []).append(v)
+        indeg[v] += 1
+    deg = indeg if G.is_directed() else np.array([len(out.get(v, [])) for v in range(n)], dtype=float)
+    cost = sum(deg[v] * np.var(np.array(nbrs, dtype=float)) for v, nbrs in out.items())
+    expected = sum(deg[v] * (len(nbrs) - 1) / len(nbrs) * (n * n - 1) / 12 for v, nbrs in out.items())
+    gap = np.mean([abs(u - v) for u, v in arcs])
+    return {"cost": cost, "cost_vs_random": cost / expected, "mean_gap": gap, "gap_vs_random": gap / ((n * n - 1) / (3 * n))}
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_cost_matches_its_definition_for_each_ordering(tmp_path: Any, directed: bool) -> None:
+    G = random_graph(4, directed)
+    g = to_diskgraph(G, tmp_path / "g")
+    for method in ("original", "norder", "random"):
+        h = g if method == "original" else g.reorder(tmp_path / method, method, seed=5 if method == "random" else None)
+        # ids.u64 holds each internal vertex's original ID, then padding (FORMAT.md).
+        ids = np.fromfile(f"{h.path}/ids.u64", dtype="<u8")[: h.num_vertices]
+        internal = {int(v) // 7: i for i, v in enumerate(ids)}
+        got, want = h.cost(), cost_oracle(G, internal)
+        assert got["ordering"] == method and got["num_vertices"] == 86 and got["num_arcs"] == h.num_arcs
+        for key, value in want.items():
+            assert got[key] == pytest.approx(value, rel=1e-9), (method, key)
+        assert 0 < got["page_utility"] <= 1 and got["neighbourhood_pages"] >= 1
+
+
+def test_cost_of_a_damaged_graph_is_an_error(tmp_path: Any) -> None:
+    g = to_diskgraph(random_graph(1, False), tmp_path / "g")
+    (tmp_path / "g" / "out.adj").write_bytes(b"\0" * 12)
+    with pytest.raises(Exception, match="out.adj"):
+        g.cost()
+
+
 def test_gorder_suspends_at_its_time_limit_and_resumes_to_the_same_order(tmp_path: Any) -> None:
     G = random_graph(5, True)
     g = to_diskgraph(G, tmp_path / "g")

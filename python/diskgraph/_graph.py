@@ -512,6 +512,17 @@ class Graph:
         self._g = _native.Graph(self.path)
         return summary
 
+    def cost(self) -> Dict[str, Any]:
+        """The locality of this graph's ordering before running anything, as ``diskgraph cost``
+        prints it: ``cost`` is the I/O cost model of the BAsC paper (Σ over vertices of the
+        in-degree times the variance of the internal IDs in the vertex's list) and
+        ``cost_vs_random`` its ratio to the expectation under random IDs (about 1 for a random
+        ordering; lower is better); ``mean_gap`` / ``gap_vs_random`` the mean ID distance of an
+        arc; ``neighbourhood_pages`` the 4 KiB pages holding a vertex's out-neighbours' lists and
+        ``page_utility`` the share of their bytes those lists fill; ``ordering``,
+        ``num_vertices``, ``num_arcs`` and ``seconds``. Compare orderings of one graph with it."""
+        return dict(self._g.cost())
+
     def reorder(
         self,
         output: PathLike,

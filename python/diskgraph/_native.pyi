@@ -88,6 +88,7 @@ class Graph:
         name: Optional[str] = None,
         force: bool = False,
     ) -> Dict[str, Any]: ...
+    def cost(self) -> Dict[str, Any]: ...
     def reorder(
         self,
         output: _Path,

@@ -213,6 +213,14 @@ impl PyGraph {
         json_to_py(py, &summary)
     }
 
+    /// The I/O cost model and locality figures of the graph's ordering (``diskgraph cost``) as
+    /// a dict: one sequential pass over the out-lists.
+    fn cost<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let path = self.dir.path().to_path_buf();
+        let report = py.detach(|| diskgraph_prep::cost::cost(&path)).map_err(export_error)?;
+        json_to_py(py, &report)
+    }
+
     /// Writes the graph relabelled by an ordering to ``output`` (``diskgraph reorder``):
     /// ``method`` ``"norder"``, ``"degree"``, ``"random"`` (``seed``), ``"pagerank"``,
     /// ``"gorder"`` (``window``) or ``"original"``. Returns the summary as a dict.
