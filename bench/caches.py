@@ -31,6 +31,7 @@ Writes JSON and prints tables of ratios, every one against a baseline from the s
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 from pathlib import Path
@@ -67,7 +68,7 @@ class Suite:
 
     def run(self, graph: Path, algo: str, memory: int, extra: list[str], label: dict) -> None:
         """Queues a configuration; `flush` runs it."""
-        n_vertices = json.loads(run([self.dg, "info", str(graph), "--json"])[0])["num_vertices"]
+        n_vertices = self.num_vertices(graph)
         limit = memory + 64 * n_vertices + (192 << 20)
         if algo == "bc":
             # bc's batch of sources keeps 20 bytes per vertex and source (README: up to 8
@@ -79,6 +80,11 @@ class Suite:
             cmd += ["--samples", str(self.bc_samples)]
         label = {**label, "graph": graph.name, "algorithm": algo, "memory": memory}
         self.queue.append((cmd, limit, label))
+
+    @functools.cache
+    def num_vertices(self, graph: Path) -> int:
+        """The graph's vertex count (`diskgraph info`, once per graph)."""
+        return json.loads(run([self.dg, "info", str(graph), "--json"])[0])["num_vertices"]
 
     def flush(self) -> None:
         """Runs the queued configurations `repeat` times round-robin and records each one's run

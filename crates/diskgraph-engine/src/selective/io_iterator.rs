@@ -395,23 +395,26 @@ impl SelectiveGraph {
                 let words = g.held.bits().len();
                 let total = g.edges_before_word(words);
                 let tasks = total.div_ceil(TASK_EDGES).clamp(1, words.max(1) as u64) as usize;
-                // The first word at or after which a share `k / tasks` of the held edges starts.
-                let cut = |k: usize| {
-                    let target = (u128::from(total) * k as u128 / tasks as u128) as u64;
-                    let (mut lo, mut hi) = (0, words);
-                    while lo < hi {
-                        let mid = (lo + hi) / 2;
-                        if g.edges_before_word(mid) < target {
-                            lo = mid + 1;
-                        } else {
-                            hi = mid;
+                // Task k starts at the first word at or after which a share k / tasks of the
+                // held edges starts; the last one ends at the last word.
+                let mut cuts: Vec<usize> = (0..tasks)
+                    .map(|k| {
+                        let target = (u128::from(total) * k as u128 / tasks as u128) as u64;
+                        let (mut lo, mut hi) = (0, words);
+                        while lo < hi {
+                            let mid = (lo + hi) / 2;
+                            if g.edges_before_word(mid) < target {
+                                lo = mid + 1;
+                            } else {
+                                hi = mid;
+                            }
                         }
-                    }
-                    lo
-                };
-                (0..tasks).into_par_iter().with_max_len(1).for_each(|k| {
-                    let (w0, w1) = (cut(k), if k + 1 == tasks { words } else { cut(k + 1) });
-                    deliver(&mut g.lists_in_words(w0..w1).filter(|&(v, _)| active.contains(v)));
+                        lo
+                    })
+                    .collect();
+                cuts.push(words);
+                cuts.par_windows(2).with_max_len(1).for_each(|w| {
+                    deliver(&mut g.lists_in_words(w[0]..w[1]).filter(|&(v, _)| active.contains(v)));
                 });
             }
         }
