@@ -238,3 +238,57 @@ fn page_cache_keeps_answers_and_reports_hits_and_utilization() {
     assert_eq!(alone.0, with_basc.0, "{alone:?} {with_basc:?}");
     assert!(with_basc.1 < alone.1, "{alone:?} {with_basc:?}");
 }
+
+#[test]
+fn a_round_copies_into_the_page_cache_no_more_pages_than_it_holds() {
+    use diskgraph_engine::selective::VertexSubset;
+    use diskgraph_format::Direction;
+    let s = store("rmat 12 directed", &gen::rmat(12, 12 << 12, true, 5), Keep::default());
+    let page = 512u64;
+    let pages = (s.test.num_arcs() as u64 * 4).div_ceil(page);
+    let opts = SelectiveOptions {
+        io: io(
+            diskgraph_engine::selective::BackendKind::Pread,
+            diskgraph_engine::selective::SchedulerKind::Bitmap,
+            512,
+        ),
+        memory: 96 << 10,
+        page_cache: Some(PageCacheOptions {
+            page_size: page as u32,
+            policy: Replacement::Lru,
+            track_utilization: false,
+        }),
+        ..SelectiveOptions::default()
+    };
+    let g = SelectiveGraph::open(&s.graph, &opts).unwrap();
+    let counters = |g: &SelectiveGraph| {
+        let mut stats = diskgraph_engine::RunStats::default();
+        g.record(&mut stats);
+        let c = &stats.settings["page_cache"];
+        // At most this many pages fit (the cache's bytes include its bookkeeping).
+        let slots = stats.settings["page_cache_bytes"].as_u64().unwrap() / page;
+        (
+            c["hits"].as_u64().unwrap(),
+            c["misses"].as_u64().unwrap(),
+            c["evictions"].as_u64().unwrap(),
+            slots,
+        )
+    };
+    let every = VertexSubset::all(s.test.num_vertices);
+    let edges = std::sync::atomic::AtomicU64::new(0);
+    let count = |_, p: diskgraph_engine::selective::Piece<'_>| {
+        edges.fetch_add(p.targets.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    };
+    // One round over every list: every page is missed once; more of them than the cache holds,
+    // yet nothing is evicted, since only the last `slots` pages go in.
+    g.for_each_piece(Direction::Out, &every, false, count).unwrap();
+    let (hits, misses, evictions, slots) = counters(&g);
+    assert!(slots > 8 && slots < pages / 2, "{slots} slots for {pages} pages");
+    assert_eq!((hits, misses, evictions), (0, pages, 0));
+    // The next round finds those pages; the lists are delivered in full both times.
+    g.for_each_piece(Direction::Out, &every, false, count).unwrap();
+    let (hits, misses, _, _) = counters(&g);
+    assert!(hits > slots / 2 && hits <= slots, "{hits} hits, at most {slots} slots");
+    assert_eq!(hits + misses, 2 * pages);
+    assert_eq!(edges.into_inner(), 2 * s.test.num_arcs() as u64);
+}

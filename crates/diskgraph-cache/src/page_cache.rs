@@ -173,11 +173,22 @@ impl PageCache {
     /// Inserts page `page` with `bytes` (at most a page), evicting a page if full. Does nothing
     /// if the page is already there or the cache has no slots.
     pub fn insert(&self, page: u64, bytes: &[u8]) {
-        assert!(bytes.len() <= self.page_size, "more than a page");
+        self.insert_many([(page, bytes)]);
+    }
+
+    /// [`insert`](Self::insert) for many pages under one lock.
+    pub fn insert_many<'a>(&self, pages: impl IntoIterator<Item = (u64, &'a [u8])>) {
         if self.slots == 0 {
             return;
         }
         let mut g = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        for (page, bytes) in pages {
+            self.insert_locked(&mut g, page, bytes);
+        }
+    }
+
+    fn insert_locked(&self, g: &mut Inner, page: u64, bytes: &[u8]) {
+        assert!(bytes.len() <= self.page_size, "more than a page");
         if g.map.contains_key(&page) {
             return;
         }

@@ -1,6 +1,7 @@
 //! Reads through the page cache (`diskgraph-cache`): a round's byte ranges become pages; cached
 //! pages are delivered from memory (copied out, then computed on without the cache's lock), the
-//! others are read — page-aligned, so every chunk holds whole pages — inserted, and delivered.
+//! others are read — page-aligned, so every chunk holds whole pages — inserted (no more of a
+//! round's than the cache holds), and delivered.
 //! With utilisation tracking, the bytes each range asked for are marked in their pages after
 //! the round. Only rounds without weights go through the cache (it holds `*.adj` pages).
 
@@ -53,17 +54,21 @@ pub(crate) fn read_through(
         })
         .collect();
     let mut runs = merge_pages(&misses, ps, set.len());
+    // A round reads each page once, so of more misses than the cache holds, the first ones
+    // read would be evicted by the last ones before anything could ask for them again: only
+    // the last `slots` pages are copied in (what inserting them all in file order leaves
+    // under LRU, and about what it leaves under CLOCK). A chunk's pages (and the file's short
+    // last page) go in under one lock.
+    let admit_from = misses.len().checked_sub(cache.slots()).map_or(0, |i| misses[i] * ps);
     let insert = |chunk: Chunk<'_>| {
         let data = chunk.data[0];
-        let mut at = chunk.offset.next_multiple_of(ps);
-        while at < chunk.end() {
+        let first = chunk.offset.next_multiple_of(ps).max(admit_from);
+        let pages = (first..chunk.end()).step_by(ps as usize).filter_map(|at| {
             let len = (chunk.end() - at).min(ps);
-            if len == ps || at + len == set.len() {
-                let from = (at - chunk.offset) as usize;
-                cache.insert(key(file, at / ps), &data[from..from + len as usize]);
-            }
-            at += ps;
-        }
+            let from = (at - chunk.offset) as usize;
+            (len == ps || at + len == set.len()).then(|| (key(file, at / ps), &data[from..from + len as usize]))
+        });
+        cache.insert_many(pages);
         consume(chunk);
     };
     io.read_round(set, &mut runs, &insert)?;
