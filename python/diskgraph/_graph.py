@@ -494,8 +494,8 @@ class Graph:
             method: ``"gvs"`` (Greedy Vertex Selection in ``k`` rounds, modelling pages of
                 ``page_size`` bytes), ``"highd"``, ``"lowd"`` or ``"random"`` (``seed``).
             size: Bytes of the static cache the selection fills (int or a string like
-                ``"64MiB"``; 4 per edge, 5 per list, a bit per vertex), or a float in [0, 1]:
-                that fraction of the size of the graph's out-lists.
+                ``"64MiB"``; 4 per edge, 5 per list, 12 per 64 vertices of the graph), or a
+                float in [0, 1]: that fraction of the size of the graph's out-lists.
             force: Replace an existing selection of that name.
 
         The graph is reopened afterwards, so ``basc=`` can use the selection right away.

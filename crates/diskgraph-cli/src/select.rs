@@ -17,7 +17,8 @@ pub struct Args {
     #[arg(long, default_value = "gvs")]
     method: String,
     /// Size of the static cache the selection fills: bytes (`256MiB`) or a fraction of out.adj's
-    /// size (`0.2`); each list costs 4 bytes per edge plus 13, plus one bit per vertex.
+    /// size (`0.2`); each list costs 4 bytes per edge plus 5, and the cache 12 bytes per 64
+    /// vertices of the graph.
     #[arg(long)]
     size: String,
     /// gvs: rounds (K).

@@ -6,8 +6,9 @@
 //!   paper's baselines HighD, LowD and Rand.
 //!
 //! A selection costs what the static cache will hold: 4 bytes per edge of each selected out-list
-//! plus [`LIST_OVERHEAD_BYTES`] per list, plus a membership bitmap of one bit per vertex taken
-//! from the budget up front ([`list_cost`], [`fixed_cost`]); vertices without out-edges are
+//! plus [`STATIC_LIST_OVERHEAD_BYTES`] per list, plus a membership bitmap with prefix counts
+//! (12 bytes per 64 vertices) taken from the budget up front ([`list_cost`], [`fixed_cost`],
+//! [`static_cache_bytes`]); vertices without out-edges are
 //! never selected. The simple methods take vertices in their
 //! order and skip one that no longer fits; GVS stops each round at the first that does not fit,
 //! as the paper does.
