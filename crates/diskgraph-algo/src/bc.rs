@@ -21,7 +21,7 @@ use crate::AlgoError;
 /// The result of [`betweenness`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Betweenness {
-    /// Centrality of each vertex, scaled as NetworkX does (see [`scale`]).
+    /// Centrality of each vertex, scaled as NetworkX's `betweenness_centrality` scales it.
     pub values: Vec<f64>,
     /// Sources used.
     pub sources: usize,

@@ -317,7 +317,7 @@ pub enum Values {
     /// Floats (distances with `inf` unreached, ranks).
     Float(Vec<f64>),
     /// Hop distances from several sources (apsp): `hops[i * n + v]` from source `i` (in the
-    /// order of the stats' `sources`) to vertex `v`, [`UNREACHED`](crate::msbfs::UNREACHED) when
+    /// order of the stats' `sources`) to vertex `v`, [`UNREACHED`] when
     /// unreached; `sources` rows of one value per vertex each.
     Distances {
         /// Number of sources (rows).

@@ -39,17 +39,17 @@ pub use write::{padded_len, CsrWriter, DataFileWriter, GraphBuilder};
 pub const PAGE: u64 = 4096;
 /// Name of the manifest file.
 pub const MANIFEST: &str = "manifest.json";
-/// Out-edge offsets, u64[V+1].
+/// Out-edge offsets, `u64[V+1]`.
 pub const OUT_IDX: &str = "out.idx";
-/// Out-neighbour IDs, u32[E], each list ascending.
+/// Out-neighbour IDs, `u32[E]`, each list ascending.
 pub const OUT_ADJ: &str = "out.adj";
-/// Out-edge weights, f32[E] (weighted graphs only).
+/// Out-edge weights, `f32[E]` (weighted graphs only).
 pub const OUT_WGT: &str = "out.wgt";
-/// In-edge offsets, u64[V+1] (directed graphs only).
+/// In-edge offsets, `u64[V+1]` (directed graphs only).
 pub const IN_IDX: &str = "in.idx";
-/// In-neighbour IDs, u32[E] (directed graphs only).
+/// In-neighbour IDs, `u32[E]` (directed graphs only).
 pub const IN_ADJ: &str = "in.adj";
-/// In-edge weights, f32[E] (directed weighted graphs only).
+/// In-edge weights, `f32[E]` (directed weighted graphs only).
 pub const IN_WGT: &str = "in.wgt";
 /// Original u64 ID of every internal vertex (present when IDs were remapped): strictly ascending
 /// under the [`ORIGINAL_ORDERING`], distinct but in any order under another ordering.

@@ -13,10 +13,10 @@
 //!
 //! "Input ID" is the vertex's internal ID in the input graph; in-degree is the out-degree of an
 //! undirected graph. Every method but Gorder keeps O(V) vertex state (semi-external, as
-//! design.md defines it) and reads the CSR: sequentially ([`simple`]) or one adjacency list at a
-//! time ([`norder`]). Gorder loads the whole graph ([`gorder`]).
+//! design.md defines it) and reads the CSR: sequentially (`simple.rs`) or one adjacency list at a
+//! time (`norder.rs`). Gorder loads the whole graph (`gorder.rs`).
 //!
-//! Writing ([`write`]) works for graphs larger than memory: every arc goes through the external
+//! Writing (`write.rs`) works for graphs larger than memory: every arc goes through the external
 //! sorter as (new source, new target, weight) under `--memory`, and the sorted stream becomes the
 //! new `out.*` (and, for directed graphs, `in.*` from the input's transpose). Lists come out
 //! ascending; weights, self-loops and duplicate arcs are kept exactly. `ids.u64` maps each new
