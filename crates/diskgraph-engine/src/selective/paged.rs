@@ -59,7 +59,9 @@ pub(crate) fn read_through(
     // the last `slots` pages are copied in (what inserting them all in file order leaves
     // under LRU, and about what it leaves under CLOCK). A chunk's pages (and the file's short
     // last page) go in under one lock.
-    let admit_from = misses.len().checked_sub(cache.slots()).map_or(0, |i| misses[i] * ps);
+    let admit_from = (misses.len().checked_sub(cache.slots()))
+        .and_then(|i| misses.get(i))
+        .map_or(0, |&p| p * ps);
     let insert = |chunk: Chunk<'_>| {
         let data = chunk.data[0];
         let first = chunk.offset.next_multiple_of(ps).max(admit_from);
