@@ -154,25 +154,32 @@ fn static_cache_errors_are_clear() {
     assert!(e.contains("version 1") && e.contains("diskgraph select"), "{e}");
 }
 
-fn open_paged(s: &Stored, page_size: u32, policy: Replacement, basc: Option<&str>) -> SelectiveGraph {
-    let opts = SelectiveOptions {
+/// Options of a run reading through a page cache of `page_size`-byte pages in `memory` bytes.
+fn paged_options(page_size: u32, policy: Replacement, memory: u64, track_utilization: bool) -> SelectiveOptions {
+    SelectiveOptions {
         io: io(
             diskgraph_engine::selective::BackendKind::Uring,
             diskgraph_engine::selective::SchedulerKind::Bitmap,
             512,
         ),
-        memory: 4 << 20,
+        memory,
         need_in: true,
+        page_cache: Some(PageCacheOptions {
+            page_size,
+            policy,
+            track_utilization,
+        }),
+        ..SelectiveOptions::default()
+    }
+}
+
+fn open_paged(s: &Stored, page_size: u32, policy: Replacement, basc: Option<&str>) -> SelectiveGraph {
+    let opts = SelectiveOptions {
         basc: basc.map(|l| BascOptions {
             layout: l.to_string(),
             fraction: 0.25,
         }),
-        page_cache: Some(PageCacheOptions {
-            page_size,
-            policy,
-            track_utilization: true,
-        }),
-        ..SelectiveOptions::default()
+        ..paged_options(page_size, policy, 4 << 20, true)
     };
     let g = diskgraph_format::GraphDir::open(s.graph.path()).unwrap();
     SelectiveGraph::open(&g, &opts).unwrap()
@@ -246,20 +253,7 @@ fn a_round_copies_into_the_page_cache_no_more_pages_than_it_holds() {
     let s = store("rmat 12 directed", &gen::rmat(12, 12 << 12, true, 5), Keep::default());
     let page = 512u64;
     let pages = (s.test.num_arcs() as u64 * 4).div_ceil(page);
-    let opts = SelectiveOptions {
-        io: io(
-            diskgraph_engine::selective::BackendKind::Pread,
-            diskgraph_engine::selective::SchedulerKind::Bitmap,
-            512,
-        ),
-        memory: 96 << 10,
-        page_cache: Some(PageCacheOptions {
-            page_size: page as u32,
-            policy: Replacement::Lru,
-            track_utilization: false,
-        }),
-        ..SelectiveOptions::default()
-    };
+    let opts = paged_options(page as u32, Replacement::Lru, 96 << 10, false);
     let g = SelectiveGraph::open(&s.graph, &opts).unwrap();
     let counters = |g: &SelectiveGraph| {
         let mut stats = diskgraph_engine::RunStats::default();
