@@ -28,11 +28,11 @@
 use std::time::Instant;
 
 use diskgraph_engine::selective::{
-    BascOptions, EngineError, IoConfig, IoError, PageCacheOptions, SelectiveGraph, SelectiveOptions,
+    BascOptions, EngineError, IoConfig, IoError, LoadedStatic, PageCacheOptions, SelectiveGraph, SelectiveOptions,
 };
 use diskgraph_engine::stream::{StreamError, VertexStateKind, DEFAULT_MRT};
 use diskgraph_engine::{MemoryGraph, RunStats};
-use diskgraph_format::{Direction, FormatError, GraphDir};
+use diskgraph_format::{basc_layout_name, Direction, FormatError, GraphDir};
 use serde_json::json;
 
 use crate::msbfs::{MAX_SOURCES, UNREACHED};
@@ -213,6 +213,9 @@ pub struct RunRequest {
     /// Selective engine: load the BAsC selection `basc-<name>` (or this layout name) into a
     /// static cache of `basc_fraction` of the budget.
     pub basc: Option<String>,
+    /// Selective engine: a static cache loaded earlier ([`load_static_cache`]) to use instead of
+    /// loading `basc` again (`basc` may then be `None`: it is the loaded one's selection).
+    pub basc_loaded: Option<LoadedStatic>,
     /// Selective engine: share of the budget given to the static cache.
     pub basc_fraction: f64,
     /// Selective engine: read through a page cache.
@@ -244,6 +247,7 @@ impl RunRequest {
             samples: None,
             rounds: DEFAULT_SWEEPS,
             basc: None,
+            basc_loaded: None,
             basc_fraction: 0.5,
             page_cache: None,
         }
@@ -496,6 +500,45 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, RunError> {
     Ok(out)
 }
 
+/// The static cache `req` asks for: selection `basc` (or the loaded one's), preloaded when
+/// `basc_loaded` is given.
+fn basc_options(req: &RunRequest) -> Option<BascOptions> {
+    let layout = match (&req.basc, &req.basc_loaded) {
+        (Some(name), _) if name.starts_with("basc-") => name.clone(),
+        (Some(name), _) => basc_layout_name(name),
+        (None, Some(loaded)) => loaded.layout().to_string(),
+        (None, None) => return None,
+    };
+    Some(BascOptions {
+        layout,
+        fraction: req.basc_fraction,
+        preloaded: req.basc_loaded.clone(),
+    })
+}
+
+/// Loads the static cache `req` asks for (`basc`, `basc_fraction` of `memory`, read with `io`)
+/// once, for runs that pass it as [`RunRequest::basc_loaded`]: they skip the loading, and report
+/// `basc_preloaded` in their settings.
+pub fn load_static_cache(graph: &GraphDir, req: &RunRequest) -> Result<LoadedStatic, RunError> {
+    let Some(basc) = basc_options(req) else {
+        return Err(RunError::Setting(
+            "loading a static cache needs a selection (basc)".into(),
+        ));
+    };
+    let opts = SelectiveOptions {
+        io: IoConfig {
+            compute_threads: req.threads.unwrap_or_else(rayon::current_num_threads),
+            ..req.io.clone()
+        },
+        memory: req.memory,
+        retain_lists: false,
+        basc: Some(basc),
+        ..SelectiveOptions::default()
+    };
+    let g = SelectiveGraph::open(graph, &opts)?;
+    Ok(g.loaded_static().expect("a static cache was asked for"))
+}
+
 /// Whether the memory engine loads the in-edges for `alg`.
 fn memory_needs_in(alg: &str) -> bool {
     matches!(alg, "bfs" | "sp" | "diameter" | "scc" | "pagerank" | "kcore" | "spmv")
@@ -713,14 +756,7 @@ fn run_on(
                 assemble_lists: alg == "kcore",
                 partitions: None,
                 retain_lists: req.retain_lists,
-                basc: req.basc.as_ref().map(|name| BascOptions {
-                    layout: if name.starts_with("basc-") {
-                        name.clone()
-                    } else {
-                        format!("basc-{name}")
-                    },
-                    fraction: req.basc_fraction,
-                }),
+                basc: basc_options(req),
                 page_cache: req.page_cache.clone(),
             };
             let g = SelectiveGraph::open(graph, &opts)?;

@@ -5,6 +5,7 @@
 
 mod support;
 
+use diskgraph_algo::registry::{load_static_cache, run, RunRequest, Values};
 use diskgraph_algo::{selective, BcOptions};
 use diskgraph_engine::selective::{
     BascOptions, EngineError, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions,
@@ -27,6 +28,7 @@ fn open_with_basc(s: &Stored, layout: Option<&str>, fraction: f64) -> Result<Sel
         basc: layout.map(|l| BascOptions {
             layout: l.to_string(),
             fraction,
+            preloaded: None,
         }),
         ..SelectiveOptions::default()
     };
@@ -154,6 +156,109 @@ fn static_cache_errors_are_clear() {
     assert!(e.contains("version 1") && e.contains("diskgraph select"), "{e}");
 }
 
+#[test]
+fn a_loaded_static_cache_serves_later_runs_without_reading_it_again() {
+    let s = store("rmat 11 directed", &gen::rmat(11, 12 << 11, true, 5), Keep::default());
+    let other = store(
+        "rmat 11 directed, other seed",
+        &gen::rmat(11, 12 << 11, true, 6),
+        Keep::default(),
+    );
+    for g in [&s, &other] {
+        let opts = SelectOptions {
+            method: SelectMethod::Gvs { rounds: 3 },
+            budget_bytes: 32 << 10,
+            page_bytes: 4096,
+            name: None,
+            force: false,
+        };
+        select_graph(g.graph.path(), &opts).unwrap();
+    }
+    let dir = diskgraph_format::GraphDir::open(s.graph.path()).unwrap();
+    let request = |alg: &str| RunRequest {
+        engine: "selective".into(),
+        memory: MEMORY,
+        basc: Some("gvs".into()),
+        basc_fraction: 0.25,
+        samples: Some(16),
+        ..RunRequest::new(alg)
+    };
+    let loaded = load_static_cache(&dir, &request("bfs")).unwrap();
+    assert_eq!(loaded.layout(), "basc-gvs");
+    assert!(loaded.lists() > 0 && loaded.load_bytes() > 0, "{loaded:?}");
+    for alg in ["bfs", "diameter", "bc"] {
+        let fresh = run(&dir, &request(alg)).unwrap();
+        let reused = run(
+            &dir,
+            &RunRequest {
+                basc: None,
+                basc_loaded: Some(loaded.clone()),
+                ..request(alg)
+            },
+        )
+        .unwrap();
+        match (&fresh.values, &reused.values) {
+            // bc sums path dependencies in whatever order the threads finish.
+            (Values::Float(a), Values::Float(b)) => {
+                for (x, y) in a.iter().zip(b) {
+                    assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{alg}: {x} vs {y}");
+                }
+            }
+            (a, b) => assert_eq!(a, b, "{alg}"),
+        }
+        let (f, r) = (&fresh.stats, &reused.stats);
+        assert_eq!(f.settings["basc_preloaded"], false);
+        assert_eq!(r.settings["basc_preloaded"], true);
+        assert_eq!(r.settings["basc_load_bytes"], 0, "{alg}");
+        assert_eq!(r.settings["basc_lists"], loaded.lists() as u64, "{alg}");
+        assert_eq!(f.cache_hit_ratio["basc"], r.cache_hit_ratio["basc"], "{alg}");
+        // The same lists read, less the loading.
+        let load = f.settings["basc_load_bytes"].as_u64().unwrap();
+        assert_eq!(r.bytes_read, f.bytes_read - load, "{alg}");
+    }
+    // Refused: another graph's lists, another selection's name, a share too small for them.
+    let refused = |graph: &diskgraph_format::GraphDir, req: RunRequest| {
+        run(
+            graph,
+            &RunRequest {
+                basc_loaded: Some(loaded.clone()),
+                ..req
+            },
+        )
+        .err()
+        .unwrap()
+        .to_string()
+    };
+    let other_dir = diskgraph_format::GraphDir::open(other.graph.path()).unwrap();
+    let e = refused(&other_dir, request("bfs"));
+    assert!(e.contains("basc-gvs") && e.contains("out-lists differ"), "{e}");
+    let e = refused(
+        &dir,
+        RunRequest {
+            basc: Some("other".into()),
+            ..request("bfs")
+        },
+    );
+    assert!(e.contains("basc-other"), "{e}");
+    let e = refused(
+        &dir,
+        RunRequest {
+            basc_fraction: (loaded.bytes() - 1) as f64 / MEMORY as f64,
+            ..request("bfs")
+        },
+    );
+    assert!(
+        e.contains("too small") && e.contains("loaded selection basc-gvs"),
+        "{e}"
+    );
+    // Loading needs a selection.
+    let e = load_static_cache(&dir, &RunRequest::new("bfs"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("needs a selection"), "{e}");
+}
+
 /// Options of a run reading through a page cache of `page_size`-byte pages in `memory` bytes.
 fn paged_options(page_size: u32, policy: Replacement, memory: u64, track_utilization: bool) -> SelectiveOptions {
     SelectiveOptions {
@@ -178,6 +283,7 @@ fn open_paged(s: &Stored, page_size: u32, policy: Replacement, basc: Option<&str
         basc: basc.map(|l| BascOptions {
             layout: l.to_string(),
             fraction: 0.25,
+            preloaded: None,
         }),
         ..paged_options(page_size, policy, 4 << 20, true)
     };

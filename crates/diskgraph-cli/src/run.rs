@@ -178,6 +178,7 @@ pub fn run(a: Args) -> Result<()> {
         samples: a.samples,
         rounds: a.rounds,
         basc: e.basc,
+        basc_loaded: None,
         basc_fraction: e.basc_fraction,
         page_cache: match e.page_size {
             Some(size) => Some(PageCacheOptions {

@@ -455,7 +455,7 @@ impl SelectiveGraph {
         };
         let statics = if with_weights { None } else { self.static_lists(d) };
         let retained = if with_weights { None } else { self.retained(d) };
-        let static_bits = statics.map(|s| s.lists.held.bits());
+        let static_bits = statics.map(|s| s.lists().held.bits());
         let spans = Spans {
             offsets: &adj.offsets,
             window,
@@ -477,7 +477,7 @@ impl SelectiveGraph {
                         Relaxed,
                     );
                 }
-                let (lists, _) = self.serve_lists(&s.lists, active, window, None, &init, &compute, &flush);
+                let (lists, _) = self.serve_lists(s.lists(), active, window, None, &init, &compute, &flush);
                 s.hits.fetch_add(lists, Relaxed);
             }
             if let Some(g) = &retained {

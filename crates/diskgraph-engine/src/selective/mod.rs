@@ -72,7 +72,7 @@ pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
 pub use io_iterator::Piece;
 pub use paged::PageCacheOptions;
 pub use partition::Partitions;
-pub use static_cache::BascOptions;
+pub use static_cache::{BascOptions, LoadedStatic};
 
 use crate::RunStats;
 
@@ -101,6 +101,14 @@ pub enum EngineError {
     ListsTooLong {
         /// The selection's layout name.
         layout: String,
+    },
+    /// Preloaded static cache lists ([`BascOptions::preloaded`]) that are not this run's.
+    #[error("the loaded static cache {layout} cannot serve this run: {reason}")]
+    PreloadedMismatch {
+        /// The loaded selection's layout name.
+        layout: String,
+        /// Why not.
+        reason: String,
     },
     /// The call needs the in-edges of a directed graph, and they were not opened.
     #[error("the in-edges of this directed graph were not opened (SelectiveOptions::need_in)")]
@@ -424,7 +432,7 @@ impl SelectiveGraph {
     /// and the largest assembly buffer used (which exceeds its share only for a single vertex
     /// whose lists alone are larger).
     pub fn peak_engine_memory(&self) -> u64 {
-        let statics = self.static_cache.as_ref().map_or(0, |s| s.lists.bytes())
+        let statics = self.static_cache.as_ref().map_or(0, |s| s.lists().bytes())
             + self.page_cache.as_ref().map_or(0, |c| c.bytes());
         self.buffer_bytes
             + self.claims.bytes()
@@ -530,12 +538,13 @@ impl SelectiveGraph {
         }
         if let Some(c) = &self.static_cache {
             stats.cache_hit_ratio.insert("basc".into(), c.hit_ratio());
-            s.insert("basc".into(), json!(c.layout));
+            s.insert("basc".into(), json!(c.loaded.layout()));
             s.insert("basc_share_bytes".into(), json!(c.share));
-            s.insert("basc_bytes".into(), json!(c.lists.bytes()));
-            s.insert("basc_lists".into(), json!(c.lists.len()));
+            s.insert("basc_bytes".into(), json!(c.lists().bytes()));
+            s.insert("basc_lists".into(), json!(c.lists().len()));
             s.insert("basc_load_seconds".into(), json!(c.load_seconds));
             s.insert("basc_load_bytes".into(), json!(c.load_bytes));
+            s.insert("basc_preloaded".into(), json!(c.reused));
             s.insert("basc_lists_served".into(), json!(c.hits.load(Relaxed)));
             s.insert("basc_lists_requested".into(), json!(c.requests.load(Relaxed)));
         }

@@ -4,11 +4,19 @@
 //! never evicted. Rounds consult it before anything else: its lists are delivered from memory
 //! and left out of the reads. Loading time and the hit ratio (lists served / non-empty lists
 //! asked for) are reported.
+//!
+//! A static cache never changes, so one load can serve many runs: [`LoadedStatic`] is the
+//! loaded lists, handed out by [`SelectiveGraph::loaded_static`] and given back to later opens
+//! of the same graph through [`BascOptions::preloaded`], which then read nothing to fill their
+//! static cache (a session running several algorithms — the deployment the paper's figures,
+//! which leave the loading out, assume).
 
+use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::Instant;
 
-use diskgraph_format::{BascSelection, Direction, FormatError, GraphDir};
+use diskgraph_format::{BascSelection, Direction, FileEntry, FormatError, GraphDir};
 
 use super::io_iterator::{as_u32s, SharedSlice};
 use super::retained::Generation;
@@ -21,16 +29,79 @@ pub struct BascOptions {
     pub layout: String,
     /// Fraction of `--memory` given to the static cache (0 < F < 1).
     pub fraction: f64,
+    /// The selection's lists as an earlier open of this graph loaded them: used instead of
+    /// reading them again (they must be of `layout`, of a graph with the same out-lists, and fit
+    /// the share).
+    pub preloaded: Option<LoadedStatic>,
 }
 
-/// A loaded static cache.
+/// A static cache's lists once loaded; clones share them. See the [module docs](self).
+#[derive(Clone)]
+pub struct LoadedStatic {
+    lists: Arc<Generation>,
+    layout: String,
+    /// The manifest entry (length, checksum) of the out-lists they were copied from, and the
+    /// vertex count: a graph with both equal has the same lists.
+    adjacency: FileEntry,
+    num_vertices: usize,
+    load_seconds: f64,
+    load_bytes: u64,
+}
+
+impl LoadedStatic {
+    /// The selection's layout name (`basc-<name>`).
+    pub fn layout(&self) -> &str {
+        &self.layout
+    }
+
+    /// Number of lists held.
+    pub fn lists(&self) -> usize {
+        self.lists.len()
+    }
+
+    /// Bytes held (lists and their index), what a static cache share must hold.
+    pub fn bytes(&self) -> u64 {
+        self.lists.bytes()
+    }
+
+    /// Seconds the load took.
+    pub fn load_seconds(&self) -> f64 {
+        self.load_seconds
+    }
+
+    /// Bytes the load read.
+    pub fn load_bytes(&self) -> u64 {
+        self.load_bytes
+    }
+}
+
+impl fmt::Debug for LoadedStatic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadedStatic")
+            .field("layout", &self.layout)
+            .field("lists", &self.lists())
+            .field("bytes", &self.bytes())
+            .finish()
+    }
+}
+
+impl PartialEq for LoadedStatic {
+    /// The same load.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.lists, &other.lists)
+    }
+}
+
+/// The static cache of one open graph: shared lists plus this open's counters.
 pub(crate) struct StaticCache {
-    pub(crate) lists: Generation,
-    pub(crate) layout: String,
+    pub(crate) loaded: LoadedStatic,
     pub(crate) share: u64,
+    /// Seconds this open spent loading (near zero when the lists were preloaded).
     pub(crate) load_seconds: f64,
-    /// Bytes read to load it (part of the run's `bytes_read`).
+    /// Bytes this open read to load it (part of the run's `bytes_read`; 0 when preloaded).
     pub(crate) load_bytes: u64,
+    /// Whether the lists came preloaded.
+    pub(crate) reused: bool,
     /// Non-empty lists asked for by rounds over the cached direction.
     pub(crate) requests: AtomicU64,
     /// Of those, served from the cache.
@@ -38,6 +109,11 @@ pub(crate) struct StaticCache {
 }
 
 impl StaticCache {
+    /// The cached lists.
+    pub(crate) fn lists(&self) -> &Generation {
+        &self.loaded.lists
+    }
+
     /// Served / asked for (0 before any request).
     pub(crate) fn hit_ratio(&self) -> f64 {
         let r = self.requests.load(Relaxed);
@@ -50,11 +126,82 @@ impl StaticCache {
 }
 
 impl SelectiveGraph {
-    /// Loads selection `opts.layout` into a static cache of `share` bytes: the selected
-    /// vertices' lists are read from the selection's `lists.u32` (one round of large sequential
+    /// Fills the static cache of `share` bytes with selection `opts.layout`: its preloaded
+    /// lists when given (after checking they are this selection's, of this graph, and fit),
+    /// else by reading them.
+    pub(crate) fn load_static(&mut self, dir: &GraphDir, opts: &BascOptions, share: u64) -> Result<(), EngineError> {
+        let started = Instant::now();
+        let adjacency = out_lists_entry(dir)?;
+        let (loaded, reused) = match &opts.preloaded {
+            Some(p) => {
+                self.check_preloaded(p, opts, &adjacency, share)?;
+                (p.clone(), true)
+            }
+            None => (self.read_selection(dir, opts, adjacency, share)?, false),
+        };
+        self.static_cache = Some(StaticCache {
+            load_seconds: started.elapsed().as_secs_f64(),
+            load_bytes: if reused { 0 } else { loaded.load_bytes },
+            loaded,
+            share,
+            reused,
+            requests: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+        });
+        Ok(())
+    }
+
+    /// The static cache's lists, to give to later opens of this graph
+    /// ([`BascOptions::preloaded`]); `None` without a static cache.
+    pub fn loaded_static(&self) -> Option<LoadedStatic> {
+        self.static_cache.as_ref().map(|s| s.loaded.clone())
+    }
+
+    /// Refuses preloaded lists of another selection or graph, or larger than the share.
+    fn check_preloaded(
+        &self,
+        p: &LoadedStatic,
+        opts: &BascOptions,
+        adjacency: &FileEntry,
+        share: u64,
+    ) -> Result<(), EngineError> {
+        let mismatch = |reason: String| EngineError::PreloadedMismatch {
+            layout: p.layout.clone(),
+            reason,
+        };
+        if p.layout != opts.layout {
+            return Err(mismatch(format!("this run asks for selection {}", opts.layout)));
+        }
+        if p.num_vertices != self.n || p.adjacency != *adjacency {
+            return Err(mismatch(
+                "it was loaded from a graph whose out-lists differ from this one's".into(),
+            ));
+        }
+        if p.bytes() > share {
+            return Err(EngineError::BudgetTooSmall {
+                budget: self.budget,
+                what: format!(
+                    "the static cache share ({share} bytes, --basc-fraction {}) for the loaded selection {} ({} lists)",
+                    opts.fraction,
+                    p.layout,
+                    p.lists()
+                ),
+                needed: p.bytes(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads selection `opts.layout`'s lists from its `lists.u32` (one round of large sequential
     /// reads) straight into place. Errors when the selection does not fit the share, or when
     /// its lists do not match the graph (length, or a target that is no vertex).
-    pub(crate) fn load_static(&mut self, dir: &GraphDir, opts: &BascOptions, share: u64) -> Result<(), EngineError> {
+    fn read_selection(
+        &self,
+        dir: &GraphDir,
+        opts: &BascOptions,
+        adjacency: FileEntry,
+        share: u64,
+    ) -> Result<LoadedStatic, EngineError> {
         let started = Instant::now();
         let selection = BascSelection::open(dir, &opts.layout)?;
         let lists_path = selection.lists_path(dir);
@@ -124,26 +271,35 @@ impl SelectiveGraph {
         if bytes > 0 && u64::from(highest) >= self.n as u64 {
             return Err(corrupt(format!("target {highest} out of range (V = {})", self.n)));
         }
-        self.static_cache = Some(StaticCache {
-            lists,
+        Ok(LoadedStatic {
+            lists: Arc::new(lists),
             layout: opts.layout.clone(),
-            share,
+            adjacency,
+            num_vertices: self.n,
             load_seconds: started.elapsed().as_secs_f64(),
             load_bytes: self.io.stats().bytes_read - read_before,
-            requests: AtomicU64::new(0),
-            hits: AtomicU64::new(0),
-        });
-        Ok(())
+        })
     }
 
     /// The static cache, when it holds lists of direction `d`.
     pub(crate) fn static_lists(&self, d: Direction) -> Option<&StaticCache> {
-        self.static_cache.as_ref().filter(|s| s.lists.dir == self.physical(d))
+        self.static_cache.as_ref().filter(|s| s.lists().dir == self.physical(d))
     }
 
     /// Whether `v`'s list of direction `d` is in the static cache.
     pub(crate) fn is_static(&self, d: Direction, v: u32) -> bool {
         self.static_lists(d)
-            .is_some_and(|s| super::frontier::bit(s.lists.held.bits(), v))
+            .is_some_and(|s| super::frontier::bit(s.lists().held.bits(), v))
     }
+}
+
+/// The manifest entry of the graph's out-lists, which a static cache copies.
+fn out_lists_entry(dir: &GraphDir) -> Result<FileEntry, EngineError> {
+    let (_, adj, _) = dir.files_of(Direction::Out);
+    dir.manifest().files.get(adj).cloned().ok_or_else(|| {
+        EngineError::Format(FormatError::Content {
+            path: dir.file_path("manifest.json"),
+            reason: format!("no entry for {adj}"),
+        })
+    })
 }
