@@ -19,10 +19,14 @@ selective engine, retained lists off (so only the caches under test keep data).
 (e) BAsC (GVS 20%) + page cache 5% on the Norder graph vs a 25% page cache on the Gorder graph —
     Figure 12 — and, as the bound of what any cache can give on the Norder graph, Norder with a
     page cache that holds the whole graph (every page read once, then served from memory).
+(s) the two setups of (e) as sessions: one Python process per setup runs bfs, diameter and bc in
+    turn (`bench/session.py`; the OS page cache dropped before each run), BAsC+Norder loading
+    its static cache once at the start (`Graph.load_static_cache`) — the deployment of a static
+    cache. Ratios per algorithm (harmonic mean) and of whole sessions, loading included.
 
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.
 
-    python3 bench/caches.py [--scales 22,24] [--real wiki-Vote.txt] [--only a,b,c,d,e] [--gvs-k 100]
+    python3 bench/caches.py [--scales 22,24] [--real wiki-Vote.txt] [--only a,b,c,d,e,s] [--gvs-k 100]
                             [--orderings norder,gorder,degree,pagerank,random] [--ks 1,10,100]
                             [--max-request 16KiB] [--page-size 4KiB] [--repeat 1]
                             [--work DIR] [--report bench/out/caches.json]
@@ -34,10 +38,17 @@ import argparse
 import functools
 import json
 import os
+import sys
 from pathlib import Path
 from statistics import harmonic_mean
 
 from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker, run, run_stats
+
+
+def run_session(cmd: list[str], out: Path, cgroup: MemoryCgroup) -> dict:
+    """Runs `bench/session.py` (inside `cgroup`) and returns its report."""
+    run(cmd, cgroup)
+    return json.loads(out.read_text())
 
 ALGOS = {"bfs": ["--source", "max-degree"], "diameter": ["--source", "max-degree"], "bc": []}
 METHODS = ("gvs", "highd", "lowd", "random")
@@ -63,23 +74,40 @@ class Suite:
         self.reuse_selections = reuse_selections
         self.io_flags = ["--max-request", max_request] if max_request else []
         self.cgroup = MemoryCgroup("diskgraph-caches", 1 << 62)
+        self.max_request = max_request
         self.runs: list[dict] = []
         self.queue: list[tuple[list[str], int, dict]] = []
 
     def run(self, graph: Path, algo: str, memory: int, extra: list[str], label: dict) -> None:
         """Queues a configuration; `flush` runs it."""
+        cmd = [self.dg, "run", algo, str(graph), "--engine", "selective", "--memory", str(memory),
+               "--retain-lists", "false", *self.io_flags, *ALGOS[algo], *extra]
+        if algo == "bc":
+            cmd += ["--samples", str(self.bc_samples)]
+        label = {**label, "graph": graph.name, "algorithm": algo, "memory": memory}
+        self.queue.append((cmd, self.limit(graph, memory, algo), label))
+
+    def session(self, graph: Path, memory: int, basc: tuple[str, float] | None, label: dict) -> None:
+        """Queues a session of every algorithm of ALGOS (`bench/session.py`), loading selection
+        `basc` = (name, fraction of `memory`) once when given."""
+        cmd = [sys.executable, str(Path(__file__).with_name("session.py")), str(graph), "--memory", str(memory),
+               "--algorithms", ",".join(ALGOS), "--page-size", self.page_size, "--bc-samples", str(self.bc_samples),
+               "--out", str(self.work / "session.json")]
+        cmd += ["--max-request", self.max_request] if self.max_request else []
+        cmd += ["--basc", basc[0], "--basc-fraction", f"{basc[1]:.6f}"] if basc else []
+        label = {**label, "graph": graph.name, "algorithm": "session", "memory": memory}
+        self.queue.append((cmd, self.limit(graph, memory, "bc") + (256 << 20), label))
+
+    def limit(self, graph: Path, memory: int, algo: str) -> int:
+        """The cgroup limit of a run of `algo` with budget `memory`: the budget, vertex state and
+        slack (the interpreter's too, for a session)."""
         n_vertices = self.num_vertices(graph)
         limit = memory + 64 * n_vertices + (192 << 20)
         if algo == "bc":
             # bc's batch of sources keeps 20 bytes per vertex and source (README: up to 8
             # sources, at most 4 GiB): vertex state, not cache, so the limit allows it.
             limit += min(20 * 8 * n_vertices, 4 << 30, 20 * self.bc_samples * n_vertices)
-        cmd = [self.dg, "run", algo, str(graph), "--engine", "selective", "--memory", str(memory),
-               "--retain-lists", "false", *self.io_flags, *ALGOS[algo], *extra]
-        if algo == "bc":
-            cmd += ["--samples", str(self.bc_samples)]
-        label = {**label, "graph": graph.name, "algorithm": algo, "memory": memory}
-        self.queue.append((cmd, limit, label))
+        return limit
 
     @functools.cache
     def num_vertices(self, graph: Path) -> int:
@@ -91,12 +119,18 @@ class Suite:
         of median wall time (every wall time is kept)."""
         tries: list[list[dict]] = [[] for _ in self.queue]
         for _ in range(self.repeat):
-            for (cmd, limit, _), runs in zip(self.queue, tries):
+            for (cmd, limit, label), runs in zip(self.queue, tries):
                 if self.cgroup.active:
                     (self.cgroup.path / "memory.limit_in_bytes").write_text(str(limit))
                 drop_caches()
-                runs.append(run_stats(cmd, self.work / "stats.json", self.cgroup))
+                if label["algorithm"] == "session":
+                    runs.append(run_session(cmd, self.work / "session.json", self.cgroup))
+                else:
+                    runs.append(run_stats(cmd, self.work / "stats.json", self.cgroup))
         for (_, _, label), runs in zip(self.queue, tries):
+            if label["algorithm"] == "session":
+                self.record_session(label, runs)
+                continue
             stats = sorted(runs, key=lambda t: t["wall_seconds"])[len(runs) // 2]
             record = {**label, "wall": stats["wall_seconds"], "walls": [t["wall_seconds"] for t in runs],
                       "load": stats["load_seconds"], "basc_load": stats["settings"].get("basc_load_seconds", 0.0),
@@ -105,6 +139,20 @@ class Suite:
             self.runs.append(record)
             print(json.dumps(record), flush=True)
         self.queue = []
+
+    def record_session(self, label: dict, sessions: list[dict]) -> None:
+        """Records the session of median total time (loading plus every run's wall time): one
+        record per algorithm, each with the session's loading and total."""
+        total = lambda t: t["load_seconds"] + sum(r["wall_seconds"] for r in t["runs"])  # noqa: E731
+        chosen = sorted(sessions, key=total)[len(sessions) // 2]
+        for stats in chosen["runs"]:
+            record = {**label, "algorithm": stats["algorithm"], "wall": stats["wall_seconds"],
+                      "session_load": chosen["load_seconds"], "session_total": total(chosen),
+                      "session_totals": [total(t) for t in sessions],
+                      "preloaded": stats["settings"].get("basc_preloaded", False),
+                      "hit": stats.get("cache_hit_ratio", {}), "bytes_read": stats["bytes_read"]}
+            self.runs.append(record)
+            print(json.dumps(record), flush=True)
 
     def select(self, graph: Path, method: str, fraction: float, k: int | None = None,
                name: str | None = None) -> tuple[str, float]:
@@ -142,7 +190,7 @@ def main() -> None:
     ap.add_argument("--page-size", default="4KiB", help="the page cache's page size")
     ap.add_argument("--max-request", help="the runs' --max-request (small real graphs: their budgets must hold "
                     "two reads of each file besides the caches)")
-    ap.add_argument("--only", default="a,b,c,d,e")
+    ap.add_argument("--only", default="a,b,c,d,e,s")
     ap.add_argument("--orderings", default=",".join(ORDERINGS),
                     help="orderings of sections c and e (e needs norder and gorder)")
     ap.add_argument("--ks", default="1,10,100", help="GVS rounds K timed in section d")
@@ -207,7 +255,7 @@ def main() -> None:
             for k in (int(x) for x in a.ks.split(",")):
                 _, secs = s.select(g, "gvs", 0.2, k=k, name=f"gvsk{k}")
                 report["gvs_seconds"][f"{g.name}/K={k}"] = secs
-        if "c" in sections or "e" in sections:
+        if sections & {"c", "e", "s"}:
             for method in a.orderings.split(","):
                 out = a.work / f"{g.name}-{method}"
                 if not (a.reuse_orderings and (out / "manifest.json").exists()):
@@ -226,6 +274,11 @@ def main() -> None:
                     with_basc(s, norder, algo, name, 0.05, 0.2, size, {"section": "e", "setup": "basc+norder"})
                     page_only(s, a.work / f"{g.name}-gorder", algo, 0.25, size, {"section": "e", "setup": "page+gorder"})
                     page_only(s, norder, algo, WHOLE_GRAPH, size, {"section": "e", "setup": "all+norder"})
+            if "s" in sections and {"norder", "gorder"} <= set(a.orderings.split(",")):
+                norder = a.work / f"{g.name}-norder"
+                name, _ = s.select(norder, "gvs", 0.2)
+                s.session(norder, int(0.25 * size), (name, 0.2 / 0.25 + 1e-6), {"section": "s", "setup": "basc+norder"})
+                s.session(a.work / f"{g.name}-gorder", int(0.25 * size), None, {"section": "s", "setup": "page+gorder"})
             s.flush()
     s.cgroup.close()
     report["runs"] = s.runs
@@ -297,9 +350,20 @@ def summarize(report: dict) -> None:
         if bound:
             print(f"(e) {g}: bound — Norder with the whole graph in its page cache over page cache+Gorder "
                   f"{speedups(bound)}")
+        sessions = {(r["setup"], r["algorithm"]): r for r in runs
+                    if r.get("section") == "s" and r["graph"].startswith(f"{g}-")}
+        pairs = [(sessions[("page+gorder", a)], sessions[("basc+norder", a)]) for a in ALGOS
+                 if ("page+gorder", a) in sessions and ("basc+norder", a) in sessions]
+        if pairs:
+            base, ours = pairs[0][0], pairs[0][1]
+            print(f"(s) {g}: sessions of bfs, diameter, bc — BAsC+Norder (static cache loaded once, "
+                  f"{ours['session_load']:.3f} s) over page cache+Gorder: per algorithm "
+                  f"×{harmonic_mean([b['wall'] / r['wall'] for b, r in pairs]):.2f} (harmonic mean), whole session "
+                  f"×{base['session_total'] / ours['session_total']:.2f} ({base['session_total']:.2f} s against "
+                  f"{ours['session_total']:.2f} s, loading included)")
     print("\norderings: compute seconds", json.dumps(report["order_seconds"], indent=1))
     print("GVS seconds", json.dumps(report["gvs_seconds"], indent=1))
-    for section in ("c", "e"):
+    for section in ("c", "e", "s"):
         rows = [r for r in runs if r.get("section") == section]
         for r in rows:
             print(f"  ({section}) {r['graph']} {r['algorithm']} {r.get('ordering') or r.get('setup')}: "

@@ -66,6 +66,41 @@ def test_sp_diameter_bc_match_networkx(tmp_path: Any, seed: int, directed: bool)
             assert d.stats["settings"]["basc_load_seconds"] >= 0.0
 
 
+@pytest.mark.parametrize("directed", [False, True])
+def test_a_loaded_static_cache_serves_several_runs(tmp_path: Any, directed: bool) -> None:
+    G = random_graph(7, directed)
+    g = to_diskgraph(G, tmp_path / "g")
+    g.select("gvs", 0.3, k=4)
+    cache = g.load_static_cache("gvs", memory="4MiB", basc_fraction=0.25, io="pread")
+    assert isinstance(cache, diskgraph.StaticCache)
+    assert cache.layout == "basc-gvs" and cache.lists > 0 and cache.load_bytes > 0, cache
+    assert (cache.memory, cache.basc_fraction) == (4 << 20, 0.25)
+    want_bc = nx.betweenness_centrality(G)
+    want_sp = nx.single_source_shortest_path_length(G, 0)
+    for _ in range(2):  # the same cache, twice
+        sp = g.sp(3, engine="selective", basc=cache, page_size="4KiB")
+        assert {v: d for v, d in by_id(sp).items() if d >= 0} == want_sp
+        bc = by_id(g.bc(engine="selective", basc=cache))
+        assert max(abs(bc[v] - want_bc[v]) for v in G) < 1e-12
+        for r in (sp, g.diameter(3, engine="selective", basc=cache)):
+            s = r.stats["settings"]
+            assert s["basc_preloaded"] is True and s["basc_load_bytes"] == 0, s
+            assert s["memory"] == 4 << 20 and s["basc_lists"] == cache.lists, s
+            assert r.stats["cache_hit_ratio"]["basc"] > 0
+    fresh = g.sp(3, engine="selective", memory="4MiB", basc="gvs", basc_fraction=0.25)
+    assert fresh.stats["settings"]["basc_preloaded"] is False
+    # Refused: another graph's cache, a share too small for it, no such selection, bad options.
+    other = to_diskgraph(random_graph(8, directed), tmp_path / "other")
+    with pytest.raises(ValueError, match="out-lists differ"):
+        other.sp(3, engine="selective", basc=cache)
+    with pytest.raises(ValueError, match="too small"):
+        g.sp(3, engine="selective", basc=cache, basc_fraction=cache.bytes / (8 << 20))
+    with pytest.raises(diskgraph.GraphFormatError, match="basc-none"):
+        g.load_static_cache("none", memory="4MiB")
+    with pytest.raises(TypeError, match="page_size"):
+        g.load_static_cache("gvs", page_size="4KiB")  # type: ignore[call-arg]
+
+
 def apsp_oracle(G: nx.Graph, sources: Any) -> np.ndarray:
     """Rows per vertex (ascending), one column per source (internal IDs), -1 when unreached."""
     nodes = sorted(G.nodes())

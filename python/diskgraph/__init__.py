@@ -21,7 +21,7 @@ Importers: :func:`import_file` (files, as the CLI), :func:`from_edges` (numpy ar
 
 from __future__ import annotations
 
-from ._graph import Graph, IoOptions, Result, open
+from ._graph import Graph, IoOptions, ReadOptions, Result, open
 from ._importers import from_edges, import_file
 from ._native import (
     AlgorithmError,
@@ -30,6 +30,7 @@ from ._native import (
     InputFormatError,
     InvalidVertex,
     OutputExistsError,
+    StaticCache,
     Suspended,
     __version__,
     parse_size,
@@ -47,7 +48,9 @@ __all__ = [
     "InvalidVertex",
     "IoOptions",
     "OutputExistsError",
+    "ReadOptions",
     "Result",
+    "StaticCache",
     "Suspended",
     "__version__",
     "from_edges",

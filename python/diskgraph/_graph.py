@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _native
-from ._native import InvalidVertex
+from ._native import InvalidVertex, StaticCache
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -69,9 +69,9 @@ def _source_id(source: SourceSpec) -> Union[int, str, None]:
 SourcesSpec = Union[int, Sequence[int], "npt.NDArray[np.integer[Any]]"]
 
 
-class IoOptions(TypedDict, total=False):
-    """Settings of the out-of-core engines, accepted by :meth:`Graph.run` and every algorithm
-    method (each engine ignores the others' settings). Each defaults to the CLI's default.
+class ReadOptions(TypedDict, total=False):
+    """How the out-of-core engines read, accepted by :meth:`Graph.load_static_cache` and, as part
+    of :class:`IoOptions`, by every run. Each defaults to the CLI's default.
 
     Keys:
         io: I/O backend: ``"uring"`` (io_uring, O_DIRECT), ``"pread"`` (pread with O_DIRECT)
@@ -87,6 +87,23 @@ class IoOptions(TypedDict, total=False):
             ``"pluglist"`` (the Linux plug-list baseline).
         queue_depth: Reads in flight per I/O thread (uring; default 64).
         io_threads: Dedicated I/O threads (default 1).
+    """
+
+    io: Optional[str]
+    block_size: Union[int, str, None]
+    max_gap: Optional[int]
+    max_request: Union[int, str, None]
+    scheduler: Optional[str]
+    queue_depth: Optional[int]
+    io_threads: Optional[int]
+
+
+class IoOptions(ReadOptions, total=False):
+    """Settings of the out-of-core engines, accepted by :meth:`Graph.run` and every algorithm
+    method (each engine ignores the others' settings). Each defaults to the CLI's default.
+
+    Keys: those of :class:`ReadOptions`, and
+
         retain_lists: Keep the small lists a bottom-up (pull) round read that the next round
             reads again, in the budget the buffers leave (default True; False is the baseline).
         mrt: Stream engine: maximum reentry times, passes over each loaded block (default 5;
@@ -96,7 +113,10 @@ class IoOptions(TypedDict, total=False):
         layout: Stream engine: the grid layout to stream (default: the one the algorithm
             prefers among the graph's layouts; make them with :meth:`Graph.partition`).
         basc: Selective engine: a BAsC selection (``"gvs"`` or ``"basc-gvs"``; make them with
-            :meth:`Graph.select`) loaded into a static cache of ``basc_fraction`` of ``memory``.
+            :meth:`Graph.select`) loaded into a static cache of ``basc_fraction`` of ``memory``,
+            or a :class:`StaticCache` loaded once by :meth:`Graph.load_static_cache` (the run
+            then reads nothing to fill its static cache; ``memory`` and ``basc_fraction``
+            default to the ones it was loaded for).
         basc_fraction: Share of ``memory`` given to the static cache (default 0.5).
         page_size: Selective engine: read through a page cache of pages of this many bytes (int
             or a string like ``"4KiB"``), holding what the budget leaves after the static cache
@@ -109,18 +129,11 @@ class IoOptions(TypedDict, total=False):
     flight.
     """
 
-    io: Optional[str]
-    block_size: Union[int, str, None]
-    max_gap: Optional[int]
-    max_request: Union[int, str, None]
-    scheduler: Optional[str]
-    queue_depth: Optional[int]
-    io_threads: Optional[int]
     retain_lists: Optional[bool]
     mrt: Optional[int]
     vertex_state: Optional[str]
     layout: Optional[str]
-    basc: Optional[str]
+    basc: Union[str, StaticCache, None]
     basc_fraction: Optional[float]
     page_size: Union[int, str, None]
     page_policy: Optional[str]
@@ -390,6 +403,11 @@ class Graph:
         unknown = sorted(set(options) - known)
         if unknown:
             raise TypeError(f"run() got unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        memory, basc_fraction = options.get("memory"), options.get("basc_fraction")
+        basc = options.get("basc")
+        if isinstance(basc, StaticCache):
+            memory = basc.memory if memory is None else memory
+            basc_fraction = basc.basc_fraction if basc_fraction is None else basc_fraction
         tolerance = float(options.get("tolerance", 1e-9))
         max_iterations = _optional_count("max_iterations", options.get("max_iterations"), 1)
         values, ids, stats, summary = self._g.run(
@@ -397,7 +415,7 @@ class Graph:
             source=_source_id(options.get("source")),
             parents=bool(options.get("parents", False)),
             engine=str(options.get("engine", "auto")),
-            memory=memory_bytes(options.get("memory")),
+            memory=memory_bytes(memory),
             threads=_optional_count("threads", options.get("threads"), 1),
             tolerance=tolerance,
             iterations=_optional_count("iterations", options.get("iterations"), 0),
@@ -419,8 +437,8 @@ class Graph:
             method=options.get("method"),
             samples=_optional_count("samples", options.get("samples"), 1),
             rounds=_optional_count("rounds", options.get("rounds"), 1),
-            basc=options.get("basc"),
-            basc_fraction=float(options.get("basc_fraction") or 0.5),
+            basc=basc,
+            basc_fraction=float(basc_fraction or 0.5),
             page_size=options.get("page_size"),
             page_policy=str(options.get("page_policy") or "clock"),
             track_utilization=bool(options.get("track_utilization", False)),
@@ -511,6 +529,46 @@ class Graph:
         )
         self._g = _native.Graph(self.path)
         return summary
+
+    def load_static_cache(
+        self,
+        basc: str,
+        *,
+        memory: Optional[Memory] = None,
+        basc_fraction: float = 0.5,
+        threads: Optional[int] = None,
+        **io: Unpack[ReadOptions],
+    ) -> StaticCache:
+        """Loads the BAsC selection ``basc`` (``"gvs"`` or ``"basc-gvs"``; see :meth:`select`)
+        into a static cache of ``basc_fraction`` of ``memory`` once, for several runs: pass the
+        result as ``basc=`` to any selective run on this graph and it reads nothing to fill its
+        static cache (``stats["settings"]["basc_preloaded"]`` is true, ``basc_load_bytes`` 0).
+        A static cache never changes, so this is what a session running several algorithms
+        wants; the lists stay in memory, outside any run's budget, until the returned object
+        is dropped.
+
+        ``io``: how to read (:class:`ReadOptions`).
+
+        Raises:
+            ValueError: a selection larger than its share, or bad settings.
+            GraphFormatError: no such selection, or its files are damaged.
+
+        >>> cache = g.load_static_cache("gvs", memory="4GiB", basc_fraction=0.2)  # doctest: +SKIP
+        >>> levels = g.bfs(engine="selective", basc=cache)  # doctest: +SKIP
+        """
+        reading = ReadOptions.__optional_keys__
+        unknown = sorted(set(io) - reading)
+        if unknown:
+            raise TypeError(
+                f"load_static_cache() got unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(reading))}"
+            )
+        return self._g.load_static_cache(
+            str(basc),
+            memory=memory_bytes(memory),
+            basc_fraction=float(basc_fraction),
+            threads=_optional_count("threads", threads, 1),
+            **io,
+        )
 
     def cost(self) -> Dict[str, Any]:
         """The locality of this graph's ordering before running anything, as ``diskgraph cost``

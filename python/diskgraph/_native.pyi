@@ -18,6 +18,7 @@ __all__ = [
     "InputFormatError",
     "InvalidVertex",
     "OutputExistsError",
+    "StaticCache",
     "Suspended",
     "import_file",
     "parse_size",
@@ -130,12 +131,44 @@ class Graph:
         method: Optional[str] = None,
         samples: Optional[int] = None,
         rounds: Optional[int] = None,
-        basc: Optional[str] = None,
+        basc: Union[str, StaticCache, None] = None,
         basc_fraction: float = 0.5,
         page_size: Union[int, str, None] = None,
         page_policy: str = "clock",
         track_utilization: bool = False,
     ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.uint64], Dict[str, Any], str]: ...
+    def load_static_cache(
+        self,
+        basc: str,
+        *,
+        memory: int = 1073741824,
+        basc_fraction: float = 0.5,
+        threads: Optional[int] = None,
+        io: Optional[str] = None,
+        block_size: Union[int, str, None] = None,
+        max_gap: Optional[int] = None,
+        max_request: Union[int, str, None] = None,
+        scheduler: Optional[str] = None,
+        queue_depth: Optional[int] = None,
+        io_threads: Optional[int] = None,
+    ) -> StaticCache: ...
+
+@final
+class StaticCache:
+    @property
+    def layout(self) -> str: ...
+    @property
+    def lists(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def load_seconds(self) -> float: ...
+    @property
+    def load_bytes(self) -> int: ...
+    @property
+    def memory(self) -> int: ...
+    @property
+    def basc_fraction(self) -> float: ...
 
 @final
 class EdgeImporter:

@@ -16,6 +16,7 @@ use pyo3::types::PyDict;
 use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
 use crate::options::{self, IoArgs};
+use crate::static_cache::PyStaticCache;
 use diskgraph_engine::selective::PageCacheOptions;
 use diskgraph_prep::reorder::GorderCheckpoint;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
@@ -357,6 +358,10 @@ impl PyGraph {
             io_threads: io_threads.as_ref(),
         }
         .config()?;
+        let preloaded = basc
+            .as_ref()
+            .and_then(|b| b.cast::<PyStaticCache>().ok())
+            .map(|c| c.get().loaded.clone());
         let defaults = RunRequest::new(algorithm);
         let req = RunRequest {
             engine: engine.to_string(),
@@ -378,7 +383,11 @@ impl PyGraph {
             method: options::text("method", method.as_ref())?,
             samples: options::count("samples", samples.as_ref(), 1, usize::MAX as i128)?,
             rounds: options::count("rounds", rounds.as_ref(), 1, usize::MAX as i128)?.unwrap_or(defaults.rounds),
-            basc: options::text("basc", basc.as_ref())?,
+            basc: match &preloaded {
+                Some(_) => None,
+                None => options::text("basc", basc.as_ref())?,
+            },
+            basc_loaded: preloaded,
             basc_fraction,
             page_cache: match options::size("page_size", page_size.as_ref())? {
                 Some(page_size) => Some(PageCacheOptions {
@@ -409,6 +418,52 @@ impl PyGraph {
         };
         let stats = json_to_py(py, &out.stats)?;
         Ok((values, out.vertex_ids.into_pyarray(py), stats, out.summary))
+    }
+
+    /// Loads selection ``basc`` into a static cache of ``basc_fraction`` of ``memory`` once
+    /// (reading with the I/O settings given), for runs that pass the result as ``basc=``.
+    #[pyo3(signature = (
+        basc, *, memory = 1_073_741_824, basc_fraction = 0.5, threads = None, io = None, block_size = None,
+        max_gap = None, max_request = None, scheduler = None, queue_depth = None, io_threads = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn load_static_cache<'py>(
+        &self,
+        py: Python<'py>,
+        basc: &str,
+        memory: u64,
+        basc_fraction: f64,
+        threads: Option<usize>,
+        io: Option<Bound<'py, PyAny>>,
+        block_size: Option<Bound<'py, PyAny>>,
+        max_gap: Option<Bound<'py, PyAny>>,
+        max_request: Option<Bound<'py, PyAny>>,
+        scheduler: Option<Bound<'py, PyAny>>,
+        queue_depth: Option<Bound<'py, PyAny>>,
+        io_threads: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<PyStaticCache> {
+        let io = IoArgs {
+            io: io.as_ref(),
+            block_size: block_size.as_ref(),
+            max_gap: max_gap.as_ref(),
+            max_request: max_request.as_ref(),
+            scheduler: scheduler.as_ref(),
+            queue_depth: queue_depth.as_ref(),
+            io_threads: io_threads.as_ref(),
+        }
+        .config()?;
+        let req = RunRequest {
+            memory,
+            basc: Some(basc.to_string()),
+            basc_fraction,
+            threads,
+            io,
+            ..RunRequest::new("bfs")
+        };
+        let loaded = py
+            .detach(|| registry::load_static_cache(&self.dir, &req))
+            .map_err(run_error)?;
+        Ok(PyStaticCache::new(loaded, memory, basc_fraction))
     }
 
     fn __repr__(&self) -> String {

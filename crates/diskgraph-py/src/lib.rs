@@ -11,6 +11,7 @@ mod errors;
 mod graph;
 mod importer;
 mod options;
+mod static_cache;
 
 /// Large vertex arrays get transparent hugepages (see [`diskgraph_io::HugePageAlloc`]).
 #[global_allocator]
@@ -46,6 +47,8 @@ mod native {
     use super::importer::{import_file, EdgeImporter};
     #[pymodule_export]
     use super::parse_size;
+    #[pymodule_export]
+    use super::static_cache::PyStaticCache;
 
     use pyo3::prelude::*;
 
