@@ -53,6 +53,7 @@ def main() -> None:
         r = g.run(algo, engine="selective", memory=a.memory, retain_lists=False, page_size=a.page_size,
                   basc=basc, **({"basc_fraction": a.basc_fraction} if basc else {}), **reading, **options)
         runs.append(r.stats)
+        del r  # the next run starts with no earlier result held
     report = {"load_seconds": load_seconds, "runs": runs}
     a.out.write_text(json.dumps(report) + "\n")
 

@@ -544,7 +544,7 @@ impl SelectiveGraph {
             s.insert("basc_lists".into(), json!(c.lists().len()));
             s.insert("basc_load_seconds".into(), json!(c.load_seconds));
             s.insert("basc_load_bytes".into(), json!(c.load_bytes));
-            s.insert("basc_preloaded".into(), json!(c.reused));
+            s.insert("basc_preloaded".into(), json!(c.preloaded));
             s.insert("basc_lists_served".into(), json!(c.hits.load(Relaxed)));
             s.insert("basc_lists_requested".into(), json!(c.requests.load(Relaxed)));
         }

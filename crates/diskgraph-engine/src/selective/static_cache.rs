@@ -101,7 +101,7 @@ pub(crate) struct StaticCache {
     /// Bytes this open read to load it (part of the run's `bytes_read`; 0 when preloaded).
     pub(crate) load_bytes: u64,
     /// Whether the lists came preloaded.
-    pub(crate) reused: bool,
+    pub(crate) preloaded: bool,
     /// Non-empty lists asked for by rounds over the cached direction.
     pub(crate) requests: AtomicU64,
     /// Of those, served from the cache.
@@ -132,7 +132,7 @@ impl SelectiveGraph {
     pub(crate) fn load_static(&mut self, dir: &GraphDir, opts: &BascOptions, share: u64) -> Result<(), EngineError> {
         let started = Instant::now();
         let adjacency = out_lists_entry(dir)?;
-        let (loaded, reused) = match &opts.preloaded {
+        let (loaded, preloaded) = match &opts.preloaded {
             Some(p) => {
                 self.check_preloaded(p, opts, &adjacency, share)?;
                 (p.clone(), true)
@@ -141,10 +141,10 @@ impl SelectiveGraph {
         };
         self.static_cache = Some(StaticCache {
             load_seconds: started.elapsed().as_secs_f64(),
-            load_bytes: if reused { 0 } else { loaded.load_bytes },
+            load_bytes: if preloaded { 0 } else { loaded.load_bytes },
             loaded,
             share,
-            reused,
+            preloaded,
             requests: AtomicU64::new(0),
             hits: AtomicU64::new(0),
         });
