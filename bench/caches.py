@@ -22,7 +22,8 @@ selective engine, retained lists off (so only the caches under test keep data).
 (s) the two setups of (e) as sessions: one Python process per setup runs bfs, diameter and bc in
     turn (`bench/session.py`; the OS page cache dropped before each run), BAsC+Norder loading
     its static cache once at the start (`Graph.load_static_cache`) — the deployment of a static
-    cache. Ratios per algorithm (harmonic mean) and of whole sessions, loading included.
+    cache. Ratios per algorithm (each algorithm's median over the sessions; harmonic mean) and of
+    whole sessions (median totals, loading included).
 
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.
 
@@ -141,14 +142,17 @@ class Suite:
         self.queue = []
 
     def record_session(self, label: dict, sessions: list[dict]) -> None:
-        """Records the session of median total time (loading plus every run's wall time): one
-        record per algorithm, each with the session's loading and total."""
-        total = lambda t: t["load_seconds"] + sum(r["wall_seconds"] for r in t["runs"])  # noqa: E731
-        chosen = sorted(sessions, key=total)[len(sessions) // 2]
-        for stats in chosen["runs"]:
+        """Records a session's runs, one record per algorithm: its run of median wall time over
+        the repeated sessions (as `flush` does for single runs), with every session's loading
+        and total (loading plus every run's wall time) and their medians."""
+        totals = sorted(t["load_seconds"] + sum(r["wall_seconds"] for r in t["runs"]) for t in sessions)
+        loads = sorted(t["load_seconds"] for t in sessions)
+        for i in range(len(sessions[0]["runs"])):
+            runs = sorted((t["runs"][i] for t in sessions), key=lambda r: r["wall_seconds"])
+            stats = runs[len(runs) // 2]
             record = {**label, "algorithm": stats["algorithm"], "wall": stats["wall_seconds"],
-                      "session_load": chosen["load_seconds"], "session_total": total(chosen),
-                      "session_totals": [total(t) for t in sessions],
+                      "walls": [r["wall_seconds"] for r in runs], "session_load": loads[len(loads) // 2],
+                      "session_total": totals[len(totals) // 2], "session_totals": totals,
                       "preloaded": stats["settings"].get("basc_preloaded", False),
                       "hit": stats.get("cache_hit_ratio", {}), "bytes_read": stats["bytes_read"]}
             self.runs.append(record)

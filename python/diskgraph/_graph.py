@@ -140,7 +140,7 @@ class IoOptions(ReadOptions, total=False):
     track_utilization: Optional[bool]
 
 
-_IO_OPTIONS = frozenset(IoOptions.__annotations__)
+_IO_OPTIONS = IoOptions.__optional_keys__
 
 
 def _x_array(x: Optional["npt.ArrayLike"]) -> Optional["npt.NDArray[np.float64]"]:
