@@ -177,19 +177,30 @@ impl SelectiveGraph {
                 "it was loaded from a graph whose out-lists differ from this one's".into(),
             ));
         }
-        if p.bytes() > share {
-            return Err(EngineError::BudgetTooSmall {
-                budget: self.budget,
-                what: format!(
-                    "the static cache share ({share} bytes, --basc-fraction {}) for the loaded selection {} ({} lists)",
-                    opts.fraction,
-                    p.layout,
-                    p.lists()
-                ),
-                needed: p.bytes(),
-            });
+        self.check_share(opts, share, "the loaded selection", p.lists(), p.bytes())
+    }
+
+    /// Refuses a static cache of `lists` lists in `needed` bytes (`what`: which selection) that
+    /// does not fit `share`.
+    fn check_share(
+        &self,
+        opts: &BascOptions,
+        share: u64,
+        what: &str,
+        lists: usize,
+        needed: u64,
+    ) -> Result<(), EngineError> {
+        if needed <= share {
+            return Ok(());
         }
-        Ok(())
+        Err(EngineError::BudgetTooSmall {
+            budget: self.budget,
+            what: format!(
+                "the static cache share ({share} bytes, --basc-fraction {}) for {what} {} ({lists} lists)",
+                opts.fraction, opts.layout
+            ),
+            needed,
+        })
     }
 
     /// Reads selection `opts.layout`'s lists from its `lists.u32` (one round of large sequential
@@ -227,18 +238,7 @@ impl SelectiveGraph {
             )));
         }
         let needed = Generation::bytes_for(self.n, vertices.len(), edges);
-        if needed > share {
-            return Err(EngineError::BudgetTooSmall {
-                budget: self.budget,
-                what: format!(
-                    "the static cache share ({share} bytes, --basc-fraction {}) for selection {} ({} lists)",
-                    opts.fraction,
-                    opts.layout,
-                    vertices.len()
-                ),
-                needed,
-            });
-        }
+        self.check_share(opts, share, "selection", vertices.len(), needed)?;
         // The index first: a selection it cannot address is refused before anything is read.
         let mut lists = Generation::from_parts(
             self.physical(Direction::Out),
