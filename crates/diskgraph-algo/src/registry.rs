@@ -25,6 +25,7 @@
 //! `apsp` returns that matrix for any number of sources ([`Values::Distances`]), running msbfs
 //! in batches of 64.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use diskgraph_engine::selective::{
@@ -33,6 +34,7 @@ use diskgraph_engine::selective::{
 use diskgraph_engine::stream::{StreamError, VertexStateKind, DEFAULT_MRT};
 use diskgraph_engine::{MemoryGraph, RunStats};
 use diskgraph_format::{basc_layout_name, Direction, FormatError, GraphDir};
+use rayon::prelude::*;
 use serde_json::json;
 
 use crate::msbfs::{MAX_SOURCES, UNREACHED};
@@ -629,7 +631,7 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
                     "msbfs samples 1 to {MAX_SOURCES} sources, got {k}"
                 )));
             }
-            sample(n, k.min(n), req.seed)
+            sample(ids, ascending, k.min(n), req.seed)
         }
         ("apsp", Sources::Ids(list)) if list.is_empty() => {
             return Err(RunError::Setting("apsp takes at least one source".into()))
@@ -641,11 +643,11 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
                     "apsp samples 1 to {n} sources (the graph's vertices), got {k}"
                 )));
             }
-            sample(n, k, req.seed)
+            sample(ids, ascending, k, req.seed)
         }
         ("bc", _) => match req.samples {
             Some(0) => return Err(RunError::Setting("bc --samples must be at least 1".into())),
-            Some(k) => sample(n, k.min(n), req.seed),
+            Some(k) => sample(ids, ascending, k.min(n), req.seed),
             None => (0..n as u32).collect(),
         },
         _ => Vec::new(),
@@ -664,9 +666,34 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
     Ok(Inputs { source, sources, x })
 }
 
-/// `k` distinct vertices of `0..n`, ascending, chosen uniformly with `seed` (Floyd's algorithm
+/// `k` distinct vertices chosen uniformly with `seed`, by ascending original ID. What is drawn
+/// are ranks among the original IDs, so that a reordered copy of a graph samples the same
+/// vertices and gives the same answers (`ids` maps internal to original IDs; `ascending` says
+/// they already ascend, as on a graph in its original ordering).
+fn sample(ids: &[u64], ascending: bool, k: usize, seed: u64) -> Vec<u32> {
+    let ranks = sample_ranks(ids.len(), k, seed);
+    if ascending {
+        return ranks;
+    }
+    let mut sorted = ids.to_vec();
+    sorted.par_sort_unstable();
+    let rank_of: HashMap<u64, usize> = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| (sorted[r as usize], i))
+        .collect();
+    let mut internal = vec![0u32; ranks.len()];
+    for (v, id) in ids.iter().enumerate() {
+        if let Some(&i) = rank_of.get(id) {
+            internal[i] = v as u32;
+        }
+    }
+    internal
+}
+
+/// `k` distinct ranks of `0..n`, ascending, chosen uniformly with `seed` (Floyd's algorithm
 /// over a splitmix64 stream).
-fn sample(n: usize, k: usize, seed: u64) -> Vec<u32> {
+fn sample_ranks(n: usize, k: usize, seed: u64) -> Vec<u32> {
     let mut state = seed;
     let mut next = || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -713,7 +740,7 @@ fn run_on(
         Engine::Memory => {
             stats.engine = "memory".into();
             let g = MemoryGraph::load(graph, memory_needs_in(alg), needs_weights(alg))?;
-            max_degree_source(&mut inputs, || Ok(max_degree_vertex(&g.out().offsets)))?;
+            max_degree_source(&mut inputs, || Ok(max_degree_vertex(&g.out().offsets, &ids)))?;
             stats.load_seconds = start.elapsed().as_secs_f64();
             stats.peak_engine_memory = g.memory_bytes();
             stats.bytes_read = g.memory_bytes();
@@ -760,7 +787,7 @@ fn run_on(
                 page_cache: req.page_cache.clone(),
             };
             let g = SelectiveGraph::open(graph, &opts)?;
-            max_degree_source(&mut inputs, || Ok(max_degree_vertex(g.offsets(Direction::Out))))?;
+            max_degree_source(&mut inputs, || Ok(max_degree_vertex(g.offsets(Direction::Out), &ids)))?;
             stats.load_seconds = start.elapsed().as_secs_f64();
             let compute = Instant::now();
             let answer = match alg {
@@ -784,7 +811,7 @@ fn run_on(
         Engine::Stream => {
             stats.engine = "stream".into();
             max_degree_source(&mut inputs, || {
-                Ok(max_degree_vertex(&graph.load_offsets(Direction::Out)?))
+                Ok(max_degree_vertex(&graph.load_offsets(Direction::Out)?, &ids))
             })?;
             let g = stream::open(graph, req, method)?;
             stats.load_seconds = start.elapsed().as_secs_f64();
@@ -1050,9 +1077,12 @@ fn max_degree_source(inputs: &mut Inputs, find: impl FnOnce() -> Result<u32, Run
     Ok(())
 }
 
-fn max_degree_vertex(offsets: &[u64]) -> u32 {
+/// The vertex with the most out-edges; among equals, the one with the smallest original ID
+/// (`ids`), so that every ordering of a graph starts from the same vertex.
+fn max_degree_vertex(offsets: &[u64], ids: &[u64]) -> u32 {
     let degree = |v: usize| offsets[v + 1] - offsets[v];
-    (0..offsets.len().saturating_sub(1)).fold(0, |best, v| if degree(v) > degree(best) { v } else { best }) as u32
+    let key = |v: usize| (degree(v), std::cmp::Reverse(ids[v]));
+    (0..offsets.len().saturating_sub(1)).fold(0, |best, v| if key(v) > key(best) { v } else { best }) as u32
 }
 
 /// Relabels components by the smallest original ID among their members.
