@@ -489,7 +489,8 @@ class Graph:
     ) -> Result:
         """Betweenness centrality (Brandes), float64, scaled as NetworkX's
         ``betweenness_centrality`` (normalized, endpoints excluded): exact from every vertex, or
-        from ``samples`` sources sampled with ``seed`` (NetworkX's ``k``)."""
+        from ``samples`` sources sampled with ``seed`` by original ID (NetworkX's ``k``; any
+        ordering of the graph samples the same sources)."""
         return self.run(
             "bc", samples=samples, seed=seed, engine=engine, memory=memory, threads=threads, **io
         )
@@ -761,8 +762,9 @@ class Graph:
         """Multi-source BFS: up to 64 breadth-first searches along out-edges at once
         (bit-parallel, one pass over a vertex's list serves all of them).
 
-        ``sources`` is a count K (K distinct vertices sampled uniformly with ``seed``; at most
-        64, and at most the number of vertices) or a sequence of 1 to 64 original IDs (repeats
+        ``sources`` is a count K (K distinct vertices sampled uniformly with ``seed``, by
+        original ID, so any ordering of the graph samples the same ones; at most 64, and at
+        most the number of vertices) or a sequence of 1 to 64 original IDs (repeats
         allowed; each counts). Values are int64: for each vertex, the sum of its finite
         distances from the sources, or -1 when no source reaches it.
         ``stats["settings"]["sources"]`` lists the sources (original IDs, in bit order).
@@ -792,8 +794,9 @@ class Graph:
         """Hop distances from many sources (sampled all-pairs shortest paths), built on
         :meth:`msbfs`: the sources run in batches of 64, one bit-parallel traversal each.
 
-        ``sources`` is a count K (K distinct vertices sampled uniformly with ``seed``; at most
-        the number of vertices) or a sequence of original IDs (repeats allowed). Values are a
+        ``sources`` is a count K (K distinct vertices sampled uniformly with ``seed``, by
+        original ID, so any ordering of the graph samples the same ones; at most the number of
+        vertices) or a sequence of original IDs (repeats allowed). Values are a
         2-D int64 array, one row per vertex (in ``vertex_ids`` order) and one column per source
         (in the order of ``stats["settings"]["sources"]``): hops along out-edges, -1 when
         unreached. The result takes ``8 × vertices × K`` bytes.

@@ -35,8 +35,8 @@ pub struct Args {
     /// or original IDs `a,b,c` (a single one as `a,`).
     #[arg(long, default_value = "64")]
     sources: registry::Sources,
-    /// msbfs, apsp and bc --samples: seed of the sampled sources; mis --method luby: seed of the
-    /// priorities.
+    /// msbfs, apsp and bc --samples: seed of the sampled sources (drawn by original ID, the same
+    /// on every ordering of a graph); mis --method luby: seed of the priorities.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// spmv: x, one f64 per vertex in ascending vertex-ID order: a text file (one value per
