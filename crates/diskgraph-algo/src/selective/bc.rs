@@ -49,11 +49,15 @@ pub const BYTES_PER_VERTEX_AND_SOURCE: u64 = 20;
 /// Most state a batch of more than one source may keep.
 pub const MAX_BATCH_STATE_BYTES: u64 = 4 << 30;
 
-/// Sources run side by side on `n` vertices with `sources` sources (see the module doc).
+/// Sources run side by side on `n` vertices with `sources` sources (see the module doc): as
+/// few batches as the state cap allows, as wide as it takes to share the sources evenly among
+/// them, so that no state is kept for sources no batch runs.
 pub fn batch_width(n: usize, sources: usize) -> usize {
     let per_source = (BYTES_PER_VERTEX_AND_SOURCE * n as u64).max(1);
     let fits = MAX_BATCH_STATE_BYTES.saturating_sub(3 * n as u64) / per_source;
-    (fits.min(MAX_BATCH as u64) as usize).min(sources).max(1)
+    let cap = (fits.min(MAX_BATCH as u64) as usize).max(1);
+    let sources = sources.max(1);
+    sources.div_ceil(sources.div_ceil(cap))
 }
 
 /// Betweenness centrality on the selective engine (see the module doc and
@@ -83,7 +87,8 @@ pub fn betweenness(g: &SelectiveGraph, opts: &BcOptions) -> Result<Betweenness, 
 }
 
 /// `sources` cut into as few batches of at most `width` as possible, of sizes differing by one
-/// at most: a round costs about the same whatever the batch's width, so no batch is left short.
+/// at most: a round costs about the same whatever the batch's width, so no batch is left short
+/// (with [`batch_width`]'s width, every batch but the last few is exactly `width` wide).
 fn balanced_chunks(sources: &[u32], width: usize) -> impl Iterator<Item = &[u32]> {
     let batches = sources.len().div_ceil(width.max(1));
     let (size, longer) = match batches {
@@ -360,6 +365,8 @@ mod tests {
         assert_eq!(batch_width(200_000_000, 32), 1);
         assert_eq!(batch_width(10, 0), 1);
         assert_eq!(batch_width(0, 100), 8);
+        assert_eq!(batch_width(1 << 24, 18), 6, "three batches of six, not 8 + 8 + 2");
+        assert_eq!(batch_width(1 << 26, 31), 3);
     }
 
     #[test]
