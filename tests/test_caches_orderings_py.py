@@ -226,6 +226,12 @@ def test_reordered_graph_gives_the_same_answers(tmp_path: Any, method: str) -> N
         assert all(abs(a[v] - b[v]) < 1e-9 for v in a), (method, engine)
         a, b = by_id(g.run("bfs", source="max-degree")), by_id(h.run("bfs", source="max-degree"))
         assert a == b, (method, engine)
+        # Each sweep goes on from the farthest vertex with the smallest original ID.
+        for source in (3, "max-degree"):
+            a, b = g.diameter(source, engine=engine), h.diameter(source, engine=engine)
+            keys = ("bound", "from", "to")
+            assert [a.stats["settings"][k] for k in keys] == [b.stats["settings"][k] for k in keys], (method, engine)
+            assert by_id(a) == by_id(b), (method, engine)
 
 
 def cost_oracle(G: nx.Graph, internal: Dict[int, int]) -> Dict[str, float]:

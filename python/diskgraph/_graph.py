@@ -470,7 +470,8 @@ class Graph:
         **io: Unpack[IoOptions],
     ) -> Result:
         """A lower bound on the diameter by up to ``rounds`` BFS sweeps from ``source``, each from
-        the farthest vertex the last one found: a real eccentricity (exact on trees). Values are
+        the farthest vertex the last one found (the smallest original ID among ties, so every
+        ordering of the graph sweeps alike): a real eccentricity (exact on trees). Values are
         the hop distances from the vertex whose eccentricity it is; ``stats["settings"]`` has
         ``bound``, ``from`` and ``to``."""
         return self.run(

@@ -17,7 +17,8 @@ pub struct Diameter {
     pub bound: u64,
     /// The vertex whose eccentricity it is.
     pub from: u32,
-    /// A vertex at that distance from `from` (the smallest ID among the farthest).
+    /// A vertex at that distance from `from`: among the farthest, the one with the smallest
+    /// original ID (see [`diameter`]).
     pub to: u32,
     /// Hop distances from `from` (`-1` unreached).
     pub levels: Vec<i64>,
@@ -28,22 +29,25 @@ pub struct Diameter {
 /// Default number of sweeps.
 pub const DEFAULT_SWEEPS: usize = 4;
 
-/// Diameter lower bound on the memory engine, starting at `start` (see the module doc).
-pub fn diameter(g: &MemoryGraph, start: u32, rounds: usize) -> Result<Diameter, AlgoError> {
-    sweep(start, rounds, |s| Ok(bfs(g, s, false)?.levels))
+/// Diameter lower bound on the memory engine, starting at `start` (see the module doc). Each
+/// sweep goes on from the farthest vertex with the smallest original ID, `ids` mapping internal
+/// IDs to original ones (`None`: they are the same), so every ordering of a graph sweeps alike.
+pub fn diameter(g: &MemoryGraph, start: u32, rounds: usize, ids: Option<&[u64]>) -> Result<Diameter, AlgoError> {
+    sweep(start, rounds, ids, |s| Ok(bfs(g, s, false)?.levels))
 }
 
-/// The sweeps, over any engine's BFS (`levels_from(source)`).
+/// The sweeps, over any engine's BFS (`levels_from(source)`); `ids` as in [`diameter`].
 pub(crate) fn sweep<E>(
     start: u32,
     rounds: usize,
+    ids: Option<&[u64]>,
     mut levels_from: impl FnMut(u32) -> Result<Vec<i64>, E>,
 ) -> Result<Diameter, E> {
     let mut source = start;
     let mut best: Option<Diameter> = None;
     for sweep in 1..=rounds.max(1) {
         let levels = levels_from(source)?;
-        let (to, ecc) = farthest(&levels);
+        let (to, ecc) = farthest(&levels, ids);
         let improved = best.as_ref().is_none_or(|b| ecc > b.bound);
         if improved {
             best = Some(Diameter {
@@ -65,12 +69,15 @@ pub(crate) fn sweep<E>(
     Ok(best.expect("at least one sweep"))
 }
 
-/// The farthest reached vertex (smallest ID among ties) and its distance.
-fn farthest(levels: &[i64]) -> (u32, u64) {
+/// The farthest reached vertex (the smallest original ID among ties, `ids` as in [`diameter`])
+/// and its distance.
+fn farthest(levels: &[i64], ids: Option<&[u64]>) -> (u32, u64) {
+    let original = |v: u32| ids.map_or(u64::from(v), |ids| ids[v as usize]);
     let mut best = (0u32, 0i64);
     for (v, &l) in levels.iter().enumerate() {
-        if l > best.1 {
-            best = (v as u32, l);
+        let v = v as u32;
+        if l > best.1 || (l == best.1 && l > 0 && original(v) < original(best.0)) {
+            best = (v, l);
         }
     }
     if best.1 == 0 {
@@ -86,16 +93,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn farthest_takes_the_smallest_id_among_ties() {
-        assert_eq!(farthest(&[1, 0, 2, -1, 2]), (2, 2));
-        assert_eq!(farthest(&[-1, 0, -1]), (1, 0));
+    fn farthest_takes_the_smallest_original_id_among_ties() {
+        assert_eq!(farthest(&[1, 0, 2, -1, 2], None), (2, 2));
+        assert_eq!(farthest(&[1, 0, 2, -1, 2], Some(&[7, 9, 30, 5, 20])), (4, 2));
+        assert_eq!(farthest(&[-1, 0, -1], None), (1, 0));
+        assert_eq!(farthest(&[-1, 0, -1], Some(&[3, 2, 1])), (1, 0));
     }
 
     #[test]
     fn sweeps_stop_when_the_bound_stops_growing() {
         // A path 0-1-2-3-4: from 2 the farthest is 0 (distance 2), from 0 it is 4 (distance 4).
         let path = |s: u32| -> Result<Vec<i64>, ()> { Ok((0..5).map(|v: i64| (v - i64::from(s)).abs()).collect()) };
-        let d = sweep(2, 10, path).unwrap();
+        let d = sweep(2, 10, None, path).unwrap();
         assert_eq!((d.bound, d.from, d.to, d.sweeps), (4, 0, 4, 3));
     }
 }

@@ -757,7 +757,7 @@ fn run_on(
                 "apsp" => Answer::Apsp(apsp_in_batches(&inputs.sources, |s| msbfs(&g, s, true))?),
                 "spmv" => Answer::Spmv(spmv(&g, &inputs.x)?),
                 "sp" => Answer::Bfs(bfs(&g, inputs.source, false)?),
-                "diameter" => Answer::Diameter(diameter(&g, inputs.source, req.rounds)?),
+                "diameter" => Answer::Diameter(diameter(&g, inputs.source, req.rounds, Some(&ids))?),
                 "bc" => Answer::Betweenness(betweenness(&g, &bc_options(req, &inputs))?),
                 "mis" => match method {
                     Method::Mis(m) => Answer::Mis(mis(&g, m)),
@@ -800,7 +800,7 @@ fn run_on(
                 "apsp" => Answer::Apsp(apsp_in_batches(&inputs.sources, |s| selective::msbfs(&g, s, true))?),
                 "spmv" => Answer::Spmv(selective::spmv(&g, &inputs.x)?),
                 "sp" => Answer::Bfs(selective::bfs(&g, inputs.source, false)?),
-                "diameter" => Answer::Diameter(selective::diameter(&g, inputs.source, req.rounds)?),
+                "diameter" => Answer::Diameter(selective::diameter(&g, inputs.source, req.rounds, Some(&ids))?),
                 "bc" => Answer::Betweenness(selective::betweenness(&g, &bc_options(req, &inputs))?),
                 _ => unreachable!("scc and mis are refused above"),
             };
@@ -969,7 +969,7 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
                 .values
                 .iter()
                 .enumerate()
-                .max_by(|x, y| x.1.total_cmp(y.1).then(y.0.cmp(&x.0)))
+                .max_by(|x, y| x.1.total_cmp(y.1).then(ids[y.0].cmp(&ids[x.0])))
                 .map_or((0, 0.0), |(v, &x)| (ids[v], x));
             let summary = format!(
                 "betweenness from {} sources ({}): largest {:.6} at vertex {}",

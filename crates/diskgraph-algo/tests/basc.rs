@@ -73,7 +73,7 @@ fn static_cache_serves_lists_and_keeps_answers() {
         for g in [&cached, &plain] {
             let b = selective::bfs(g, 0, false).unwrap();
             assert_eq!(b.levels, oracle::bfs_levels(&s.test, 0), "{layout}");
-            let d = selective::diameter(g, 0, 3).unwrap();
+            let d = selective::diameter(g, 0, 3, None).unwrap();
             assert_eq!(d.bound, oracle::eccentricity(&s.test, d.from), "{layout}");
         }
         let opts = BcOptions {
@@ -313,7 +313,7 @@ fn page_cache_keeps_answers_and_reports_hits_and_utilization() {
             let b = selective::bfs(&g, source, false).unwrap();
             assert_eq!(b.levels, oracle::bfs_levels(&s.test, source), "{ctx}");
         }
-        let d = selective::diameter(&g, 3, 3).unwrap();
+        let d = selective::diameter(&g, 3, 3, None).unwrap();
         assert_eq!(d.bound, oracle::eccentricity(&s.test, d.from), "{ctx}");
         assert_eq!(selective::wcc(&g).unwrap().labels, oracle::wcc(&s.test), "{ctx}");
         let mut stats = diskgraph_engine::RunStats::default();

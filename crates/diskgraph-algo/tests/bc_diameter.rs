@@ -142,13 +142,19 @@ fn diameter_bound_is_a_real_eccentricity_and_exact_on_trees() {
     for s in &all {
         let t = &s.test;
         let mem = t.memory_graph(true);
-        let d = diameter(&mem, 0, 4).unwrap();
+        let d = diameter(&mem, 0, 4, None).unwrap();
         assert_eq!(d.bound, oracle::eccentricity(t, d.from), "{}", s.name);
         assert_eq!(d.levels, oracle::bfs_levels(t, d.from), "{}", s.name);
         assert_eq!(d.levels[d.to as usize], d.bound as i64, "{}", s.name);
         for cfg in &few_configs() {
             let g = open(s, &cfg.io, MEMORY);
-            assert_eq!(selective::diameter(&g, 0, 4).unwrap(), d, "{} [{}]", s.name, cfg.name);
+            assert_eq!(
+                selective::diameter(&g, 0, 4, None).unwrap(),
+                d,
+                "{} [{}]",
+                s.name,
+                cfg.name
+            );
         }
     }
     // On the tree, the true diameter: the largest eccentricity of all.
@@ -157,7 +163,7 @@ fn diameter_bound_is_a_real_eccentricity_and_exact_on_trees() {
         .map(|v| oracle::eccentricity(t, v))
         .max()
         .unwrap();
-    assert_eq!(diameter(&t.memory_graph(true), 17, 2).unwrap().bound, exact);
+    assert_eq!(diameter(&t.memory_graph(true), 17, 2, None).unwrap().bound, exact);
 }
 
 /// A random tree: vertex `v > 0` hangs under a random earlier vertex.

@@ -6,7 +6,13 @@ use diskgraph_engine::selective::SelectiveGraph;
 use super::{bfs, SelectiveError};
 use crate::diameter::{sweep, Diameter};
 
-/// Diameter lower bound from `start` with up to `rounds` BFS sweeps (see [`crate::diameter`]).
-pub fn diameter(g: &SelectiveGraph, start: u32, rounds: usize) -> Result<Diameter, SelectiveError> {
-    sweep(start, rounds, |s| Ok(bfs(g, s, false)?.levels))
+/// Diameter lower bound from `start` with up to `rounds` BFS sweeps, ties going to the smallest
+/// `ids[v]` (see [`crate::diameter`]).
+pub fn diameter(
+    g: &SelectiveGraph,
+    start: u32,
+    rounds: usize,
+    ids: Option<&[u64]>,
+) -> Result<Diameter, SelectiveError> {
+    sweep(start, rounds, ids, |s| Ok(bfs(g, s, false)?.levels))
 }
