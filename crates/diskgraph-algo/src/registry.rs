@@ -25,7 +25,6 @@
 //! `apsp` returns that matrix for any number of sources ([`Values::Distances`]), running msbfs
 //! in batches of 64.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use diskgraph_engine::selective::{
@@ -34,7 +33,6 @@ use diskgraph_engine::selective::{
 use diskgraph_engine::stream::{StreamError, VertexStateKind, DEFAULT_MRT};
 use diskgraph_engine::{MemoryGraph, RunStats};
 use diskgraph_format::{basc_layout_name, Direction, FormatError, GraphDir};
-use rayon::prelude::*;
 use serde_json::json;
 
 use crate::msbfs::{MAX_SOURCES, UNREACHED};
@@ -675,20 +673,9 @@ fn sample(ids: &[u64], ascending: bool, k: usize, seed: u64) -> Vec<u32> {
     if ascending {
         return ranks;
     }
-    let mut sorted = ids.to_vec();
-    sorted.par_sort_unstable();
-    let rank_of: HashMap<u64, usize> = ranks
-        .iter()
-        .enumerate()
-        .map(|(i, &r)| (sorted[r as usize], i))
-        .collect();
-    let mut internal = vec![0u32; ranks.len()];
-    for (v, id) in ids.iter().enumerate() {
-        if let Some(&i) = rank_of.get(id) {
-            internal[i] = v as u32;
-        }
-    }
-    internal
+    let rows: Vec<u32> = (0..ids.len() as u32).collect();
+    let by_id = diskgraph_format::IdOrder::new(ids).apply(&rows);
+    ranks.iter().map(|&r| by_id[r as usize]).collect()
 }
 
 /// `k` distinct ranks of `0..n`, ascending, chosen uniformly with `seed` (Floyd's algorithm
