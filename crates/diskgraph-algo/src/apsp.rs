@@ -32,8 +32,15 @@ pub fn apsp_in_batches<E>(sources: &[u32], mut batch: impl FnMut(&[u32]) -> Resu
     };
     for chunk in sources.chunks(MAX_SOURCES) {
         let r = batch(chunk)?;
-        out.hops
-            .extend(r.distances.expect("apsp batches ask msbfs for the distance matrix"));
+        let rows = r.distances.expect("apsp batches ask msbfs for the distance matrix");
+        if out.hops.is_empty() {
+            // The first batch's rows are kept as they are; the others follow them.
+            out.hops = rows;
+            out.hops
+                .reserve_exact(out.hops.len() / chunk.len() * (sources.len() - chunk.len()));
+        } else {
+            out.hops.extend(rows);
+        }
         out.iterations += r.iterations;
         out.edges_processed += r.edges_processed;
     }

@@ -207,8 +207,11 @@ impl State {
 
     /// The result.
     pub fn finish(self, edges_processed: u64) -> MultiBfs {
-        let plain64 = |v: Vec<AtomicU64>| v.into_par_iter().map(AtomicU64::into_inner).collect();
-        let plain32 = |v: Vec<AtomicU32>| v.into_par_iter().map(AtomicU32::into_inner).collect::<Vec<_>>();
+        // Sequential `into_iter().map().collect()` converts in place (an atomic has its
+        // integer's layout): no second allocation, whose fresh pages the kernel would zero —
+        // gigabytes for the distance matrix of Kronecker 24.
+        let plain64 = |v: Vec<AtomicU64>| v.into_iter().map(AtomicU64::into_inner).collect();
+        let plain32 = |v: Vec<AtomicU32>| v.into_iter().map(AtomicU32::into_inner).collect::<Vec<_>>();
         MultiBfs {
             sources: self.sources,
             distances: self.matrix.map(plain32),

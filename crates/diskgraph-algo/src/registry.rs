@@ -1044,10 +1044,16 @@ fn ascending_by_id(values: Values, ids: Vec<u64>) -> (Values, Vec<u64>) {
         Values::Signed(v) => Values::Signed(order.apply(&v)),
         Values::Unsigned(v) => Values::Unsigned(order.apply(&v)),
         Values::Float(v) => Values::Float(order.apply(&v)),
-        Values::Distances { sources, hops } => Values::Distances {
-            sources,
-            hops: hops.chunks(ids.len().max(1)).flat_map(|row| order.apply(row)).collect(),
-        },
+        Values::Distances { sources, hops } => {
+            // One allocation for the whole matrix: a row at a time through a growing vector
+            // reallocated it, zeroing gigabytes of fresh pages on Kronecker 24.
+            let mut sorted = vec![0; hops.len()];
+            let row = ids.len().max(1);
+            for (from, to) in hops.chunks(row).zip(sorted.chunks_mut(row)) {
+                order.apply_into(from, to);
+            }
+            Values::Distances { sources, hops: sorted }
+        }
     };
     (values, order.sorted_ids())
 }

@@ -53,17 +53,29 @@ impl<'a> IdOrder<'a> {
     /// # Panics
     /// If `column` has not one value per row.
     pub fn apply<T: Copy + Default + Send + Sync>(&self, column: &[T]) -> Vec<T> {
+        let mut out = vec![T::default(); column.len()];
+        self.apply_into(column, &mut out);
+        out
+    }
+
+    /// [`apply`](Self::apply) into `out`: a caller putting many columns in order (the rows of
+    /// a distance matrix) writes them into one allocation instead of one each.
+    ///
+    /// # Panics
+    /// If `column` or `out` has not one value per row.
+    pub fn apply_into<T: Copy + Send + Sync>(&self, column: &[T], out: &mut [T]) {
         assert_eq!(column.len(), self.ids.len(), "one value per row");
+        assert_eq!(out.len(), self.ids.len(), "one slot per row");
         match &self.how {
             How::Ranked {
                 fills_span: true, min, ..
-            } => scatter(column, |i| (self.ids[i] - min) as usize),
-            How::Ranked { present, min, .. } => scatter(column, |i| present.rank(self.ids[i] - min) as usize),
-            How::Sorted(order) => order
-                .par_iter()
+            } => scatter(column, out, |i| (self.ids[i] - min) as usize),
+            How::Ranked { present, min, .. } => scatter(column, out, |i| present.rank(self.ids[i] - min) as usize),
+            How::Sorted(order) => out
+                .par_iter_mut()
+                .zip(order)
                 .with_min_len(ROWS_PER_TASK)
-                .map(|&i| column[i])
-                .collect(),
+                .for_each(|(slot, &i)| *slot = column[i]),
         }
     }
 
@@ -103,11 +115,10 @@ fn ranked(ids: &[u64]) -> Option<How> {
     })
 }
 
-/// `column` with row `i` moved to row `dest(i)`, in parallel. `dest` must map the rows one to
-/// one onto themselves (the ranks of distinct IDs do).
-fn scatter<T: Copy + Default + Send + Sync>(column: &[T], dest: impl Fn(usize) -> usize + Sync) -> Vec<T> {
-    let n = column.len();
-    let mut out = vec![T::default(); n];
+/// `column` with row `i` moved to row `dest(i)` of `out`, in parallel. `dest` must map the
+/// rows one to one onto themselves (the ranks of distinct IDs do).
+fn scatter<T: Copy + Send + Sync>(column: &[T], out: &mut [T], dest: impl Fn(usize) -> usize + Sync) {
+    let n = out.len();
     let slots = Slots(out.as_mut_ptr());
     column
         .par_iter()
@@ -116,11 +127,11 @@ fn scatter<T: Copy + Default + Send + Sync>(column: &[T], dest: impl Fn(usize) -
         .for_each(|(i, &value)| {
             let d = dest(i);
             assert!(d < n, "a destination beyond the rows");
-            // SAFETY: `d < n` lies within `out`, which outlives the loop and is not otherwise
-            // touched during it; `dest` is one to one, so no two rows write the same slot.
+            // SAFETY: `d < n` lies within `out`, which is borrowed mutably for the whole loop
+            // and not otherwise touched during it; `dest` is one to one, so no two rows write
+            // the same slot.
             unsafe { slots.write(d, value) }
         });
-    out
 }
 
 /// The start of a column that parallel tasks write at distinct positions.

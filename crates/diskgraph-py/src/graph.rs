@@ -407,13 +407,10 @@ impl PyGraph {
             Values::Distances { sources, hops } => {
                 // Vertex-major (one row per vertex, one column per source), -1 when unreached.
                 let n = out.vertex_ids.len();
-                let rows: Vec<i64> = (0..n * sources)
-                    .map(|k| match hops[(k % sources) * n + k / sources] {
-                        UNREACHED => -1,
-                        h => i64::from(h),
-                    })
-                    .collect();
-                rows.into_pyarray(py).reshape([n, sources])?.into_any()
+                vertex_major(&hops, n, sources)
+                    .into_pyarray(py)
+                    .reshape([n, sources])?
+                    .into_any()
             }
         };
         let stats = json_to_py(py, &out.stats)?;
@@ -490,4 +487,22 @@ impl PyGraph {
         }
         Ok(degrees.into_pyarray(py))
     }
+}
+
+/// The source-major distance matrix `hops` (`sources` rows of `n`) as vertex-major rows of
+/// signed hops, -1 when unreached. The transpose goes a block of vertices at a time, so that the
+/// rows it writes stay in the processor's caches while every source's row is read in turn: a
+/// plain gather missed the cache on every element (seconds on Kronecker 24 with 32 sources).
+fn vertex_major(hops: &[u32], n: usize, sources: usize) -> Vec<i64> {
+    const BLOCK: usize = 4096;
+    let mut rows = vec![0i64; n * sources];
+    for start in (0..n).step_by(BLOCK) {
+        let end = (start + BLOCK).min(n);
+        for (i, row) in hops.chunks(n).enumerate() {
+            for (v, &h) in (start..end).zip(&row[start..end]) {
+                rows[v * sources + i] = if h == UNREACHED { -1 } else { i64::from(h) };
+            }
+        }
+    }
+    rows
 }
