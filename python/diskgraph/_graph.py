@@ -234,10 +234,11 @@ class Graph:
     1.0
     """
 
-    __slots__ = ("_g", "_import_summary", "reorder_summary")
+    __slots__ = ("_g", "_import_summary", "reorder_summary", "_index_loaded")
 
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
+        self._index_loaded = False
         self._import_summary: Optional[Dict[str, Any]] = None
         #: What :meth:`reorder` reported when it wrote this graph (None otherwise).
         self.reorder_summary: Optional[Dict[str, Any]] = None
@@ -344,7 +345,7 @@ class Graph:
         if grid is not None:
             grid = _optional_count("grid", grid, 1)
         summary = dict(self._g.partition(grid, str(sort), memory_bytes(memory), bool(force)))
-        self._g = _native.Graph(self.path)
+        self._reopen()
         return summary
 
     def run(self, algorithm: str, **options: Any) -> Result:
@@ -529,7 +530,7 @@ class Graph:
         summary = dict(
             self._g.select(str(method), budget, int(k), memory_bytes(page_size), int(seed), name, bool(force))
         )
-        self._g = _native.Graph(self.path)
+        self._reopen()
         return summary
 
     def load_static_cache(
@@ -571,6 +572,28 @@ class Graph:
             threads=_optional_count("threads", threads, 1),
             **io,
         )
+
+    def load_index(self) -> int:
+        """Reads the graph's vertex index — its original IDs and the offsets of each stored
+        direction, 16 to 24 bytes per vertex — once, and keeps it for every later run on this
+        object, which then starts without reading it from disk (``stats["settings"]
+        ["index_preloaded"]`` is true): 0.17 s of a 0.8 s selective bfs on Kronecker 24. A
+        session running several algorithms wants this, as an engine that keeps a graph open
+        does. Returns the bytes held (outside any run's budget) until the object is dropped.
+        Calling it again keeps the index already read.
+
+        >>> held = g.load_index()  # doctest: +SKIP
+        """
+        held = int(self._g.load_index())
+        self._index_loaded = True
+        return held
+
+    def _reopen(self) -> None:
+        """Opens the directory again (its manifest changed), with the index still loaded when
+        it was."""
+        self._g = _native.Graph(self.path)
+        if self._index_loaded:
+            self._g.load_index()
 
     def cost(self) -> Dict[str, Any]:
         """The locality of this graph's ordering before running anything, as ``diskgraph cost``

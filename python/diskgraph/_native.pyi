@@ -137,6 +137,7 @@ class Graph:
         page_policy: str = "clock",
         track_utilization: bool = False,
     ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.uint64], Dict[str, Any], str]: ...
+    def load_index(self) -> int: ...
     def load_static_cache(
         self,
         basc: str,

@@ -544,6 +544,65 @@ fn registry_engines_agree_in_original_ids() {
     assert!(matches!(registry::run(&s.graph, &r), Err(RunError::Setting(_))));
 }
 
+/// A loaded index serves runs as reading it does: the same values and IDs for every algorithm
+/// on both engines (a directed graph with sparse IDs and stored in-edges), and the runs say so;
+/// another graph's index is refused.
+#[test]
+fn a_loaded_index_gives_the_same_runs() {
+    let el = gen::relabel(gen::rmat(9, 4 << 10, true, 73), 73);
+    let s = store_with_ids("rmat with sparse IDs", &el, Keep::all(), |v| 500 + 3 * u64::from(v));
+    let index = registry::load_index(&s.graph).unwrap();
+    let n = s.graph.num_vertices();
+    assert_eq!(index.bytes(), 8 * (n + 2 * (n + 1)), "IDs and both directions' offsets");
+    for engine in ["memory", "selective"] {
+        for (alg, _) in registry::ALGORITHMS {
+            let mut r = RunRequest::new(alg);
+            r.engine = engine.into();
+            r.memory = if engine == "memory" { 1 << 30 } else { 16 << 10 };
+            r.threads = Some(2);
+            r.io = support::io(BackendKind::Pread, SchedulerKind::Bitmap, 512);
+            r.source = registry::Source::MaxDegree;
+            r.sources = Sources::Sample(20);
+            r.samples = Some(9);
+            let read = match registry::run(&s.graph, &r) {
+                Ok(read) => read,
+                Err(e) => {
+                    assert!(engine == "selective" && matches!(*alg, "scc" | "mis"), "{alg} on {engine}: {e}");
+                    continue;
+                }
+            };
+            r.index = Some(index.clone());
+            let loaded = registry::run(&s.graph, &r).unwrap();
+            assert_eq!(loaded.vertex_ids, read.vertex_ids, "{alg} on {engine}");
+            match (&loaded.values, &read.values) {
+                (Values::Float(a), Values::Float(b)) => assert_close(a, b, 1e-12, alg),
+                (a, b) => assert_eq!(a, b, "{alg} on {engine}"),
+            }
+            assert_eq!(loaded.stats.settings["index_preloaded"], true);
+            assert!(read.stats.settings.get("index_preloaded").is_none());
+        }
+    }
+    // Selective runs use the loaded index (the memory engine loads its CSR, offsets included,
+    // and takes only the IDs): with the index files gone, only the runs given it start.
+    for file in ["ids.u64", "out.idx", "in.idx"] {
+        std::fs::remove_file(s.graph.file_path(file)).unwrap();
+    }
+    for alg in ["bc", "pagerank"] {
+        let mut r = RunRequest::new(alg);
+        r.engine = "selective".into();
+        r.memory = 16 << 10;
+        r.io = support::io(BackendKind::Pread, SchedulerKind::Bitmap, 512);
+        assert!(registry::run(&s.graph, &r).is_err(), "{alg}: the files are gone");
+        r.index = Some(index.clone());
+        registry::run(&s.graph, &r).unwrap_or_else(|e| panic!("{alg}: {e}"));
+    }
+    let other = store("gnm", &gen::gnm(512, 3000, true, 74), Keep::all());
+    let mut r = RunRequest::new("bfs");
+    r.index = Some(registry::load_index(&other.graph).unwrap());
+    let err = registry::run(&s.graph, &r).unwrap_err();
+    assert!(err.to_string().contains("the loaded index is not that of"), "{err}");
+}
+
 #[test]
 fn sources_parse() {
     assert_eq!("12".parse::<Sources>(), Ok(Sources::Sample(12)));

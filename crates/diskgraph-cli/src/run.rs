@@ -188,6 +188,8 @@ pub fn run(a: Args) -> Result<()> {
             }),
             None => None,
         },
+        // One run per process: the index is read once anyway.
+        index: None,
     };
     let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
     println!("{}", out.summary);

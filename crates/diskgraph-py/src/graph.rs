@@ -2,10 +2,11 @@
 //! grid layouts (partition) and algorithm runs.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use diskgraph_algo::msbfs::UNREACHED;
-use diskgraph_algo::registry::{self, RunRequest, Source, Values};
+use diskgraph_algo::registry::{self, LoadedIndex, RunRequest, Source, Values};
 use diskgraph_format::{Direction, GraphDir};
 use diskgraph_prep::export::{export, ExportFormat};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
@@ -38,6 +39,8 @@ type RunTuple<'py> = (Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, P
 #[pyclass(module = "diskgraph._native", name = "Graph", frozen)]
 pub struct PyGraph {
     dir: GraphDir,
+    /// The vertex index once [`load_index`](Self::load_index) has read it: every later run uses it.
+    index: Mutex<Option<LoadedIndex>>,
 }
 
 #[pymethods]
@@ -46,7 +49,24 @@ impl PyGraph {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let dir = py.detach(|| GraphDir::open(&path)).map_err(format_error)?;
-        Ok(PyGraph { dir })
+        Ok(PyGraph {
+            dir,
+            index: Mutex::new(None),
+        })
+    }
+
+    /// Reads the graph's vertex index (original IDs, offsets of each stored direction) once
+    /// and keeps it for every later run of this object, which then skips reading it from disk;
+    /// returns the bytes it holds (16 to 24 per vertex) until the object is freed. Calling it
+    /// again keeps the index already read.
+    fn load_index(&self, py: Python<'_>) -> PyResult<u64> {
+        if let Some(index) = self.loaded_index() {
+            return Ok(index.bytes());
+        }
+        let index = py.detach(|| registry::load_index(&self.dir)).map_err(run_error)?;
+        let bytes = index.bytes();
+        *self.index.lock().unwrap_or_else(|e| e.into_inner()) = Some(index);
+        Ok(bytes)
     }
 
     /// Number of vertices.
@@ -397,6 +417,7 @@ impl PyGraph {
                 }),
                 None => None,
             },
+            index: self.loaded_index(),
             ..defaults
         };
         let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;
@@ -455,6 +476,7 @@ impl PyGraph {
             basc_fraction,
             threads,
             io,
+            index: self.loaded_index(),
             ..RunRequest::new("bfs")
         };
         let loaded = py
@@ -477,6 +499,11 @@ impl PyGraph {
 }
 
 impl PyGraph {
+    /// The index [`load_index`](Self::load_index) read, if any.
+    fn loaded_index(&self) -> Option<LoadedIndex> {
+        self.index.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     fn degrees<'py>(&self, py: Python<'py>, dir: Direction) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let offsets = py.detach(|| self.dir.load_offsets(dir)).map_err(format_error)?;
         let mut degrees: Vec<i64> = offsets.windows(2).map(|w| (w[1] - w[0]) as i64).collect();

@@ -194,6 +194,7 @@ pub fn open_with(g: &GraphDir, io: &IoConfig, memory: u64, need_in: bool) -> Sel
         retain_lists: true,
         basc: None,
         page_cache: None,
+        index: None,
     };
     SelectiveGraph::open(g, &opts).unwrap_or_else(|e| panic!("open {}: {e}", g.path().display()))
 }

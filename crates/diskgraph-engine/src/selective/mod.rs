@@ -52,6 +52,7 @@
 mod edge_map;
 pub mod frontier;
 mod io_iterator;
+mod offsets_index;
 mod paged;
 pub mod partition;
 mod retained;
@@ -70,6 +71,7 @@ pub use diskgraph_cache::{PageCacheStats, Replacement};
 pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
 pub use io_iterator::Piece;
+pub use offsets_index::OffsetsIndex;
 pub use paged::PageCacheOptions;
 pub use partition::Partitions;
 pub use static_cache::{BascOptions, LoadedStatic};
@@ -138,6 +140,9 @@ pub struct SelectiveOptions {
     /// Read through a page cache holding what the budget leaves after the claims, the static
     /// cache and the buffers (retained lists are off then: the page cache keeps what was read).
     pub page_cache: Option<PageCacheOptions>,
+    /// Offsets already loaded from this graph ([`OffsetsIndex::load`]), used instead of reading
+    /// them again.
+    pub index: Option<OffsetsIndex>,
 }
 
 impl Default for SelectiveOptions {
@@ -152,6 +157,7 @@ impl Default for SelectiveOptions {
             retain_lists: true,
             basc: None,
             page_cache: None,
+            index: None,
         }
     }
 }
@@ -161,7 +167,7 @@ struct Adjacency {
     /// `*.adj`, for error messages.
     adj_path: PathBuf,
     /// Offsets index, `n + 1` entries.
-    offsets: Vec<u64>,
+    offsets: Arc<Vec<u64>>,
     /// `[*.adj]`.
     plain: FileSet,
     /// `[*.adj, *.wgt]` when weights were asked for and exist.
@@ -295,7 +301,15 @@ impl SelectiveGraph {
         let parts = opts.partitions.unwrap_or(4 * io.config().compute_threads.max(1)).max(1);
         let open_dir = |d: Direction| -> Result<Adjacency, EngineError> {
             let (_, adj, wgt) = dir.files_of(d);
-            let offsets = dir.load_offsets(d)?;
+            let offsets = match opts.index.as_ref().and_then(|i| i.get(d)) {
+                Some(o) if o.len() == n + 1 && o.last() == Some(&num_arcs) => Arc::clone(o),
+                Some(_) => {
+                    return Err(EngineError::Io(diskgraph_io::IoError::Config(
+                        "the offsets index given is not this graph's".into(),
+                    )))
+                }
+                None => Arc::new(dir.load_offsets(d)?),
+            };
             let adj_path = dir.file_path(adj);
             let plain = io.open(&[&adj_path])?;
             let (weighted, weights_only) = if weighted {
