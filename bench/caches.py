@@ -20,9 +20,9 @@ selective engine, retained lists off (so only the caches under test keep data).
     Figure 12 — and, as the bound of what any cache can give on the Norder graph, Norder with a
     page cache that holds the whole graph (every page read once, then served from memory).
 (s) the two setups of (e) as sessions: one Python process per setup runs bfs, diameter and bc in
-    turn (`bench/session.py`; the OS page cache dropped before each run), BAsC+Norder loading
-    its static cache once at the start (`Graph.load_static_cache`) — the deployment of a static
-    cache. Ratios per algorithm (each algorithm's median over the sessions; harmonic mean) and of
+    turn (`bench/session.py`; the OS page cache dropped before each run), both loading the
+    graph's index once at the start (`Graph.load_index`) and BAsC+Norder its static cache too
+    (`Graph.load_static_cache`) — the deployment of a static cache. Ratios per algorithm (each algorithm's median over the sessions; harmonic mean) and of
     whole sessions (median totals, loading included).
 
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.

@@ -234,6 +234,39 @@ def test_reordered_graph_gives_the_same_answers(tmp_path: Any, method: str) -> N
             assert by_id(a) == by_id(b), (method, engine)
 
 
+@pytest.mark.parametrize("directed", [False, True])
+def test_loaded_index_serves_a_session(tmp_path: Any, directed: bool) -> None:
+    # A session loads the index once; its runs give what runs reading it from disk give (here
+    # on the original graph), say so in their stats, and keep it across a selection published
+    # meanwhile.
+    G = random_graph(5, directed)
+    g = to_diskgraph(G, tmp_path / "g")
+    g.reorder(tmp_path / "h", "norder")
+    h = diskgraph.open(tmp_path / "h")
+    held = 8 * (g.num_vertices + (2 if directed else 1) * (g.num_vertices + 1))
+    assert h.load_index() == held, "IDs and the offsets of each stored direction"
+    assert h.load_index() == held, "a second call keeps it"
+    h.select("gvs", 0.3, k=4)
+    cache = h.load_static_cache("gvs", memory="4MiB", basc_fraction=0.25)
+    runs = [("bfs", {"source": "max-degree"}), ("diameter", {"source": 3}), ("bc", {"samples": 9}),
+            ("apsp", {"sources": 5}), ("wcc", {}), ("pagerank", {})]
+    for alg, opts in runs:
+        for engine in ("memory", "selective"):
+            paged = {"memory": "4MiB", "page_size": "4KiB"} if engine == "selective" else {}
+            a = g.run(alg, engine=engine, **paged, **opts)
+            b = h.run(alg, engine=engine, **paged, **({"basc": cache} if paged else {}), **opts)
+            assert b.stats["settings"]["index_preloaded"] is True and "index_preloaded" not in a.stats["settings"]
+            assert np.array_equal(a.vertex_ids, b.vertex_ids), (alg, engine)
+            assert np.allclose(a.values, b.values, rtol=0, atol=1e-12), (alg, engine)
+    # Selective runs read nothing of it again: they run with the index files gone; a graph
+    # opened anew cannot.
+    for name in ("ids.u64", "out.idx", "in.idx"):
+        (tmp_path / "h" / name).unlink(missing_ok=True)
+    assert h.run("bc", engine="selective", memory="4MiB", basc=cache, page_size="4KiB").summary
+    with pytest.raises(diskgraph.GraphFormatError):
+        diskgraph.open(tmp_path / "h").run("bc", engine="selective", memory="4MiB")
+
+
 def cost_oracle(G: nx.Graph, internal: Dict[int, int]) -> Dict[str, float]:
     """The cost model and mean gap computed from the NetworkX graph and the internal IDs."""
     n = len(internal)

@@ -293,6 +293,20 @@ fn bitmap_to_queue(bits: &[AtomicU64]) -> Vec<u32> {
     parts.concat()
 }
 
+/// Levels as plain integers, [`UNVISITED`] when unreached, converted in place (an atomic has
+/// its integer's layout): no second array.
+pub(crate) fn plain_levels(level: Vec<AtomicU32>) -> Vec<u32> {
+    level.into_iter().map(AtomicU32::into_inner).collect()
+}
+
+/// Plain levels in the public form: `-1` when unreached.
+pub(crate) fn signed_levels(levels: &[u32]) -> Vec<i64> {
+    levels
+        .par_iter()
+        .map(|&l| if l == UNVISITED { -1 } else { i64::from(l) })
+        .collect()
+}
+
 /// Converts internal levels or parents to the public form (`-1` for unreached).
 fn to_i64(values: Vec<AtomicU32>) -> Vec<i64> {
     values

@@ -7,7 +7,8 @@
 //! diameter of the start's component. On a tree (an undirected connected acyclic graph) two
 //! sweeps are exact: the farthest vertex from any vertex ends a longest path.
 
-use crate::{bfs, AlgoError};
+use crate::bfs::{plain_levels, reach, signed_levels, UNVISITED};
+use crate::{check_source, in_edges, AlgoError};
 use diskgraph_engine::MemoryGraph;
 
 /// The result of [`diameter`].
@@ -33,32 +34,32 @@ pub const DEFAULT_SWEEPS: usize = 4;
 /// sweep goes on from the farthest vertex with the smallest original ID, `ids` mapping internal
 /// IDs to original ones (`None`: they are the same), so every ordering of a graph sweeps alike.
 pub fn diameter(g: &MemoryGraph, start: u32, rounds: usize, ids: Option<&[u64]>) -> Result<Diameter, AlgoError> {
-    sweep(start, rounds, ids, |s| Ok(bfs(g, s, false)?.levels))
+    sweep(start, rounds, ids, |s| {
+        check_source(g, s)?;
+        Ok(plain_levels(reach(g.out(), in_edges(g), s, false).level))
+    })
 }
 
-/// The sweeps, over any engine's BFS (`levels_from(source)`); `ids` as in [`diameter`].
+/// The sweeps, over any engine's BFS (`levels_from(source)`: levels, [`UNVISITED`] when
+/// unreached); `ids` as in [`diameter`]. Only the best sweep's levels take the public form:
+/// widening every sweep's took a fresh array of 8 bytes per vertex each.
 pub(crate) fn sweep<E>(
     start: u32,
     rounds: usize,
     ids: Option<&[u64]>,
-    mut levels_from: impl FnMut(u32) -> Result<Vec<i64>, E>,
+    mut levels_from: impl FnMut(u32) -> Result<Vec<u32>, E>,
 ) -> Result<Diameter, E> {
     let mut source = start;
-    let mut best: Option<Diameter> = None;
+    // (bound, from, to, levels, sweeps) of the best sweep so far.
+    let mut best: Option<(u64, u32, u32, Vec<u32>, usize)> = None;
     for sweep in 1..=rounds.max(1) {
         let levels = levels_from(source)?;
         let (to, ecc) = farthest(&levels, ids);
-        let improved = best.as_ref().is_none_or(|b| ecc > b.bound);
+        let improved = best.as_ref().is_none_or(|b| ecc > b.0);
         if improved {
-            best = Some(Diameter {
-                bound: ecc,
-                from: source,
-                to,
-                levels,
-                sweeps: sweep,
-            });
+            best = Some((ecc, source, to, levels, sweep));
         } else if let Some(b) = &mut best {
-            b.sweeps = sweep;
+            b.4 = sweep;
             break;
         }
         if to == source {
@@ -66,17 +67,24 @@ pub(crate) fn sweep<E>(
         }
         source = to;
     }
-    Ok(best.expect("at least one sweep"))
+    let (bound, from, to, levels, sweeps) = best.expect("at least one sweep");
+    Ok(Diameter {
+        bound,
+        from,
+        to,
+        levels: signed_levels(&levels),
+        sweeps,
+    })
 }
 
 /// The farthest reached vertex (the smallest original ID among ties, `ids` as in [`diameter`])
 /// and its distance.
-fn farthest(levels: &[i64], ids: Option<&[u64]>) -> (u32, u64) {
+fn farthest(levels: &[u32], ids: Option<&[u64]>) -> (u32, u64) {
     let original = |v: u32| ids.map_or(u64::from(v), |ids| ids[v as usize]);
-    let mut best = (0u32, 0i64);
+    let mut best = (0u32, 0u32);
     for (v, &l) in levels.iter().enumerate() {
         let v = v as u32;
-        if l > best.1 || (l == best.1 && l > 0 && original(v) < original(best.0)) {
+        if l != UNVISITED && (l > best.1 || (l == best.1 && l > 0 && original(v) < original(best.0))) {
             best = (v, l);
         }
     }
@@ -85,7 +93,7 @@ fn farthest(levels: &[i64], ids: Option<&[u64]>) -> (u32, u64) {
         let source = levels.iter().position(|&l| l == 0).unwrap_or(0) as u32;
         return (source, 0);
     }
-    (best.0, best.1 as u64)
+    (best.0, u64::from(best.1))
 }
 
 #[cfg(test)]
@@ -94,17 +102,19 @@ mod tests {
 
     #[test]
     fn farthest_takes_the_smallest_original_id_among_ties() {
-        assert_eq!(farthest(&[1, 0, 2, -1, 2], None), (2, 2));
-        assert_eq!(farthest(&[1, 0, 2, -1, 2], Some(&[7, 9, 30, 5, 20])), (4, 2));
-        assert_eq!(farthest(&[-1, 0, -1], None), (1, 0));
-        assert_eq!(farthest(&[-1, 0, -1], Some(&[3, 2, 1])), (1, 0));
+        const U: u32 = UNVISITED;
+        assert_eq!(farthest(&[1, 0, 2, U, 2], None), (2, 2));
+        assert_eq!(farthest(&[1, 0, 2, U, 2], Some(&[7, 9, 30, 5, 20])), (4, 2));
+        assert_eq!(farthest(&[U, 0, U], None), (1, 0));
+        assert_eq!(farthest(&[U, 0, U], Some(&[3, 2, 1])), (1, 0));
     }
 
     #[test]
     fn sweeps_stop_when_the_bound_stops_growing() {
         // A path 0-1-2-3-4: from 2 the farthest is 0 (distance 2), from 0 it is 4 (distance 4).
-        let path = |s: u32| -> Result<Vec<i64>, ()> { Ok((0..5).map(|v: i64| (v - i64::from(s)).abs()).collect()) };
+        let path = |s: u32| -> Result<Vec<u32>, ()> { Ok((0..5).map(|v: u32| v.abs_diff(s)).collect()) };
         let d = sweep(2, 10, None, path).unwrap();
         assert_eq!((d.bound, d.from, d.to, d.sweeps), (4, 0, 4, 3));
+        assert_eq!(d.levels, [0, 1, 2, 3, 4], "the best sweep's levels, signed");
     }
 }

@@ -547,7 +547,7 @@ pub fn load_static_cache(graph: &GraphDir, req: &RunRequest) -> Result<LoadedSta
 
 /// A graph's vertex index — original IDs and offsets — loaded once for many runs
 /// ([`RunRequest::index`]): each selective run of a session skips reading `16 n` bytes or more
-/// from disk (0.17 s of a 0.8 s bfs on Kronecker 24), as an engine that keeps a graph open does;
+/// from disk (0.13 s of a 0.8 s bfs on Kronecker 24), as an engine that keeps a graph open does;
 /// memory runs take the IDs (they load their CSR, offsets included). Cloning shares it.
 #[derive(Clone)]
 pub struct LoadedIndex {

@@ -567,7 +567,10 @@ fn a_loaded_index_gives_the_same_runs() {
             let read = match registry::run(&s.graph, &r) {
                 Ok(read) => read,
                 Err(e) => {
-                    assert!(engine == "selective" && matches!(*alg, "scc" | "mis"), "{alg} on {engine}: {e}");
+                    assert!(
+                        engine == "selective" && matches!(*alg, "scc" | "mis"),
+                        "{alg} on {engine}: {e}"
+                    );
                     continue;
                 }
             };

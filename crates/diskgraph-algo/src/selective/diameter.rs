@@ -3,7 +3,11 @@
 
 use diskgraph_engine::selective::SelectiveGraph;
 
-use super::{bfs, SelectiveError};
+use diskgraph_format::Direction;
+
+use super::bfs::reach;
+use super::{check_source, SelectiveError};
+use crate::bfs::plain_levels;
 use crate::diameter::{sweep, Diameter};
 
 /// Diameter lower bound from `start` with up to `rounds` BFS sweeps, ties going to the smallest
@@ -14,5 +18,8 @@ pub fn diameter(
     rounds: usize,
     ids: Option<&[u64]>,
 ) -> Result<Diameter, SelectiveError> {
-    sweep(start, rounds, ids, |s| Ok(bfs(g, s, false)?.levels))
+    sweep(start, rounds, ids, |s| {
+        check_source(g, s)?;
+        Ok(plain_levels(reach(g, s, false, &[Direction::Out])?.level))
+    })
 }
