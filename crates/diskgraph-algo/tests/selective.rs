@@ -582,7 +582,7 @@ fn a_loaded_index_gives_the_same_runs() {
                 (a, b) => assert_eq!(a, b, "{alg} on {engine}"),
             }
             assert_eq!(loaded.stats.settings["index_preloaded"], true);
-            assert!(read.stats.settings.get("index_preloaded").is_none());
+            assert!(!read.stats.settings.contains_key("index_preloaded"));
         }
     }
     // Selective runs use the loaded index (the memory engine loads its CSR, offsets included,
