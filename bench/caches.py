@@ -41,7 +41,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from statistics import harmonic_mean
+from statistics import harmonic_mean, median
 
 from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker, run, run_stats
 
@@ -314,11 +314,23 @@ def speedups(pairs: list[tuple[dict, dict]]) -> str:
 
 def session_pairs(runs: list[dict], graph: str | None = None) -> list[tuple[dict, dict]]:
     """(page cache+Gorder, BAsC+Norder) session runs of each algorithm, of `graph` or of every
-    graph."""
-    sessions = {(r["graph"].rsplit("-", 1)[0], r["setup"], r["algorithm"]): r for r in runs
-                if r.get("section") == "s" and graph in (None, r["graph"].rsplit("-", 1)[0])}
-    return [(base, sessions[(g, "basc+norder", a)]) for (g, setup, a), base in sessions.items()
-            if setup == "page+gorder" and (g, "basc+norder", a) in sessions]
+    graph. Records of one algorithm and setup from several reports (`--summarize A.json
+    B.json`) are pooled: the median of all their sessions' wall times, and of their totals."""
+    pooled: dict[tuple[str, str, str], dict] = {}
+    for r in runs:
+        g = r["graph"].rsplit("-", 1)[0]
+        if r.get("section") != "s" or graph not in (None, g):
+            continue
+        key = (g, r["setup"], r["algorithm"])
+        if key in pooled:
+            p = pooled[key]
+            walls, totals = sorted(p["walls"] + r["walls"]), sorted(p["session_totals"] + r["session_totals"])
+            pooled[key] = {**p, "walls": walls, "wall": median(walls), "session_totals": totals,
+                           "session_total": median(totals)}
+        else:
+            pooled[key] = r
+    return [(base, pooled[(g, "basc+norder", a)]) for (g, setup, a), base in pooled.items()
+            if setup == "page+gorder" and (g, "basc+norder", a) in pooled]
 
 
 def summarize(report: dict) -> None:
@@ -363,14 +375,15 @@ def summarize(report: dict) -> None:
         if bound:
             print(f"(e) {g}: bound — Norder with the whole graph in its page cache over page cache+Gorder "
                   f"{speedups(bound)}")
-        pairs = session_pairs(runs, g)
-        if pairs:
-            base, ours = pairs[0][0], pairs[0][1]
-            print(f"(s) {g}: sessions of bfs, diameter, bc — BAsC+Norder (static cache loaded once, "
-                  f"{ours['session_load']:.3f} s) over page cache+Gorder: per algorithm "
-                  f"×{harmonic_mean([b['wall'] / r['wall'] for b, r in pairs]):.2f} (harmonic mean), whole session "
-                  f"×{base['session_total'] / ours['session_total']:.2f} ({base['session_total']:.2f} s against "
-                  f"{ours['session_total']:.2f} s, loading included)")
+        sessions = session_pairs(runs, g)
+        if sessions:
+            page_gorder, basc_norder = sessions[0]
+            each = ", ".join(f"{r['algorithm']} ×{b['wall'] / r['wall']:.2f}" for b, r in sessions)
+            print(f"(s) {g}: {len(basc_norder['walls'])} sessions of bfs, diameter, bc — BAsC+Norder (index and static cache "
+                  f"loaded once, {basc_norder['session_load']:.3f} s) over page cache+Gorder: per algorithm "
+                  f"×{harmonic_mean([b['wall'] / r['wall'] for b, r in sessions]):.2f} (harmonic mean; {each}), whole session "
+                  f"×{page_gorder['session_total'] / basc_norder['session_total']:.2f} ({basc_norder['session_total']:.2f} s "
+                  f"against {page_gorder['session_total']:.2f} s, loading included)")
     overall = [b["wall"] / r["wall"] for b, r in session_pairs(runs)]
     if len(report["graphs"]) > 1 and overall:
         # The paper's summary of Figure 12: one harmonic mean over every algorithm and graph.
