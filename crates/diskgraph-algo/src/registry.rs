@@ -35,6 +35,7 @@ use diskgraph_engine::selective::{
 use diskgraph_engine::stream::{StreamError, VertexStateKind, DEFAULT_MRT};
 use diskgraph_engine::{MemoryGraph, RunStats};
 use diskgraph_format::{basc_layout_name, Direction, FormatError, GraphDir, IDS, IN_IDX, OUT_IDX};
+use rayon::prelude::*;
 use serde_json::json;
 
 use crate::msbfs::{MAX_SOURCES, UNREACHED};
@@ -1138,11 +1139,17 @@ fn max_degree_source(inputs: &mut Inputs, find: impl FnOnce() -> Result<u32, Run
 }
 
 /// The vertex with the most out-edges; among equals, the one with the smallest original ID
-/// (`ids`), so that every ordering of a graph starts from the same vertex.
+/// (`ids`), so that every ordering of a graph starts from the same vertex. In parallel, and
+/// reading an ID only on a tie: one sequential pass over both arrays took 30 ms of each run's
+/// start on Kronecker 24.
 fn max_degree_vertex(offsets: &[u64], ids: &[u64]) -> u32 {
     let degree = |v: usize| offsets[v + 1] - offsets[v];
-    let key = |v: usize| (degree(v), std::cmp::Reverse(ids[v]));
-    (0..offsets.len().saturating_sub(1)).fold(0, |best, v| if key(v) > key(best) { v } else { best }) as u32
+    let beats = |a: usize, b: usize| degree(a) > degree(b) || (degree(a) == degree(b) && ids[a] < ids[b]);
+    (0..offsets.len().saturating_sub(1))
+        .into_par_iter()
+        .with_min_len(1 << 16)
+        .reduce_with(|a, b| if beats(b, a) { b } else { a })
+        .unwrap_or(0) as u32
 }
 
 /// Relabels components by the smallest original ID among their members.
@@ -1157,7 +1164,26 @@ fn smallest_original_labels(c: &Components, ids: &[u64]) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::highest_ranks;
+    use super::{highest_ranks, max_degree_vertex};
+
+    #[test]
+    fn max_degree_vertex_breaks_ties_by_the_smallest_original_id() {
+        // 200,000 vertices (parallel chunks), degrees i % 1000: the 200 of degree 999 tie, and
+        // their IDs descend with the row, so the last of them has the smallest.
+        let n = 200_000u64;
+        let offsets: Vec<u64> = std::iter::once(0)
+            .chain((0..n).scan(0, |end, v| {
+                *end += v % 1000;
+                Some(*end)
+            }))
+            .collect();
+        let ids: Vec<u64> = (0..n).map(|v| 10 * (n - v)).collect();
+        assert_eq!(max_degree_vertex(&offsets, &ids), 199_999);
+        let ascending: Vec<u64> = (0..n).collect();
+        assert_eq!(max_degree_vertex(&offsets, &ascending), 999);
+        assert_eq!(max_degree_vertex(&[0], &[]), 0, "no vertex");
+        assert_eq!(max_degree_vertex(&[0, 0, 0], &[5, 4]), 1, "all of degree 0");
+    }
 
     #[test]
     fn highest_ranks_equal_a_full_sort() {
