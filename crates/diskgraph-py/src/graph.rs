@@ -518,8 +518,8 @@ impl PyGraph {
 
 /// The source-major distance matrix `hops` (`sources` rows of `n`) as vertex-major rows of
 /// signed hops, -1 when unreached. The transpose goes a block of vertices at a time, so that the
-/// rows it writes stay in the processor's caches while every source's row is read in turn: a
-/// plain gather missed the cache on every element (seconds on Kronecker 24 with 32 sources).
+/// rows it writes stay in the processor's caches while every source's row is read in turn,
+/// where a plain gather read each source's row with a stride of `n`, a cache miss per element.
 fn vertex_major(hops: &[u32], n: usize, sources: usize) -> Vec<i64> {
     const BLOCK: usize = 4096;
     let mut rows = vec![0i64; n * sources];
