@@ -19,8 +19,9 @@ selective engine, retained lists off (so only the caches under test keep data).
 (e) BAsC (GVS 20%) + page cache 5% on the Norder graph vs a 25% page cache on the Gorder graph —
     Figure 12 — and, as the bound of what any cache can give on the Norder graph, Norder with a
     page cache that holds the whole graph (every page read once, then served from memory).
-(s) the two setups of (e) as sessions: one Python process per setup runs bfs, diameter and bc in
-    turn (`bench/session.py`; the OS page cache dropped before each run), both loading the
+(s) the two setups of (e) as sessions: one Python process per setup runs bfs, diameter and bc
+    (`--session-algorithms`: also apsp from `--bc-samples` sources, and wcc) in turn
+    (`bench/session.py`; the OS page cache dropped before each run), both loading the
     graph's index once at the start (`Graph.load_index`) and BAsC+Norder its static cache too
     (`Graph.load_static_cache`) — the deployment of a static cache. Ratios per algorithm (each algorithm's median over the sessions; harmonic mean) and of
     whole sessions (median totals, loading included).
@@ -69,8 +70,10 @@ class Suite:
     """Runs and records; every run under the cgroup with caches dropped."""
 
     def __init__(self, dg: str, work: Path, bc_samples: int, gvs_k: int, max_request: str | None,
-                 page_size: str, reuse_selections: bool = False, repeat: int = 1) -> None:
+                 page_size: str, reuse_selections: bool = False, repeat: int = 1,
+                 session_algorithms: tuple[str, ...] = tuple(ALGOS)) -> None:
         self.dg, self.work, self.bc_samples, self.gvs_k, self.page_size = dg, work, bc_samples, gvs_k, page_size
+        self.session_algorithms = session_algorithms
         self.repeat = repeat
         self.reuse_selections = reuse_selections
         self.io_flags = ["--max-request", max_request] if max_request else []
@@ -89,15 +92,16 @@ class Suite:
         self.queue.append((cmd, self.limit(graph, memory, algo), label))
 
     def session(self, graph: Path, memory: int, basc: tuple[str, float] | None, label: dict) -> None:
-        """Queues a session of every algorithm of ALGOS (`bench/session.py`), loading selection
+        """Queues a session of the session algorithms (`bench/session.py`), loading selection
         `basc` = (name, fraction of `memory`) once when given."""
         cmd = [sys.executable, str(Path(__file__).with_name("session.py")), str(graph), "--memory", str(memory),
-               "--algorithms", ",".join(ALGOS), "--page-size", self.page_size, "--bc-samples", str(self.bc_samples),
+               "--algorithms", ",".join(self.session_algorithms), "--page-size", self.page_size, "--bc-samples", str(self.bc_samples),
                "--out", str(self.work / "session.json")]
         cmd += ["--max-request", self.max_request] if self.max_request else []
         cmd += ["--basc", basc[0], "--basc-fraction", f"{basc[1]:.6f}"] if basc else []
         label = {**label, "graph": graph.name, "algorithm": "session", "memory": memory}
-        self.queue.append((cmd, self.limit(graph, memory, "bc") + (256 << 20), label))
+        limit = max(self.limit(graph, memory, algo) for algo in self.session_algorithms)
+        self.queue.append((cmd, limit + (256 << 20), label))
 
     def limit(self, graph: Path, memory: int, algo: str) -> int:
         """The cgroup limit of a run of `algo` with budget `memory`: the budget, vertex state and
@@ -108,6 +112,9 @@ class Suite:
             # bc's batch of sources keeps 20 bytes per vertex and source (README: up to 8
             # sources, at most 4 GiB): vertex state, not cache, so the limit allows it.
             limit += min(20 * 8 * n_vertices, 4 << 30, 20 * self.bc_samples * n_vertices)
+        if algo == "apsp":
+            # The k × n hops (4 bytes each), their copy in ID order, and Python's int64 rows.
+            limit += 16 * self.bc_samples * n_vertices
         return limit
 
     @functools.cache
@@ -189,7 +196,10 @@ def main() -> None:
     ap.add_argument("--scales", default="22,24")
     ap.add_argument("--real", default="wiki-Vote.txt", help="a file of ../shared/data ('' for none)")
     ap.add_argument("--basc-sizes", default="0.1,0.2,0.3,0.4")
-    ap.add_argument("--bc-samples", type=int, default=32)
+    ap.add_argument("--bc-samples", type=int, default=32, help="sampled sources of bc (and of apsp in sessions)")
+    ap.add_argument("--session-algorithms", default=",".join(ALGOS),
+                    help="algorithms of section s's sessions: bfs, diameter, bc, and also apsp and wcc (the "
+                         "paper's summary of Figure 12 covers every BFS-like algorithm)")
     ap.add_argument("--gvs-k", type=int, default=100, help="GVS rounds K of the selections of sections a, b, e")
     ap.add_argument("--page-size", default="4KiB", help="the page cache's page size")
     ap.add_argument("--max-request", help="the runs' --max-request (small real graphs: their budgets must hold "
@@ -228,7 +238,8 @@ def main() -> None:
         if not (path / "manifest.json").exists():
             run([dg, "import", str(DATA / a.real), "-o", str(path), "--undirected", "--force"])
         graphs.append(path)
-    s = Suite(dg, a.work, a.bc_samples, a.gvs_k, a.max_request, a.page_size, a.reuse_selections, a.repeat)
+    s = Suite(dg, a.work, a.bc_samples, a.gvs_k, a.max_request, a.page_size, a.reuse_selections, a.repeat,
+              tuple(a.session_algorithms.split(",")))
     if a.read_rate:
         s.cgroup.throttle_reads(a.work, int(float(a.read_rate) * 1e6))
     sections = set(a.only.split(","))
@@ -379,7 +390,8 @@ def summarize(report: dict) -> None:
         if sessions:
             page_gorder, basc_norder = sessions[0]
             each = ", ".join(f"{r['algorithm']} ×{b['wall'] / r['wall']:.2f}" for b, r in sessions)
-            print(f"(s) {g}: {len(basc_norder['walls'])} sessions of bfs, diameter, bc — BAsC+Norder (index and static cache "
+            algorithms = ", ".join(r["algorithm"] for _, r in sessions)
+            print(f"(s) {g}: {len(basc_norder['walls'])} sessions of {algorithms} — BAsC+Norder (index and static cache "
                   f"loaded once, {basc_norder['session_load']:.3f} s) over page cache+Gorder: per algorithm "
                   f"×{harmonic_mean([b['wall'] / r['wall'] for b, r in sessions]):.2f} (harmonic mean; {each}), whole session "
                   f"×{page_gorder['session_total'] / basc_norder['session_total']:.2f} ({basc_norder['session_total']:.2f} s "

@@ -5,7 +5,7 @@ the graph opened once and its index loaded once (`Graph.load_index`), a BAsC sta
 that nothing but the static cache carries over from one run to the next. `bench/caches.py`
 (section s) starts it under its cgroup.
 
-    python3 bench/session.py GRAPH --memory BYTES --algorithms bfs,diameter,bc --out SESSION.json
+    python3 bench/session.py GRAPH --memory BYTES --algorithms bfs,diameter,bc[,apsp,wcc] --out SESSION.json
                              [--basc NAME --basc-fraction F] [--page-size 4KiB]
                              [--max-request 16KiB] [--bc-samples 32]
 
@@ -22,8 +22,10 @@ from pathlib import Path
 import diskgraph
 from common import drop_caches
 
-#: The options of each algorithm, as in `bench/caches.py`'s ALGOS.
-SOURCES = {"bfs": {"source": "max-degree"}, "diameter": {"source": "max-degree"}, "bc": {}}
+#: The options of each algorithm, as in `bench/caches.py`'s ALGOS (bc and apsp also take
+#: `--bc-samples` sources).
+SOURCES = {"bfs": {"source": "max-degree"}, "diameter": {"source": "max-degree"}, "bc": {}, "apsp": {},
+           "wcc": {}}
 
 
 def main() -> None:
@@ -48,11 +50,12 @@ def main() -> None:
     if a.basc:
         basc = g.load_static_cache(a.basc, memory=a.memory, basc_fraction=a.basc_fraction, **reading)
     load_seconds = time.perf_counter() - start
-    runs = []
+    runs: list[dict] = []
     for algo in a.algorithms.split(","):
         if runs:
             drop_caches()
-        options = {**SOURCES[algo], **({"samples": a.bc_samples} if algo == "bc" else {})}
+        sampled = {"bc": {"samples": a.bc_samples}, "apsp": {"sources": a.bc_samples}}
+        options = {**SOURCES[algo], **sampled.get(algo, {})}
         r = g.run(algo, engine="selective", memory=a.memory, retain_lists=False, page_size=a.page_size,
                   basc=basc, **({"basc_fraction": a.basc_fraction} if basc else {}), **reading, **options)
         runs.append(r.stats)
