@@ -13,6 +13,7 @@ use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use rayon::prelude::*;
 
 use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
@@ -517,19 +518,23 @@ impl PyGraph {
 }
 
 /// The source-major distance matrix `hops` (`sources` rows of `n`) as vertex-major rows of
-/// signed hops, -1 when unreached. The transpose goes a block of vertices at a time, so that the
-/// rows it writes stay in the processor's caches while every source's row is read in turn,
-/// where a plain gather read each source's row with a stride of `n`, a cache miss per element.
+/// signed hops, -1 when unreached. Blocks of vertices go in parallel, each block's rows staying
+/// in the processor's caches while every source's row is read in turn, where a plain gather
+/// read each source's row with a stride of `n`, a cache miss per element.
 fn vertex_major(hops: &[u32], n: usize, sources: usize) -> Vec<i64> {
     const BLOCK: usize = 4096;
     let mut rows = vec![0i64; n * sources];
-    for start in (0..n).step_by(BLOCK) {
-        let end = (start + BLOCK).min(n);
+    if sources == 0 {
+        return rows;
+    }
+    rows.par_chunks_mut(BLOCK * sources).enumerate().for_each(|(b, block)| {
+        let start = b * BLOCK;
+        let end = start + block.len() / sources;
         for (i, row) in hops.chunks(n).enumerate() {
             for (v, &h) in (start..end).zip(&row[start..end]) {
-                rows[v * sources + i] = if h == UNREACHED { -1 } else { i64::from(h) };
+                block[(v - start) * sources + i] = if h == UNREACHED { -1 } else { i64::from(h) };
             }
         }
-    }
+    });
     rows
 }
