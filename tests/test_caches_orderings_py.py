@@ -138,6 +138,17 @@ def test_apsp_matches_networkx_across_batches(tmp_path: Any, directed: bool) -> 
         g.apsp([4])
 
 
+def test_apsp_rows_span_many_blocks(tmp_path: Any) -> None:
+    # 10,000 vertices: the vertex-major rows are filled in blocks of 4096, the last one partial.
+    G = nx.gnm_random_graph(10_000, 15_000, seed=8, directed=True)
+    g = to_diskgraph(G, tmp_path / "g")
+    chosen = [v * 7 + 3 for v in (0, 4095, 4096, 9_999, 123)]
+    for engine in ("memory", "selective"):
+        r = g.apsp(chosen, engine=engine, memory="64MiB")
+        assert r.values.shape == (10_000, 5)
+        assert np.array_equal(r.values, apsp_oracle(G, [0, 4095, 4096, 9_999, 123])), engine
+
+
 def test_cli_apsp_files_read_back(tmp_path: Any) -> None:
     # The CLI's .npy (int64 sub-array per vertex) and .parquet (value_0, value_1, ...) hold
     # Graph.apsp's rows.
