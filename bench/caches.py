@@ -21,10 +21,11 @@ selective engine, retained lists off (so only the caches under test keep data).
     page cache that holds the whole graph (every page read once, then served from memory).
 (s) the two setups of (e) as sessions: one Python process per setup runs bfs, diameter and bc
     (`--session-algorithms`: also apsp from `--bc-samples` sources, and wcc) in turn
-    (`bench/session.py`; the OS page cache dropped before each run), both loading the
-    graph's index once at the start (`Graph.load_index`) and BAsC+Norder its static cache too
-    (`Graph.load_static_cache`) — the deployment of a static cache. Ratios per algorithm (each algorithm's median over the sessions; harmonic mean) and of
-    whole sessions (median totals, loading included).
+    (`bench/session.py`; the OS page cache dropped before each run), both loading the graph's
+    index once at the start (`Graph.load_index`) and BAsC+Norder its static cache too
+    (`Graph.load_static_cache`) — the deployment of a static cache. Ratios per algorithm (each
+    algorithm's median over the sessions; harmonic mean) and of whole sessions (median totals,
+    loading included).
 
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.
 
@@ -95,8 +96,8 @@ class Suite:
         """Queues a session of the session algorithms (`bench/session.py`), loading selection
         `basc` = (name, fraction of `memory`) once when given."""
         cmd = [sys.executable, str(Path(__file__).with_name("session.py")), str(graph), "--memory", str(memory),
-               "--algorithms", ",".join(self.session_algorithms), "--page-size", self.page_size, "--bc-samples", str(self.bc_samples),
-               "--out", str(self.work / "session.json")]
+               "--algorithms", ",".join(self.session_algorithms), "--page-size", self.page_size,
+               "--bc-samples", str(self.bc_samples), "--out", str(self.work / "session.json")]
         cmd += ["--max-request", self.max_request] if self.max_request else []
         cmd += ["--basc", basc[0], "--basc-fraction", f"{basc[1]:.6f}"] if basc else []
         label = {**label, "graph": graph.name, "algorithm": "session", "memory": memory}

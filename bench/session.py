@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """One session of several algorithms on one graph, as a data scientist runs them from Python:
 the graph opened once and its index loaded once (`Graph.load_index`), a BAsC static cache (when
-`--basc` is given) loaded once with `Graph.load_static_cache` and handed to every run, the OS page cache dropped before each run so
-that nothing but the static cache carries over from one run to the next. `bench/caches.py`
+`--basc` is given) loaded once with `Graph.load_static_cache` and handed to every run, the OS
+page cache dropped before each run so that nothing but the index and the static cache carries
+over from one run to the next. `bench/caches.py`
 (section s) starts it under its cgroup.
 
     python3 bench/session.py GRAPH --memory BYTES --algorithms bfs,diameter,bc[,apsp,wcc] --out SESSION.json

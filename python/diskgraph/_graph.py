@@ -234,11 +234,10 @@ class Graph:
     1.0
     """
 
-    __slots__ = ("_g", "_import_summary", "reorder_summary", "_index_loaded")
+    __slots__ = ("_g", "_import_summary", "reorder_summary")
 
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
-        self._index_loaded = False
         self._import_summary: Optional[Dict[str, Any]] = None
         #: What :meth:`reorder` reported when it wrote this graph (None otherwise).
         self.reorder_summary: Optional[Dict[str, Any]] = None
@@ -584,16 +583,11 @@ class Graph:
 
         >>> held = g.load_index()  # doctest: +SKIP
         """
-        held = int(self._g.load_index())
-        self._index_loaded = True
-        return held
+        return int(self._g.load_index())
 
     def _reopen(self) -> None:
-        """Opens the directory again (its manifest changed), with the index still loaded when
-        it was."""
-        self._g = _native.Graph(self.path)
-        if self._index_loaded:
-            self._g.load_index()
+        """Opens the directory again (its manifest changed), keeping a loaded index."""
+        self._g = self._g.reopen()
 
     def cost(self) -> Dict[str, Any]:
         """The locality of this graph's ordering before running anything, as ``diskgraph cost``

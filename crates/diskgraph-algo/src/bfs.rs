@@ -301,19 +301,20 @@ pub(crate) fn plain_levels(level: Vec<AtomicU32>) -> Vec<u32> {
 
 /// Plain levels in the public form: `-1` when unreached.
 pub(crate) fn signed_levels(levels: &[u32]) -> Vec<i64> {
-    levels
-        .par_iter()
-        .map(|&l| if l == UNVISITED { -1 } else { i64::from(l) })
-        .collect()
+    levels.par_iter().map(|&l| signed(l)).collect()
 }
 
 /// Converts internal levels or parents to the public form (`-1` for unreached).
-fn to_i64(values: Vec<AtomicU32>) -> Vec<i64> {
-    values
-        .into_par_iter()
-        .map(|a| match a.into_inner() {
-            UNVISITED => -1,
-            x => i64::from(x),
-        })
-        .collect()
+pub(crate) fn to_i64(values: Vec<AtomicU32>) -> Vec<i64> {
+    values.into_par_iter().map(|a| signed(a.into_inner())).collect()
+}
+
+/// An internal level or parent in the public form: `-1` for [`UNVISITED`].
+#[inline]
+fn signed(value: u32) -> i64 {
+    if value == UNVISITED {
+        -1
+    } else {
+        i64::from(value)
+    }
 }

@@ -56,6 +56,16 @@ impl PyGraph {
         })
     }
 
+    /// Opens the directory again (its manifest changed: a selection or a layout was published),
+    /// keeping the index already read, if any: publishing changes none of its files.
+    fn reopen(&self, py: Python<'_>) -> PyResult<Self> {
+        let dir = py.detach(|| GraphDir::open(self.dir.path())).map_err(format_error)?;
+        Ok(PyGraph {
+            dir,
+            index: Mutex::new(self.loaded_index()),
+        })
+    }
+
     /// Reads the graph's vertex index (original IDs, offsets of each stored direction) once
     /// and keeps it for every later run of this object, which then skips reading it from disk;
     /// returns the bytes it holds (16 to 24 per vertex) until the object is freed. Calling it

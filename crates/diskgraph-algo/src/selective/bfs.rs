@@ -13,10 +13,9 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use diskgraph_engine::selective::{EdgeFn, EdgeMapOptions, FrontierBuilder, SelectiveGraph, VertexSubset};
 use diskgraph_format::Direction;
-use rayon::prelude::*;
 
 use super::{check_source, SelectiveError};
-use crate::bfs::UNVISITED;
+use crate::bfs::{to_i64, UNVISITED};
 use crate::Bfs;
 
 /// BFS from `source` along out-edges (see the module doc); `want_parents` also records a tree.
@@ -100,15 +99,4 @@ pub(crate) fn reach(
         parent,
         iterations,
     })
-}
-
-/// Internal levels or parents to the public form (`-1` for unreached).
-fn to_i64(values: Vec<AtomicU32>) -> Vec<i64> {
-    values
-        .into_par_iter()
-        .map(|a| match a.into_inner() {
-            UNVISITED => -1,
-            x => i64::from(x),
-        })
-        .collect()
 }

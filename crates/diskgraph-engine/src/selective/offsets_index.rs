@@ -35,12 +35,11 @@ impl OffsetsIndex {
         })
     }
 
-    /// The offsets of direction `d` (`n + 1` entries), when loaded; `In` of an undirected graph
-    /// is `Out`.
+    /// The offsets of direction `d` (`n + 1` entries), when loaded (an undirected graph has no
+    /// in-offsets of its own: the engine opens its out-edges for both directions).
     pub(crate) fn get(&self, d: Direction) -> Option<&Arc<Vec<u64>>> {
         match d {
-            Direction::In if self.inn.is_some() => self.inn.as_ref(),
-            Direction::In => None,
+            Direction::In => self.inn.as_ref(),
             Direction::Out => Some(&self.out),
         }
     }
