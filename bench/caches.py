@@ -27,11 +27,16 @@ selective engine, retained lists off (so only the caches under test keep data).
     algorithm's median over the sessions; harmonic mean) and of whole sessions (median totals,
     loading included).
 
+Pages: `--page-size` (default 4 KiB, the device's unit). The paper runs with 8 KB pages (its
+default, "the typical access unit for NAND flash-based SSDs") and sets Gorder's window to the
+average number of lists per page: `--page-size 8KiB --gorder-window W` measures that way (GVS
+models the page size, so its selections for other pages than 4 KiB are named `gvs…-8KiB`).
+
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.
 
     python3 bench/caches.py [--scales 22,24] [--real wiki-Vote.txt] [--only a,b,c,d,e,s] [--gvs-k 100]
                             [--orderings norder,gorder,degree,pagerank,random] [--ks 1,10,100]
-                            [--max-request 16KiB] [--page-size 4KiB] [--repeat 1]
+                            [--max-request 16KiB] [--page-size 4KiB] [--gorder-window W] [--repeat 1]
                             [--work DIR] [--report bench/out/caches.json]
     python3 bench/caches.py --summarize REPORT.json [REPORT.json ...]
 """
@@ -72,8 +77,10 @@ class Suite:
 
     def __init__(self, dg: str, work: Path, bc_samples: int, gvs_k: int, max_request: str | None,
                  page_size: str, reuse_selections: bool = False, repeat: int = 1,
-                 session_algorithms: tuple[str, ...] = tuple(ALGOS)) -> None:
+                 session_algorithms: tuple[str, ...] = tuple(ALGOS), gorder_window: int | None = None) -> None:
         self.dg, self.work, self.bc_samples, self.gvs_k, self.page_size = dg, work, bc_samples, gvs_k, page_size
+        # Recorded with every run: sessions pool only with sessions of the same pages and window.
+        self.settings = {"page_size": page_size, "gorder_window": gorder_window}
         self.session_algorithms = session_algorithms
         self.repeat = repeat
         self.reuse_selections = reuse_selections
@@ -89,7 +96,7 @@ class Suite:
                "--retain-lists", "false", *self.io_flags, *ALGOS[algo], *extra]
         if algo == "bc":
             cmd += ["--samples", str(self.bc_samples)]
-        label = {**label, "graph": graph.name, "algorithm": algo, "memory": memory}
+        label = {**label, **self.settings, "graph": graph.name, "algorithm": algo, "memory": memory}
         self.queue.append((cmd, self.limit(graph, memory, algo), label))
 
     def session(self, graph: Path, memory: int, basc: tuple[str, float] | None, label: dict) -> None:
@@ -100,7 +107,7 @@ class Suite:
                "--bc-samples", str(self.bc_samples), "--out", str(self.work / "session.json")]
         cmd += ["--max-request", self.max_request] if self.max_request else []
         cmd += ["--basc", basc[0], "--basc-fraction", f"{basc[1]:.6f}"] if basc else []
-        label = {**label, "graph": graph.name, "algorithm": "session", "memory": memory}
+        label = {**label, **self.settings, "graph": graph.name, "algorithm": "session", "memory": memory}
         limit = max(self.limit(graph, memory, algo) for algo in self.session_algorithms)
         self.queue.append((cmd, limit + (256 << 20), label))
 
@@ -172,10 +179,12 @@ class Suite:
         `--gvs-k`); returns its name and GVS's own running time as the command printed it (NaN
         for a selection reused under `--reuse-selections`)."""
         k = k or self.gvs_k
-        name = name or f"{method}{int(fraction * 1000)}k{k}"
+        # GVS models the page cache's pages: a selection for other pages than the default
+        # 4 KiB ones is another selection.
+        pages = f"-{self.page_size}" if method == "gvs" and self.page_size != "4KiB" else ""
+        name = name or f"{method}{int(fraction * 1000)}k{k}{pages}"
         if self.reuse_selections and (graph / f"basc-{name}" / "basc.json").exists():
             return name, float("nan")
-        # GVS models the page cache's pages: the same page size as the runs'.
         out, _ = run([self.dg, "select", str(graph), "--method", method, "--size", f"{fraction:.4f}",
                       "--k", str(k), "--page-size", self.page_size, "--name", name, "--force"])
         seconds = float(out.split("selection ")[1].split(" s")[0])
@@ -203,6 +212,9 @@ def main() -> None:
                          "paper's summary of Figure 12 covers every BFS-like algorithm)")
     ap.add_argument("--gvs-k", type=int, default=100, help="GVS rounds K of the selections of sections a, b, e")
     ap.add_argument("--page-size", default="4KiB", help="the page cache's page size")
+    ap.add_argument("--gorder-window", type=int,
+                    help="Gorder's window (default: reorder's, the average number of lists per 4 KiB page); "
+                         "the ordering is kept as GRAPH-gorderwW")
     ap.add_argument("--max-request", help="the runs' --max-request (small real graphs: their budgets must hold "
                     "two reads of each file besides the caches)")
     ap.add_argument("--only", default="a,b,c,d,e,s")
@@ -222,7 +234,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("DISKGRAPH_WORK", "work")) / "bench")
     ap.add_argument("--report", type=Path, default=Path(__file__).parent / "out" / "caches.json")
     ap.add_argument("--summarize", type=Path, nargs="+",
-                    help="print the tables of earlier runs' reports (merged) and exit")
+                    help="print the tables of earlier runs' reports (merged) and exit; (s) pools sessions "
+                         "by graph, page size and Gorder window, the other sections expect one configuration")
     a = ap.parse_args()
     if a.summarize:
         summarize(merged([json.loads(p.read_text()) for p in a.summarize]))
@@ -240,7 +253,7 @@ def main() -> None:
             run([dg, "import", str(DATA / a.real), "-o", str(path), "--undirected", "--force"])
         graphs.append(path)
     s = Suite(dg, a.work, a.bc_samples, a.gvs_k, a.max_request, a.page_size, a.reuse_selections, a.repeat,
-              tuple(a.session_algorithms.split(",")))
+              tuple(a.session_algorithms.split(",")), a.gorder_window)
     if a.read_rate:
         s.cgroup.throttle_reads(a.work, int(float(a.read_rate) * 1e6))
     sections = set(a.only.split(","))
@@ -273,10 +286,11 @@ def main() -> None:
                 report["gvs_seconds"][f"{g.name}/K={k}"] = secs
         if sections & {"c", "e", "s"}:
             for method in a.orderings.split(","):
-                out = a.work / f"{g.name}-{method}"
+                out = ordering_dir(a, g, method)
                 if not (a.reuse_orderings and (out / "manifest.json").exists()):
+                    window = ["--window", str(a.gorder_window)] if method == "gorder" and a.gorder_window else []
                     text, _ = run([dg, "reorder", str(g), "-o", str(out), "--method", method, "--force",
-                                   "--memory", "4GiB"])
+                                   "--memory", "4GiB", *window])
                     # "ordering computed in X s": the ordering alone, as the paper's Table 3.
                     seconds = float(text.split("ordering computed in ")[1].split(" s")[0])
                     report["order_seconds"][f"{g.name}/{method}"] = seconds
@@ -284,23 +298,29 @@ def main() -> None:
                     for algo in ALGOS:
                         page_only(s, out, algo, 0.25, size, {"section": "c", "ordering": method})
             if "e" in sections and {"norder", "gorder"} <= set(a.orderings.split(",")):
-                norder = a.work / f"{g.name}-norder"
+                norder = ordering_dir(a, g, "norder")
                 name, _ = s.select(norder, "gvs", 0.2)
                 for algo in ALGOS:
                     with_basc(s, norder, algo, name, 0.05, 0.2, size, {"section": "e", "setup": "basc+norder"})
-                    page_only(s, a.work / f"{g.name}-gorder", algo, 0.25, size, {"section": "e", "setup": "page+gorder"})
+                    page_only(s, ordering_dir(a, g, "gorder"), algo, 0.25, size, {"section": "e", "setup": "page+gorder"})
                     page_only(s, norder, algo, WHOLE_GRAPH, size, {"section": "e", "setup": "all+norder"})
             if "s" in sections and {"norder", "gorder"} <= set(a.orderings.split(",")):
-                norder = a.work / f"{g.name}-norder"
+                norder = ordering_dir(a, g, "norder")
                 name, _ = s.select(norder, "gvs", 0.2)
                 s.session(norder, int(0.25 * size), (name, 0.2 / 0.25 + 1e-6), {"section": "s", "setup": "basc+norder"})
-                s.session(a.work / f"{g.name}-gorder", int(0.25 * size), None, {"section": "s", "setup": "page+gorder"})
+                s.session(ordering_dir(a, g, "gorder"), int(0.25 * size), None, {"section": "s", "setup": "page+gorder"})
             s.flush()
     s.cgroup.close()
     report["runs"] = s.runs
     a.report.parent.mkdir(parents=True, exist_ok=True)
     a.report.write_text(json.dumps(report, indent=2) + "\n")
     summarize(report)
+
+
+def ordering_dir(a: argparse.Namespace, g: Path, method: str) -> Path:
+    """Where graph `g` reordered by `method` is kept (Gorder with `--gorder-window` apart)."""
+    window = f"w{a.gorder_window}" if method == "gorder" and a.gorder_window else ""
+    return a.work / f"{g.name}-{method}{window}"
 
 
 def merged(reports: list[dict]) -> dict:
@@ -324,16 +344,21 @@ def speedups(pairs: list[tuple[dict, dict]]) -> str:
     return f"×{wall:.2f} (×{loaded:.2f} without loading the static cache)"
 
 
-def session_pairs(runs: list[dict], graph: str | None = None) -> list[tuple[dict, dict]]:
+def session_pairs(runs: list[dict], graph: str | None = None) -> dict[str, list[tuple[dict, dict]]]:
     """(page cache+Gorder, BAsC+Norder) session runs of each algorithm, of `graph` or of every
-    graph. Records of one algorithm and setup from several reports (`--summarize A.json
-    B.json`) are pooled: the median of all their sessions' wall times, and of their totals."""
+    graph, by configuration (the graph, its pages and Gorder's window; runs recorded before
+    these were kept say "unrecorded"). Records of one algorithm, setup and configuration from
+    several reports (`--summarize A.json B.json`) are pooled: the median of all their sessions'
+    wall times, and of their totals."""
     pooled: dict[tuple[str, str, str], dict] = {}
     for r in runs:
         g = r["graph"].rsplit("-", 1)[0]
         if r.get("section") != "s" or graph not in (None, g):
             continue
-        key = (g, r["setup"], r["algorithm"])
+        pages = r.get("page_size", "unrecorded")
+        window = r.get("gorder_window") or ("reorder's default" if "page_size" in r else "unrecorded")
+        config = f"{g} ({pages} pages, Gorder window {window})"
+        key = (config, r["setup"], r["algorithm"])
         if key in pooled:
             p = pooled[key]
             walls, totals = sorted(p["walls"] + r["walls"]), sorted(p["session_totals"] + r["session_totals"])
@@ -341,8 +366,11 @@ def session_pairs(runs: list[dict], graph: str | None = None) -> list[tuple[dict
                            "session_total": median(totals)}
         else:
             pooled[key] = r
-    return [(base, pooled[(g, "basc+norder", a)]) for (g, setup, a), base in pooled.items()
-            if setup == "page+gorder" and (g, "basc+norder", a) in pooled]
+    pairs: dict[str, list[tuple[dict, dict]]] = {}
+    for (config, setup, a), base in pooled.items():
+        if setup == "page+gorder" and (config, "basc+norder", a) in pooled:
+            pairs.setdefault(config, []).append((base, pooled[(config, "basc+norder", a)]))
+    return pairs
 
 
 def summarize(report: dict) -> None:
@@ -387,21 +415,21 @@ def summarize(report: dict) -> None:
         if bound:
             print(f"(e) {g}: bound — Norder with the whole graph in its page cache over page cache+Gorder "
                   f"{speedups(bound)}")
-        sessions = session_pairs(runs, g)
-        if sessions:
+        for config, sessions in session_pairs(runs, g).items():
             page_gorder, basc_norder = sessions[0]
             each = ", ".join(f"{r['algorithm']} ×{b['wall'] / r['wall']:.2f}" for b, r in sessions)
             algorithms = ", ".join(r["algorithm"] for _, r in sessions)
-            print(f"(s) {g}: {len(basc_norder['walls'])} sessions of {algorithms} — BAsC+Norder (index and static cache "
+            print(f"(s) {config}: {len(basc_norder['walls'])} sessions of {algorithms} — BAsC+Norder (index and static cache "
                   f"loaded once, {basc_norder['session_load']:.3f} s) over page cache+Gorder: per algorithm "
                   f"×{harmonic_mean([b['wall'] / r['wall'] for b, r in sessions]):.2f} (harmonic mean; {each}), whole session "
                   f"×{page_gorder['session_total'] / basc_norder['session_total']:.2f} ({basc_norder['session_total']:.2f} s "
                   f"against {page_gorder['session_total']:.2f} s, loading included)")
-    overall = [b["wall"] / r["wall"] for b, r in session_pairs(runs)]
-    if len(report["graphs"]) > 1 and overall:
+    configs = session_pairs(runs)
+    overall = [b["wall"] / r["wall"] for pairs in configs.values() for b, r in pairs]
+    if len(configs) > 1 and overall:
         # The paper's summary of Figure 12: one harmonic mean over every algorithm and graph.
-        print(f"(s) all graphs: BAsC+Norder over page cache+Gorder ×{harmonic_mean(overall):.2f} "
-              f"(harmonic mean over {len(overall)} graph-algorithm pairs)")
+        print(f"(s) all {len(configs)} configurations: BAsC+Norder over page cache+Gorder ×{harmonic_mean(overall):.2f} "
+              f"(harmonic mean over {len(overall)} configuration-algorithm pairs)")
     print("\norderings: compute seconds", json.dumps(report["order_seconds"], indent=1))
     print("GVS seconds", json.dumps(report["gvs_seconds"], indent=1))
     for section in ("c", "e", "s"):
