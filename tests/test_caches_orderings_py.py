@@ -338,6 +338,29 @@ def test_gorder_suspends_at_its_time_limit_and_resumes_to_the_same_order(tmp_pat
         g.reorder(tmp_path / "x", "gorder", checkpoint=state, checkpoint_every=-1)
 
 
+def test_gorder_window_defaults_to_the_lists_per_page(tmp_path: Any) -> None:
+    # 2,048 vertices with 8 arcs each: 128 lists per 4 KiB page, 256 per 8 KiB.
+    G = nx.random_regular_graph(8, 2048, seed=3).to_directed()
+    g = to_diskgraph(G, tmp_path / "g")
+    assert g.num_arcs == 8 * 2048
+    windows = {page: g.reorder(tmp_path / f"w{page}", "gorder", page_size=page).reorder_summary["window"]
+               for page in (None, 8192, "16KiB")}
+    assert windows == {None: 128, 8192: 256, "16KiB": 512}
+    with pytest.raises(Exception, match="give it or --window, not both"):
+        g.reorder(tmp_path / "x", "gorder", window=3, page_size=8192)
+    with pytest.raises(Exception, match="applies to gorder only"):
+        g.reorder(tmp_path / "x", "norder", page_size=8192)
+    exe = shutil.which("diskgraph")
+    assert exe, "scripts/setup.sh installs the diskgraph command"
+    out = subprocess.run([exe, "reorder", str(g.path), "-o", str(tmp_path / "cli"), "--method", "gorder",
+                          "--page-size", "8KiB"], capture_output=True, text=True, check=True).stdout
+    assert "window 256" in out
+    bad = subprocess.run([exe, "reorder", str(g.path), "-o", str(tmp_path / "bad"), "--method", "gorder",
+                          "--page-size", "2"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--page-size must be at least 4 bytes" in bad.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "bad").exists()
+
+
 def test_reordered_graph_lists_vertices_and_degrees_by_id(tmp_path: Any) -> None:
     G = random_graph(4, True)
     g = to_diskgraph(G, tmp_path / "g")

@@ -606,6 +606,7 @@ class Graph:
         method: str = "norder",
         *,
         window: Optional[int] = None,
+        page_size: Union[int, str, None] = None,
         seed: Optional[int] = None,
         memory: Optional[Memory] = None,
         force: bool = False,
@@ -615,7 +616,8 @@ class Graph:
     ) -> "Graph":
         """Writes this graph relabelled by an ordering to ``output`` (as ``diskgraph reorder``:
         ``"norder"``, ``"degree"``, ``"random"`` with ``seed``, ``"pagerank"``, ``"gorder"`` with
-        ``window``, ``"original"``) and returns it opened; results on it still come out in
+        ``window`` — by default the average number of lists per ``page_size`` page, 4 KiB
+        unless given —, ``"original"``) and returns it opened; results on it still come out in
         original IDs. The summary (ordering and writing times) is in the new graph's
         ``reorder_summary``.
 
@@ -634,6 +636,7 @@ class Graph:
                 None if checkpoint is None else os.fspath(checkpoint),
                 float(checkpoint_every),
                 None if time_limit is None else float(time_limit),
+                None if page_size is None else memory_bytes(page_size),
             )
         )
         g = Graph(output)

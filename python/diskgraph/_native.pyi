@@ -101,6 +101,7 @@ class Graph:
         checkpoint: Optional[_Path] = None,
         checkpoint_every: float = 600.0,
         time_limit: Optional[float] = None,
+        page_size: Optional[int] = None,
     ) -> Dict[str, Any]: ...
     def run(
         self,

@@ -24,9 +24,13 @@ pub struct Args {
     /// original ID; undoes a reordering).
     #[arg(long)]
     method: Method,
-    /// Gorder's window. Default: the average number of adjacency lists per 4 KiB page.
+    /// Gorder's window. Default: the average number of adjacency lists per page (--page-size).
     #[arg(long)]
     window: Option<u64>,
+    /// Gorder's default window is the average number of lists per page of this size (the
+    /// paper's: the page cache's page) [default: 4KiB].
+    #[arg(long, value_parser = parse_size)]
+    page_size: Option<u64>,
     /// Seed of the random ordering (default 0).
     #[arg(long)]
     seed: Option<u64>,
@@ -63,6 +67,7 @@ pub fn run(a: Args) -> Result<()> {
     let opts = ReorderOptions {
         method: a.method,
         window: a.window,
+        page_bytes: a.page_size,
         seed: a.seed,
         memory: a.memory,
         force: a.force,

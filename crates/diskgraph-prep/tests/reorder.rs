@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use diskgraph_format::{verify, Direction, GraphDir};
 use diskgraph_prep::cost::{cost, CostReport};
-use diskgraph_prep::reorder::compute_order;
+use diskgraph_prep::reorder::{compute_order, default_window};
 use diskgraph_prep::{
     import, reorder, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, Method, NoProgress, RawEdge,
     ReorderOptions,
@@ -439,6 +439,34 @@ proptest! {
 }
 
 #[test]
+fn gorders_default_window_is_the_lists_per_page() {
+    // 2,000 vertices and 16,000 arcs: 8 per list, so 128 lists per 4 KiB page and 256 per 8 KiB.
+    let el = gen::gnm(2_000, 16_000, true, 3);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g");
+    import_edges(&el, Keep::all(), &original_ids(el.num_vertices, false, 0), &input);
+    let g = GraphDir::open(&input).unwrap();
+    assert_eq!(default_window(g.manifest(), 4096), 128);
+    assert_eq!(default_window(g.manifest(), 8192), 256);
+    assert_eq!(default_window(g.manifest(), 4), 1, "at least one list");
+    assert_eq!(default_window(g.manifest(), 1 << 40), 2_000, "at most V");
+    let window = |page_bytes| {
+        let out = dir.path().join(format!("gorder{page_bytes:?}"));
+        reordered(
+            &input,
+            &out,
+            &ReorderOptions {
+                page_bytes,
+                ..opts(Method::Gorder)
+            },
+        )
+        .window
+    };
+    assert_eq!(window(None), Some(128));
+    assert_eq!(window(Some(8192)), Some(256));
+}
+
+#[test]
 fn simple_orderings_follow_their_scores() {
     let el = gen::rmat(8, 1500, true, 7);
     let dir = tempfile::tempdir().unwrap();
@@ -664,6 +692,22 @@ fn bad_requests_are_clear_errors() {
         ..opts(Method::Gorder)
     });
     assert!(err.contains("--window must be at least 1"), "{err}");
+    let err = fails(&ReorderOptions {
+        page_bytes: Some(8192),
+        ..opts(Method::Norder)
+    });
+    assert!(err.contains("--page-size applies to gorder only"), "{err}");
+    let err = fails(&ReorderOptions {
+        page_bytes: Some(8192),
+        window: Some(4),
+        ..opts(Method::Gorder)
+    });
+    assert!(err.contains("give it or --window, not both"), "{err}");
+    let err = fails(&ReorderOptions {
+        page_bytes: Some(2),
+        ..opts(Method::Gorder)
+    });
+    assert!(err.contains("--page-size must be at least 4 bytes"), "{err}");
     let err = fails(&ReorderOptions {
         seed: Some(1),
         ..opts(Method::Degree)

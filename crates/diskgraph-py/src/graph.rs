@@ -255,14 +255,15 @@ impl PyGraph {
 
     /// Writes the graph relabelled by an ordering to ``output`` (``diskgraph reorder``):
     /// ``method`` ``"norder"``, ``"degree"``, ``"random"`` (``seed``), ``"pagerank"``,
-    /// ``"gorder"`` (``window``) or ``"original"``. Returns the summary as a dict.
+    /// ``"gorder"`` (``window``, or by default the average number of lists per ``page_size``
+    /// page, 4 KiB when ``None``) or ``"original"``. Returns the summary as a dict.
     ///
     /// Gorder only: ``checkpoint`` is a state file saved every ``checkpoint_every`` seconds and
     /// resumed from when it exists; with ``time_limit`` (seconds) a run saves it and raises
     /// ``Suspended`` once it has lasted that long.
     #[pyo3(signature = (
         output, method = "norder", window = None, seed = None, memory = 1_073_741_824, force = false,
-        checkpoint = None, checkpoint_every = 600.0, time_limit = None
+        checkpoint = None, checkpoint_every = 600.0, time_limit = None, page_size = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn reorder<'py>(
@@ -277,6 +278,7 @@ impl PyGraph {
         checkpoint: Option<PathBuf>,
         checkpoint_every: f64,
         time_limit: Option<f64>,
+        page_size: Option<u64>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let method: ReorderMethod = method.parse().map_err(PyValueError::new_err)?;
         let seconds = |what: &str, x: f64| {
@@ -305,6 +307,7 @@ impl PyGraph {
         let opts = ReorderOptions {
             method,
             window,
+            page_bytes: page_size,
             seed,
             memory,
             force,

@@ -99,13 +99,19 @@ impl std::str::FromStr for Method {
     }
 }
 
+/// The page size of Gorder's default window: the engine's usual page-cache page.
+pub const DEFAULT_PAGE_BYTES: u64 = 4096;
+
 /// How to reorder.
 #[derive(Clone, Debug)]
 pub struct ReorderOptions {
     /// The ordering.
     pub method: Method,
-    /// Gorder's window (gorder only); `None` takes [`default_window`].
+    /// Gorder's window (gorder only); `None` takes [`default_window`] for `page_bytes`.
     pub window: Option<u64>,
+    /// Gorder only: the page size whose average number of lists is the default window; `None`
+    /// means [`DEFAULT_PAGE_BYTES`].
+    pub page_bytes: Option<u64>,
     /// Seed of the random permutation (random only); `None` means 0.
     pub seed: Option<u64>,
     /// Memory budget in bytes: the external sort's buffers, and the limit Gorder must fit in.
@@ -121,6 +127,7 @@ impl Default for ReorderOptions {
         ReorderOptions {
             method: Method::Norder,
             window: None,
+            page_bytes: None,
             seed: None,
             memory: 1 << 30,
             force: false,
@@ -197,7 +204,8 @@ pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Pro
         Method::PageRank => simple(simple::pagerank(g, read, progress)?, 20),
         Method::Norder => simple(norder::norder(g, read, progress)?, 25),
         Method::Gorder => {
-            let window = opts.window.unwrap_or_else(|| default_window(g.manifest()));
+            let page_bytes = opts.page_bytes.unwrap_or(DEFAULT_PAGE_BYTES);
+            let window = opts.window.unwrap_or_else(|| default_window(g.manifest(), page_bytes));
             let done = gorder::gorder(g, window, opts.memory, opts.checkpoint.as_ref(), progress)?;
             VertexOrder {
                 order: done.order,
@@ -211,11 +219,20 @@ pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Pro
     Ok(ordering)
 }
 
-/// `--window` is Gorder's and at least 1; `--seed` is the random ordering's; a checkpoint is
-/// Gorder's.
+/// `--window` is Gorder's and at least 1; `--page-size` is Gorder's, at least 4 bytes and not
+/// with `--window`; `--seed` is the random ordering's; a checkpoint is Gorder's.
 fn check_options(opts: &ReorderOptions) -> Result<()> {
     if opts.checkpoint.is_some() && opts.method != Method::Gorder {
         bail!("--checkpoint applies to gorder only, not {}", opts.method);
+    }
+    match (opts.method, opts.page_bytes, opts.window) {
+        (_, None, _) => {}
+        (Method::Gorder, Some(_), Some(_)) => {
+            bail!("--page-size sets the default window: give it or --window, not both")
+        }
+        (Method::Gorder, Some(p), None) if p < 4 => bail!("--page-size must be at least 4 bytes"),
+        (Method::Gorder, Some(_), None) => {}
+        (m, Some(_), _) => bail!("--page-size applies to gorder only, not {m}"),
     }
     match (opts.method, opts.window) {
         (Method::Gorder, Some(0)) => bail!("--window must be at least 1"),

@@ -34,14 +34,16 @@ const NIL: u32 = u32::MAX;
 /// Placements between progress updates.
 const PROGRESS_EVERY: usize = 1 << 10;
 
-/// Gorder's default window for this graph: the average number of adjacency lists per 4 KiB page
-/// of `out.adj` (1024 entries per page over the mean list length), at least 1 and at most V.
-pub fn default_window(m: &Manifest) -> u64 {
+/// Gorder's default window for this graph: the average number of adjacency lists per
+/// `page_bytes` page of `out.adj` (4-byte entries per page over the mean list length), at least
+/// 1 and at most V. The paper sets the window so for the page cache's pages.
+pub fn default_window(m: &Manifest, page_bytes: u64) -> u64 {
     let n = m.num_vertices.max(1);
     if m.num_arcs == 0 {
         return n;
     }
-    let per_page = (1024.0 * n as f64 / m.num_arcs as f64).round() as u64;
+    let entries = (page_bytes / 4).max(1) as f64;
+    let per_page = (entries * n as f64 / m.num_arcs as f64).round() as u64;
     per_page.clamp(1, n)
 }
 
