@@ -90,6 +90,11 @@ class Suite:
         self.runs: list[dict] = []
         self.queue: list[tuple[list[str], int, dict]] = []
 
+    def use_pages(self, page_size: str) -> None:
+        """Runs, sessions and selections queued from now on use pages of `page_size`."""
+        self.page_size = page_size
+        self.settings["page_size"] = page_size
+
     def run(self, graph: Path, algo: str, memory: int, extra: list[str], label: dict) -> None:
         """Queues a configuration; `flush` runs it."""
         cmd = [self.dg, "run", algo, str(graph), "--engine", "selective", "--memory", str(memory),
@@ -211,7 +216,9 @@ def main() -> None:
                     help="algorithms of section s's sessions: bfs, diameter, bc, and also apsp and wcc (the "
                          "paper's summary of Figure 12 covers every BFS-like algorithm)")
     ap.add_argument("--gvs-k", type=int, default=100, help="GVS rounds K of the selections of sections a, b, e")
-    ap.add_argument("--page-size", default="4KiB", help="the page cache's page size")
+    ap.add_argument("--page-size", default="4KiB",
+                    help="the page cache's page size; with --only s, a list (4KiB,8KiB) runs the sessions of "
+                         "every page size in turn, so that they are compared within one run")
     ap.add_argument("--gorder-window", type=int,
                     help="Gorder's window (default: reorder's, the average number of lists per 4 KiB page); "
                          "the ordering is kept as GRAPH-gorderwW")
@@ -252,7 +259,10 @@ def main() -> None:
         if not (path / "manifest.json").exists():
             run([dg, "import", str(DATA / a.real), "-o", str(path), "--undirected", "--force"])
         graphs.append(path)
-    s = Suite(dg, a.work, a.bc_samples, a.gvs_k, a.max_request, a.page_size, a.reuse_selections, a.repeat,
+    page_sizes = a.page_size.split(",")
+    if len(page_sizes) > 1 and set(a.only.split(",")) != {"s"}:
+        ap.error("a list of page sizes applies to --only s")
+    s = Suite(dg, a.work, a.bc_samples, a.gvs_k, a.max_request, page_sizes[0], a.reuse_selections, a.repeat,
               tuple(a.session_algorithms.split(",")), a.gorder_window)
     if a.read_rate:
         s.cgroup.throttle_reads(a.work, int(float(a.read_rate) * 1e6))
@@ -306,9 +316,11 @@ def main() -> None:
                     page_only(s, norder, algo, WHOLE_GRAPH, size, {"section": "e", "setup": "all+norder"})
             if "s" in sections and {"norder", "gorder"} <= set(a.orderings.split(",")):
                 norder = ordering_dir(a, g, "norder")
-                name, _ = s.select(norder, "gvs", 0.2)
-                s.session(norder, int(0.25 * size), (name, 0.2 / 0.25 + 1e-6), {"section": "s", "setup": "basc+norder"})
-                s.session(ordering_dir(a, g, "gorder"), int(0.25 * size), None, {"section": "s", "setup": "page+gorder"})
+                for pages in page_sizes:
+                    s.use_pages(pages)
+                    name, _ = s.select(norder, "gvs", 0.2)
+                    s.session(norder, int(0.25 * size), (name, 0.2 / 0.25 + 1e-6), {"section": "s", "setup": "basc+norder"})
+                    s.session(ordering_dir(a, g, "gorder"), int(0.25 * size), None, {"section": "s", "setup": "page+gorder"})
             s.flush()
     s.cgroup.close()
     report["runs"] = s.runs
