@@ -31,6 +31,7 @@ Pages: `--page-size` (default 4 KiB, the device's unit). The paper runs with 8 K
 default, "the typical access unit for NAND flash-based SSDs") and sets Gorder's window to the
 average number of lists per page: `--page-size 8KiB --gorder-window W` measures that way (GVS
 models the page size, so its selections for other pages than 4 KiB are named `gvs…-8KiB`).
+`--only s --page-size 4KiB,8KiB` runs both page sizes' sessions in turn, within one run.
 
 Writes JSON and prints tables of ratios, every one against a baseline from the same run.
 
