@@ -682,37 +682,55 @@ fn bad_requests_are_clear_errors() {
     );
     let out = dir.path().join("o");
     let fails = |o: &ReorderOptions| reorder(&input, &out, o, &mut NoProgress).unwrap_err().to_string();
-    let err = fails(&ReorderOptions {
-        window: Some(4),
-        ..opts(Method::Norder)
-    });
-    assert!(err.contains("--window applies to gorder only"), "{err}");
-    let err = fails(&ReorderOptions {
-        window: Some(0),
-        ..opts(Method::Gorder)
-    });
-    assert!(err.contains("--window must be at least 1"), "{err}");
-    let err = fails(&ReorderOptions {
-        page_bytes: Some(8192),
-        ..opts(Method::Norder)
-    });
-    assert!(err.contains("--page-size applies to gorder only"), "{err}");
-    let err = fails(&ReorderOptions {
-        page_bytes: Some(8192),
-        window: Some(4),
-        ..opts(Method::Gorder)
-    });
-    assert!(err.contains("give it or --window, not both"), "{err}");
-    let err = fails(&ReorderOptions {
-        page_bytes: Some(2),
-        ..opts(Method::Gorder)
-    });
-    assert!(err.contains("--page-size must be at least 4 bytes"), "{err}");
-    let err = fails(&ReorderOptions {
-        seed: Some(1),
-        ..opts(Method::Degree)
-    });
-    assert!(err.contains("--seed applies to random only"), "{err}");
+    let refused = [
+        (
+            ReorderOptions {
+                window: Some(4),
+                ..opts(Method::Norder)
+            },
+            "--window applies to gorder only",
+        ),
+        (
+            ReorderOptions {
+                window: Some(0),
+                ..opts(Method::Gorder)
+            },
+            "--window must be at least 1",
+        ),
+        (
+            ReorderOptions {
+                page_bytes: Some(8192),
+                ..opts(Method::Norder)
+            },
+            "--page-size applies to gorder only",
+        ),
+        (
+            ReorderOptions {
+                page_bytes: Some(8192),
+                window: Some(4),
+                ..opts(Method::Gorder)
+            },
+            "give it or --window, not both",
+        ),
+        (
+            ReorderOptions {
+                page_bytes: Some(2),
+                ..opts(Method::Gorder)
+            },
+            "--page-size must be at least 4 bytes",
+        ),
+        (
+            ReorderOptions {
+                seed: Some(1),
+                ..opts(Method::Degree)
+            },
+            "--seed applies to random only",
+        ),
+    ];
+    for (o, message) in &refused {
+        let err = fails(o);
+        assert!(err.contains(message), "{err}");
+    }
     assert!(!out.exists());
 
     reordered(&input, &out, &opts(Method::Degree));

@@ -225,14 +225,16 @@ fn check_options(opts: &ReorderOptions) -> Result<()> {
     if opts.checkpoint.is_some() && opts.method != Method::Gorder {
         bail!("--checkpoint applies to gorder only, not {}", opts.method);
     }
-    match (opts.method, opts.page_bytes, opts.window) {
-        (_, None, _) => {}
-        (Method::Gorder, Some(_), Some(_)) => {
-            bail!("--page-size sets the default window: give it or --window, not both")
+    if let Some(page_bytes) = opts.page_bytes {
+        if opts.method != Method::Gorder {
+            bail!("--page-size applies to gorder only, not {}", opts.method);
         }
-        (Method::Gorder, Some(p), None) if p < 4 => bail!("--page-size must be at least 4 bytes"),
-        (Method::Gorder, Some(_), None) => {}
-        (m, Some(_), _) => bail!("--page-size applies to gorder only, not {m}"),
+        if opts.window.is_some() {
+            bail!("--page-size sets the default window: give it or --window, not both");
+        }
+        if page_bytes < 4 {
+            bail!("--page-size must be at least 4 bytes");
+        }
     }
     match (opts.method, opts.window) {
         (Method::Gorder, Some(0)) => bail!("--window must be at least 1"),
