@@ -1,8 +1,9 @@
 """Shared helpers of the benchmark suite: running diskgraph, cgroup v1 memory limits, dropping
-the page cache, and reading RunStats. Every number a benchmark prints comes from a run made in
+the page cache, holding freed memory in a virtual machine, and reading RunStats. Every number a benchmark prints comes from a run made in
 the same invocation; nothing is cached between invocations except generated graphs."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -13,6 +14,10 @@ from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup/memory")
 BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
+# How long the guest kernel keeps a freed page before reporting it to the host (virtio-balloon
+# free page reporting, where the kernel offers this knob).
+PAGE_REPORTING_DELAY = Path("/sys/module/page_reporting/parameters/min_free_ms")
+FREED_PAGES_HOLD_MS = 300_000  # the knob's largest value
 
 
 def diskgraph_binary() -> str:
@@ -32,6 +37,27 @@ def drop_caches() -> bool:
     except OSError as e:
         print(f"note: cannot drop caches ({e}); runs may be served from the page cache", file=sys.stderr)
         return False
+
+
+def hold_freed_pages() -> int | None:
+    """Keeps the memory that runs free (and that dropping the page cache frees) backed by the
+    host for five minutes, until this process exits; returns the hold in ms, None when the
+    machine offers no such knob (bare metal) or refuses it (with a note).
+
+    A guest that reports freed pages to its host at once (min_free_ms 0) makes the next run's
+    fresh memory fault back in from the host: on the development VM that cost up to ×20 more,
+    at random (0.11-2.2 s per GiB), where a held page costs only its zeroing (docs/BENCHMARKS.md, session 24).
+    Holding them measures the engine, not the host's reclaim."""
+    if not PAGE_REPORTING_DELAY.exists():
+        return None
+    try:
+        before = PAGE_REPORTING_DELAY.read_text().strip()
+        PAGE_REPORTING_DELAY.write_text(str(FREED_PAGES_HOLD_MS))
+    except OSError as e:
+        print(f"note: freed pages go back to the host at once ({e}); fresh memory may be slow", file=sys.stderr)
+        return None
+    atexit.register(PAGE_REPORTING_DELAY.write_text, before)
+    return FREED_PAGES_HOLD_MS
 
 
 class MemoryCgroup:

@@ -25,7 +25,7 @@ import os
 import re
 from pathlib import Path
 
-from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker, run, run_stats
+from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker, hold_freed_pages, run, run_stats
 
 ALGORITHMS = {
     "bfs": ["--source", "max-degree"],
@@ -114,6 +114,7 @@ def main() -> None:
         report(json.loads(a.report.read_text()))
         return
     dg = diskgraph_binary()
+    held_ms = hold_freed_pages()
     a.work.mkdir(parents=True, exist_ok=True)
     plain, weighted = a.work / f"kron{a.scale}", a.work / f"kron{a.scale}w"
     ensure_kronecker(dg, plain, a.scale, False)
@@ -148,6 +149,7 @@ def main() -> None:
         return chosen
 
     result = {"scale": a.scale, "memory": a.memory, "cgroup_limit": limit if cgroup.active else None,
+              "freed_pages_held_ms": held_ms,
               "graph_bytes": info["total_bytes"], "device": device_rates(dg, plain), "runs": []}
     for algo in algos:
         ceiling = measure(algo, "memory", [], False)
@@ -209,7 +211,7 @@ def report(result: dict) -> None:
     for r in result["runs"]:
         phase = bulk_phase(r["stats"]) if r["variant"] == "selective" else None
         device = phase and at_access.get(str(access_size(phase["mean_request"])))
-        if device:
+        if phase and device:
             mem = runs[(r["algorithm"], "memory")]
             ceiling = r["stats"]["bytes_read"] / max(mem["compute_seconds"], 1e-9)
             print(f"- {r['algorithm']}: {ceiling / 1e6:.0f} MB/s, × {ceiling / device['bytes_per_second']:.2f} "

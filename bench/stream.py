@@ -42,7 +42,7 @@ import os
 import re
 from pathlib import Path
 
-from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker, run, run_stats
+from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker, hold_freed_pages, run, run_stats
 
 MRTS = (1, 2, 5, 10, 20)
 #: Vertex state of each algorithm in bytes per vertex (its arrays plus the engine's bitmaps), for
@@ -300,7 +300,7 @@ def main() -> None:
         raise SystemExit(f"unknown section(s) {sorted(only - set('abcd'))} (a, b, c, d)")
     su = Suite(a)
     result = {"graphs": {k: str(v[0]) for k, v in su.graphs.items()}, "memory": a.memory,
-              "vertices": su.vertices}
+              "vertices": su.vertices, "freed_pages_held_ms": hold_freed_pages()}
     if "a" in only:
         result["mrt_sweep"] = mrt_sweep(su)
     if "b" in only:
