@@ -1,6 +1,7 @@
 """Shared helpers of the benchmark suite: running diskgraph, cgroup v1 memory limits, dropping
-the page cache, holding freed memory in a virtual machine, and reading RunStats. Every number a benchmark prints comes from a run made in
-the same invocation; nothing is cached between invocations except generated graphs."""
+the page cache, holding freed memory in a virtual machine, and reading RunStats. Every number a
+benchmark prints comes from a run made in the same invocation; nothing is cached between
+invocations except generated graphs."""
 from __future__ import annotations
 
 import atexit
@@ -45,9 +46,10 @@ def hold_freed_pages() -> int | None:
     machine offers no such knob (bare metal) or refuses it (with a note).
 
     A guest that reports freed pages to its host at once (min_free_ms 0) makes the next run's
-    fresh memory fault back in from the host: on the development VM that cost up to ×20 more,
-    at random (0.11-2.2 s per GiB), where a held page costs only its zeroing (docs/BENCHMARKS.md, session 24).
-    Holding them measures the engine, not the host's reclaim."""
+    fresh memory fault back in from the host: on the development VM that cost 0.11-2.2 s per
+    GiB at random, where a held page costs only its zeroing, 0.11 s (docs/BENCHMARKS.md,
+    session 24). Holding them measures the engine, not the host's reclaim. Two suites at once
+    would restore each other's setting: run one at a time."""
     if not PAGE_REPORTING_DELAY.exists():
         return None
     try:
