@@ -682,53 +682,40 @@ fn bad_requests_are_clear_errors() {
     );
     let out = dir.path().join("o");
     let fails = |o: &ReorderOptions| reorder(&input, &out, o, &mut NoProgress).unwrap_err().to_string();
+    // Refused (method, window, page size, seed), each with what its error must say.
     let refused = [
+        (Method::Norder, Some(4), None, None, "--window applies to gorder only"),
+        (Method::Gorder, Some(0), None, None, "--window must be at least 1"),
         (
-            ReorderOptions {
-                window: Some(4),
-                ..opts(Method::Norder)
-            },
-            "--window applies to gorder only",
-        ),
-        (
-            ReorderOptions {
-                window: Some(0),
-                ..opts(Method::Gorder)
-            },
-            "--window must be at least 1",
-        ),
-        (
-            ReorderOptions {
-                page_bytes: Some(8192),
-                ..opts(Method::Norder)
-            },
+            Method::Norder,
+            None,
+            Some(8192),
+            None,
             "--page-size applies to gorder only",
         ),
         (
-            ReorderOptions {
-                page_bytes: Some(8192),
-                window: Some(4),
-                ..opts(Method::Gorder)
-            },
+            Method::Gorder,
+            Some(4),
+            Some(8192),
+            None,
             "give it or --window, not both",
         ),
         (
-            ReorderOptions {
-                page_bytes: Some(2),
-                ..opts(Method::Gorder)
-            },
+            Method::Gorder,
+            None,
+            Some(2),
+            None,
             "--page-size must be at least 4 bytes",
         ),
-        (
-            ReorderOptions {
-                seed: Some(1),
-                ..opts(Method::Degree)
-            },
-            "--seed applies to random only",
-        ),
+        (Method::Degree, None, None, Some(1), "--seed applies to random only"),
     ];
-    for (o, message) in &refused {
-        let err = fails(o);
+    for (method, window, page_bytes, seed, message) in refused {
+        let err = fails(&ReorderOptions {
+            window,
+            page_bytes,
+            seed,
+            ..opts(method)
+        });
         assert!(err.contains(message), "{err}");
     }
     assert!(!out.exists());
