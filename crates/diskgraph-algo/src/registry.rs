@@ -34,7 +34,7 @@ use diskgraph_engine::selective::{
 };
 use diskgraph_engine::stream::{StreamError, VertexStateKind, DEFAULT_MRT};
 use diskgraph_engine::{MemoryGraph, RunStats};
-use diskgraph_format::{basc_layout_name, Direction, FormatError, GraphDir, IDS, IN_IDX, OUT_IDX};
+use diskgraph_format::{basc_layout_name, Direction, FormatError, GraphDir, IdRanking, IDS, IN_IDX, OUT_IDX};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -553,6 +553,9 @@ pub fn load_static_cache(graph: &GraphDir, req: &RunRequest) -> Result<LoadedSta
 #[derive(Clone)]
 pub struct LoadedIndex {
     ids: Arc<Vec<u64>>,
+    /// How results go to ascending ID order, when the IDs do not ascend (a reordered graph):
+    /// ranked once here rather than by every run.
+    ranking: Option<Arc<IdRanking>>,
     offsets: OffsetsIndex,
     /// The manifest's name and checksum of each file it was read from.
     files: Vec<(String, String)>,
@@ -577,11 +580,19 @@ impl std::fmt::Debug for LoadedIndex {
 /// Loads `graph`'s index (its original IDs and the offsets of every direction it stores) for
 /// runs that pass it as [`RunRequest::index`]: they report `index_preloaded` in their settings.
 pub fn load_index(graph: &GraphDir) -> Result<LoadedIndex, RunError> {
+    let ids = graph.original_ids()?;
     Ok(LoadedIndex {
-        ids: Arc::new(graph.original_ids()?),
+        ranking: ranking(graph, &ids),
+        ids: Arc::new(ids),
         offsets: OffsetsIndex::load(graph)?,
         files: index_files(graph),
     })
+}
+
+/// The ranking of `graph`'s IDs `ids` when they do not ascend (`None` when they do, and rows
+/// are already in ID order).
+fn ranking(graph: &GraphDir, ids: &[u64]) -> Option<Arc<IdRanking>> {
+    (!graph.manifest().ids_ascending()).then(|| Arc::new(IdRanking::new(ids)))
 }
 
 /// The manifest's name and checksum of each index file of `graph`: what a [`LoadedIndex`] must
@@ -648,7 +659,7 @@ fn bc_options(req: &RunRequest, inputs: &Inputs) -> BcOptions {
     }
 }
 
-fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, RunError> {
+fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64], ranking: Option<&IdRanking>) -> Result<Inputs, RunError> {
     let n = ids.len();
     let ascending = graph.manifest().ids_ascending();
     let internal = |s: u64| {
@@ -684,7 +695,7 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
                     "msbfs samples 1 to {MAX_SOURCES} sources, got {k}"
                 )));
             }
-            sample(ids, ascending, k.min(n), req.seed)
+            sample(ids, ranking, k.min(n), req.seed)
         }
         ("apsp", Sources::Ids(list)) if list.is_empty() => {
             return Err(RunError::Setting("apsp takes at least one source".into()))
@@ -696,11 +707,11 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
                     "apsp samples 1 to {n} sources (the graph's vertices), got {k}"
                 )));
             }
-            sample(ids, ascending, k, req.seed)
+            sample(ids, ranking, k, req.seed)
         }
         ("bc", _) => match req.samples {
             Some(0) => return Err(RunError::Setting("bc --samples must be at least 1".into())),
-            Some(k) => sample(ids, ascending, k.min(n), req.seed),
+            Some(k) => sample(ids, ranking, k.min(n), req.seed),
             None => (0..n as u32).collect(),
         },
         _ => Vec::new(),
@@ -721,15 +732,15 @@ fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64]) -> Result<Inputs, Ru
 
 /// `k` distinct vertices chosen uniformly with `seed`, by ascending original ID. What is drawn
 /// are ranks among the original IDs, so that a reordered copy of a graph samples the same
-/// vertices and gives the same answers (`ids` maps internal to original IDs; `ascending` says
-/// they already ascend, as on a graph in its original ordering).
-fn sample(ids: &[u64], ascending: bool, k: usize, seed: u64) -> Vec<u32> {
+/// vertices and gives the same answers (`ids` maps internal to original IDs, ranked by `ranking`;
+/// `None` when they already ascend, as on a graph in its original ordering).
+fn sample(ids: &[u64], ranking: Option<&IdRanking>, k: usize, seed: u64) -> Vec<u32> {
     let ranks = sample_ranks(ids.len(), k, seed);
-    if ascending {
+    let Some(ranking) = ranking else {
         return ranks;
-    }
+    };
     let rows: Vec<u32> = (0..ids.len() as u32).collect();
-    let by_id = diskgraph_format::IdOrder::new(ids).apply(&rows);
+    let by_id = ranking.order(ids).apply(&rows);
     ranks.iter().map(|&r| by_id[r as usize]).collect()
 }
 
@@ -772,7 +783,11 @@ fn run_on(
         Some(index) => Arc::clone(&index.ids),
         None => Arc::new(graph.original_ids()?),
     };
-    let mut inputs = resolve(graph, req, &ids)?;
+    let ranking = match &req.index {
+        Some(index) => index.ranking.clone(),
+        None => ranking(graph, &ids),
+    };
+    let mut inputs = resolve(graph, req, &ids, ranking.as_deref())?;
     let alg = req.algorithm.as_str();
     let mut stats = RunStats {
         algorithm: alg.to_string(),
@@ -879,10 +894,9 @@ fn run_on(
     }
     let (values, summary) = present(answer, &ids, req, &inputs, &mut stats);
     // A reordered graph's internal order is not its original-ID order: rows go out by ID.
-    let (values, ids) = if graph.manifest().ids_ascending() {
-        (values, Arc::unwrap_or_clone(ids))
-    } else {
-        ascending_by_id(values, &ids)
+    let (values, ids) = match &ranking {
+        None => (values, Arc::unwrap_or_clone(ids)),
+        Some(ranking) => ascending_by_id(values, &ids, ranking),
     };
     if req.index.is_some() {
         stats.settings.insert("index_preloaded".into(), json!(true));
@@ -1105,9 +1119,9 @@ fn highest_ranks(ranks: &[f64], k: usize) -> Vec<usize> {
     top
 }
 
-/// Rows (`ids[i]`, `values[i]`) sorted by original ID.
-fn ascending_by_id(values: Values, ids: &[u64]) -> (Values, Vec<u64>) {
-    let order = diskgraph_format::IdOrder::new(ids);
+/// Rows (`ids[i]`, `values[i]`) sorted by original ID, as `ranking` (that of `ids`) says.
+fn ascending_by_id(values: Values, ids: &[u64], ranking: &IdRanking) -> (Values, Vec<u64>) {
+    let order = ranking.order(ids);
     let values = match values {
         Values::Signed(v) => Values::Signed(order.apply(&v)),
         Values::Unsigned(v) => Values::Unsigned(order.apply(&v)),

@@ -28,7 +28,7 @@ pub use grid::{
     GridSort, PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS,
     MAX_GRID, MAX_KEY_NAME,
 };
-pub use id_order::IdOrder;
+pub use id_order::{IdOrder, IdRanking};
 pub use manifest::{check_ordering_name, FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION, ORIGINAL_ORDERING};
 pub use rank_bitmap::RankBitmap;
 pub use read::{Csr, Direction, GraphDir};
