@@ -133,6 +133,11 @@ impl PageCache {
         self.page_size
     }
 
+    /// Whether the cache tracks page utilisation ([`mark`](Self::mark) does nothing otherwise).
+    pub fn tracks_utilization(&self) -> bool {
+        self.track
+    }
+
     /// Pages the cache holds at most.
     pub fn slots(&self) -> usize {
         self.slots

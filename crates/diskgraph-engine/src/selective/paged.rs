@@ -22,17 +22,22 @@ pub struct PageCacheOptions {
 
 /// Reads `ranges` of `set` through `cache`, calling `consume` for every page or chunk. `file`
 /// tells the adjacency files apart in the cache's keys (0 for `out.adj`, 1 for `in.adj`).
+/// Empty ranges (`end <= start`) are ignored.
 pub(crate) fn read_through(
     io: &IoContext,
     cache: &PageCache,
     file: u64,
     set: &FileSet,
-    ranges: &mut dyn Iterator<Item = (u64, u64)>,
+    ranges: Vec<(u64, u64)>,
     consume: &(dyn Fn(Chunk<'_>) + Sync),
 ) -> Result<(), IoError> {
     let ps = cache.page_size() as u64;
-    let ranges: Vec<(u64, u64)> = ranges.filter(|r| r.0 < r.1).collect();
-    let mut pages: Vec<u64> = ranges.iter().flat_map(|&(a, b)| a / ps..b.div_ceil(ps)).collect();
+    let mut pages: Vec<u64> = ranges
+        .par_iter()
+        .with_min_len(RANGES_PER_TASK)
+        .filter(|r| r.0 < r.1)
+        .flat_map_iter(|&(a, b)| a / ps..b.div_ceil(ps))
+        .collect();
     pages.par_sort_unstable();
     pages.dedup();
     // Hits are served now; misses come back.
@@ -74,14 +79,19 @@ pub(crate) fn read_through(
         consume(chunk);
     };
     io.read_round(set, &mut runs, &insert)?;
-    for &(a, b) in &ranges {
-        for p in a / ps..b.div_ceil(ps) {
-            let (lo, hi) = (a.max(p * ps) - p * ps, b.min((p + 1) * ps) - p * ps);
-            cache.mark(key(file, p), lo as usize, hi as usize);
+    if cache.tracks_utilization() {
+        for &(a, b) in &ranges {
+            for p in a / ps..b.div_ceil(ps) {
+                let (lo, hi) = (a.max(p * ps) - p * ps, b.min((p + 1) * ps) - p * ps);
+                cache.mark(key(file, p), lo as usize, hi as usize);
+            }
         }
     }
     Ok(())
 }
+
+/// Ranges per task when a round's ranges become pages.
+const RANGES_PER_TASK: usize = 1 << 12;
 
 /// The cache key of page `page` of adjacency file `file`.
 fn key(file: u64, page: u64) -> u64 {
