@@ -10,6 +10,7 @@
 use crate::bfs::{plain_levels, reach, signed_levels, UNVISITED};
 use crate::{check_source, in_edges, AlgoError};
 use diskgraph_engine::MemoryGraph;
+use rayon::prelude::*;
 
 /// The result of [`diameter`].
 #[derive(Clone, Debug, PartialEq)]
@@ -79,15 +80,26 @@ pub(crate) fn sweep<E>(
 
 /// The farthest reached vertex (the smallest original ID among ties, `ids` as in [`diameter`])
 /// and its distance.
+///
+/// In parallel: each task keeps the best of its vertices (`better` reads an ID only on a tie),
+/// and the tasks' bests are compared the same way, which gives the serial scan's answer.
 fn farthest(levels: &[u32], ids: Option<&[u64]>) -> (u32, u64) {
     let original = |v: u32| ids.map_or(u64::from(v), |ids| ids[v as usize]);
-    let mut best = (0u32, 0u32);
-    for (v, &l) in levels.iter().enumerate() {
-        let v = v as u32;
-        if l != UNVISITED && (l > best.1 || (l == best.1 && l > 0 && original(v) < original(best.0))) {
-            best = (v, l);
+    let better = |a: (u32, u32), b: (u32, u32)| {
+        let wins = b.1 > a.1 || (b.1 == a.1 && b.1 > 0 && original(b.0) < original(a.0));
+        if wins {
+            b
+        } else {
+            a
         }
-    }
+    };
+    let best = levels
+        .par_iter()
+        .enumerate()
+        .with_min_len(1 << 14)
+        .filter(|&(_, &l)| l != UNVISITED)
+        .map(|(v, &l)| (v as u32, l))
+        .reduce(|| (0u32, 0u32), better);
     if best.1 == 0 {
         // Only the source was reached (or nothing further): it is its own farthest vertex.
         let source = levels.iter().position(|&l| l == 0).unwrap_or(0) as u32;
@@ -107,6 +119,30 @@ mod tests {
         assert_eq!(farthest(&[1, 0, 2, U, 2], Some(&[7, 9, 30, 5, 20])), (4, 2));
         assert_eq!(farthest(&[U, 0, U], None), (1, 0));
         assert_eq!(farthest(&[U, 0, U], Some(&[3, 2, 1])), (1, 0));
+    }
+
+    #[test]
+    fn farthest_in_parallel_is_the_serial_scan() {
+        // Many tasks' worth of vertices, levels 0..6 with ties everywhere, IDs a permutation.
+        let n = 200_003u32;
+        let levels: Vec<u32> = (0..n)
+            .map(|v| if v % 17 == 3 { UNVISITED } else { (v * 7919 + v / 5) % 6 })
+            .collect();
+        let ids: Vec<u64> = (0..n).map(|v| u64::from((v * 104_729 + 11) % n)).collect();
+        let serial = |ids: Option<&[u64]>| {
+            let original = |v: u32| ids.map_or(u64::from(v), |ids| ids[v as usize]);
+            let mut best = (0u32, 0u32);
+            for (v, &l) in levels.iter().enumerate() {
+                let v = v as u32;
+                if l != UNVISITED && (l > best.1 || (l == best.1 && l > 0 && original(v) < original(best.0))) {
+                    best = (v, l);
+                }
+            }
+            (best.0, u64::from(best.1))
+        };
+        assert_eq!(farthest(&levels, None), serial(None));
+        assert_eq!(farthest(&levels, Some(&ids)), serial(Some(&ids)));
+        assert_ne!(serial(Some(&ids)), serial(None), "the IDs change the answer");
     }
 
     #[test]

@@ -922,8 +922,8 @@ fn present(answer: Answer, ids: &[u64], req: &RunRequest, inputs: &Inputs, stats
             settings.insert("source".into(), json!(ids[inputs.source as usize]));
             stats.iterations = r.iterations as u64;
             stats.edges_processed = r.edges_processed;
-            let reached = r.levels.iter().filter(|&&l| l >= 0).count();
-            let depth = r.levels.iter().copied().max().unwrap_or(-1);
+            let reached = r.levels.par_iter().filter(|&&l| l >= 0).count();
+            let depth = r.levels.par_iter().copied().max().unwrap_or(-1);
             let summary = format!("reached {reached} of {n} vertices, max depth {depth}");
             let values = match r.parents {
                 Some(p) if req.parents => {
