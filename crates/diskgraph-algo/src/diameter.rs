@@ -126,9 +126,15 @@ mod tests {
         // Many tasks' worth of vertices, levels 0..6 with ties everywhere, IDs a permutation.
         let n = 200_003u32;
         let levels: Vec<u32> = (0..n)
-            .map(|v| if v % 17 == 3 { UNVISITED } else { (v * 7919 + v / 5) % 6 })
+            .map(|v| {
+                if v % 17 == 3 {
+                    UNVISITED
+                } else {
+                    (v % 1000 * 7 + v / 5) % 6
+                }
+            })
             .collect();
-        let ids: Vec<u64> = (0..n).map(|v| u64::from((v * 104_729 + 11) % n)).collect();
+        let ids: Vec<u64> = (0..u64::from(n)).map(|v| (v * 104_729 + 11) % u64::from(n)).collect();
         let serial = |ids: Option<&[u64]>| {
             let original = |v: u32| ids.map_or(u64::from(v), |ids| ids[v as usize]);
             let mut best = (0u32, 0u32);
