@@ -660,9 +660,10 @@ fn bc_options(req: &RunRequest, inputs: &Inputs) -> BcOptions {
     }
 }
 
-fn resolve(graph: &GraphDir, req: &RunRequest, ids: &[u64], ranking: Option<&IdRanking>) -> Result<Inputs, RunError> {
+/// The run's inputs in internal IDs; `ranking` is that of `ids`, `None` when they ascend.
+fn resolve(req: &RunRequest, ids: &[u64], ranking: Option<&IdRanking>) -> Result<Inputs, RunError> {
     let n = ids.len();
-    let ascending = graph.manifest().ids_ascending();
+    let ascending = ranking.is_none();
     let internal = |s: u64| {
         let found = match ascending {
             true => ids.binary_search(&s).ok(),
@@ -788,7 +789,7 @@ fn run_on(
         Some(index) => index.ranking.clone(),
         None => ranking(graph, &ids),
     };
-    let mut inputs = resolve(graph, req, &ids, ranking.as_deref())?;
+    let mut inputs = resolve(req, &ids, ranking.as_deref())?;
     let alg = req.algorithm.as_str();
     let mut stats = RunStats {
         algorithm: alg.to_string(),
