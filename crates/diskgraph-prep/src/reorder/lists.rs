@@ -1,5 +1,6 @@
-//! Adjacency lists of single vertices, read on demand by positioned reads: the offset index in
-//! memory (O(V)), the neighbour IDs from disk through one reusable buffer.
+//! Adjacency lists of single vertices for orderings that visit them in no fixed order: the offset
+//! index in memory (O(V)), the neighbour IDs either loaded whole, when the budget holds them, or
+//! read from disk on demand through one reusable buffer.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -10,43 +11,81 @@ use diskgraph_format::{Direction, FormatError, GraphDir};
 
 /// Reads the adjacency list of any vertex of one direction, range-checking every neighbour.
 pub(super) struct ListReader {
-    path: PathBuf,
-    file: File,
     offsets: Vec<u64>,
-    num_vertices: u64,
-    buf: Vec<u32>,
+    neighbours: Neighbours,
+}
+
+/// Where a [`ListReader`]'s neighbour IDs come from.
+enum Neighbours {
+    /// Every neighbour, read sequentially and range-checked once at open.
+    Loaded(Vec<u32>),
+    /// One positioned read per list (per buffer's worth of a long list): a syscall each, but
+    /// no more memory than the buffer.
+    OnDisk {
+        path: PathBuf,
+        file: File,
+        num_vertices: u64,
+        buf: Vec<u32>,
+    },
 }
 
 impl ListReader {
-    /// A reader of direction `dir` of `g` whose reads are at most `buffer_bytes` long.
-    pub(super) fn open(g: &GraphDir, dir: Direction, buffer_bytes: usize) -> Result<ListReader> {
+    /// Bytes of one direction's neighbour IDs of `g` when loaded (4 per arc).
+    pub(super) fn loaded_bytes(g: &GraphDir) -> u64 {
+        g.manifest().num_arcs.saturating_mul(4)
+    }
+
+    /// A reader of direction `dir` of `g`: with `load`, holding every neighbour in memory
+    /// ([`ListReader::loaded_bytes`]); otherwise reading lists from disk at most
+    /// `buffer_bytes` at a time.
+    pub(super) fn open(g: &GraphDir, dir: Direction, load: bool, buffer_bytes: usize) -> Result<ListReader> {
+        if load {
+            let csr = g.load_csr(dir, false)?;
+            return Ok(ListReader {
+                offsets: csr.offsets,
+                neighbours: Neighbours::Loaded(csr.targets),
+            });
+        }
         let (_, adj, _) = g.files_of(dir);
         let path = g.file_path(adj);
         let file = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
         Ok(ListReader {
             offsets: g.load_offsets(dir)?,
-            path,
-            file,
-            num_vertices: g.num_vertices(),
-            buf: vec![0; (buffer_bytes / 4).max(1)],
+            neighbours: Neighbours::OnDisk {
+                path,
+                file,
+                num_vertices: g.num_vertices(),
+                buf: vec![0; (buffer_bytes / 4).max(1)],
+            },
         })
     }
 
     /// Calls `f` on each neighbour of `v`, in list order.
     pub(super) fn for_each(&mut self, v: u32, mut f: impl FnMut(u32)) -> Result<()> {
         let (mut at, end) = (self.offsets[v as usize], self.offsets[v as usize + 1]);
+        let (path, file, num_vertices, buf) = match &mut self.neighbours {
+            Neighbours::Loaded(targets) => {
+                targets[at as usize..end as usize].iter().for_each(|&u| f(u));
+                return Ok(());
+            }
+            Neighbours::OnDisk {
+                path,
+                file,
+                num_vertices,
+                buf,
+            } => (path, file, *num_vertices, buf),
+        };
         while at < end {
-            let len = ((end - at) as usize).min(self.buf.len());
-            let chunk = &mut self.buf[..len];
-            self.file
-                .read_exact_at(bytemuck::cast_slice_mut(chunk), at * 4)
-                .with_context(|| format!("cannot read {}", self.path.display()))?;
-            if let Some(i) = chunk.iter().position(|&u| u64::from(u) >= self.num_vertices) {
+            let len = ((end - at) as usize).min(buf.len());
+            let chunk = &mut buf[..len];
+            file.read_exact_at(bytemuck::cast_slice_mut(chunk), at * 4)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if let Some(i) = chunk.iter().position(|&u| u64::from(u) >= num_vertices) {
                 return Err(FormatError::NeighbourOutOfRange {
-                    path: self.path.clone(),
+                    path: path.clone(),
                     index: at + i as u64,
                     value: chunk[i],
-                    num_vertices: self.num_vertices,
+                    num_vertices,
                 }
                 .into());
             }

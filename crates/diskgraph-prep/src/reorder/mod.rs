@@ -8,13 +8,14 @@
 //! | `random` | a permutation drawn from `--seed` (ChaCha8, Fisher–Yates) | O(V) |
 //! | `degree` | descending in-degree, ties by input ID | O(V) |
 //! | `pagerank` | descending PageRank (10 power iterations, alpha 0.85, unweighted), ties by input ID | O(V) |
-//! | `norder` | Neighborhood Ordering: seeds by descending in-degree, each unplaced seed starts a BFS along out-edges bounded at depth 2 that takes consecutive IDs, neighbours by the same ranking | O(V) |
+//! | `norder` | Neighborhood Ordering: seeds by descending in-degree, each unplaced seed starts a BFS along out-edges bounded at depth 2 that takes consecutive IDs, neighbours by the same ranking | O(V), plus the out-lists when they fit in `--memory` |
 //! | `gorder` | Gorder's greedy window ordering (window `--window`) | O(V + E), checked against `--memory` |
 //!
 //! "Input ID" is the vertex's internal ID in the input graph; in-degree is the out-degree of an
 //! undirected graph. Every method but Gorder keeps O(V) vertex state (semi-external, as
 //! design.md defines it) and reads the CSR: sequentially (`simple.rs`) or one adjacency list at a
-//! time (`norder.rs`). Gorder loads the whole graph (`gorder.rs`).
+//! time (`norder.rs`, which loads the out-lists instead when the budget holds them). Gorder loads
+//! the whole graph (`gorder.rs`).
 //!
 //! Writing (`write.rs`) works for graphs larger than memory: every arc goes through the external
 //! sorter as (new source, new target, weight) under `--memory`, and the sorted stream becomes the
@@ -114,7 +115,8 @@ pub struct ReorderOptions {
     pub page_bytes: Option<u64>,
     /// Seed of the random permutation (random only); `None` means 0.
     pub seed: Option<u64>,
-    /// Memory budget in bytes: the external sort's buffers, and the limit Gorder must fit in.
+    /// Memory budget in bytes: the external sort's buffers, the limit Gorder must fit in, and
+    /// whether Norder may load the out-lists.
     pub memory: u64,
     /// Replace an existing output.
     pub force: bool,
@@ -202,7 +204,15 @@ pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Pro
         Method::Random => simple(simple::random(n, opts.seed.unwrap_or(0)), 4),
         Method::Degree => simple(simple::degree(g)?, 12),
         Method::PageRank => simple(simple::pagerank(g, read, progress)?, 20),
-        Method::Norder => simple(norder::norder(g, read, progress)?, 25),
+        Method::Norder => {
+            let done = norder::norder(g, opts.memory, read, progress)?;
+            VertexOrder {
+                order: done.order,
+                window: None,
+                state_bytes: done.state_bytes,
+                earlier_seconds: 0.0,
+            }
+        }
         Method::Gorder => {
             let page_bytes = opts.page_bytes.unwrap_or(DEFAULT_PAGE_BYTES);
             let window = opts.window.unwrap_or_else(|| default_window(g.manifest(), page_bytes));
