@@ -784,6 +784,20 @@ fn corrupt_inputs_are_errors_naming_the_file() {
         assert!(!out.exists(), "{method}: nothing published");
         assert!(cost(&bad_id).unwrap_err().to_string().contains("out.adj"));
     }
+    // Under a budget too small to load the lists, Norder reads them one at a time and checks
+    // each as it comes.
+    let list_by_list = ReorderOptions {
+        memory: 1 << 10,
+        ..opts(Method::Norder)
+    };
+    let err = reorder(&bad_id, &out, &list_by_list, &mut NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("out.adj") && err.contains("4294967295"),
+        "list by list: {err}"
+    );
+    assert!(!out.exists());
     let bad_index = corrupt_copy(&input, &dir.path().join("bad-index"), "in.idx", 16, [0xff; 4]);
     let err = reorder(&bad_index, &out, &opts(Method::Norder), &mut NoProgress)
         .unwrap_err()
