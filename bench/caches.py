@@ -19,7 +19,9 @@ selective engine, retained lists off (so only the caches under test keep data).
 (e) BAsC (GVS 20%) + page cache 5% on the Norder graph vs a 25% page cache on the Gorder graph —
     Figure 12 — and, as the bound of what any cache can give on the Norder graph, Norder with a
     page cache that holds the whole graph (every page read once, then served from memory).
-(s) the two setups of (e) as sessions: one Python process per setup runs bfs, diameter and bc
+(s) the two setups of (e), and a 25% page cache on the Norder graph (Figure 12's page cache with
+    Norder, so (c)'s Norder-over-Gorder ratio without the per-process costs), as sessions: one
+    Python process per setup runs bfs, diameter and bc
     (`--session-algorithms`: also apsp from `--bc-samples` sources, and wcc) in turn
     (`bench/session.py`; the OS page cache dropped before each run), both loading the graph's
     index once at the start (`Graph.load_index`) and BAsC+Norder its static cache too
@@ -247,7 +249,8 @@ def main() -> None:
     ap.add_argument("--report", type=Path, default=Path(__file__).parent / "out" / "caches.json")
     ap.add_argument("--summarize", type=Path, nargs="+",
                     help="print the tables of earlier runs' reports (merged) and exit; (s) pools sessions "
-                         "by graph, page size and Gorder window, the other sections expect one configuration")
+                         "by graph, page size and Gorder window, (c) pools its runs by graph, the other "
+                         "sections expect one configuration")
     a = ap.parse_args()
     if a.summarize:
         summarize(merged([json.loads(p.read_text()) for p in a.summarize]))
@@ -327,6 +330,7 @@ def main() -> None:
                     name, _ = s.select(norder, "gvs", 0.2)
                     s.session(norder, int(0.25 * size), (name, 0.2 / 0.25 + 1e-6), {"section": "s", "setup": "basc+norder"})
                     s.session(ordering_dir(a, g, "gorder"), int(0.25 * size), None, {"section": "s", "setup": "page+gorder"})
+                    s.session(norder, int(0.25 * size), None, {"section": "s", "setup": "page+norder"})
             s.flush()
     s.cgroup.close()
     report["runs"] = s.runs
@@ -362,8 +366,9 @@ def speedups(pairs: list[tuple[dict, dict]]) -> str:
     return f"×{wall:.2f} (×{loaded:.2f} without loading the static cache)"
 
 
-def session_pairs(runs: list[dict], graph: str | None = None) -> dict[str, list[tuple[dict, dict]]]:
-    """(page cache+Gorder, BAsC+Norder) session runs of each algorithm, of `graph` or of every
+def session_pairs(runs: list[dict], graph: str | None = None,
+                  setup: str = "basc+norder") -> dict[str, list[tuple[dict, dict]]]:
+    """(page cache+Gorder, `setup`) session runs of each algorithm, of `graph` or of every
     graph, by configuration (the graph, its pages and Gorder's window; runs recorded before
     these were kept say "unrecorded"). Records of one algorithm, setup and configuration from
     several reports (`--summarize A.json B.json`) are pooled: the median of all their sessions'
@@ -385,9 +390,9 @@ def session_pairs(runs: list[dict], graph: str | None = None) -> dict[str, list[
         else:
             pooled[key] = r
     pairs: dict[str, list[tuple[dict, dict]]] = {}
-    for (config, setup, a), base in pooled.items():
-        if setup == "page+gorder" and (config, "basc+norder", a) in pooled:
-            pairs.setdefault(config, []).append((base, pooled[(config, "basc+norder", a)]))
+    for (config, kind, a), base in pooled.items():
+        if kind == "page+gorder" and (config, setup, a) in pooled:
+            pairs.setdefault(config, []).append((base, pooled[(config, setup, a)]))
     return pairs
 
 
@@ -416,12 +421,18 @@ def summarize(report: dict) -> None:
         if f"{g}/norder" in order and f"{g}/gorder" in order:
             print(f"\n(c) {g}: Norder computes ×{order[f'{g}/gorder'] / max(order[f'{g}/norder'], 1e-9):.1f} "
                   "faster than Gorder")
-        walls = {(r["ordering"], r["algorithm"]): r["wall"] for r in runs
-                 if r.get("section") == "c" and r["graph"].startswith(f"{g}-")}
-        sp = [walls[("gorder", a)] / walls[("norder", a)] for a in ALGOS
-              if ("gorder", a) in walls and ("norder", a) in walls]
-        if sp:
-            print(f"(c) {g}: algorithms on Norder over Gorder ×{harmonic_mean(sp):.2f} (harmonic mean)")
+        # Several reports (`--summarize`) pool: the median of all their runs' wall times.
+        pooled: dict[tuple[str, str], list[float]] = {}
+        for r in runs:
+            if r.get("section") == "c" and r["graph"].startswith(f"{g}-"):
+                pooled.setdefault((r["ordering"], r["algorithm"]), []).extend(r["walls"])
+        walls = {k: median(v) for k, v in pooled.items()}
+        ratios = {a: walls[("gorder", a)] / walls[("norder", a)] for a in ALGOS
+                  if ("gorder", a) in walls and ("norder", a) in walls}
+        if ratios:
+            runs_each = min(len(pooled[("norder", a)]) for a in ratios)
+            print(f"(c) {g}: algorithms on Norder over Gorder ×{harmonic_mean(list(ratios.values())):.2f} (harmonic mean; "
+                  + ", ".join(f"{a} ×{x:.2f}" for a, x in ratios.items()) + f"; medians of {runs_each} runs)")
         setups = {(r["setup"], r["algorithm"]): r for r in runs
                   if r.get("section") == "e" and r["graph"].startswith(f"{g}-")}
         pairs = [(setups[("page+gorder", a)], setups[("basc+norder", a)]) for a in ALGOS
@@ -442,6 +453,10 @@ def summarize(report: dict) -> None:
                   f"×{harmonic_mean([b['wall'] / r['wall'] for b, r in sessions]):.2f} (harmonic mean; {each}), whole session "
                   f"×{page_gorder['session_total'] / basc_norder['session_total']:.2f} ({basc_norder['session_total']:.2f} s "
                   f"against {page_gorder['session_total']:.2f} s, loading included)")
+        for config, sessions in session_pairs(runs, g, "page+norder").items():
+            each = ", ".join(f"{r['algorithm']} ×{b['wall'] / r['wall']:.2f}" for b, r in sessions)
+            print(f"(s) {config}: {len(sessions[0][1]['walls'])} sessions — Norder over Gorder, page cache 25% both: "
+                  f"×{harmonic_mean([b['wall'] / r['wall'] for b, r in sessions]):.2f} (harmonic mean; {each})")
     configs = session_pairs(runs)
     overall = [b["wall"] / r["wall"] for pairs in configs.values() for b, r in pairs]
     if len(configs) > 1 and overall:
