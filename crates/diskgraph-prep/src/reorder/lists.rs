@@ -35,17 +35,19 @@ impl ListReader {
         g.manifest().num_arcs.saturating_mul(4)
     }
 
-    /// A reader of direction `dir` of `g`: with `load`, holding every neighbour in memory
-    /// ([`ListReader::loaded_bytes`]); otherwise reading lists from disk at most
-    /// `buffer_bytes` at a time.
-    pub(super) fn open(g: &GraphDir, dir: Direction, load: bool, buffer_bytes: usize) -> Result<ListReader> {
-        if load {
-            let csr = g.load_csr(dir, false)?;
-            return Ok(ListReader {
-                offsets: csr.offsets,
-                neighbours: Neighbours::Loaded(csr.targets),
-            });
-        }
+    /// A reader of direction `dir` of `g` holding every neighbour in memory
+    /// ([`ListReader::loaded_bytes`]).
+    pub(super) fn loaded(g: &GraphDir, dir: Direction) -> Result<ListReader> {
+        let csr = g.load_csr(dir, false)?;
+        Ok(ListReader {
+            offsets: csr.offsets,
+            neighbours: Neighbours::Loaded(csr.targets),
+        })
+    }
+
+    /// A reader of direction `dir` of `g` reading lists from disk at most `buffer_bytes` at a
+    /// time.
+    pub(super) fn on_disk(g: &GraphDir, dir: Direction, buffer_bytes: usize) -> Result<ListReader> {
         let (_, adj, _) = g.files_of(dir);
         let path = g.file_path(adj);
         let file = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;

@@ -18,7 +18,7 @@
 //! depth-1 queue). The out-lists are loaded whole in one sequential read when they fit in the
 //! budget beside that state, and read one at a time from disk otherwise ([`ListReader`]): a
 //! positioned read per list costs a syscall, which was nine tenths of the ordering's time on
-//! small graphs (cnr-2000: 0.17 s against 0.02 s loaded).
+//! small graphs (cnr-2000: 0.17 s against 0.03 s loaded).
 //!
 //! This gives the out-neighbours of high in-degree vertices consecutive IDs, which is what the
 //! paper's I/O cost model Σ deg_in(v)·σ²(nbr(v)) rewards.
@@ -34,7 +34,7 @@ use crate::Progress;
 const PROGRESS_EVERY: usize = 1 << 16;
 
 /// Bytes of vertex state Norder keeps per vertex (see the module doc).
-pub(super) const STATE_BYTES_PER_VERTEX: u64 = 25;
+const STATE_BYTES_PER_VERTEX: u64 = 25;
 
 /// A computed Norder ordering.
 pub(super) struct NorderResult {
@@ -54,7 +54,10 @@ pub(super) fn norder(
     let vertex_state = g.num_vertices().saturating_mul(STATE_BYTES_PER_VERTEX);
     let loaded = vertex_state.saturating_add(ListReader::loaded_bytes(g));
     let load = loaded <= memory;
-    let mut lists = ListReader::open(g, Direction::Out, load, buffer_bytes)?;
+    let mut lists = match load {
+        true => ListReader::loaded(g, Direction::Out)?,
+        false => ListReader::on_disk(g, Direction::Out, buffer_bytes)?,
+    };
     let seeds = simple::degree(g)?;
     let n = seeds.len();
     let mut placed = vec![false; n];
