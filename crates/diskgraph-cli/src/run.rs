@@ -190,6 +190,8 @@ pub fn run(a: Args) -> Result<()> {
         },
         // One run per process: the index is read once anyway.
         index: None,
+        // Rows are put in ID order only to be written.
+        in_id_order: a.out.is_some(),
     };
     let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
     println!("{}", out.summary);

@@ -258,3 +258,34 @@ fn gorder_stops_at_its_time_limit_and_resumes_to_the_same_order() {
     let (code, msg) = gorder_run(&g, &bad, &["--time-limit", "5"]);
     assert_eq!(code, Some(2), "--time-limit needs --checkpoint: {msg}");
 }
+
+/// Without `--out`, a run on a reordered graph leaves its rows in the internal order, as nobody
+/// reads them: it still prints what the same run with `--out` prints, sampled sources and
+/// original IDs included, on every engine.
+#[test]
+fn runs_without_out_print_what_runs_with_it_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = imported(dir.path());
+    let r = dir.path().join("norder");
+    ok(&["reorder", s(&g), "-o", s(&r), "--method", "norder"]);
+    let source = a_source(dir.path());
+    let tsv = dir.path().join("rows.tsv");
+    let runs: [&[&str]; 5] = [
+        &["bfs", "--source", &source],
+        &["bfs", "--source", "max-degree"],
+        &["bc", "--samples", "5", "--seed", "7"],
+        &["diameter", "--source", "max-degree"],
+        &["pagerank"],
+    ];
+    for run in runs {
+        for engine in ["memory", "selective"] {
+            let mut args = vec!["run", run[0], s(&r), "--engine", engine];
+            args.extend(&run[1..]);
+            let without = ok(&args);
+            args.extend(["--out", s(&tsv)]);
+            let with = ok(&args);
+            let summary = |out: &str| out.lines().next().unwrap().to_string();
+            assert_eq!(summary(&without), summary(&with), "{args:?}");
+        }
+    }
+}
