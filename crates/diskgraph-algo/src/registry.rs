@@ -679,14 +679,10 @@ struct RunRanking<'a> {
 impl<'a> RunRanking<'a> {
     /// The ranking of `graph`'s IDs `ids`, or the one a loaded index kept.
     fn new(graph: &GraphDir, ids: &'a [u64], kept: Option<Arc<IdRanking>>) -> Self {
-        let ranking = OnceCell::new();
-        if let Some(kept) = kept {
-            ranking.get_or_init(|| kept);
-        }
         RunRanking {
             ids,
             ascending: graph.manifest().ids_ascending(),
-            ranking,
+            ranking: kept.map_or_else(OnceCell::new, OnceCell::from),
         }
     }
 
