@@ -591,17 +591,11 @@ impl std::fmt::Debug for LoadedIndex {
 pub fn load_index(graph: &GraphDir) -> Result<LoadedIndex, RunError> {
     let ids = graph.original_ids()?;
     Ok(LoadedIndex {
-        ranking: ranking(graph, &ids),
+        ranking: RunRanking::new(graph, &ids, None).get(),
         ids: Arc::new(ids),
         offsets: OffsetsIndex::load(graph)?,
         files: index_files(graph),
     })
-}
-
-/// The ranking of `graph`'s IDs `ids` when they do not ascend (`None` when they do, and rows
-/// are already in ID order).
-fn ranking(graph: &GraphDir, ids: &[u64]) -> Option<Arc<IdRanking>> {
-    (!graph.manifest().ids_ascending()).then(|| Arc::new(IdRanking::new(ids)))
 }
 
 /// The manifest's name and checksum of each index file of `graph`: what a [`LoadedIndex`] must

@@ -204,15 +204,7 @@ pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Pro
         Method::Random => simple(simple::random(n, opts.seed.unwrap_or(0)), 4),
         Method::Degree => simple(simple::degree(g)?, 12),
         Method::PageRank => simple(simple::pagerank(g, read, progress)?, 20),
-        Method::Norder => {
-            let done = norder::norder(g, opts.memory, read, progress)?;
-            VertexOrder {
-                order: done.order,
-                window: None,
-                state_bytes: done.state_bytes,
-                earlier_seconds: 0.0,
-            }
-        }
+        Method::Norder => norder::norder(g, opts.memory, read, progress)?,
         Method::Gorder => {
             let page_bytes = opts.page_bytes.unwrap_or(DEFAULT_PAGE_BYTES);
             let window = opts.window.unwrap_or_else(|| default_window(g.manifest(), page_bytes));

@@ -28,6 +28,7 @@ use diskgraph_format::{Direction, GraphDir};
 
 use super::lists::ListReader;
 use super::simple;
+use super::VertexOrder;
 use crate::Progress;
 
 /// Depth-1 vertices between progress updates.
@@ -36,21 +37,15 @@ const PROGRESS_EVERY: usize = 1 << 16;
 /// Bytes of vertex state Norder keeps per vertex (see the module doc).
 const STATE_BYTES_PER_VERTEX: u64 = 25;
 
-/// A computed Norder ordering.
-pub(super) struct NorderResult {
-    pub(super) order: Vec<u32>,
-    /// Bytes held at the peak: the vertex state, plus the out-lists when they were loaded.
-    pub(super) state_bytes: u64,
-}
-
 /// The Norder ordering of `g` under a budget of `memory` bytes: the out-lists are loaded when
-/// they fit beside the vertex state, else read through a buffer of `buffer_bytes`.
+/// they fit beside the vertex state, else read through a buffer of `buffer_bytes`. Its state
+/// counts them when they were loaded.
 pub(super) fn norder(
     g: &GraphDir,
     memory: u64,
     buffer_bytes: usize,
     progress: &mut dyn Progress,
-) -> Result<NorderResult> {
+) -> Result<VertexOrder> {
     let vertex_state = g.num_vertices().saturating_mul(STATE_BYTES_PER_VERTEX);
     let loaded = vertex_state.saturating_add(ListReader::loaded_bytes(g));
     let load = loaded <= memory;
@@ -101,5 +96,10 @@ pub(super) fn norder(
         }
     }
     let state_bytes = if load { loaded } else { vertex_state };
-    Ok(NorderResult { order, state_bytes })
+    Ok(VertexOrder {
+        order,
+        window: None,
+        state_bytes,
+        earlier_seconds: 0.0,
+    })
 }
