@@ -144,15 +144,15 @@ def import_file(
     """Imports an edge-list file into a new graph directory at ``path`` and opens it.
 
     Exactly what ``diskgraph import`` does: SNAP/whitespace text, GAP ``.el``/``.wel``,
-    KONECT, Matrix Market, DIMACS ``.gr`` and raw ``bin32``/``bin64`` pairs, gzip-compressed
-    or not; IDs are kept as written. By default self-loops are dropped and duplicate edges
+    KONECT, Matrix Market, DIMACS ``.gr``, raw ``bin32``/``bin64`` pairs (text gzip-compressed
+    or not) and WebGraph BVGraphs (``input`` is the basename or its ``.graph`` file); IDs are kept as written. By default self-loops are dropped and duplicate edges
     merged (keeping the smallest weight).
 
     Args:
         input: The input file.
         path: The graph directory to create.
         format: ``"auto"`` (from the file name, then the first line) or one of ``snap``,
-            ``konect``, ``mtx``, ``dimacs``, ``el``, ``wel``, ``bin32``, ``bin64``.
+            ``konect``, ``mtx``, ``dimacs``, ``el``, ``wel``, ``bin32``, ``bin64``, ``bvgraph``.
         undirected: Store as undirected even if the input does not declare it (Matrix Market
             ``symmetric`` and KONECT ``sym`` inputs are undirected anyway).
         weighted: Read weights from the third column of text edge lists (formats that carry

@@ -17,7 +17,7 @@ pub struct Args {
     /// Output graph directory.
     #[arg(short, long)]
     output: PathBuf,
-    /// Input format: auto|snap|konect|mtx|dimacs|el|wel|bin32|bin64.
+    /// Input format: auto|snap|konect|mtx|dimacs|el|wel|bin32|bin64|bvgraph (a BVGraph: its basename or .graph file).
     #[arg(long, default_value = "auto", value_parser = parse_format_name)]
     format: diskgraph_prep::parse::FormatChoice,
     /// Store the graph as undirected (each edge in both directions).

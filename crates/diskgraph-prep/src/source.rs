@@ -30,6 +30,8 @@ pub enum InputFormat {
     Bin32,
     /// Raw little-endian u64 pairs.
     Bin64,
+    /// WebGraph BVGraph (`BASENAME.properties` + `BASENAME.graph`), 0-based, directed.
+    BvGraph,
     /// A generator (no file).
     Generated,
     /// Edges handed over through the library API (numpy arrays, SciPy, NetworkX, Parquet).
@@ -48,6 +50,7 @@ impl InputFormat {
             InputFormat::Wel => "wel",
             InputFormat::Bin32 => "bin32",
             InputFormat::Bin64 => "bin64",
+            InputFormat::BvGraph => "bvgraph",
             InputFormat::Generated => "generated",
             InputFormat::Api => "api",
         }

@@ -264,7 +264,7 @@ fn format_names() {
     let err = parse_format_name("csv").expect_err("unknown");
     assert_eq!(
         err,
-        "unknown input format \"csv\" (expected one of auto, snap, konect, mtx, dimacs, el, wel, bin32, bin64)"
+        "unknown input format \"csv\" (expected one of auto, snap, konect, mtx, dimacs, el, wel, bin32, bin64, bvgraph)"
     );
     assert!(parse_format_name("generated").is_err());
 }

@@ -1,6 +1,8 @@
 //! Automatic format detection: from the file name first, then from the first non-blank line.
 //!
-//! Name rules (after stripping a `.gz` suffix, case-insensitive): `.mtx` → mtx, `.gr` → dimacs,
+//! A path that names a WebGraph BVGraph (a basename, or its `.graph`, `.properties` or
+//! `.offsets` file, with the `.properties` and `.graph` files present) is a bvgraph. Then the
+//! name rules (after stripping a `.gz` suffix, case-insensitive): `.mtx` → mtx, `.gr` → dimacs,
 //! `.el` → el, `.wel` → wel, `.konect` or a name starting with `out.` → konect, `.bin32` /
 //! `.bin64` → binary. Content rules: `%%MatrixMarket` → mtx, `p sp ...` or a `c` comment →
 //! dimacs, `% sym` / `% asym` / `% bip` → konect, anything else → snap. Binary is never guessed
@@ -10,6 +12,20 @@ use std::path::Path;
 
 use super::fields::Fields;
 use crate::InputFormat;
+
+/// True when `path` names a BVGraph: a basename that is not a file itself, or one of its
+/// `.graph`, `.properties` or `.offsets` files, with both `.properties` and `.graph` present
+/// (so GAP's METIS-style `4.graph`, with no properties beside it, is not one).
+pub(crate) fn names_bvgraph(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let named = [".graph", ".properties", ".offsets"]
+        .iter()
+        .any(|ext| name.ends_with(ext));
+    (named || !path.is_file()) && super::bvgraph::is_bvgraph(path)
+}
 
 /// The format a file name implies, with the reason; `None` when the name says nothing.
 pub(crate) fn by_name(path: &Path) -> Option<(InputFormat, String)> {

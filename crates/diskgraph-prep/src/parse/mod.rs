@@ -1,5 +1,6 @@
 //! Input parsers: SNAP / whitespace edge lists, GAP `.el` / `.wel`, KONECT, Matrix Market,
-//! DIMACS `.gr`, and raw bin32 / bin64 pairs, each streamed as an [`EdgeSource`].
+//! DIMACS `.gr`, raw bin32 / bin64 pairs and WebGraph BVGraphs, each streamed as an
+//! [`EdgeSource`].
 //!
 //! [`open_input`] opens a file, decides its format ([`FormatChoice::Auto`]: see the `detect`
 //! rules below) and reads its header; the returned source yields edges in batches and checks
@@ -26,9 +27,10 @@
 //!   reported at the first surplus line.
 //!
 //! Format details are in the module docs of each reader (`text`, `konect`, `mtx`, `dimacs`,
-//! `binary`, `detect`).
+//! `binary`, `bvgraph`, `detect`).
 
 mod binary;
+mod bvgraph;
 mod detect;
 mod dimacs;
 mod fields;
@@ -68,10 +70,10 @@ pub struct ParseOptions {
 }
 
 /// Format names accepted by [`parse_format_name`].
-const FORMAT_NAMES: &str = "auto, snap, konect, mtx, dimacs, el, wel, bin32, bin64";
+const FORMAT_NAMES: &str = "auto, snap, konect, mtx, dimacs, el, wel, bin32, bin64, bvgraph";
 
-/// Parses a format name as used on the command line: auto|snap|konect|mtx|dimacs|el|wel|bin32|bin64
-/// (case-insensitive).
+/// Parses a format name as used on the command line:
+/// auto|snap|konect|mtx|dimacs|el|wel|bin32|bin64|bvgraph (case-insensitive).
 pub fn parse_format_name(s: &str) -> Result<FormatChoice, String> {
     let format = match s.trim().to_ascii_lowercase().as_str() {
         "auto" => return Ok(FormatChoice::Auto),
@@ -83,6 +85,7 @@ pub fn parse_format_name(s: &str) -> Result<FormatChoice, String> {
         "wel" => InputFormat::Wel,
         "bin32" => InputFormat::Bin32,
         "bin64" => InputFormat::Bin64,
+        "bvgraph" => InputFormat::BvGraph,
         _ => return Err(format!("unknown input format {s:?} (expected one of {FORMAT_NAMES})")),
     };
     Ok(FormatChoice::Given(format))
@@ -94,6 +97,10 @@ pub fn parse_format_name(s: &str) -> Result<FormatChoice, String> {
 pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSource>, Option<String>), InputError> {
     let (format, mut lines, reason) = match opts.format {
         FormatChoice::Given(format) => (format, None, None),
+        FormatChoice::Auto if detect::names_bvgraph(path) => {
+            let reason = "a BVGraph's .properties and .graph files".to_owned();
+            (InputFormat::BvGraph, None, Some(reason))
+        }
         FormatChoice::Auto => match detect::by_name(path) {
             Some((format, reason)) => (format, None, Some(reason)),
             None => {
@@ -126,6 +133,7 @@ pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSourc
         InputFormat::Bin32 | InputFormat::Bin64 => {
             Box::new(binary::open(path, format, opts.weighted, opts.weight_file.as_deref())?)
         }
+        InputFormat::BvGraph => Box::new(bvgraph::open(path, opts.weighted)?),
         InputFormat::Generated | InputFormat::Api => {
             return Err(file_err(format!("`{}` is not a file format", format.name())))
         }
