@@ -125,3 +125,21 @@ def test_gapbs_fixtures_have_gapbs_arc_count(name: str, shared_data: Path, tmp_p
     assert "53 directed edges" in reference
     g = diskgraph.import_file(input_path, tmp_path / "g")
     assert g.directed and g.num_edges == 53
+
+
+def test_cnr_2000_bvgraph_has_the_law_strong_components(shared_data: Path, tmp_path: Path) -> None:
+    """LAW's cnr-2000 (a WebGraph BVGraph, imported by its basename): node and arc counts of its
+    properties (self-loops dropped) and the strongly connected components LAW ships with it
+    (``cnr-2000.scc``: the component of every node, big-endian int32), as a partition."""
+    base = shared_data / "cnr-2000" / "cnr-2000"
+    if not base.with_suffix(".graph").is_file():
+        pytest.skip(f"{base}.graph not present")
+    g = diskgraph.import_file(base, tmp_path / "g", memory="64MiB")
+    assert (g.num_vertices, g.num_edges, g.directed) == (325557, 3216152 - 87442, True)
+    assert np.array_equal(g.vertex_ids(), np.arange(325557))
+    law = np.fromfile(base.with_suffix(".scc"), dtype=">i4")
+    ours = g.scc().values
+    # The same partition: each of our labels meets exactly one LAW component and vice versa.
+    pairs = np.unique(np.stack([ours, law.astype(np.uint64)]), axis=1)
+    assert pairs.shape[1] == len(np.unique(ours)) == len(np.unique(law)) == 100977
+    assert components(ours) == (100977, 112023)
