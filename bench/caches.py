@@ -5,7 +5,8 @@ dropped before every run. The configurations of a section run round-robin (each 
 each again), so that the machine's drifts fall on all of them alike.
 
 Graphs: Kronecker graphs of each `--scales` (undirected) and a real graph from ../shared/data
-(`--real`, imported once). Memory sizes are fractions of the graph's `out.adj`. Algorithms: bfs
+(`--real`, imported once, undirected; any format `diskgraph import` reads, e.g.
+`more/Email-Enron.txt` or the BVGraph `cnr-2000/cnr-2000.graph`, the largest). Memory sizes are fractions of the graph's `out.adj`. Algorithms: bfs
 and diameter from the max-degree vertex, bc from `--bc-samples` sampled sources — all on the
 selective engine, retained lists off (so only the caches under test keep data).
 
@@ -216,7 +217,7 @@ def with_basc(s: Suite, g: Path, algo: str, name: str, page: float, basc: float,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scales", default="22,24")
-    ap.add_argument("--real", default="wiki-Vote.txt", help="a file of ../shared/data ('' for none)")
+    ap.add_argument("--real", default="wiki-Vote.txt", help="a file of ../shared/data, e.g. cnr-2000/cnr-2000.graph ('' for none)")
     ap.add_argument("--basc-sizes", default="0.1,0.2,0.3,0.4")
     ap.add_argument("--bc-samples", type=int, default=32, help="sampled sources of bc (and of apsp in sessions)")
     ap.add_argument("--session-algorithms", default=",".join(ALGOS),
