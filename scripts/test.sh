@@ -7,6 +7,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 ./scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-cargo test --workspace --quiet
+# --release: the tests reuse the release build setup.sh made (about 12 minutes in all on 2 cores,
+# against about 15 with the test profile's own build).
+cargo test --workspace --release --quiet
 python3 -m mypy.stubtest diskgraph._native
 python3 -m pytest -q tests
