@@ -108,6 +108,38 @@ fn bad_binary_gzip_and_files_fail() {
     assert!(leftovers(dir.path(), &[]).is_empty());
 }
 
+/// LAW's cnr-2000, a WebGraph BVGraph (`shared/data/cnr-2000/cnr-2000.*`).
+const CNR_2000: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/cnr-2000/cnr-2000");
+
+#[test]
+fn bvgraphs_import_by_basename_and_a_truncated_one_fails_naming_byte_and_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cnr");
+    let summary = ok(&["import", CNR_2000, "-o", s(&out)]);
+    assert!(
+        summary.contains("325557 vertices, 3128710 edges (directed)"),
+        "{summary}"
+    );
+
+    // The same properties with the bit stream cut in half.
+    let cut = dir.path().join("cut");
+    std::fs::copy(format!("{CNR_2000}.properties"), cut.with_extension("properties")).unwrap();
+    let stream = std::fs::read(format!("{CNR_2000}.graph")).unwrap();
+    std::fs::write(cut.with_extension("graph"), &stream[..stream.len() / 2]).unwrap();
+    let failed = dir.path().join("failed");
+    let msg = fails(&["import", s(&cut.with_extension("graph")), "-o", s(&failed)]);
+    assert!(
+        msg.contains("cut.graph: byte ") && msg.contains("the stream ends inside its"),
+        "{msg}"
+    );
+    assert!(!failed.exists(), "a failed import left {}", failed.display());
+    let temporaries = leftovers(
+        dir.path(),
+        &[&out, &cut.with_extension("properties"), &cut.with_extension("graph")],
+    );
+    assert_eq!(temporaries, Vec::<PathBuf>::new());
+}
+
 #[test]
 fn gzip_crlf_and_existing_output() {
     let dir = tempfile::tempdir().unwrap();
