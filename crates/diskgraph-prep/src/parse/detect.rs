@@ -13,20 +13,6 @@ use std::path::Path;
 use super::fields::Fields;
 use crate::InputFormat;
 
-/// True when `path` names a BVGraph: a basename that is not a file itself, or one of its
-/// `.graph`, `.properties` or `.offsets` files, with both `.properties` and `.graph` present
-/// (so GAP's METIS-style `4.graph`, with no properties beside it, is not one).
-pub(crate) fn names_bvgraph(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let named = [".graph", ".properties", ".offsets"]
-        .iter()
-        .any(|ext| name.ends_with(ext));
-    (named || !path.is_file()) && super::bvgraph::is_bvgraph(path)
-}
-
 /// The format a file name implies, with the reason; `None` when the name says nothing.
 pub(crate) fn by_name(path: &Path) -> Option<(InputFormat, String)> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();

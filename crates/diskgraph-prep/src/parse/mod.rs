@@ -97,7 +97,7 @@ pub fn parse_format_name(s: &str) -> Result<FormatChoice, String> {
 pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSource>, Option<String>), InputError> {
     let (format, mut lines, reason) = match opts.format {
         FormatChoice::Given(format) => (format, None, None),
-        FormatChoice::Auto if detect::names_bvgraph(path) => {
+        FormatChoice::Auto if bvgraph::is_bvgraph(path) => {
             let reason = "a BVGraph's .properties and .graph files".to_owned();
             (InputFormat::BvGraph, None, Some(reason))
         }

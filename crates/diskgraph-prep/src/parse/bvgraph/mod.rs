@@ -43,16 +43,25 @@ pub(crate) struct BvGraphSource {
     info: InputInfo,
 }
 
-/// The files of the BVGraph that `path` names: its properties and its bit stream.
-fn files(path: &Path) -> (PathBuf, PathBuf) {
+/// The basename `path` names (`path` without a `.graph`, `.properties` or `.offsets`
+/// extension), and whether it had one.
+fn basename(path: &Path) -> (PathBuf, bool) {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let base = [".graph", ".properties", ".offsets"]
+    match [".graph", ".properties", ".offsets"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
-        .map_or_else(|| path.to_path_buf(), |stem| path.with_file_name(stem));
+    {
+        Some(stem) => (path.with_file_name(stem), true),
+        None => (path.to_path_buf(), false),
+    }
+}
+
+/// The files of the BVGraph that `path` names: its properties and its bit stream.
+fn files(path: &Path) -> (PathBuf, PathBuf) {
+    let (base, _) = basename(path);
     let with = |ext: &str| {
         let mut file = base.clone().into_os_string();
         file.push(ext);
@@ -61,11 +70,13 @@ fn files(path: &Path) -> (PathBuf, PathBuf) {
     (with(".properties"), with(".graph"))
 }
 
-/// True when `path` names a BVGraph: a `.graph` or `.properties` file (or a basename) with both
-/// files present.
+/// True when `path` names a BVGraph: a basename that is not a file itself, or one of its
+/// `.graph`, `.properties` or `.offsets` files, with both `.properties` and `.graph` present
+/// (so GAP's METIS-style `4.graph`, with no properties beside it, is not one).
 pub(crate) fn is_bvgraph(path: &Path) -> bool {
     let (properties, graph) = files(path);
-    properties.is_file() && graph.is_file()
+    let (_, named) = basename(path);
+    (named || !path.is_file()) && properties.is_file() && graph.is_file()
 }
 
 /// Opens the BVGraph `path` names and reads its properties.
