@@ -13,7 +13,9 @@ dropped, each the run of median wall time of `--repeat`:
   their order, after the others in theirs. The lists the static cache leaves to the page cache
   are then packed together instead of sharing pages with the cached ones. GVS is run again on
   the packed graph (same size, K and pages), against GVS on the graph as given, both against the
-  page cache alone on the graph as given.
+  page cache alone on the graph as given. So does the page cache alone on the packed graph:
+  packing is also an ordering (the lists GVS leaves, mostly the long ones, first), and this
+  tells its part from the static cache's.
 
 The GVS selections are `caches.py`'s (`gvs<X·1000>k<K>[-<pages>]`), made when missing. The packed
 graphs are kept as `<graph>-packed<X·1000>` beside the graph.
@@ -102,6 +104,7 @@ def main() -> None:
             page_only(s, g, algo, 0.05 + x, size, {"setup": "page", "basc": x})
             with_basc(s, g, algo, name, 0.05, x, size, {"setup": "gvs", "basc": x})
             with_basc(s, other, algo, again, 0.05, x, size, {"setup": "gvs, packed", "basc": x})
+            page_only(s, other, algo, 0.05 + x, size, {"setup": "page, packed", "basc": x})
     s.flush()
     s.cgroup.close()
     a.report.parent.mkdir(parents=True, exist_ok=True)
@@ -120,7 +123,9 @@ def summarize(runs: list[dict], sizes: list[float]) -> None:
     for x in sizes:
         print(f"total {0.05 + x:.2f} of out.adj (page cache alone: "
               + ", ".join(f"{a} {by['page', x, a]['wall']:.3f} s" for a in ALGOS) + ")")
-        for setup, key in (("gvs", x), ("gvs, packed", x), ("static, every list", None), ("page, whole graph", None)):
+        setups = (("gvs", x), ("gvs, packed", x), ("page, packed", x), ("static, every list", None),
+                  ("page, whole graph", None))
+        for setup, key in setups:
             ratios = [by["page", x, a]["wall"] / wall(by[setup, key, a]) for a in ALGOS]
             mib = [by[setup, key, a]["bytes_read"] >> 20 for a in ALGOS]
             print(f"  {setup:20} ×{harmonic_mean(ratios):.2f}  ("
