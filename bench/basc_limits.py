@@ -13,9 +13,9 @@ dropped, each the run of median wall time of `--repeat`:
   their order, after the others in theirs. The lists the static cache leaves to the page cache
   are then packed together instead of sharing pages with the cached ones. GVS is run again on
   the packed graph (same size, K and pages), against GVS on the graph as given, both against the
-  page cache alone on the graph as given. So does the page cache alone on the packed graph:
-  packing is also an ordering (the lists GVS leaves, mostly the long ones, first), and this
-  tells its part from the static cache's.
+  page cache alone on the graph as given. The page cache alone runs on the packed graph too:
+  packing is also an ordering (the lists GVS leaves, mostly the long ones, first), and that run
+  tells the ordering's part from the static cache's.
 
 The GVS selections are `caches.py`'s (`gvs<X·1000>k<K>[-<pages>]`), made when missing. The packed
 graphs are kept as `<graph>-packed<X·1000>` beside the graph.
@@ -36,9 +36,11 @@ import diskgraph
 from caches import ALGOS, WHOLE_GRAPH, Suite, adj_bytes, page_only, with_basc
 from common import diskgraph_binary, hold_freed_pages, run
 
-# Static cache share, as a fraction of out.adj, that holds every list with its index (4 bytes
-# per edge, 5 per list, 12 per 64 vertices: docs/FORMAT.md) on graphs of 3 or more edges per vertex.
-ALL_LISTS = 1.35
+
+def every_list_bytes(arcs: int, vertices: int) -> int:
+    """Bytes of a static cache holding every list (docs/FORMAT.md: 4 per edge, 5 per list, 12
+    per 64 vertices, 12 more)."""
+    return 4 * arcs + 5 * vertices + 12 * (vertices // 64 + 1) + 12
 
 
 def selected(graph: Path, name: str) -> np.ndarray:
@@ -90,12 +92,13 @@ def main() -> None:
     size = adj_bytes(dg, g)
     sizes = [float(x) for x in a.basc_sizes.split(",")]
     everything = "gvs-all"
+    share = every_list_bytes(size // 4, s.num_vertices(g))
     if not (g / f"basc-{everything}" / "basc.json").exists():
-        run([dg, "select", str(g), "--method", "gvs", "--size", str(int(ALL_LISTS * size)), "--page-size",
-             a.page_size, "--name", everything])
+        run([dg, "select", str(g), "--method", "gvs", "--size", str(share), "--page-size", a.page_size,
+             "--name", everything])
     for algo in ALGOS:
         page_only(s, g, algo, WHOLE_GRAPH, size, {"setup": "page, whole graph"})
-        with_basc(s, g, algo, everything, 0.05, ALL_LISTS, size, {"setup": "static, every list"})
+        with_basc(s, g, algo, everything, 0.05, share / size + 0.01, size, {"setup": "static, every list"})
     for x in sizes:
         name, _ = s.select(g, "gvs", x)
         other = packed(g, selected(g, name), g.with_name(f"{g.name}-packed{int(x * 1000)}"))
