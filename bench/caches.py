@@ -6,7 +6,8 @@ each again), so that the machine's drifts fall on all of them alike.
 
 Graphs: Kronecker graphs of each `--scales` (undirected) and a real graph from ../shared/data
 (`--real`, imported once, undirected; any format `diskgraph import` reads, e.g.
-`more/Email-Enron.txt` or the BVGraph `cnr-2000/cnr-2000.graph`, the largest). Memory sizes are fractions of the graph's `out.adj`. Algorithms: bfs
+`more/Email-Enron.txt` or the BVGraph `cnr-2000/cnr-2000.graph`, the largest), and any graph
+directories given with `--graph` (e.g. a reordering of one of them). Memory sizes are fractions of the graph's `out.adj`. Algorithms: bfs
 and diameter from the max-degree vertex, bc from `--bc-samples` sampled sources — all on the
 selective engine, retained lists off (so only the caches under test keep data).
 
@@ -218,6 +219,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scales", default="22,24")
     ap.add_argument("--real", default="wiki-Vote.txt", help="a file of ../shared/data, e.g. cnr-2000/cnr-2000.graph ('' for none)")
+    ap.add_argument("--graph", type=Path, action="append", default=[],
+                    help="a graph directory to measure as well (repeatable); its selections are published in it, its "
+                         "orderings kept in --work as NAME-METHOD")
     ap.add_argument("--basc-sizes", default="0.1,0.2,0.3,0.4")
     ap.add_argument("--bc-samples", type=int, default=32, help="sampled sources of bc (and of apsp in sessions)")
     ap.add_argument("--session-algorithms", default=",".join(ALGOS),
@@ -269,6 +273,7 @@ def main() -> None:
         if not (path / "manifest.json").exists():
             run([dg, "import", str(DATA / a.real), "-o", str(path), "--undirected", "--force"])
         graphs.append(path)
+    graphs += a.graph
     page_sizes = a.page_size.split(",")
     if len(page_sizes) > 1 and set(a.only.split(",")) != {"s"}:
         ap.error("a list of page sizes applies to --only s")
