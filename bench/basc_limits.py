@@ -18,7 +18,8 @@ dropped, each the run of median wall time of `--repeat`:
   tells the ordering's part from the static cache's.
 
 The GVS selections are `caches.py`'s (`gvs<X·1000>k<K>[-<pages>]`), made when missing. The packed
-graphs are kept as `<graph>-packed<X·1000>` beside the graph.
+graphs are kept beside the graph as `<graph>-packed-<selection>` (a selection models its pages, so
+each page size packs its own).
 
     python3 bench/basc_limits.py GRAPH [--basc-sizes 0.1,0.2,0.3,0.4] [--page-size 8KiB]
                                  [--repeat 5] [--report bench/out/basc_limits.json]
@@ -101,7 +102,7 @@ def main() -> None:
         with_basc(s, g, algo, everything, 0.05, share / size + 0.01, size, {"setup": "static, every list"})
     for x in sizes:
         name, _ = s.select(g, "gvs", x)
-        other = packed(g, selected(g, name), g.with_name(f"{g.name}-packed{int(x * 1000)}"))
+        other = packed(g, selected(g, name), g.with_name(f"{g.name}-packed-{name}"))
         again, _ = s.select(other, "gvs", x)
         for algo in ALGOS:
             page_only(s, g, algo, 0.05 + x, size, {"setup": "page", "basc": x})
