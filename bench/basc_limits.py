@@ -62,7 +62,7 @@ def packed(graph: Path, chosen: np.ndarray, out: Path) -> Path:
     label = np.empty(n, dtype=np.uint64)
     label[~last] = np.arange(n - chosen.size, dtype=np.uint64)
     label[last] = np.arange(n - chosen.size, n, dtype=np.uint64)
-    edges = out.with_suffix(".el")
+    edges = out.parent / f"{out.name}.el"
     g.export(edges, "el", force=True)
     src, dst = np.loadtxt(edges, dtype=np.uint64, comments="#", ndmin=2).T
     edges.unlink()
