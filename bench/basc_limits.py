@@ -66,8 +66,9 @@ def packed(graph: Path, chosen: np.ndarray, out: Path) -> Path:
     g.export(edges, "el", force=True)
     src, dst = np.loadtxt(edges, dtype=np.uint64, comments="#", ndmin=2).T
     edges.unlink()
-    internal = np.argsort(g.vertex_ids())
-    ids = g.vertex_ids()[internal]
+    original_ids = g.vertex_ids()
+    internal = np.argsort(original_ids)
+    ids = original_ids[internal]
 
     def relabel(original: np.ndarray) -> np.ndarray:
         return label[internal[np.searchsorted(ids, original)]]
