@@ -154,10 +154,10 @@ def test_bad_text_input_names_file_and_line(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["edges.txt"]
 
 
-def test_bad_matrix_market_files(shared_data: Path, tmp_path: Path) -> None:
+def test_bad_matrix_market_files(real_data: Path, tmp_path: Path) -> None:
     for name in ("mangled1.mtx", "mangled10.mtx", "mangled13.mtx"):
         with pytest.raises(diskgraph.InputFormatError, match=name):
-            diskgraph.import_file(shared_data / "bad" / name, tmp_path / name)
+            diskgraph.import_file(real_data / "bad" / name, tmp_path / name)
     assert list(tmp_path.iterdir()) == []
 
 

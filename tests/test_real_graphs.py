@@ -1,5 +1,5 @@
-"""Real graphs from shared/data imported with import_file (as the CLI does) and checked against
-the NetworkX reference answers in answers.json (see shared/data/README.md for the fields)."""
+"""Real graphs from testdata/real imported with import_file (as the CLI does) and checked against
+the NetworkX reference answers in answers.json (see testdata/real/README.md for the fields)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 import diskgraph
 
-# file (relative to shared/data) -> import_file keyword arguments
+# file (relative to testdata/real) -> import_file keyword arguments
 GRAPHS: Dict[str, Dict[str, Any]] = {
     "wiki-Vote.txt": {},
     "email-Eu-core.txt": {},
@@ -46,11 +46,11 @@ def components(labels: np.ndarray) -> tuple:
 
 
 @pytest.mark.parametrize("name", list(GRAPHS))
-def test_real_graph(name: str, shared_data: Path, tmp_path: Path) -> None:
-    input_path = shared_data / name
+def test_real_graph(name: str, real_data: Path, tmp_path: Path) -> None:
+    input_path = real_data / name
     if not input_path.is_file():
         pytest.skip(f"{input_path} not present")
-    want = answers(shared_data, name)
+    want = answers(real_data, name)
     g = diskgraph.import_file(input_path, tmp_path / "g", memory="64MiB", **GRAPHS[name])
 
     assert g.num_vertices == want["num_vertices"]
@@ -115,23 +115,23 @@ def check_top10(result: diskgraph.Result, want: Dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("name", ["4.el", "4.wel", "4.gr", "4.mtx", "4w.mtx"])
-def test_gapbs_fixtures_have_gapbs_arc_count(name: str, shared_data: Path, tmp_path: Path) -> None:
+def test_gapbs_fixtures_have_gapbs_arc_count(name: str, real_data: Path, tmp_path: Path) -> None:
     """gapbs prints "Graph has 14 nodes and 53 directed edges" for each format of its graph 4
     (gapbs counts nodes as max ID + 1, so only the arc count is comparable)."""
-    input_path = shared_data / "gapbs-tiny" / "graphs" / name
+    input_path = real_data / "gapbs-tiny" / "graphs" / name
     if not input_path.is_file():
         pytest.skip(f"{input_path} not present")
-    reference = (shared_data / "gapbs-tiny" / "reference" / f"graph-{name}.out").read_text()
+    reference = (real_data / "gapbs-tiny" / "reference" / f"graph-{name}.out").read_text()
     assert "53 directed edges" in reference
     g = diskgraph.import_file(input_path, tmp_path / "g")
     assert g.directed and g.num_edges == 53
 
 
-def test_cnr_2000_bvgraph_has_the_law_strong_components(shared_data: Path, tmp_path: Path) -> None:
+def test_cnr_2000_bvgraph_has_the_law_strong_components(real_data: Path, tmp_path: Path) -> None:
     """LAW's cnr-2000 (a WebGraph BVGraph, imported by its basename): node and arc counts of its
     properties (self-loops dropped) and the strongly connected components LAW ships with it
     (``cnr-2000.scc``: the component of every node, big-endian int32), as a partition."""
-    base = shared_data / "cnr-2000" / "cnr-2000"
+    base = real_data / "cnr-2000" / "cnr-2000"
     if not base.with_suffix(".graph").is_file():
         pytest.skip(f"{base}.graph not present")
     g = diskgraph.import_file(base, tmp_path / "g", memory="64MiB")

@@ -1,4 +1,4 @@
-//! The selective engine on the real graphs of `shared/data` (wiki-Vote: directed, 7 115
+//! The selective engine on the real graphs of `testdata/real` (wiki-Vote: directed, 7 115
 //! vertices, 103 689 arcs; rome99: a directed weighted road network, 3 353 vertices), through the
 //! registry, against the memory engine and NetworkX's answers in `answers.json`, on three I/O
 //! configurations.

@@ -108,8 +108,8 @@ fn bad_binary_gzip_and_files_fail() {
     assert!(leftovers(dir.path(), &[]).is_empty());
 }
 
-/// LAW's cnr-2000, a WebGraph BVGraph (`shared/data/cnr-2000/cnr-2000.*`).
-const CNR_2000: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/cnr-2000/cnr-2000");
+/// LAW's cnr-2000, a WebGraph BVGraph (`testdata/real/cnr-2000/cnr-2000.*`).
+const CNR_2000: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/real/cnr-2000/cnr-2000");
 
 #[test]
 fn bvgraphs_import_by_basename_and_a_truncated_one_fails_naming_byte_and_node() {

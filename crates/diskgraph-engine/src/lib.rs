@@ -1,14 +1,33 @@
-//! Execution engines for diskgraph. So far: the `memory` engine, which loads the CSR fully and
-//! is the ceiling every out-of-core engine is measured against; the [`selective`] engine
-//! (Graphene), which reads the adjacency lists of a frontier from disk on demand; and
-//! [`RunStats`], the record every run returns.
+//! Execution engines for diskgraph, and the contract between engines and algorithms.
+//!
+//! - [`Engine`] is what every engine offers an algorithm: counts, original IDs and sources
+//!   ([`Vertices`]), degrees, the budget, the stats ([`RunStats`]); [`Lists`] adds random access
+//!   to whole lists where an engine holds them. One error type, [`EngineError`].
+//! - The engines: [`MemoryGraph`] (the whole CSR in memory: the ceiling every out-of-core
+//!   engine is measured against), [`selective`] (Graphene: a frontier's adjacency lists read
+//!   from disk on demand) and [`stream`] (CLIP / GridGraph: a grid layout streamed block by
+//!   block).
+//! - Options as data ([`options`]): the run's and the engines' options with their defaults
+//!   ([`engine_options`]), from which the command line, the Python methods and the test harness
+//!   are generated.
+//! - [`GraphIndex`]: a graph's IDs and offsets loaded once for many runs.
 
 mod budget;
+mod contract;
+pub mod engine_options;
+mod error;
+mod index;
 mod memory;
+pub mod options;
 pub mod selective;
 mod stats;
 pub mod stream;
+mod vertices;
 
 pub use budget::parse_size;
-pub use memory::MemoryGraph;
+pub use contract::{Engine, EngineKind, Lists};
+pub use error::{human_bytes, EngineError};
+pub use index::{GraphIndex, OffsetsIndex};
+pub use memory::{MemoryGraph, MemoryOptions};
 pub use stats::RunStats;
+pub use vertices::{Source, Sources, Vertices};

@@ -1,4 +1,25 @@
-use diskgraph_format::{Csr, Direction, FormatError, GraphDir};
+//! The memory engine: the whole CSR loaded, for parallel in-memory algorithms. The ceiling every
+//! out-of-core engine is measured against.
+
+use diskgraph_format::{Csr, Direction, GraphDir};
+use serde_json::json;
+
+use crate::contract::{Engine, EngineKind, Lists};
+use crate::index::{vertices_of, GraphIndex};
+use crate::{EngineError, RunStats, Vertices};
+
+/// How to open a graph on the memory engine.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryOptions {
+    /// Load the in-edges of a directed graph too (undirected graphs: in = out).
+    pub need_in: bool,
+    /// Load the weights (weighted graphs).
+    pub need_weights: bool,
+    /// The budget the run was given: recorded (the engine holds the whole CSR whatever it is).
+    pub memory: u64,
+    /// The graph's index loaded earlier: its IDs are used instead of reading them again.
+    pub index: Option<GraphIndex>,
+}
 
 /// A graph held fully in memory: the out-CSR and, for directed graphs, the in-CSR.
 ///
@@ -8,23 +29,43 @@ pub struct MemoryGraph {
     directed: bool,
     out: Csr,
     inn: Option<Csr>,
+    vertices: Vertices,
+    budget: u64,
 }
 
 impl MemoryGraph {
-    /// Loads a graph directory. `need_in` loads the in-edges of a directed graph too;
-    /// `need_weights` loads the weights when the graph has them.
-    pub fn load(g: &GraphDir, need_in: bool, need_weights: bool) -> Result<Self, FormatError> {
+    /// Loads a graph directory as `opts` says.
+    pub fn open(g: &GraphDir, opts: &MemoryOptions) -> Result<Self, EngineError> {
+        let vertices = vertices_of(g, opts.index.as_ref())?;
         let directed = g.manifest().directed;
-        let out = g.load_csr(Direction::Out, need_weights)?;
-        let inn = if directed && need_in {
-            Some(g.load_csr(Direction::In, need_weights)?)
+        let out = g.load_csr(Direction::Out, opts.need_weights)?;
+        let inn = if directed && opts.need_in {
+            Some(g.load_csr(Direction::In, opts.need_weights)?)
         } else {
             None
         };
-        Ok(MemoryGraph { directed, out, inn })
+        Ok(MemoryGraph {
+            directed,
+            out,
+            inn,
+            vertices,
+            budget: opts.memory,
+        })
     }
 
-    /// Builds a graph from CSRs already in memory (`inn` is ignored for undirected graphs).
+    /// Loads a graph directory. `need_in` loads the in-edges of a directed graph too;
+    /// `need_weights` loads the weights when the graph has them.
+    pub fn load(g: &GraphDir, need_in: bool, need_weights: bool) -> Result<Self, EngineError> {
+        let opts = MemoryOptions {
+            need_in,
+            need_weights,
+            ..MemoryOptions::default()
+        };
+        MemoryGraph::open(g, &opts)
+    }
+
+    /// Builds a graph from CSRs already in memory (`inn` is ignored for undirected graphs); its
+    /// vertices are named `0..n`.
     ///
     /// # Panics
     /// If a directed graph's in-CSR has a different vertex or arc count from its out-CSR.
@@ -34,17 +75,14 @@ impl MemoryGraph {
             assert_eq!(i.num_vertices(), out.num_vertices(), "in/out vertex counts differ");
             assert_eq!(i.num_arcs(), out.num_arcs(), "in/out arc counts differ");
         }
-        MemoryGraph { directed, out, inn }
-    }
-
-    /// Whether the graph is directed.
-    pub fn directed(&self) -> bool {
-        self.directed
-    }
-
-    /// Number of vertices.
-    pub fn num_vertices(&self) -> usize {
-        self.out.num_vertices()
+        let vertices = Vertices::identity(out.num_vertices());
+        MemoryGraph {
+            directed,
+            out,
+            inn,
+            vertices,
+            budget: 0,
+        }
     }
 
     /// Out-edges (all edges, both ways, for an undirected graph).
@@ -61,7 +99,7 @@ impl MemoryGraph {
         if self.directed {
             self.inn
                 .as_ref()
-                .expect("in-edges were not loaded (MemoryGraph::load with need_in)")
+                .expect("in-edges were not loaded (MemoryOptions::need_in)")
         } else {
             &self.out
         }
@@ -73,14 +111,93 @@ impl MemoryGraph {
         !self.directed || self.inn.is_some()
     }
 
-    /// Whether weights are present.
-    pub fn weighted(&self) -> bool {
-        self.out.weights.is_some()
+    /// The CSR to pull over (the in-edges): the in-CSR of a directed graph loaded with
+    /// in-edges, the (shared) out-CSR of an undirected graph, and `None` for a directed graph
+    /// loaded without in-edges.
+    pub fn in_edges(&self) -> Option<&Csr> {
+        self.has_inn().then(|| self.inn())
+    }
+
+    /// The CSR of direction `d`.
+    ///
+    /// # Panics
+    /// As [`inn`](Self::inn).
+    pub fn csr(&self, d: Direction) -> &Csr {
+        match d {
+            Direction::Out => &self.out,
+            Direction::In => self.inn(),
+        }
     }
 
     /// Bytes held by the CSR arrays.
     pub fn memory_bytes(&self) -> u64 {
         let csr = |c: &Csr| c.offsets.len() * 8 + c.targets.len() * 4 + c.weights.as_ref().map_or(0, |w| w.len() * 4);
         (csr(&self.out) + self.inn.as_ref().map_or(0, csr)) as u64
+    }
+}
+
+impl Engine for MemoryGraph {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Memory
+    }
+
+    fn num_vertices(&self) -> usize {
+        self.out.num_vertices()
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.out.num_arcs() as u64
+    }
+
+    fn directed(&self) -> bool {
+        self.directed
+    }
+
+    fn weighted(&self) -> bool {
+        self.out.weights.is_some()
+    }
+
+    fn vertices(&self) -> &Vertices {
+        &self.vertices
+    }
+
+    fn max_degree_vertex(&self) -> Result<u32, EngineError> {
+        Ok(self.vertices.max_degree(&self.out.offsets))
+    }
+
+    fn for_each_degree(&self, d: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), EngineError> {
+        if !self.has_inn() && d == Direction::In {
+            return Err(EngineError::MissingInEdges);
+        }
+        for (v, w) in self.csr(d).offsets.windows(2).enumerate() {
+            f(v as u32, w[1] - w[0]);
+        }
+        Ok(())
+    }
+
+    fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    fn edges_counted(&self) -> Option<u64> {
+        None
+    }
+
+    /// The CSR held, as memory and as bytes read.
+    fn record(&self, stats: &mut RunStats) {
+        stats.peak_engine_memory = self.memory_bytes();
+        stats.bytes_read = self.memory_bytes();
+        stats.io_utility = 1.0;
+        stats.settings.insert("memory".into(), json!(self.budget));
+    }
+}
+
+impl Lists for MemoryGraph {
+    fn neighbours(&self, d: Direction, v: u32) -> &[u32] {
+        self.csr(d).neighbours(v)
+    }
+
+    fn weights(&self, d: Direction, v: u32) -> Option<&[f32]> {
+        self.csr(d).edge_weights(v)
     }
 }

@@ -102,6 +102,15 @@ pub const DEFAULT_MAX_GAP_BLOCKS: u32 = 32;
 /// depth 64 reach ~90% of the device's sequential rate there.
 pub const DEFAULT_MAX_REQUEST_BYTES: u32 = 64 << 10;
 
+/// Default block size: 512 bytes, Graphene's.
+pub const DEFAULT_BLOCK_SIZE: u32 = 512;
+
+/// Default reads in flight per I/O thread.
+pub const DEFAULT_QUEUE_DEPTH: u32 = 64;
+
+/// Default number of dedicated I/O threads.
+pub const DEFAULT_IO_THREADS: usize = 1;
+
 impl IoConfig {
     /// Checks the settings: a power-of-two block size in 512..=65536, a max request holding at
     /// least one block, at least one I/O thread, compute thread and read in flight.
@@ -145,12 +154,12 @@ impl Default for IoConfig {
     fn default() -> Self {
         IoConfig {
             backend: None,
-            block_size: 512,
+            block_size: DEFAULT_BLOCK_SIZE,
             max_gap_blocks: DEFAULT_MAX_GAP_BLOCKS,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             scheduler: SchedulerKind::Bitmap,
-            queue_depth: 64,
-            io_threads: 1,
+            queue_depth: DEFAULT_QUEUE_DEPTH,
+            io_threads: DEFAULT_IO_THREADS,
             compute_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             buffer_bytes: 64 << 20,
             mmap_advice: MmapAdvice::Random,

@@ -71,7 +71,10 @@ mod stream;
 mod uring;
 
 pub use backend::INLINE_ENV;
-pub use config::{BackendKind, IoConfig, MmapAdvice, SchedulerKind, DEFAULT_MAX_GAP_BLOCKS, DEFAULT_MAX_REQUEST_BYTES};
+pub use config::{
+    BackendKind, IoConfig, MmapAdvice, SchedulerKind, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH,
+};
 pub use context::{Chunk, FileSet, IoContext, IoError, SIMULATE_ENV};
 pub use huge_alloc::{HugePageAlloc, MIN_ADVISED};
 pub use pool::BufferKind;

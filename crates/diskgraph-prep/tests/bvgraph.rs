@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use sha2::{Digest, Sha256};
 
-/// sha256 of cnr-2000's arcs as `u<TAB>v<LF>` lines in node order (shared/data/README.md).
+/// sha256 of cnr-2000's arcs as `u<TAB>v<LF>` lines in node order (testdata/real/README.md).
 const CNR_ARCS_SHA256: &str = "db55a42aeba48ffea2a740285d9df875112869cd8fc7d7af65867f9414d72f41";
 
 #[test]

@@ -1,4 +1,4 @@
-//! Every real input in the shared data folder parses to the counts recorded in `answers.json`,
+//! Every real input in `testdata/real` parses to the counts recorded in `answers.json`,
 //! and the mangled Matrix Market files of LAGraph's test suite are judged one by one.
 
 mod parse_support;

@@ -9,8 +9,8 @@ use diskgraph_format::GraphDir;
 use diskgraph_prep::{import, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress, RawEdge};
 use diskgraph_testkit::{EdgeList, Keep, TestGraph};
 
-/// The shared real datasets.
-pub const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data");
+/// The real datasets shipped in `testdata/real`.
+pub const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/real");
 
 /// An in-memory edge source handing out fixed-size batches.
 struct VecSource {

@@ -749,7 +749,7 @@ impl SelectiveGraph {
     /// share gets a batch and a buffer of its own (reported in `peak_engine_memory`).
     ///
     /// Errors: as [`for_each_piece`](Self::for_each_piece), and
-    /// [`EngineError::BudgetTooSmall`] when no share was reserved.
+    /// [`EngineError::Setting`] when no share was reserved.
     pub fn for_each_list(
         &self,
         active: &VertexSubset,
@@ -761,11 +761,9 @@ impl SelectiveGraph {
             self.adjacency(Direction::In)?;
         }
         if self.assembly_bytes < 4 {
-            return Err(EngineError::BudgetTooSmall {
-                budget: self.budget,
-                what: "assembling whole lists (open with assemble_lists)".into(),
-                needed: 4,
-            });
+            return Err(EngineError::Setting(
+                "whole lists are assembled only on a graph opened with SelectiveOptions::assemble_lists".into(),
+            ));
         }
         let capacity = self.assembly_bytes / 4;
         let out_deg = |v: u32| self.degree(Direction::Out, v);

@@ -31,7 +31,7 @@
 //! delivered exactly once (a claim bitmap drops blocks a second read delivers again, as a
 //! pluglist scheduler may), bytes read only to fill gaps are never delivered, and every
 //! neighbour ID is range-checked as it arrives: an out-of-range ID ends the round with
-//! [`FormatError::NeighbourOutOfRange`], never with an out-of-bounds access.
+//! [`FormatError::NeighbourOutOfRange`](diskgraph_format::FormatError::NeighbourOutOfRange), never with an out-of-bounds access.
 //!
 //! # Vocabulary
 //!
@@ -49,10 +49,10 @@
 //!   tail levels of a traversal, whose few tiny lists are spread over the whole file, are not
 //!   read from disk twice.
 
+mod budget;
 mod edge_map;
 pub mod frontier;
 mod io_iterator;
-mod offsets_index;
 mod paged;
 pub mod partition;
 mod retained;
@@ -62,7 +62,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, RwLock};
 
-use diskgraph_format::{Direction, FormatError, GraphDir};
+use diskgraph_format::{basc_layout_name, Direction, GraphDir};
 use diskgraph_io::FileSet;
 pub use diskgraph_io::{BackendKind, IoConfig, IoContext, IoError, IoStats, SchedulerKind};
 use serde_json::json;
@@ -71,51 +71,17 @@ pub use diskgraph_cache::{PageCacheStats, Replacement};
 pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
 pub use io_iterator::Piece;
-pub use offsets_index::OffsetsIndex;
 pub use paged::PageCacheOptions;
 pub use partition::Partitions;
 pub use static_cache::{BascOptions, LoadedStatic};
 
-use crate::RunStats;
-
-/// Why the selective engine stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    /// The graph directory is damaged (including a neighbour ID out of range, found as it was
-    /// read).
-    #[error(transparent)]
-    Format(#[from] FormatError),
-    /// The I/O layer failed or refused its settings.
-    #[error(transparent)]
-    Io(#[from] IoError),
-    /// The memory budget cannot hold what the engine needs.
-    #[error("memory budget of {budget} bytes is too small: {what} needs {needed} bytes")]
-    BudgetTooSmall {
-        /// The budget.
-        budget: u64,
-        /// What did not fit.
-        what: String,
-        /// Bytes it needs.
-        needed: u64,
-    },
-    /// A static cache selection whose lists its start index cannot address.
-    #[error("selection {layout}: 64 consecutive lists hold 2^32 edges or more, more than the static cache can index")]
-    ListsTooLong {
-        /// The selection's layout name.
-        layout: String,
-    },
-    /// Preloaded static cache lists ([`BascOptions::preloaded`]) that are not this run's.
-    #[error("the loaded static cache {layout} cannot serve this run: {reason}")]
-    PreloadedMismatch {
-        /// The loaded selection's layout name.
-        layout: String,
-        /// Why not.
-        reason: String,
-    },
-    /// The call needs the in-edges of a directed graph, and they were not opened.
-    #[error("the in-edges of this directed graph were not opened (SelectiveOptions::need_in)")]
-    MissingInEdges,
-}
+use crate::contract::{Engine, EngineKind};
+use crate::engine_options::{
+    io_config, memory, BASC, BASC_FRACTION, PAGE_POLICY, PAGE_SIZE, RETAIN_LISTS, TRACK_UTILIZATION,
+};
+use crate::index::{vertices_of, GraphIndex};
+use crate::options::Params;
+use crate::{EngineError, RunStats, Vertices};
 
 /// How to open a graph on the selective engine.
 #[derive(Clone, Debug)]
@@ -140,9 +106,9 @@ pub struct SelectiveOptions {
     /// Read through a page cache holding what the budget leaves after the claims, the static
     /// cache and the buffers (retained lists are off then: the page cache keeps what was read).
     pub page_cache: Option<PageCacheOptions>,
-    /// Offsets already loaded from this graph ([`OffsetsIndex::load`]), used instead of reading
-    /// them again.
-    pub index: Option<OffsetsIndex>,
+    /// The graph's index loaded earlier ([`GraphIndex::load`]): its IDs and offsets are used
+    /// instead of reading them again.
+    pub index: Option<GraphIndex>,
 }
 
 impl Default for SelectiveOptions {
@@ -159,6 +125,40 @@ impl Default for SelectiveOptions {
             page_cache: None,
             index: None,
         }
+    }
+}
+
+impl SelectiveOptions {
+    /// The options a run's `params` give (budget, I/O settings, retained lists, static cache,
+    /// page cache), with `threads` compute workers; what the algorithm needs (in-edges,
+    /// weights, list assembly) is the caller's to set.
+    pub fn from_params(params: &Params, threads: usize) -> Result<Self, EngineError> {
+        let io = io_config(params, threads)?;
+        let basc = params.text(&BASC).map(|name| BascOptions {
+            layout: if name.starts_with("basc-") {
+                name
+            } else {
+                basc_layout_name(&name)
+            },
+            fraction: params.float(&BASC_FRACTION).unwrap_or(0.5),
+            preloaded: None,
+        });
+        let page_cache = params.size(&PAGE_SIZE).map(|size| PageCacheOptions {
+            page_size: size as u32,
+            policy: match params.choice(&PAGE_POLICY) {
+                Some("lru") => Replacement::Lru,
+                _ => Replacement::Clock,
+            },
+            track_utilization: params.flag(&TRACK_UTILIZATION),
+        });
+        Ok(SelectiveOptions {
+            io,
+            memory: memory(params),
+            retain_lists: params.flag(&RETAIN_LISTS),
+            basc,
+            page_cache,
+            ..SelectiveOptions::default()
+        })
     }
 }
 
@@ -195,6 +195,8 @@ pub struct SelectiveGraph {
     /// Serialises rounds (the claim bitmap is per round).
     round_lock: Mutex<()>,
     budget: u64,
+    /// The smallest budget this open's settings take.
+    min_budget: u64,
     buffer_bytes: u64,
     assembly_bytes: u64,
     assembly_peak: AtomicU64,
@@ -212,6 +214,8 @@ pub struct SelectiveGraph {
     static_cache: Option<static_cache::StaticCache>,
     /// The page cache, when asked for.
     page_cache: Option<diskgraph_cache::PageCache>,
+    /// The original IDs.
+    vertices: Vertices,
 }
 
 impl SelectiveGraph {
@@ -227,73 +231,34 @@ impl SelectiveGraph {
         let directed = m.directed;
         let weighted = m.weighted && opts.need_weights;
         let num_arcs = m.num_arcs;
-        let block = u64::from(opts.io.block_size.max(1));
-        let claims_bytes = io_iterator::Claims::bytes_for(num_arcs * 4, block);
-        let files_per_read = if weighted { 2 } else { 1 };
-        let min_buffers = 2 * u64::from(opts.io.max_request_bytes) * files_per_read;
         let budget = opts.memory;
-        let too_small = |what: &str, needed: u64| EngineError::BudgetTooSmall {
-            budget,
-            what: what.to_string(),
-            needed,
-        };
-        let static_share = match &opts.basc {
-            Some(b) if !(b.fraction > 0.0 && b.fraction < 1.0) => {
-                return Err(EngineError::Io(diskgraph_io::IoError::Config(format!(
+        if let Some(b) = &opts.basc {
+            if !(b.fraction > 0.0 && b.fraction < 1.0) {
+                return Err(EngineError::Setting(format!(
                     "the static cache fraction must be between 0 and 1, got {}",
                     b.fraction
-                ))))
+                )));
             }
-            Some(b) => (b.fraction * budget as f64) as u64,
-            None => 0,
-        };
-        let left = budget.checked_sub(claims_bytes + static_share).ok_or_else(|| {
-            too_small(
-                "the block claim bitmap and the static cache",
-                claims_bytes + static_share,
-            )
-        })?;
-        let assembly_bytes = if opts.assemble_lists { left / 2 } else { 0 };
-        let share = left - assembly_bytes;
-        if share < min_buffers {
-            return Err(too_small(
-                "the I/O buffers (two maximal reads of each file) plus the claim bitmap",
-                claims_bytes + min_buffers + assembly_bytes,
-            ));
         }
-        // More buffers than reads in flight plus a queue per worker buy nothing: the budget is a
-        // cap, not a target.
-        let c = &opts.io;
-        let useful = 4
-            * (u64::from(c.queue_depth) * c.io_threads as u64 + c.compute_threads as u64)
-            * u64::from(c.max_request_bytes)
-            * files_per_read;
-        let mut buffer_bytes = share.min(useful.max(min_buffers).max(1 << 20));
+        let demand = budget::Demand {
+            adjacency_bytes: num_arcs * 4,
+            io: opts.io.clone(),
+            weighted,
+            static_fraction: opts.basc.as_ref().map(|b| b.fraction),
+            assemble_lists: opts.assemble_lists,
+            page_size: opts.page_cache.as_ref().map(|p| p.page_size),
+            retain_lists: opts.retain_lists,
+        };
         if let Some(p) = &opts.page_cache {
-            // The page cache is the point of such a run: buffers get at most an eighth of the
-            // budget, whatever the static cache takes (runs at one budget read with the same
-            // buffers however the caches split it), and leave the page cache its least pages.
-            let cap = (budget / 8).min(share.saturating_sub(least_page_cache_bytes(p.page_size)));
-            buffer_bytes = buffer_bytes.min(cap.max(min_buffers));
+            check_page_size(p, &opts.io)?;
         }
-        let page_cache = match &opts.page_cache {
-            Some(p) => {
-                let cache = open_page_cache(p, &opts.io, share - buffer_bytes)?;
-                if cache.slots() < MIN_PAGES {
-                    return Err(too_small(
-                        "a page cache of at least 16 pages besides the buffers and the static cache",
-                        claims_bytes + static_share + buffer_bytes + least_page_cache_bytes(p.page_size),
-                    ));
-                }
-                Some(cache)
-            }
-            None => None,
-        };
-        let retain_capacity = if opts.retain_lists && page_cache.is_none() {
-            share - buffer_bytes
-        } else {
-            0
-        };
+        let carve = demand.check(budget)?;
+        let page_cache = opts
+            .page_cache
+            .as_ref()
+            .map(|p| open_page_cache(p, carve.page_cache_bytes));
+        let vertices = vertices_of(dir, opts.index.as_ref())?;
+        let buffer_bytes = carve.buffer_bytes;
         let io = IoContext::new(IoConfig {
             buffer_bytes,
             ..opts.io.clone()
@@ -301,12 +266,12 @@ impl SelectiveGraph {
         let parts = opts.partitions.unwrap_or(4 * io.config().compute_threads.max(1)).max(1);
         let open_dir = |d: Direction| -> Result<Adjacency, EngineError> {
             let (_, adj, wgt) = dir.files_of(d);
-            let offsets = match opts.index.as_ref().and_then(|i| i.get(d)) {
+            let offsets = match opts.index.as_ref().and_then(|i| i.offsets().get(d)) {
                 Some(o) if o.len() == n + 1 && o.last() == Some(&num_arcs) => Arc::clone(o),
                 Some(_) => {
-                    return Err(EngineError::Io(diskgraph_io::IoError::Config(
-                        "the offsets index given is not this graph's".into(),
-                    )))
+                    return Err(EngineError::IndexMismatch {
+                        graph: dir.path().to_path_buf(),
+                    })
                 }
                 None => Arc::new(dir.load_offsets(d)?),
             };
@@ -340,53 +305,35 @@ impl SelectiveGraph {
             weighted,
             graph_weighted: m.weighted,
             num_arcs,
-            claims: io_iterator::Claims::new(num_arcs * 4, block),
+            claims: io_iterator::Claims::new(num_arcs * 4, u64::from(opts.io.block_size.max(1))),
             io,
             out,
             inn,
             round_lock: Mutex::new(()),
             budget,
+            min_budget: demand.minimum(),
             buffer_bytes,
-            assembly_bytes,
+            assembly_bytes: carve.assembly_bytes,
             assembly_peak: AtomicU64::new(0),
             edges_delivered: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
-            retain_capacity,
+            retain_capacity: carve.retain_capacity,
             retained: RwLock::new(None),
             retained_peak: AtomicU64::new(0),
             retained_lists_served: AtomicU64::new(0),
             retained_edges_served: AtomicU64::new(0),
             static_cache: None,
             page_cache: None,
+            vertices,
         };
         // The static cache loads before the page cache is attached: its lists are read straight
         // (merged, large requests) and their pages never occupy the page cache, which the static
         // cache is consulted ahead of.
         if let Some(b) = &opts.basc {
-            g.load_static(dir, b, static_share)?;
+            g.load_static(dir, b, carve.static_share)?;
         }
         g.page_cache = page_cache;
         Ok(g)
-    }
-
-    /// Number of vertices.
-    pub fn num_vertices(&self) -> usize {
-        self.n
-    }
-
-    /// Number of stored arcs per direction.
-    pub fn num_arcs(&self) -> u64 {
-        self.num_arcs
-    }
-
-    /// Whether the graph is directed.
-    pub fn directed(&self) -> bool {
-        self.directed
-    }
-
-    /// Whether weights were opened (the graph is weighted and they were asked for).
-    pub fn weighted(&self) -> bool {
-        self.weighted
     }
 
     /// Whether the graph has weights (opened or not).
@@ -494,9 +441,60 @@ impl SelectiveGraph {
         self.edges_delivered.load(Relaxed)
     }
 
-    /// Copies the engine's counters and settings into `stats`: every I/O counter, the backend
-    /// and its settings, the budget split, `peak_engine_memory`.
-    pub fn record(&self, stats: &mut RunStats) {
+    /// The smallest budget this graph's settings take (what a too-small budget is told).
+    pub(crate) fn min_budget(&self) -> u64 {
+        self.min_budget
+    }
+}
+
+impl Engine for SelectiveGraph {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Selective
+    }
+
+    fn num_vertices(&self) -> usize {
+        self.n
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.num_arcs
+    }
+
+    fn directed(&self) -> bool {
+        self.directed
+    }
+
+    /// Whether weights were opened (the graph is weighted and they were asked for).
+    fn weighted(&self) -> bool {
+        self.weighted
+    }
+
+    fn vertices(&self) -> &Vertices {
+        &self.vertices
+    }
+
+    fn max_degree_vertex(&self) -> Result<u32, EngineError> {
+        Ok(self.vertices.max_degree(self.offsets(Direction::Out)))
+    }
+
+    fn for_each_degree(&self, d: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), EngineError> {
+        for (v, w) in self.adjacency(d)?.offsets.windows(2).enumerate() {
+            f(v as u32, w[1] - w[0]);
+        }
+        Ok(())
+    }
+
+    fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    fn edges_counted(&self) -> Option<u64> {
+        Some(self.edges_delivered())
+    }
+
+    /// Every I/O counter, the backend and its settings, the budget split,
+    /// `peak_engine_memory`, the caches' figures.
+    fn record(&self, stats: &mut RunStats) {
         let mut io = self.io.stats();
         let c = self.io.config();
         stats.bytes_read = io.bytes_read;
@@ -565,25 +563,8 @@ impl SelectiveGraph {
     }
 }
 
-/// Fewest pages a page cache may have.
-const MIN_PAGES: usize = 16;
-
-/// Bytes a page cache spends on each page besides its data (map entry, tick, flags,
-/// utilisation).
-const PAGE_BOOKKEEPING_BYTES: u64 = 128;
-
-/// Bytes of the smallest page cache of pages of `page_size` bytes.
-fn least_page_cache_bytes(page_size: u32) -> u64 {
-    MIN_PAGES as u64 * (u64::from(page_size) + PAGE_BOOKKEEPING_BYTES)
-}
-
-/// The page cache of `opts` in `capacity` bytes, after checking the page size against the I/O
-/// settings.
-fn open_page_cache(
-    opts: &PageCacheOptions,
-    io: &IoConfig,
-    capacity: u64,
-) -> Result<diskgraph_cache::PageCache, EngineError> {
+/// Checks a page cache's page size against the I/O settings.
+fn check_page_size(opts: &PageCacheOptions, io: &IoConfig) -> Result<(), EngineError> {
     let ps = opts.page_size;
     if !ps.is_power_of_two() || ps < io.block_size || ps > io.max_request_bytes {
         return Err(EngineError::Io(IoError::Config(format!(
@@ -591,12 +572,17 @@ fn open_page_cache(
             io.block_size, io.max_request_bytes
         ))));
     }
-    let page_bytes = u64::from(ps);
-    let slot_bytes = page_bytes + PAGE_BOOKKEEPING_BYTES;
-    Ok(diskgraph_cache::PageCache::new(
+    Ok(())
+}
+
+/// The page cache of `opts` in `capacity` bytes (data and bookkeeping).
+fn open_page_cache(opts: &PageCacheOptions, capacity: u64) -> diskgraph_cache::PageCache {
+    let page_bytes = u64::from(opts.page_size);
+    let slot_bytes = page_bytes + budget::PAGE_BOOKKEEPING_BYTES;
+    diskgraph_cache::PageCache::new(
         capacity / slot_bytes * page_bytes,
-        ps as usize,
+        opts.page_size as usize,
         opts.policy,
         opts.track_utilization,
-    ))
+    )
 }

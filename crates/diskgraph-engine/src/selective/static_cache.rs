@@ -193,14 +193,16 @@ impl SelectiveGraph {
         if needed <= share {
             return Ok(());
         }
-        Err(EngineError::BudgetTooSmall {
-            budget: self.budget,
-            what: format!(
-                "the static cache share ({share} bytes, --basc-fraction {}) for {what} {} ({lists} lists)",
+        // The share is this fraction of the budget: the budget that makes it hold `needed`.
+        let minimum = ((needed as f64 / opts.fraction).ceil() as u64).max(self.min_budget());
+        Err(EngineError::budget(
+            self.budget,
+            format!(
+                "the static cache share ({share} bytes, --basc-fraction {}) to hold {what} {} ({lists} lists, {needed} bytes)",
                 opts.fraction, opts.layout
             ),
-            needed,
-        })
+            minimum,
+        ))
     }
 
     /// Reads selection `opts.layout`'s lists from its `lists.u32` (one round of large sequential

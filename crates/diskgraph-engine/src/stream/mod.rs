@@ -55,10 +55,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use diskgraph_format::{FormatError, GraphDir, GridEdge, GridLayout, GridSort};
+use diskgraph_format::{ArcStream, Direction, FormatError, GraphDir, GridEdge, GridLayout, GridSort};
 use diskgraph_io::{
-    BackendKind, IoError, ReadRequest, RoundRecord, SequentialConfig, SequentialReader, SequentialStats,
-    STREAM_READ_BYTES,
+    BackendKind, ReadRequest, RoundRecord, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES,
 };
 use rayon::prelude::*;
 use serde_json::json;
@@ -67,47 +66,19 @@ pub use frontier::Frontier;
 pub use plan::Order;
 pub use state::{AtomicWord, VertexArray, VertexStateKind};
 
-use crate::RunStats;
+use crate::contract::{Engine, EngineKind};
+pub use crate::engine_options::DEFAULT_MRT;
+use crate::engine_options::{io_config, memory, LAYOUT, MRT, VERTEX_STATE};
+use crate::index::{vertices_of, GraphIndex};
+use crate::options::Params;
+use crate::{EngineError, RunStats, Vertices};
 
 /// Ring slots: loads held at once (one being computed on, the others loading ahead).
 pub const SLOTS: usize = 4;
-/// Default maximum reentry times (`--mrt`), the paper's setting.
-pub const DEFAULT_MRT: u32 = 5;
 /// Smallest load the budget must allow, in edges.
 pub const MIN_LOAD_EDGES: u64 = 256;
-
-/// Why the stream engine stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum StreamError {
-    /// The graph or its layout is damaged (including an edge outside its block, found as it
-    /// arrived).
-    #[error(transparent)]
-    Format(#[from] FormatError),
-    /// A read failed or the reader refused its settings.
-    #[error(transparent)]
-    Io(#[from] IoError),
-    /// The memory budget cannot hold the engine's buffers.
-    #[error("memory budget of {budget} bytes is too small: {what} needs {needed} bytes")]
-    BudgetTooSmall {
-        /// The budget.
-        budget: u64,
-        /// What did not fit.
-        what: String,
-        /// Bytes it needs.
-        needed: u64,
-    },
-    /// A setting the engine cannot honour.
-    #[error("{0}")]
-    Setting(String),
-    /// The scratch file of mapped vertex state could not be made.
-    #[error("cannot map vertex state in {}: {source}", dir.display())]
-    Scratch {
-        /// The scratch directory.
-        dir: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-}
+/// Read buffer of the offset index when degrees are streamed.
+const INDEX_BUFFER: usize = 1 << 20;
 
 /// How to open a graph on the stream engine.
 #[derive(Clone, Debug)]
@@ -127,6 +98,8 @@ pub struct StreamOptions {
     pub backend: Option<BackendKind>,
     /// Reads in flight (io_uring).
     pub queue_depth: u32,
+    /// The graph's index loaded earlier: its IDs are used instead of reading them again.
+    pub index: Option<GraphIndex>,
 }
 
 impl Default for StreamOptions {
@@ -139,7 +112,33 @@ impl Default for StreamOptions {
             weights: false,
             backend: None,
             queue_depth: 32,
+            index: None,
         }
+    }
+}
+
+impl StreamOptions {
+    /// The options a run's `params` give (budget, reentry, vertex state, backend, queue depth),
+    /// and the layout it names, if any; whether weights are read is the caller's to set.
+    pub fn from_params(params: &Params) -> Result<(Self, Option<String>), EngineError> {
+        let io = io_config(params, 1)?;
+        if io.backend == Some(BackendKind::Mmap) {
+            return Err(EngineError::Setting(
+                "the stream engine reads with uring or pread, not mmap".into(),
+            ));
+        }
+        let opts = StreamOptions {
+            memory: memory(params),
+            mrt: params.count(&MRT).unwrap_or(u64::from(DEFAULT_MRT)) as u32,
+            vertex_state: match params.choice(&VERTEX_STATE) {
+                Some("mmap") => VertexStateKind::Mmap,
+                _ => VertexStateKind::Memory,
+            },
+            backend: io.backend,
+            queue_depth: io.queue_depth,
+            ..StreamOptions::default()
+        };
+        Ok((opts, params.text(&LAYOUT)))
     }
 }
 
@@ -285,17 +284,19 @@ pub struct StreamGraph {
     /// Bytes of vertex state made through the engine.
     state_bytes: std::sync::atomic::AtomicU64,
     totals: Mutex<Totals>,
+    /// The original IDs.
+    vertices: Vertices,
 }
 
 impl StreamGraph {
     /// Opens layout `layout` of `graph` (checked by [`GridLayout::open`]), sizes the loads from
     /// the budget and starts the reader.
     ///
-    /// Errors: a missing or damaged layout; [`StreamError::BudgetTooSmall`] when the budget cannot
+    /// Errors: a missing or damaged layout; [`EngineError::BudgetTooSmall`] when the budget cannot
     /// hold [`SLOTS`] loads of [`MIN_LOAD_EDGES`]; `mrt` of 0; reader settings it refuses.
-    pub fn open(graph: &GraphDir, layout: &str, opts: &StreamOptions) -> Result<StreamGraph, StreamError> {
+    pub fn open(graph: &GraphDir, layout: &str, opts: &StreamOptions) -> Result<StreamGraph, EngineError> {
         if opts.mrt == 0 {
-            return Err(StreamError::Setting("--mrt must be at least 1".into()));
+            return Err(EngineError::Setting("--mrt must be at least 1".into()));
         }
         let layout = GridLayout::open(graph, layout)?;
         let weights = opts.weights && layout.weighted();
@@ -305,11 +306,11 @@ impl StreamGraph {
         let slack = SLOTS as u64 * files * 8192;
         let fit = opts.memory.saturating_sub(slack + 4) / (SLOTS as u64 * per_edge + 4);
         if fit < MIN_LOAD_EDGES {
-            return Err(StreamError::BudgetTooSmall {
-                budget: opts.memory,
-                what: format!("{SLOTS} loads of {MIN_LOAD_EDGES} edges and their run index"),
-                needed: slack + 4 + (SLOTS as u64 * per_edge + 4) * MIN_LOAD_EDGES,
-            });
+            return Err(EngineError::budget(
+                opts.memory,
+                format!("{SLOTS} loads of {MIN_LOAD_EDGES} edges and their run index"),
+                slack + 4 + (SLOTS as u64 * per_edge + 4) * MIN_LOAD_EDGES,
+            ));
         }
         let load_edges = fit
             .min(layout.num_arcs().max(MIN_LOAD_EDGES))
@@ -335,6 +336,7 @@ impl StreamGraph {
             (None, VertexStateKind::Mmap) => default_scratch(graph.path()),
         };
         let n = graph.num_vertices() as usize;
+        let vertices = vertices_of(graph, opts.index.as_ref())?;
         Ok(StreamGraph {
             graph: graph.clone(),
             pending: Frontier::new(n),
@@ -346,22 +348,8 @@ impl StreamGraph {
             weights,
             scratch,
             totals: Mutex::new(Totals::default()),
+            vertices,
         })
-    }
-
-    /// Number of vertices.
-    pub fn num_vertices(&self) -> usize {
-        self.graph.num_vertices() as usize
-    }
-
-    /// Whether the graph is directed (an undirected graph's layout holds both arcs of an edge).
-    pub fn directed(&self) -> bool {
-        self.graph.manifest().directed
-    }
-
-    /// Whether weights are read (the layout has them and they were asked for).
-    pub fn weighted(&self) -> bool {
-        self.weights
     }
 
     /// The graph directory.
@@ -397,10 +385,10 @@ impl StreamGraph {
     pub fn vertex_array<A: AtomicWord>(
         &self,
         init: impl Fn(u32) -> A::Value + Sync,
-    ) -> Result<VertexArray<A>, StreamError> {
+    ) -> Result<VertexArray<A>, EngineError> {
         let a =
             VertexArray::new(self.opts.vertex_state, self.num_vertices(), &self.scratch, init).map_err(|source| {
-                StreamError::Scratch {
+                EngineError::Scratch {
                     dir: self.scratch.clone(),
                     source,
                 }
@@ -433,12 +421,12 @@ impl StreamGraph {
     ///
     /// Errors: an edge outside its block (a damaged layout), a failed read, weights asked of a
     /// graph opened without them.
-    pub fn stream<F>(&self, pass: &Pass<'_>, edge_fn: F) -> Result<PassReport, StreamError>
+    pub fn stream<F>(&self, pass: &Pass<'_>, edge_fn: F) -> Result<PassReport, EngineError>
     where
         F: Fn(GridEdge, f32) -> Update + Sync,
     {
         if pass.mrt == 0 {
-            return Err(StreamError::Setting("a pass needs mrt of at least 1".into()));
+            return Err(EngineError::Setting("a pass needs mrt of at least 1".into()));
         }
         let edges_path = self.layout.edges_path();
         let exec = load::Exec {
@@ -478,12 +466,12 @@ impl StreamGraph {
     ///
     /// Errors: a layout not sorted by destination; an edge outside its block; a failed read;
     /// weights asked of a graph opened without them.
-    pub fn gather<G>(&self, weights: bool, f: G) -> Result<PassReport, StreamError>
+    pub fn gather<G>(&self, weights: bool, f: G) -> Result<PassReport, EngineError>
     where
         G: Fn(u32, &[GridEdge], Option<&[f32]>) + Sync,
     {
         if self.layout.meta().sort != GridSort::Destination {
-            return Err(StreamError::Setting(format!(
+            return Err(EngineError::Setting(format!(
                 "gathering needs a destination-sorted layout (diskgraph partition --sort destination), not {}",
                 self.layout.name()
             )));
@@ -508,9 +496,9 @@ impl StreamGraph {
         active: Option<&Frontier>,
         weights: bool,
         mut compute: impl FnMut(&[load::Loaded<'_>]) -> Result<load::LoadCounts, FormatError>,
-    ) -> Result<PassReport, StreamError> {
+    ) -> Result<PassReport, EngineError> {
         if weights && self.layout.weighted() && !self.weights {
-            return Err(StreamError::Setting(
+            return Err(EngineError::Setting(
                 "weights asked for, but the graph was opened without them (StreamOptions::weights)".into(),
             ));
         }
@@ -530,7 +518,7 @@ impl StreamGraph {
             block_edges_skipped: p.block_edges_skipped,
             ..PassReport::default()
         };
-        let io = self.reader.read(&requests, |i, data| -> Result<(), StreamError> {
+        let io = self.reader.read(&requests, |i, data| -> Result<(), EngineError> {
             let req = &p.requests[i];
             let edges: &[GridEdge] = cast(data[0], &edges_path)?;
             let weights: Option<&[f32]> = match with_weights {
@@ -586,12 +574,12 @@ impl StreamGraph {
     /// need every weight, such as refusing negative ones.
     ///
     /// Errors: a layout with weights opened without them; a failed read.
-    pub fn for_each_weight(&self, mut f: impl FnMut(&[f32])) -> Result<(), StreamError> {
+    pub fn for_each_weight(&self, mut f: impl FnMut(&[f32])) -> Result<(), EngineError> {
         if !self.layout.weighted() {
             return Ok(());
         }
         if !self.weights {
-            return Err(StreamError::Setting(
+            return Err(EngineError::Setting(
                 "weights asked for, but the graph was opened without them (StreamOptions::weights)".into(),
             ));
         }
@@ -605,7 +593,7 @@ impl StreamGraph {
             })
             .collect();
         let path = self.layout.edges_path();
-        let io = self.reader.read(&requests, |_, data| -> Result<(), StreamError> {
+        let io = self.reader.read(&requests, |_, data| -> Result<(), EngineError> {
             f(cast(data[1], &path)?);
             Ok(())
         })?;
@@ -633,14 +621,6 @@ impl StreamGraph {
         self.totals.lock().unwrap_or_else(PoisonError::into_inner).iterations
     }
 
-    /// Edge-function calls so far.
-    pub fn edges_processed(&self) -> u64 {
-        self.totals
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .edges_processed
-    }
-
     /// Bytes the engine holds out of the budget: the ring buffers and one load's run index.
     pub fn peak_engine_memory(&self) -> u64 {
         self.reader.buffer_bytes() + 4 * (self.load_edges + 1)
@@ -650,11 +630,68 @@ impl StreamGraph {
     pub fn vertex_state_bytes(&self) -> u64 {
         self.state_bytes.load(std::sync::atomic::Ordering::Relaxed)
     }
+}
 
-    /// Copies the engine's counters and settings into `stats`: bytes read, read requests, time
-    /// waiting for reads, one I/O round per iteration, peak memory, and in `settings` the layout,
-    /// MRT, vertex state, backend, load size, blocks and edges skipped, passes.
-    pub fn record(&self, stats: &mut RunStats) {
+impl Engine for StreamGraph {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Stream
+    }
+
+    fn num_vertices(&self) -> usize {
+        self.graph.num_vertices() as usize
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.graph.manifest().num_arcs
+    }
+
+    /// Whether the graph is directed (an undirected graph's layout holds both arcs of an edge).
+    fn directed(&self) -> bool {
+        self.graph.manifest().directed
+    }
+
+    /// Whether weights are read (the layout has them and they were asked for).
+    fn weighted(&self) -> bool {
+        self.weights
+    }
+
+    fn vertices(&self) -> &Vertices {
+        &self.vertices
+    }
+
+    /// From the graph's out-offsets, read for the purpose (the engine keeps no index).
+    fn max_degree_vertex(&self) -> Result<u32, EngineError> {
+        Ok(self.vertices.max_degree(&self.graph.load_offsets(Direction::Out)?))
+    }
+
+    /// The graph's offset index read front to back through a small buffer: O(1) memory, as
+    /// the engine's vertex state may not fit in RAM.
+    fn for_each_degree(&self, d: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), EngineError> {
+        let mut index = ArcStream::open(&self.graph, d, false, INDEX_BUFFER)?;
+        while let Some((v, degree)) = index.next_vertex()? {
+            f(v, degree);
+        }
+        Ok(())
+    }
+
+    fn budget(&self) -> u64 {
+        self.opts.memory
+    }
+
+    /// Edge-function calls so far.
+    fn edges_counted(&self) -> Option<u64> {
+        Some(
+            self.totals
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .edges_processed,
+        )
+    }
+
+    /// Bytes read, read requests, time waiting for reads, one I/O round per iteration, peak
+    /// memory, and in `settings` the layout, MRT, vertex state, backend, load size, blocks and
+    /// edges skipped, passes.
+    fn record(&self, stats: &mut RunStats) {
         let io = self.reader.totals();
         let t = self.totals.lock().unwrap_or_else(PoisonError::into_inner).clone();
         stats.bytes_read = io.bytes_read;
@@ -717,9 +754,9 @@ fn default_scratch(graph: &Path) -> PathBuf {
 
 /// Reinterprets delivered bytes as records (the reader's buffers are aligned, and ranges start
 /// at multiples of the record size).
-fn cast<'a, T: bytemuck::Pod>(bytes: &'a [u8], path: &Path) -> Result<&'a [T], StreamError> {
+fn cast<'a, T: bytemuck::Pod>(bytes: &'a [u8], path: &Path) -> Result<&'a [T], EngineError> {
     bytemuck::try_cast_slice(bytes).map_err(|e| {
-        StreamError::Format(FormatError::Content {
+        EngineError::Format(FormatError::Content {
             path: path.to_path_buf(),
             reason: format!("misaligned block data: {e}"),
         })

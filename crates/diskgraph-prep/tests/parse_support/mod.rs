@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use diskgraph_prep::parse::{open_input, FormatChoice, ParseOptions};
 use diskgraph_prep::{InputError, InputFormat, InputInfo, RawEdge};
 
-/// The shared real datasets (`/work/shared/data`).
-pub const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data");
+/// The real datasets shipped in `testdata/real`.
+pub const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/real");
 /// The parser fixtures of this repository.
 pub const INPUTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/inputs");
 

@@ -1,0 +1,103 @@
+//! Breadth-first search on the selective engine, direction-optimizing.
+//!
+//! Each level is one [`edge_map`](SelectiveGraph::edge_map): `update(s, d)` claims an unvisited
+//! `d` with a compare-and-swap on its level (so each vertex is discovered once, whichever worker
+//! or piece gets there first) and `cond(d)` is "still unvisited". Top-down (push) levels read the
+//! frontier's out-lists; when the frontier's out-edges outweigh the in-lists of the unvisited
+//! vertices (see [`EdgeMapOptions`]), the level goes bottom-up (pull) and reads those in-lists
+//! instead, stopping a vertex at its first parent in the frontier. Pulling needs the in-edges of
+//! a directed graph; without them every level pushes. Levels are deterministic; parents are a
+//! valid BFS tree.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use diskgraph_engine::selective::{EdgeFn, EdgeMapOptions, FrontierBuilder, SelectiveGraph, VertexSubset};
+use diskgraph_engine::Engine;
+use diskgraph_format::Direction;
+
+use crate::bfs::{to_i64, UNVISITED};
+use crate::AlgoError;
+use crate::Bfs;
+
+/// BFS from `source` along out-edges (see the module doc); `want_parents` also records a tree.
+pub fn bfs(g: &SelectiveGraph, source: u32, want_parents: bool) -> Result<Bfs, AlgoError> {
+    g.check_vertex(source)?;
+    let edges_before = g.edges_delivered();
+    let r = reach(g, source, want_parents, &[Direction::Out])?;
+    Ok(Bfs {
+        levels: to_i64(r.level),
+        parents: r.parent.map(to_i64),
+        iterations: r.iterations,
+        edges_processed: g.edges_delivered() - edges_before,
+    })
+}
+
+/// What [`reach`] found.
+pub(crate) struct Reach {
+    /// Level of every vertex, [`UNVISITED`] when unreached.
+    pub level: Vec<AtomicU32>,
+    /// Parent of every vertex when asked for.
+    pub parent: Option<Vec<AtomicU32>>,
+    /// Levels expanded.
+    pub iterations: usize,
+}
+
+/// One BFS level as an [`EdgeFn`].
+struct Claim<'a> {
+    level: &'a [AtomicU32],
+    parent: Option<&'a [AtomicU32]>,
+    next: u32,
+}
+
+impl EdgeFn for Claim<'_> {
+    #[inline]
+    fn cond(&self, d: u32) -> bool {
+        self.level[d as usize].load(Relaxed) == UNVISITED
+    }
+
+    #[inline]
+    fn update(&self, s: u32, d: u32, _w: f32) -> bool {
+        let l = &self.level[d as usize];
+        let won = l.compare_exchange(UNVISITED, self.next, Relaxed, Relaxed).is_ok();
+        if won {
+            if let Some(p) = self.parent {
+                p[d as usize].store(s, Relaxed);
+            }
+        }
+        won
+    }
+}
+
+/// BFS from `source` following the edges of every direction in `along` (`[Out]`: a BFS;
+/// `[Out, In]`: the weakly connected component of `source`).
+pub(crate) fn reach(
+    g: &SelectiveGraph,
+    source: u32,
+    want_parents: bool,
+    along: &[Direction],
+) -> Result<Reach, AlgoError> {
+    let n = g.num_vertices();
+    let (level, parent) = crate::bfs::start_state(n, source, want_parents);
+    let mut frontier = VertexSubset::single(n, source);
+    let mut next = FrontierBuilder::new(n);
+    let mut depth = 0u32;
+    let mut iterations = 0;
+    while !frontier.is_empty() {
+        iterations += 1;
+        let f = Claim {
+            level: &level,
+            parent: parent.as_deref(),
+            next: depth + 1,
+        };
+        for &d in along {
+            g.edge_map_into(&frontier, &f, &EdgeMapOptions::along(d).head_first(), &next)?;
+        }
+        frontier = next.take();
+        depth += 1;
+    }
+    Ok(Reach {
+        level,
+        parent,
+        iterations,
+    })
+}

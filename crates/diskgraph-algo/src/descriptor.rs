@@ -1,0 +1,296 @@
+//! What an algorithm declares about itself, beside its code: an [`Algorithm`] descriptor — name,
+//! help, options, result kind, and one [`Variant`] per engine that runs it. The registry, the
+//! command line, `diskgraph algorithms`, the Python methods and the test harness read these
+//! descriptors; nothing else lists algorithms or repeats a default.
+//!
+//! A variant is a plain function from the engine's graph and the run's resolved inputs
+//! ([`Run`]) to an [`Outcome`]: the per-vertex values, the summary line, and the counters and
+//! settings to record.
+
+use diskgraph_engine::options::{OptionKind, OptionSpec, Params};
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::stream::StreamGraph;
+use diskgraph_engine::{EngineKind, MemoryGraph, Vertices};
+use serde_json::Value as Json;
+
+use crate::streaming::LayoutNeed;
+use crate::AlgoError;
+
+/// An algorithm, as the registry and every surface see it.
+#[derive(Debug)]
+pub struct Algorithm {
+    /// Its name (`diskgraph run NAME`, `Graph.NAME()`).
+    pub name: &'static str,
+    /// One line on what it computes.
+    pub help: &'static str,
+    /// Its options, besides the run's and the engines'.
+    pub options: &'static [&'static OptionSpec],
+    /// What its values are.
+    pub result: ResultKind,
+    /// One per engine that runs it, memory first.
+    pub variants: &'static [Variant],
+}
+
+/// The type of an algorithm's per-vertex values, and what they mean.
+#[derive(Debug)]
+pub struct ResultKind {
+    /// Their type.
+    pub values: ValueType,
+    /// What they mean, for the help and the docstrings.
+    pub help: &'static str,
+}
+
+/// The type of per-vertex values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueType {
+    /// Signed integers (`int64`).
+    Signed,
+    /// Unsigned integers (`uint64`), such as component labels.
+    Unsigned,
+    /// Floats (`float64`).
+    Float,
+    /// A row of hop distances per vertex, one column per source (`int64`, -1 unreached).
+    Matrix,
+}
+
+impl ValueType {
+    /// The numpy dtype name.
+    pub fn dtype(self) -> &'static str {
+        match self {
+            ValueType::Signed | ValueType::Matrix => "int64",
+            ValueType::Unsigned => "uint64",
+            ValueType::Float => "float64",
+        }
+    }
+}
+
+/// What a variant needs of its engine when it opens.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Needs {
+    /// The in-edges of a directed graph.
+    pub in_edges: bool,
+    /// The edge weights, when the graph has them.
+    pub weights: bool,
+    /// Whole lists assembled in memory (the selective engine reserves a share of the budget).
+    pub whole_lists: bool,
+}
+
+impl Needs {
+    /// Nothing beyond the out-lists.
+    pub const NONE: Needs = Needs {
+        in_edges: false,
+        weights: false,
+        whole_lists: false,
+    };
+    /// The in-edges too.
+    pub const IN_EDGES: Needs = Needs {
+        in_edges: true,
+        weights: false,
+        whole_lists: false,
+    };
+    /// The weights too.
+    pub const WEIGHTS: Needs = Needs {
+        in_edges: false,
+        weights: true,
+        whole_lists: false,
+    };
+}
+
+/// A variant's code, by the engine it runs on.
+#[derive(Clone, Copy)]
+pub enum Runner {
+    /// On the memory engine.
+    Memory(fn(&MemoryGraph, &Run) -> Result<Outcome, AlgoError>),
+    /// On the selective engine.
+    Selective(fn(&SelectiveGraph, &Run) -> Result<Outcome, AlgoError>),
+    /// On the stream engine, streaming a layout of the order the function of the params asks
+    /// for.
+    Stream(
+        fn(&StreamGraph, &Run) -> Result<Outcome, AlgoError>,
+        fn(&Params) -> LayoutNeed,
+    ),
+}
+
+impl std::fmt::Debug for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Runner({})", self.engine())
+    }
+}
+
+impl Runner {
+    /// The engine the code runs on.
+    pub fn engine(&self) -> EngineKind {
+        match self {
+            Runner::Memory(_) => EngineKind::Memory,
+            Runner::Selective(_) => EngineKind::Selective,
+            Runner::Stream(..) => EngineKind::Stream,
+        }
+    }
+}
+
+/// An algorithm's code on one engine.
+#[derive(Debug)]
+pub struct Variant {
+    /// What it needs of the engine.
+    pub needs: Needs,
+    /// The code.
+    pub run: Runner,
+}
+
+impl Variant {
+    /// The engine it runs on.
+    pub fn engine(&self) -> EngineKind {
+        self.run.engine()
+    }
+}
+
+impl Algorithm {
+    /// The variant on `engine`, if it has one.
+    pub fn variant(&self, engine: EngineKind) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.engine() == engine)
+    }
+
+    /// The engines it runs on, memory first.
+    pub fn engines(&self) -> impl Iterator<Item = EngineKind> + '_ {
+        self.variants.iter().map(Variant::engine)
+    }
+
+    /// Its option named `name`.
+    pub fn option(&self, name: &str) -> Option<&'static OptionSpec> {
+        self.options.iter().copied().find(|o| o.name == name)
+    }
+
+    /// Its source option, if it takes one.
+    pub fn source_option(&self) -> Option<&'static OptionSpec> {
+        self.options
+            .iter()
+            .copied()
+            .find(|o| matches!(o.kind, OptionKind::Source))
+    }
+
+    /// Its sources option, if it takes one.
+    pub fn sources_option(&self) -> Option<&'static OptionSpec> {
+        self.options
+            .iter()
+            .copied()
+            .find(|o| matches!(o.kind, OptionKind::Sources { .. }))
+    }
+}
+
+/// A run as a variant sees it: the options and the sources resolved to internal IDs.
+pub struct Run<'a> {
+    /// The given options (what is not given takes its default).
+    pub params: &'a Params,
+    /// The graph's vertices.
+    pub vertices: &'a Vertices,
+    pub(crate) source: Option<u32>,
+    pub(crate) sources: Option<Vec<u32>>,
+}
+
+impl Run<'_> {
+    /// The resolved source (internal ID).
+    ///
+    /// # Panics
+    /// If the algorithm has no source option.
+    pub fn source(&self) -> u32 {
+        self.source.expect("the algorithm declares a source option")
+    }
+
+    /// The resolved sources (internal IDs).
+    ///
+    /// # Panics
+    /// If the algorithm has no sources option.
+    pub fn sources(&self) -> &[u32] {
+        self.sources
+            .as_deref()
+            .expect("the algorithm declares a sources option")
+    }
+
+    /// The original ID of internal vertex `v`.
+    pub fn id(&self, v: u32) -> u64 {
+        self.vertices.ids()[v as usize]
+    }
+}
+
+/// Per-vertex result values in internal-ID order (the registry puts them in original-ID order).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Values {
+    /// Signed integers (BFS levels and parents with -1 for unreached, core numbers).
+    Signed(Vec<i64>),
+    /// Unsigned integers (component labels: original IDs).
+    Unsigned(Vec<u64>),
+    /// Floats (distances with `inf` unreached, ranks).
+    Float(Vec<f64>),
+    /// Hop distances from several sources (apsp): `hops[i * n + v]` from source `i` (in the
+    /// order of the stats' `sources`) to vertex `v`, [`UNREACHED`](crate::msbfs::UNREACHED)
+    /// when unreached; `sources` rows of one value per vertex each.
+    Distances {
+        /// Number of sources (rows).
+        sources: usize,
+        /// The rows, source-major.
+        hops: Vec<u32>,
+    },
+}
+
+impl Values {
+    /// Number of values (vertices).
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Signed(v) => v.len(),
+            Values::Unsigned(v) => v.len(),
+            Values::Float(v) => v.len(),
+            Values::Distances { sources, hops } => hops.len() / (*sources).max(1),
+        }
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What a variant hands back: values, a summary, and what to record.
+#[derive(Debug)]
+pub struct Outcome {
+    /// One value per vertex, internal order.
+    pub values: Values,
+    /// A line describing the answer (reached vertices, component count, top ranks...).
+    pub summary: String,
+    /// Iterations (levels, sweeps, rounds).
+    pub iterations: u64,
+    /// Edges examined, when the algorithm counts them (else the engine's count stands).
+    pub edges_processed: Option<u64>,
+    /// Settings that shaped the answer (the source, the tolerance...), for the stats.
+    pub settings: Vec<(&'static str, Json)>,
+}
+
+impl Outcome {
+    /// An outcome of `values` with `summary`, nothing counted yet.
+    pub fn new(values: Values, summary: String) -> Self {
+        Outcome {
+            values,
+            summary,
+            iterations: 0,
+            edges_processed: None,
+            settings: Vec::new(),
+        }
+    }
+
+    /// With `iterations`.
+    pub fn iterations(mut self, iterations: u64) -> Self {
+        self.iterations = iterations;
+        self
+    }
+
+    /// With `edges` examined.
+    pub fn edges(mut self, edges: u64) -> Self {
+        self.edges_processed = Some(edges);
+        self
+    }
+
+    /// With a setting recorded.
+    pub fn setting(mut self, name: &'static str, value: Json) -> Self {
+        self.settings.push((name, value));
+        self
+    }
+}

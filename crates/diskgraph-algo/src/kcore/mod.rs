@@ -1,0 +1,218 @@
+//! k-core decomposition: parallel level-synchronous peeling on the simple undirected view.
+//!
+//! The core number of a vertex is the largest `k` such that it belongs to a subgraph where
+//! every vertex has degree at least `k` (NetworkX's `core_number` of the simple undirected
+//! graph). Direction is ignored, duplicate edges and the two directions of an edge count once,
+//! and self-loops are dropped: the simple view. It is never materialised: a vertex's simple
+//! neighbours come from merging its sorted out-list with its sorted in-list (directed graphs)
+//! on the fly, skipping repeats and the vertex itself. A directed graph loaded without in-edges
+//! gets its transpose built first.
+//!
+//! The peeling is Kabir and Madduri's PKC ("Parallel k-core Decomposition on Multicore
+//! Platforms", IPDPSW 2017), the parallel form of Batagelj and Zaversnik's bucket algorithm.
+//! Levels go up through the distinct core values: at level `k` (the smallest remaining degree),
+//! the remaining vertices of degree `k` are removed in parallel, each removal decrementing its
+//! remaining neighbours' degrees with atomics; a neighbour that drops from `k + 1` to `k` is
+//! removed in the same level by the thread that dropped it, and a decrement that would go below
+//! `k` is undone. A removed vertex's final degree is its core number. The remaining vertices are
+//! compacted at every level, so the scans cost O(Σ core) ≤ O(E) in all and the whole run is
+//! O(V + E) work.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use diskgraph_engine::{Engine, MemoryGraph};
+use diskgraph_format::Csr;
+use rayon::prelude::*;
+
+use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Runner, ValueType, Values, Variant};
+use crate::parallel::chunk_len;
+
+pub mod selective;
+
+/// k-core decomposition.
+pub const KCORE: Algorithm = Algorithm {
+    name: "kcore",
+    help: "core number of every vertex on the undirected simple view",
+    options: &[],
+    result: ResultKind {
+        values: ValueType::Signed,
+        help: "the core number of each vertex (directions, self-loops and parallel edges ignored)",
+    },
+    variants: &[
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Memory(|g, _| Ok(present(kcore(g)).edges(g.out().num_arcs() as u64))),
+        },
+        Variant {
+            needs: Needs {
+                in_edges: true,
+                weights: false,
+                whole_lists: true,
+            },
+            run: Runner::Selective(|g, _| Ok(present(selective::kcore(g)?))),
+        },
+    ],
+};
+
+/// The core numbers and the largest.
+fn present(k: KCore) -> Outcome {
+    let summary = format!("max core {}", k.max_core);
+    Outcome::new(Values::Signed(k.core.iter().map(|&c| i64::from(c)).collect()), summary)
+}
+
+/// The result of [`kcore`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KCore {
+    /// Core number of every vertex.
+    pub core: Vec<u32>,
+    /// The largest core number (0 for an empty graph).
+    pub max_core: u32,
+}
+
+/// Core numbers on the simple undirected view of `g` (see the module doc). A directed graph
+/// loaded without in-edges gets its transpose built first (O(E) more memory).
+pub fn kcore(g: &MemoryGraph) -> KCore {
+    let out = g.out();
+    let transpose;
+    let inn = if g.directed() {
+        Some(match g.in_edges() {
+            Some(inn) => inn,
+            None => {
+                transpose = transposed(out);
+                &transpose
+            }
+        })
+    } else {
+        None
+    };
+    let view = SimpleView { out, inn };
+    let core = peel(&view);
+    let max_core = core.par_iter().copied().max().unwrap_or(0);
+    KCore { core, max_core }
+}
+
+/// The simple undirected view of a graph: out-lists merged with in-lists (when directed).
+struct SimpleView<'a> {
+    out: &'a Csr,
+    inn: Option<&'a Csr>,
+}
+
+impl SimpleView<'_> {
+    /// Calls `f` on every simple neighbour of `v`, ascending.
+    #[inline]
+    fn for_each(&self, v: u32, f: impl FnMut(u32)) {
+        let a = self.out.neighbours(v);
+        let b = self.inn.map_or(&[][..], |i| i.neighbours(v));
+        simple_neighbours(v, a, b, f);
+    }
+
+    /// Number of simple neighbours of `v`.
+    fn degree(&self, v: u32) -> u32 {
+        let mut d = 0;
+        self.for_each(v, |_| d += 1);
+        d
+    }
+}
+
+/// Calls `f` on every simple neighbour of `v`, ascending, given `v`'s sorted out-list `a` and
+/// sorted in-list `b` (empty for an undirected graph): the merge of both, without repeats and
+/// without `v` itself.
+#[inline]
+pub(crate) fn simple_neighbours(v: u32, a: &[u32], b: &[u32], mut f: impl FnMut(u32)) {
+    let (mut i, mut j) = (0, 0);
+    let mut last = v; // skips the self-loops as well as repeats
+    let mut emit = |x: u32| {
+        if x != v && x != last {
+            f(x);
+        }
+        last = x;
+    };
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            emit(a[i]);
+            i += 1;
+        } else {
+            emit(b[j]);
+            j += 1;
+        }
+    }
+    a[i..].iter().chain(&b[j..]).for_each(|&x| emit(x));
+}
+
+/// PKC peeling: the core number of every vertex.
+fn peel(g: &SimpleView<'_>) -> Vec<u32> {
+    let n = g.out.num_vertices();
+    let deg: Vec<AtomicU32> = (0..n as u32)
+        .into_par_iter()
+        .map(|v| AtomicU32::new(g.degree(v)))
+        .collect();
+    let mut remaining: Vec<u32> = (0..n as u32).collect();
+    while !remaining.is_empty() {
+        let (level, frontier) = lowest_level(&remaining, &deg);
+        frontier.par_chunks(chunk_len(frontier.len(), 256)).for_each(|chunk| {
+            let mut stack = chunk.to_vec();
+            while let Some(v) = stack.pop() {
+                g.for_each(v, |u| {
+                    let d = &deg[u as usize];
+                    if d.load(Relaxed) > level {
+                        match d.fetch_sub(1, Relaxed) {
+                            x if x == level + 1 => stack.push(u),
+                            x if x <= level => {
+                                d.fetch_add(1, Relaxed);
+                            }
+                            _ => {}
+                        }
+                    }
+                });
+            }
+        });
+        remaining = remaining
+            .into_par_iter()
+            .filter(|&v| deg[v as usize].load(Relaxed) > level)
+            .collect();
+    }
+    deg.into_par_iter().map(AtomicU32::into_inner).collect()
+}
+
+/// The transpose of `out` (no weights), each list ascending.
+fn transposed(out: &Csr) -> Csr {
+    let n = out.num_vertices();
+    let mut offsets = vec![0u64; n + 1];
+    for &t in &out.targets {
+        offsets[t as usize + 1] += 1;
+    }
+    for v in 0..n {
+        offsets[v + 1] += offsets[v];
+    }
+    let mut fill = offsets.clone();
+    let mut targets = vec![0u32; out.num_arcs()];
+    for u in 0..n as u32 {
+        for &v in out.neighbours(u) {
+            targets[fill[v as usize] as usize] = u;
+            fill[v as usize] += 1;
+        }
+    }
+    Csr {
+        offsets,
+        targets,
+        weights: None,
+    }
+}
+
+/// The smallest current degree among `remaining` vertices, and the vertices that have it.
+///
+/// # Panics
+/// If `remaining` is empty.
+pub(crate) fn lowest_level(remaining: &[u32], deg: &[AtomicU32]) -> (u32, Vec<u32>) {
+    let level = remaining
+        .par_iter()
+        .map(|&v| deg[v as usize].load(Relaxed))
+        .min()
+        .expect("non-empty");
+    let at_level = remaining
+        .par_iter()
+        .copied()
+        .filter(|&v| deg[v as usize].load(Relaxed) == level)
+        .collect();
+    (level, at_level)
+}

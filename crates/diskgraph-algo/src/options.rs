@@ -1,0 +1,25 @@
+//! Options several algorithms take. An algorithm's own options are declared in its module.
+
+use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
+use diskgraph_engine::Source;
+
+/// `--source`: where a traversal starts.
+pub const SOURCE: OptionSpec = OptionSpec {
+    name: "source",
+    kind: OptionKind::Source,
+    default: Default::Source(Source::Smallest),
+    help: "where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among equals)",
+    engines: Engines::All,
+};
+
+/// `--seed`: the seed of what is drawn at random.
+pub const SEED: OptionSpec = OptionSpec {
+    name: "seed",
+    kind: OptionKind::Count { min: 0, max: u64::MAX },
+    default: Default::Count(1),
+    help: "seed of what is drawn at random: sampled sources (drawn by original ID, the same on every ordering of a graph), Luby's priorities",
+    engines: Engines::All,
+};
+
+/// Every source count and list is at most this long where one traversal serves them all.
+pub const SOURCES_DEFAULT: usize = 64;

@@ -1,0 +1,27 @@
+//! Unweighted shortest-path lengths: a breadth-first search's levels, as NetworkX's
+//! `single_source_shortest_path_length`.
+
+use crate::bfs::{bfs, present, selective};
+use crate::descriptor::{Algorithm, Needs, ResultKind, Runner, ValueType, Variant};
+use crate::options::SOURCE;
+
+/// Unweighted shortest-path lengths.
+pub const SP: Algorithm = Algorithm {
+    name: "sp",
+    help: "unweighted shortest-path lengths (hops) from --source, -1 unreached",
+    options: &[&SOURCE],
+    result: ResultKind {
+        values: ValueType::Signed,
+        help: "the hops from the source along out-edges, -1 unreached",
+    },
+    variants: &[
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Memory(|g, run| Ok(present(bfs(g, run.source(), false)?, run, false))),
+        },
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Selective(|g, run| Ok(present(selective::bfs(g, run.source(), false)?, run, false))),
+        },
+    ],
+};

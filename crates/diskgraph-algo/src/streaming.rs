@@ -1,0 +1,194 @@
+//! Helpers of the stream engine's variants: which layout an algorithm streams
+//! ([`LayoutNeed`], [`default_layout`]), opening the engine on it ([`open`]), and the one pass
+//! that sums edge values into their destinations (pagerank's and spmv's).
+//!
+//! Relaxation algorithms (bfs, sssp, label-propagation wcc) use `--mrt` reentry passes per
+//! loaded block; the others one pass. Beyond-neighbourhood algorithms (union-find wcc, greedy
+//! mis) run on one thread, in file order.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use diskgraph_engine::options::Params;
+use diskgraph_engine::stream::{Pass, PassReport, StreamGraph, StreamOptions, Threads, Update};
+use diskgraph_engine::{EngineError, GraphIndex};
+use diskgraph_format::{GraphDir, GridEdge, GridSort};
+
+use crate::AlgoError;
+
+/// What order inside blocks an algorithm needs of a layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutNeed {
+    /// Any order (the result does not depend on it): `grid` preferred, then `source`, then
+    /// `destination`.
+    Any,
+    /// Each source's edges in (src, dst) order with blocks row-major: `source` preferred, then
+    /// `grid` (greedy MIS).
+    SourceSorted,
+}
+
+impl LayoutNeed {
+    /// Whether a layout sorted `sort` serves.
+    pub fn accepts(self, sort: &GridSort) -> bool {
+        match self {
+            LayoutNeed::Any => true,
+            LayoutNeed::SourceSorted => diskgraph_engine::stream::source_sorted(sort),
+        }
+    }
+
+    /// Sorts in order of preference (key orders are used only when named).
+    fn preference(self) -> &'static [GridSort] {
+        match self {
+            LayoutNeed::Any => &[GridSort::Grid, GridSort::Source, GridSort::Destination],
+            LayoutNeed::SourceSorted => &[GridSort::Source, GridSort::Grid],
+        }
+    }
+
+    /// The `--sort` flag of `diskgraph partition` that makes the preferred layout.
+    pub fn partition_flags(self) -> &'static str {
+        match self {
+            LayoutNeed::Any => "",
+            LayoutNeed::SourceSorted => " --sort source",
+        }
+    }
+}
+
+/// The sort and P of a layout name made by [`GridSort::layout_name`] (`grid-P`, `grid-P-source`,
+/// `grid-P-destination`, `grid-P-KEY`); `None` for other names.
+pub fn parse_layout_name(name: &str) -> Option<(GridSort, u32)> {
+    let rest = name.strip_prefix("grid-")?;
+    let (p, kind) = match rest.split_once('-') {
+        Some((p, kind)) => (p, Some(kind)),
+        None => (rest, None),
+    };
+    let p: u32 = p.parse().ok().filter(|_| p.bytes().all(|b| b.is_ascii_digit()))?;
+    let sort = match kind {
+        None => GridSort::Grid,
+        Some("source") => GridSort::Source,
+        Some("destination") => GridSort::Destination,
+        Some(key) => format!("key:{key}").parse().ok()?,
+    };
+    (sort.layout_name(p) == name).then_some((sort, p))
+}
+
+/// The layout of `graph` an algorithm with `need` streams by default: the first listed layout in
+/// `need`'s order of preference, the smallest P among equals; `None` when there is none.
+pub fn default_layout(graph: &GraphDir, need: LayoutNeed) -> Option<String> {
+    let mut found: Vec<(usize, u32, &String)> = graph
+        .layouts()
+        .iter()
+        .filter_map(|name| {
+            let (sort, p) = parse_layout_name(name)?;
+            let rank = need.preference().iter().position(|s| *s == sort)?;
+            Some((rank, p, name))
+        })
+        .collect();
+    found.sort();
+    found.first().map(|(_, _, name)| (*name).clone())
+}
+
+/// Opens `graph` on the stream engine for `algorithm` as a run's `params` say (`--layout`,
+/// which must be one of the graph's, or the layout `need` prefers), reading the weights if
+/// `weights`; a graph without a suitable layout is an error naming the `diskgraph partition`
+/// command that makes one.
+pub fn open(
+    algorithm: &str,
+    graph: &GraphDir,
+    params: &Params,
+    need: LayoutNeed,
+    weights: bool,
+    index: Option<GraphIndex>,
+) -> Result<StreamGraph, AlgoError> {
+    let (opts, layout) = StreamOptions::from_params(params)?;
+    let path = graph.path().display();
+    let make = format!("diskgraph partition {path} --grid P{}", need.partition_flags());
+    let name = match layout {
+        Some(name) if graph.layouts().contains(&name) => name,
+        Some(name) => {
+            let has = match graph.layouts() {
+                [] => "none".to_string(),
+                l => l.join(", "),
+            };
+            return Err(AlgoError::InvalidSetting(format!(
+                "{path} has no layout {name} (it has: {has}); create one with `{make}`"
+            )));
+        }
+        None => default_layout(graph, need).ok_or_else(|| {
+            let kind = match need {
+                LayoutNeed::Any => "a grid layout",
+                LayoutNeed::SourceSorted => "a source- or grid-sorted layout",
+            };
+            AlgoError::InvalidSetting(format!(
+                "{algorithm} on the stream engine needs {kind} of {path}, and there is none: create one with `{make}`"
+            ))
+        })?,
+    };
+    let opts = StreamOptions { weights, index, ..opts };
+    Ok(StreamGraph::open(graph, &name, &opts)?)
+}
+
+/// One pass adding `value(edge, weight)` into `acc[dst]` for every edge (pagerank's and spmv's
+/// sums), each destination's values in the layout's order after what `acc` holds:
+///
+/// - gathered ([`StreamGraph::gather`]) on a destination-sorted layout with enough columns
+///   ([`StreamGraph::column_parallel`]): a destination's run is summed in a register;
+/// - by column with plain adds ([`Threads::ByColumn`]) on other layouts with enough columns;
+/// - else split over the threads with atomic adds (the order of the additions then varies).
+pub(crate) fn sum_into_destinations(
+    g: &StreamGraph,
+    weights: bool,
+    acc: &[AtomicU64],
+    value: impl Fn(GridEdge, f32) -> f64 + Sync,
+) -> Result<PassReport, EngineError> {
+    let get = |v: u32| f64::from_bits(acc[v as usize].load(Relaxed));
+    let set = |v: u32, x: f64| acc[v as usize].store(x.to_bits(), Relaxed);
+    if !g.column_parallel() {
+        let pass = Pass { weights, ..Pass::all() };
+        return g.stream(&pass, |e, w| {
+            let x = value(e, w);
+            let a = &acc[e.dst as usize];
+            let mut cur = a.load(Relaxed);
+            while let Err(now) = a.compare_exchange_weak(cur, (f64::from_bits(cur) + x).to_bits(), Relaxed, Relaxed) {
+                cur = now;
+            }
+            Update::NONE
+        });
+    }
+    if g.layout().meta().sort == GridSort::Destination {
+        return g.gather(weights, |dst, run, ws| {
+            let mut sum = get(dst);
+            for (k, &e) in run.iter().enumerate() {
+                sum += value(e, ws.map_or(1.0, |w| w[k]));
+            }
+            set(dst, sum);
+        });
+    }
+    let pass = Pass {
+        weights,
+        threads: Threads::ByColumn,
+        ..Pass::all()
+    };
+    g.stream(&pass, |e, w| {
+        let x = value(e, w);
+        set(e.dst, get(e.dst) + x);
+        Update::NONE
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_names_parse() {
+        assert_eq!(parse_layout_name("grid-4"), Some((GridSort::Grid, 4)));
+        assert_eq!(parse_layout_name("grid-16-source"), Some((GridSort::Source, 16)));
+        assert_eq!(
+            parse_layout_name("grid-2-destination"),
+            Some((GridSort::Destination, 2))
+        );
+        assert_eq!(parse_layout_name("grid-8-deg"), Some((GridSort::Key("deg".into()), 8)));
+        for bad in ["grid-", "grid-x", "grid-+4", "grid-04", "shards-4", "grid-4-"] {
+            assert_eq!(parse_layout_name(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Weakly connected components: Afforest.
+//!
+//! The method is Sutton, Ben-Nun and Barak's Afforest ("Optimizing Parallel Graph Connectivity
+//! Computation via Subgraph Sampling", IPDPS 2018), as in GAPBS's `cc.cc`. Every vertex starts
+//! as its own tree in a parent array; `link` hooks the larger of two roots under the smaller
+//! with a compare-and-swap, so parents only ever decrease and each tree's root is its smallest
+//! vertex. The phases, all parallel over vertices:
+//!
+//! 1. link every vertex to its first `NEIGHBOUR_ROUNDS` (2) out-neighbours, then compress (every
+//!    vertex points straight at its root);
+//! 2. sample `SAMPLES` vertices to guess the giant component `c`;
+//! 3. link the remaining edges, skipping vertices already in `c`: for a directed graph a skipped
+//!    vertex's edges are covered by the other endpoint's in-edges, so the skip needs the in-CSR;
+//!    without it every vertex links all its out-edges;
+//! 4. compress again: every label is its component's smallest vertex.
+//!
+//! Direction is ignored (weak connectivity), so out-edges alone would do; in-edges only let the
+//! giant component be skipped.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use diskgraph_engine::options::{Choice, Default, Engines, OptionKind, OptionSpec};
+use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
+use rayon::prelude::*;
+
+use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::streaming::LayoutNeed;
+
+pub mod selective;
+pub mod stream;
+
+/// `--method` of wcc on the stream engine.
+pub const METHOD: OptionSpec = OptionSpec {
+    name: "method",
+    kind: OptionKind::Choice(&[
+        Choice {
+            name: "union-find",
+            help: "one union-find pass over the edges, beyond the neighbourhood",
+        },
+        Choice {
+            name: "label-propagation",
+            help: "labels propagated until no vertex changes (the baseline)",
+        },
+    ]),
+    default: Default::Choice("union-find"),
+    help: "the stream engine's method: union-find (one pass) or label-propagation (the baseline)",
+    engines: Engines::Only(&[EngineKind::Stream]),
+};
+
+/// Weakly connected components.
+pub const WCC: Algorithm = Algorithm {
+    name: "wcc",
+    help: "weakly connected components, labelled by their smallest vertex ID",
+    options: &[&METHOD],
+    result: ResultKind {
+        values: ValueType::Unsigned,
+        help: "the component of each vertex, named by the smallest original ID in it",
+    },
+    variants: &[
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Memory(|g, run| Ok(present(wcc(g), run).edges(g.out().num_arcs() as u64))),
+        },
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Selective(|g, run| Ok(present(selective::wcc(g)?, run))),
+        },
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Stream(
+                |g, run| {
+                    let c = match run.params.choice(&METHOD) {
+                        Some("label-propagation") => stream::wcc_label_propagation(g)?,
+                        _ => stream::wcc_union_find(g)?,
+                    };
+                    Ok(present(c, run))
+                },
+                |_| LayoutNeed::Any,
+            ),
+        },
+    ],
+};
+
+/// Components labelled by the smallest original ID of each, their number and the largest.
+pub(crate) fn present(c: Components, run: &Run) -> Outcome {
+    let ids = run.vertices.ids();
+    let mut smallest = vec![u64::MAX; ids.len()];
+    for (v, &l) in c.labels.iter().enumerate() {
+        let s = &mut smallest[l as usize];
+        *s = (*s).min(ids[v]);
+    }
+    let labels: Vec<u64> = c.labels.iter().map(|&l| smallest[l as usize]).collect();
+    let largest = c.largest().map_or(0, |(_, size)| size);
+    let summary = format!("{} components, largest has {largest} vertices", c.count());
+    Outcome::new(Values::Unsigned(labels), summary).iterations(c.iterations as u64)
+}
+
+/// Out-neighbours linked per vertex before sampling.
+const NEIGHBOUR_ROUNDS: usize = 2;
+/// Vertices sampled to find the giant component.
+const SAMPLES: usize = 1024;
+
+/// A partition of the vertices into components, as returned by [`wcc`] and
+/// [`scc`](crate::scc()).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Components {
+    /// Component of each vertex, named by its smallest vertex ID.
+    pub labels: Vec<u32>,
+    /// Passes the algorithm made: linking passes over the edges (memory wcc), traversal levels
+    /// plus label-propagation rounds (selective wcc), forward and backward levels plus the
+    /// Tarjan pass (scc).
+    pub iterations: usize,
+}
+
+impl Components {
+    /// Number of components.
+    pub fn count(&self) -> usize {
+        self.labels
+            .par_iter()
+            .enumerate()
+            .filter(|&(v, &l)| v as u32 == l)
+            .count()
+    }
+
+    /// `(label, size)` of every component, by ascending label.
+    pub fn sizes(&self) -> Vec<(u32, u64)> {
+        let mut size = vec![0u64; self.labels.len()];
+        for &l in &self.labels {
+            size[l as usize] += 1;
+        }
+        size.into_iter()
+            .enumerate()
+            .filter(|&(_, s)| s > 0)
+            .map(|(l, s)| (l as u32, s))
+            .collect()
+    }
+
+    /// `(label, size)` of the largest component (the smallest label among equals); `None` for
+    /// an empty graph.
+    pub fn largest(&self) -> Option<(u32, u64)> {
+        self.sizes().into_iter().min_by_key(|&(l, s)| (std::cmp::Reverse(s), l))
+    }
+}
+
+/// Weakly connected components (edge direction ignored; self-loops and duplicates harmless).
+pub fn wcc(g: &MemoryGraph) -> Components {
+    let n = g.num_vertices();
+    let out = g.out();
+    let comp: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
+    let min_len = 1024;
+    // 1. Link a few neighbours of every vertex.
+    for r in 0..NEIGHBOUR_ROUNDS {
+        (0..n as u32).into_par_iter().with_min_len(min_len).for_each(|v| {
+            if let Some(&u) = out.neighbours(v).get(r) {
+                link(v, u, &comp);
+            }
+        });
+        compress(&comp);
+    }
+    // 2. Guess the giant component. Skipping it needs the in-edges of a directed graph.
+    let pull = if g.directed() { g.in_edges() } else { None };
+    let giant = if !g.directed() || pull.is_some() {
+        sample_frequent(&comp)
+    } else {
+        None
+    };
+    // 3. Link the rest.
+    (0..n as u32).into_par_iter().with_min_len(min_len).for_each(|v| {
+        if giant.is_some_and(|c| comp[v as usize].load(Relaxed) == c) {
+            return;
+        }
+        for &u in out.neighbours(v).iter().skip(NEIGHBOUR_ROUNDS) {
+            link(v, u, &comp);
+        }
+        if let (Some(pull), Some(_)) = (pull, giant) {
+            for &u in pull.neighbours(v) {
+                link(v, u, &comp);
+            }
+        }
+    });
+    // 4. Flatten.
+    compress(&comp);
+    Components {
+        labels: comp.into_par_iter().map(AtomicU32::into_inner).collect(),
+        iterations: NEIGHBOUR_ROUNDS + 1,
+    }
+}
+
+/// Puts `u` and `v` in the same tree, hooking the larger root under the smaller.
+pub(crate) fn link(u: u32, v: u32, comp: &[AtomicU32]) {
+    let get = |x: u32| comp[x as usize].load(Relaxed);
+    let (mut p1, mut p2) = (get(u), get(v));
+    while p1 != p2 {
+        let (high, low) = if p1 > p2 { (p1, p2) } else { (p2, p1) };
+        let p_high = get(high);
+        // Done when `high` already points at `low`, or when we hook the root `high` under it.
+        if p_high == low
+            || (p_high == high
+                && comp[high as usize]
+                    .compare_exchange(high, low, Relaxed, Relaxed)
+                    .is_ok())
+        {
+            break;
+        }
+        p1 = get(get(high));
+        p2 = get(low);
+    }
+}
+
+/// Points every vertex straight at its root.
+pub(crate) fn compress(comp: &[AtomicU32]) {
+    comp.par_iter().with_min_len(1024).for_each(|c| {
+        let mut x = c.load(Relaxed);
+        loop {
+            let up = comp[x as usize].load(Relaxed);
+            if up == x {
+                break;
+            }
+            x = up;
+        }
+        c.store(x, Relaxed);
+    });
+}
+
+/// The most frequent label among `SAMPLES` pseudo-random vertices (fixed seed).
+fn sample_frequent(comp: &[AtomicU32]) -> Option<u32> {
+    if comp.is_empty() {
+        return None;
+    }
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut counts: HashMap<u32, usize> = HashMap::new();
+    for _ in 0..SAMPLES {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let r = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        let v = (r % comp.len() as u64) as usize;
+        *counts.entry(comp[v].load(Relaxed)).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(l, c)| (c, std::cmp::Reverse(l)))
+        .map(|(l, _)| l)
+}

@@ -1,0 +1,138 @@
+//! What every engine offers an algorithm ([`Engine`]), and random access to whole lists for
+//! engines that hold them ([`Lists`]).
+//!
+//! An algorithm's variant for an engine takes that engine's graph type, so its inner loops use
+//! the engine's own vocabulary at full speed — edge maps over vertex subsets on the selective
+//! engine ([`SelectiveGraph::edge_map`](crate::selective::SelectiveGraph::edge_map)), passes
+//! over a grid on the stream engine ([`StreamGraph::stream`](crate::stream::StreamGraph::stream)),
+//! CSR slices on the memory engine. What every variant and the registry need besides — counts,
+//! original IDs and sources, degrees, the budget, the stats — is this contract, the same on
+//! every engine.
+
+use std::fmt;
+
+use diskgraph_format::Direction;
+
+use crate::{EngineError, RunStats, Vertices};
+
+/// The engines, by the shape of their runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EngineKind {
+    /// The whole CSR in memory, parallel in-memory code: the ceiling.
+    Memory,
+    /// Graphene: a frontier's adjacency lists read from disk per iteration.
+    Selective,
+    /// CLIP / GridGraph: a grid layout streamed block by block, with loaded-data reentry.
+    Stream,
+}
+
+impl EngineKind {
+    /// Every engine, in the order `auto` prefers out-of-core ones after `memory`.
+    pub const ALL: [EngineKind; 3] = [EngineKind::Memory, EngineKind::Selective, EngineKind::Stream];
+
+    /// The engine's name (`--engine NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Memory => "memory",
+            EngineKind::Selective => "selective",
+            EngineKind::Stream => "stream",
+        }
+    }
+
+    /// One line on what the engine does.
+    pub fn help(self) -> &'static str {
+        match self {
+            EngineKind::Memory => "loads the whole CSR and runs parallel in-memory code",
+            EngineKind::Selective => "reads the adjacency lists of each iteration's active vertices from disk",
+            EngineKind::Stream => "streams a grid layout (diskgraph partition) with loaded-data reentry",
+        }
+    }
+
+    /// Whether the engine keeps the graph on disk.
+    pub fn out_of_core(self) -> bool {
+        self != EngineKind::Memory
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for EngineKind {
+    type Err = String;
+
+    /// Parses an engine's name.
+    fn from_str(s: &str) -> Result<Self, String> {
+        EngineKind::ALL
+            .into_iter()
+            .find(|e| e.name() == s)
+            .ok_or_else(|| format!("unknown engine {s:?} (known: memory, selective, stream, auto)"))
+    }
+}
+
+/// What every engine offers an algorithm.
+pub trait Engine: Sync {
+    /// Which engine this is.
+    fn kind(&self) -> EngineKind;
+
+    /// Number of vertices.
+    fn num_vertices(&self) -> usize;
+
+    /// Number of stored arcs (an undirected edge counts twice, a self-loop once).
+    fn num_arcs(&self) -> u64;
+
+    /// Whether the graph is directed.
+    fn directed(&self) -> bool;
+
+    /// Whether the algorithm gets edge weights (the graph has them and they were opened).
+    fn weighted(&self) -> bool;
+
+    /// The original IDs, and the resolution of sources by ID.
+    fn vertices(&self) -> &Vertices;
+
+    /// The vertex with the most out-edges, the smallest original ID among equals.
+    fn max_degree_vertex(&self) -> Result<u32, EngineError>;
+
+    /// Calls `f(v, degree)` for every vertex in ascending internal ID: its stored arcs in
+    /// direction `d` (self-loops and kept duplicates included).
+    ///
+    /// Errors: `d` is a direction the graph does not store; a damaged index.
+    fn for_each_degree(&self, d: Direction, f: impl FnMut(u32, u64)) -> Result<(), EngineError>
+    where
+        Self: Sized;
+
+    /// The memory budget the engine was given, in bytes.
+    fn budget(&self) -> u64;
+
+    /// Edges the engine handed to the algorithm so far, where it counts them.
+    fn edges_counted(&self) -> Option<u64>;
+
+    /// Copies the engine's counters and settings (I/O, memory, caches) into `stats`.
+    fn record(&self, stats: &mut RunStats);
+
+    /// Checks an internal vertex ID (a source) against the graph.
+    fn check_vertex(&self, v: u32) -> Result<(), EngineError> {
+        if (v as usize) < self.num_vertices() {
+            Ok(())
+        } else {
+            Err(EngineError::InvalidVertex {
+                vertex: v,
+                num_vertices: self.num_vertices(),
+            })
+        }
+    }
+}
+
+/// Random access to whole adjacency lists, for engines that hold them.
+pub trait Lists: Engine {
+    /// The neighbours of `v` in direction `d`, ascending.
+    ///
+    /// # Panics
+    /// If `v` is out of range, or `d` is a direction the engine did not open.
+    fn neighbours(&self, d: Direction, v: u32) -> &[u32];
+
+    /// The weights of [`neighbours`](Self::neighbours), when weights were opened.
+    fn weights(&self, d: Direction, v: u32) -> Option<&[f32]>;
+}

@@ -1,0 +1,386 @@
+//! The options every run takes ([`RUN_OPTIONS`]: engine, budget, threads) and the options of the
+//! out-of-core engines ([`ENGINE_OPTIONS`]), with their defaults, and the I/O settings they make.
+
+use diskgraph_io::{
+    BackendKind, IoConfig, SchedulerKind, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH,
+};
+
+use crate::options::{Choice, Default, Engines, OptionKind, OptionSpec, Params};
+use crate::{EngineError, EngineKind};
+
+const SELECTIVE: Engines = Engines::Only(&[EngineKind::Selective]);
+const STREAM: Engines = Engines::Only(&[EngineKind::Stream]);
+const OUT_OF_CORE: Engines = Engines::Only(&[EngineKind::Selective, EngineKind::Stream]);
+/// I/O sizes are u32 in the I/O layer.
+const IO_SIZE: OptionKind = OptionKind::Size { max: u32::MAX as u64 };
+
+/// Default maximum reentry times of the stream engine (`--mrt`), the CLIP paper's setting.
+pub const DEFAULT_MRT: u32 = 5;
+
+/// `--engine`: which engine runs the algorithm.
+pub const ENGINE: OptionSpec = OptionSpec {
+    name: "engine",
+    kind: OptionKind::Choice(&[
+        Choice {
+            name: "auto",
+            help: "memory when the CSR the algorithm needs fits in the budget, else an out-of-core engine",
+        },
+        Choice {
+            name: "memory",
+            help: "load the whole CSR and run parallel in-memory code",
+        },
+        Choice {
+            name: "selective",
+            help: "read the adjacency lists of each iteration's active vertices from disk",
+        },
+        Choice {
+            name: "stream",
+            help: "stream a grid layout (diskgraph partition) with loaded-data reentry",
+        },
+    ]),
+    default: Default::Choice("auto"),
+    help: "engine: auto (memory when the CSR fits in --memory, else out of core), memory, selective or stream",
+    engines: Engines::All,
+};
+
+/// `--memory`: the budget.
+pub const MEMORY: OptionSpec = OptionSpec {
+    name: "memory",
+    kind: OptionKind::Size { max: u64::MAX },
+    default: Default::Size(1 << 30),
+    help: "memory budget: everything the engine holds (buffers, caches); auto compares the CSR with it",
+    engines: Engines::All,
+};
+
+/// `--threads`: worker threads.
+pub const THREADS: OptionSpec = OptionSpec {
+    name: "threads",
+    kind: OptionKind::Count {
+        min: 1,
+        max: u32::MAX as u64,
+    },
+    default: Default::Absent,
+    help: "worker threads (default: all cores)",
+    engines: Engines::All,
+};
+
+/// The options of every run.
+pub const RUN_OPTIONS: &[&OptionSpec] = &[&ENGINE, &MEMORY, &THREADS];
+
+/// `--io`: the I/O backend.
+pub const IO: OptionSpec = OptionSpec {
+    name: "io",
+    kind: OptionKind::Choice(&[
+        Choice {
+            name: "uring",
+            help: "io_uring with O_DIRECT",
+        },
+        Choice {
+            name: "pread",
+            help: "pread with O_DIRECT, one read in flight per thread (the depth-1 baseline)",
+        },
+        Choice {
+            name: "mmap",
+            help: "the kernel's page cache through mapped files (selective only; the baseline)",
+        },
+    ]),
+    default: Default::Absent,
+    help: "I/O backend: uring, pread or mmap (selective only); default: uring when the kernel allows it, else pread",
+    engines: OUT_OF_CORE,
+};
+
+/// `--block-size`.
+pub const BLOCK_SIZE: OptionSpec = OptionSpec {
+    name: "block_size",
+    kind: IO_SIZE,
+    default: Default::Size(DEFAULT_BLOCK_SIZE as u64),
+    help: "I/O block size, a power of two from 512 B to 64 KiB",
+    engines: SELECTIVE,
+};
+
+/// `--max-gap`.
+pub const MAX_GAP: OptionSpec = OptionSpec {
+    name: "max_gap",
+    kind: OptionKind::Count {
+        min: 0,
+        max: u32::MAX as u64,
+    },
+    default: Default::Count(DEFAULT_MAX_GAP_BLOCKS as u64),
+    help: "largest gap, in blocks, merged into a read",
+    engines: SELECTIVE,
+};
+
+/// `--max-request`.
+pub const MAX_REQUEST: OptionSpec = OptionSpec {
+    name: "max_request",
+    kind: IO_SIZE,
+    default: Default::Size(DEFAULT_MAX_REQUEST_BYTES as u64),
+    help: "largest read; longer runs are cut",
+    engines: SELECTIVE,
+};
+
+/// `--scheduler`.
+pub const SCHEDULER: OptionSpec = OptionSpec {
+    name: "scheduler",
+    kind: OptionKind::Choice(&[
+        Choice {
+            name: "bitmap",
+            help: "one bitmap per round: global dedup, sort and merge (Graphene)",
+        },
+        Choice {
+            name: "pluglist",
+            help: "batches of 16 requests sorted and merged locally (Linux's plug list; the baseline)",
+        },
+    ]),
+    default: Default::Choice("bitmap"),
+    help: "I/O scheduler: bitmap (global dedup/sort/merge) or pluglist (the baseline)",
+    engines: SELECTIVE,
+};
+
+/// `--queue-depth`.
+pub const QUEUE_DEPTH: OptionSpec = OptionSpec {
+    name: "queue_depth",
+    kind: OptionKind::Count {
+        min: 1,
+        max: u32::MAX as u64,
+    },
+    default: Default::Count(DEFAULT_QUEUE_DEPTH as u64),
+    help: "reads in flight per I/O thread",
+    engines: OUT_OF_CORE,
+};
+
+/// `--io-threads`.
+pub const IO_THREADS: OptionSpec = OptionSpec {
+    name: "io_threads",
+    kind: OptionKind::Count {
+        min: 1,
+        max: u32::MAX as u64,
+    },
+    default: Default::Count(DEFAULT_IO_THREADS as u64),
+    help: "dedicated I/O threads",
+    engines: SELECTIVE,
+};
+
+/// `--retain-lists`.
+pub const RETAIN_LISTS: OptionSpec = OptionSpec {
+    name: "retain_lists",
+    kind: OptionKind::Flag,
+    default: Default::Flag(true),
+    help: "keep the small lists a bottom-up (pull) round read that the next round reads again, in the budget the buffers leave (false: the baseline)",
+    engines: SELECTIVE,
+};
+
+/// `--basc`.
+pub const BASC: OptionSpec = OptionSpec {
+    name: "basc",
+    kind: OptionKind::Text,
+    default: Default::Absent,
+    help: "load BAsC selection NAME (diskgraph select) into a static cache",
+    engines: SELECTIVE,
+};
+
+/// `--basc-fraction`.
+pub const BASC_FRACTION: OptionSpec = OptionSpec {
+    name: "basc_fraction",
+    kind: OptionKind::Float { above: 0.0, below: 1.0 },
+    default: Default::Float(0.5),
+    help: "share of the budget given to the static cache",
+    engines: SELECTIVE,
+};
+
+/// `--page-size`.
+pub const PAGE_SIZE: OptionSpec = OptionSpec {
+    name: "page_size",
+    kind: IO_SIZE,
+    default: Default::Absent,
+    help: "read through a page cache of pages of this size, holding what the budget leaves after the static cache and the I/O buffers",
+    engines: SELECTIVE,
+};
+
+/// `--page-policy`.
+pub const PAGE_POLICY: OptionSpec = OptionSpec {
+    name: "page_policy",
+    kind: OptionKind::Choice(&[
+        Choice {
+            name: "clock",
+            help: "CLOCK (second chance)",
+        },
+        Choice {
+            name: "lru",
+            help: "least recently used",
+        },
+    ]),
+    default: Default::Choice("clock"),
+    help: "the page cache's replacement: clock or lru",
+    engines: SELECTIVE,
+};
+
+/// `--track-utilization`.
+pub const TRACK_UTILIZATION: OptionSpec = OptionSpec {
+    name: "track_utilization",
+    kind: OptionKind::Flag,
+    default: Default::Flag(false),
+    help: "track page utilisation (64-byte units touched while resident)",
+    engines: SELECTIVE,
+};
+
+/// `--mrt`.
+pub const MRT: OptionSpec = OptionSpec {
+    name: "mrt",
+    kind: OptionKind::Count {
+        min: 1,
+        max: u32::MAX as u64,
+    },
+    default: Default::Count(DEFAULT_MRT as u64),
+    help: "maximum reentry times: passes over each loaded block (1 is GridGraph's one pass)",
+    engines: STREAM,
+};
+
+/// `--vertex-state`.
+pub const VERTEX_STATE: OptionSpec = OptionSpec {
+    name: "vertex_state",
+    kind: OptionKind::Choice(&[
+        Choice {
+            name: "memory",
+            help: "in memory",
+        },
+        Choice {
+            name: "mmap",
+            help: "a mapped scratch file next to the graph, so it may exceed RAM",
+        },
+    ]),
+    default: Default::Choice("memory"),
+    help: "where vertex state lives: memory or mmap (a mapped scratch file next to the graph)",
+    engines: STREAM,
+};
+
+/// `--layout`.
+pub const LAYOUT: OptionSpec = OptionSpec {
+    name: "layout",
+    kind: OptionKind::Text,
+    default: Default::Absent,
+    help: "the grid layout to stream (default: the one the algorithm prefers among the graph's layouts)",
+    engines: STREAM,
+};
+
+/// The options of the out-of-core engines, in the order of `--help`.
+pub const ENGINE_OPTIONS: &[&OptionSpec] = &[
+    &IO,
+    &BLOCK_SIZE,
+    &MAX_GAP,
+    &MAX_REQUEST,
+    &SCHEDULER,
+    &QUEUE_DEPTH,
+    &IO_THREADS,
+    &RETAIN_LISTS,
+    &BASC,
+    &BASC_FRACTION,
+    &PAGE_SIZE,
+    &PAGE_POLICY,
+    &TRACK_UTILIZATION,
+    &MRT,
+    &VERTEX_STATE,
+    &LAYOUT,
+];
+
+/// The options that say how the out-of-core engines read (what loading a static cache takes).
+pub const READ_OPTIONS: &[&OptionSpec] = &[
+    &IO,
+    &BLOCK_SIZE,
+    &MAX_GAP,
+    &MAX_REQUEST,
+    &SCHEDULER,
+    &QUEUE_DEPTH,
+    &IO_THREADS,
+];
+
+impl EngineKind {
+    /// The options this engine honours, besides [`RUN_OPTIONS`].
+    pub fn options(self) -> impl Iterator<Item = &'static OptionSpec> {
+        ENGINE_OPTIONS.iter().copied().filter(move |o| o.engines.contains(self))
+    }
+}
+
+/// The I/O settings of `params` with `compute_threads` workers, checked (a bad I/O setting is an
+/// error on every engine, even where it would go unused).
+pub fn io_config(params: &Params, compute_threads: usize) -> Result<IoConfig, EngineError> {
+    let narrow = |n: u64| n.min(u64::from(u32::MAX)) as u32;
+    let backend = params.choice(&IO).map(|name| match name {
+        "uring" => BackendKind::Uring,
+        "pread" => BackendKind::Pread,
+        _ => BackendKind::Mmap,
+    });
+    let scheduler = match params.choice(&SCHEDULER) {
+        Some("pluglist") => SchedulerKind::Pluglist,
+        _ => SchedulerKind::Bitmap,
+    };
+    let config = IoConfig {
+        backend,
+        block_size: narrow(params.size(&BLOCK_SIZE).unwrap_or(DEFAULT_BLOCK_SIZE as u64)),
+        max_gap_blocks: narrow(params.count(&MAX_GAP).unwrap_or(DEFAULT_MAX_GAP_BLOCKS as u64)),
+        max_request_bytes: narrow(params.size(&MAX_REQUEST).unwrap_or(DEFAULT_MAX_REQUEST_BYTES as u64)),
+        scheduler,
+        queue_depth: narrow(params.count(&QUEUE_DEPTH).unwrap_or(DEFAULT_QUEUE_DEPTH as u64)),
+        io_threads: params.count(&IO_THREADS).unwrap_or(DEFAULT_IO_THREADS as u64) as usize,
+        compute_threads: compute_threads.max(1),
+        ..IoConfig::default()
+    };
+    config.validate()?;
+    Ok(config)
+}
+
+/// The budget of `params`, in bytes.
+pub fn memory(params: &Params) -> u64 {
+    params.size(&MEMORY).unwrap_or(1 << 30)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_io_layers() {
+        let c = io_config(&Params::new(), 3).unwrap();
+        let d = IoConfig::default();
+        assert_eq!(
+            (
+                c.backend,
+                c.block_size,
+                c.max_gap_blocks,
+                c.max_request_bytes,
+                c.scheduler
+            ),
+            (
+                d.backend,
+                d.block_size,
+                d.max_gap_blocks,
+                d.max_request_bytes,
+                d.scheduler
+            )
+        );
+        assert_eq!(
+            (c.queue_depth, c.io_threads, c.compute_threads),
+            (d.queue_depth, d.io_threads, 3)
+        );
+    }
+
+    #[test]
+    fn every_engine_option_is_honoured_by_an_out_of_core_engine() {
+        for o in ENGINE_OPTIONS {
+            let engines: Vec<EngineKind> = EngineKind::ALL.into_iter().filter(|e| o.engines.contains(*e)).collect();
+            assert!(
+                !engines.is_empty() && !engines.contains(&EngineKind::Memory),
+                "{}",
+                o.name
+            );
+            assert!(o.default_value().is_none_or(|v| o.check(&v).is_ok()), "{}", o.name);
+        }
+    }
+
+    #[test]
+    fn a_bad_io_setting_is_refused() {
+        let p = Params::new().with(&BLOCK_SIZE, crate::options::Value::Size(1000));
+        assert!(io_config(&p, 1).unwrap_err().to_string().contains("power of two"));
+    }
+}

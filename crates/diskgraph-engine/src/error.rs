@@ -1,0 +1,122 @@
+//! Why an engine stopped: the one error type of the engine layer.
+
+use std::path::PathBuf;
+
+use diskgraph_format::FormatError;
+use diskgraph_io::IoError;
+
+/// Why an engine refused to open or stopped during a run. Each variant locates the fault.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The graph directory or a layout is damaged (including a neighbour ID out of range, found
+    /// as it was read), or one of its files could not be read.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The I/O layer failed or refused its settings.
+    #[error(transparent)]
+    Io(#[from] IoError),
+    /// The memory budget cannot hold what the engine needs.
+    #[error(
+        "memory budget of {budget} bytes is too small for {what}: give it at least {} ({minimum} bytes)",
+        human_bytes(*minimum)
+    )]
+    BudgetTooSmall {
+        /// The budget.
+        budget: u64,
+        /// What did not fit.
+        what: String,
+        /// The smallest budget that holds it.
+        minimum: u64,
+    },
+    /// A setting the engine cannot honour.
+    #[error("{0}")]
+    Setting(String),
+    /// The scratch file of mapped vertex state could not be made.
+    #[error("cannot map vertex state in {}: {source}", dir.display())]
+    Scratch {
+        /// The scratch directory.
+        dir: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A static cache selection whose lists its start index cannot address.
+    #[error("selection {layout}: 64 consecutive lists hold 2^32 edges or more, more than the static cache can index")]
+    ListsTooLong {
+        /// The selection's layout name.
+        layout: String,
+    },
+    /// Preloaded static cache lists that are not this run's.
+    #[error("the loaded static cache {layout} cannot serve this run: {reason}")]
+    PreloadedMismatch {
+        /// The loaded selection's layout name.
+        layout: String,
+        /// Why not.
+        reason: String,
+    },
+    /// A loaded index that is not this graph's.
+    #[error("the loaded index is not that of {}: load it from this graph", graph.display())]
+    IndexMismatch {
+        /// The graph opened.
+        graph: PathBuf,
+    },
+    /// The call needs the in-edges of a directed graph, and they were not opened.
+    #[error("the in-edges of this directed graph were not opened")]
+    MissingInEdges,
+    /// An original ID that is not a vertex of the graph.
+    #[error("source vertex {0} is not a vertex of the graph")]
+    NoSuchVertex(u64),
+    /// An internal vertex ID out of range.
+    #[error("vertex {vertex} is out of range (the graph has {num_vertices} vertices)")]
+    InvalidVertex {
+        /// The internal ID.
+        vertex: u32,
+        /// Number of vertices in the graph.
+        num_vertices: usize,
+    },
+}
+
+impl EngineError {
+    /// [`EngineError::BudgetTooSmall`] for `what` that needs a budget of `minimum` bytes.
+    pub fn budget(budget: u64, what: impl Into<String>, minimum: u64) -> Self {
+        EngineError::BudgetTooSmall {
+            budget,
+            what: what.into(),
+            minimum,
+        }
+    }
+}
+
+/// `bytes` in the largest binary unit that keeps a number of at least 1, rounded up to a tenth
+/// (`136.1KiB`), as `--memory` accepts it.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [(&str, u32); 4] = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for (unit, shift) in UNITS {
+        if bytes >= 1 << shift {
+            let tenths = (bytes * 10).div_ceil(1 << shift);
+            return format!("{}.{}{unit}", tenths / 10, tenths % 10);
+        }
+    }
+    format!("{bytes}B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_minimum_is_rounded_up_and_parses_back() {
+        assert_eq!(human_bytes(4096), "4.0KiB");
+        assert_eq!(human_bytes(139_300), "136.1KiB");
+        assert_eq!(human_bytes(1 << 30), "1.0GiB");
+        assert_eq!(human_bytes(100), "100B");
+        for b in [1u64, 999, 4097, 139_300, (3 << 29) + 1] {
+            let back = crate::parse_size(&human_bytes(b)).unwrap();
+            assert!(back >= b, "{b} -> {}", human_bytes(b));
+        }
+        let e = EngineError::budget(4096, "the I/O buffers", 139_300);
+        assert_eq!(
+            e.to_string(),
+            "memory budget of 4096 bytes is too small for the I/O buffers: give it at least 136.1KiB (139300 bytes)"
+        );
+    }
+}
