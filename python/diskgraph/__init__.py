@@ -16,12 +16,14 @@ vertex IDs, ascending).
 2316
 
 Importers: :func:`import_file` (files, as the CLI), :func:`from_edges` (numpy arrays),
-:func:`from_scipy`, :func:`from_networkx`, :func:`from_parquet`.
+:func:`from_scipy`, :func:`from_networkx`, :func:`from_parquet`. :func:`algorithms` lists every
+algorithm, the engines that run it and its options.
 """
 
 from __future__ import annotations
 
-from ._graph import Graph, IoOptions, ReadOptions, Result, open
+from ._algorithms import IoOptions, ReadOptions
+from ._graph import Graph, Result, open
 from ._importers import from_edges, import_file
 from ._native import (
     AlgorithmError,
@@ -33,6 +35,7 @@ from ._native import (
     StaticCache,
     Suspended,
     __version__,
+    algorithms,
     parse_size,
 )
 from ._networkx import from_networkx
@@ -53,6 +56,7 @@ __all__ = [
     "StaticCache",
     "Suspended",
     "__version__",
+    "algorithms",
     "from_edges",
     "from_networkx",
     "from_parquet",

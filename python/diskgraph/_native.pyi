@@ -2,7 +2,7 @@
 
 import os
 import pathlib
-from typing import Any, Dict, Iterable, Optional, Tuple, Union, final
+from typing import Any, Dict, Optional, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +20,7 @@ __all__ = [
     "OutputExistsError",
     "StaticCache",
     "Suspended",
+    "algorithms",
     "import_file",
     "parse_size",
     "__version__",
@@ -36,6 +37,7 @@ class OutputExistsError(DiskgraphError): ...
 class Suspended(DiskgraphError): ...
 
 def parse_size(size: str) -> int: ...
+def algorithms() -> Dict[str, Any]: ...
 def import_file(
     input: _Path,
     output: _Path,
@@ -104,57 +106,11 @@ class Graph:
         page_size: Optional[int] = None,
     ) -> Dict[str, Any]: ...
     def run(
-        self,
-        algorithm: str,
-        *,
-        source: Union[int, str, None] = None,
-        parents: bool = False,
-        engine: str = "auto",
-        memory: int = 1073741824,
-        threads: Optional[int] = None,
-        tolerance: float = 1e-09,
-        iterations: Optional[int] = None,
-        max_iterations: int = 10000,
-        sources: Union[int, str, Iterable[int], None] = None,
-        seed: Optional[int] = None,
-        x: Optional[npt.NDArray[np.float64]] = None,
-        io: Optional[str] = None,
-        block_size: Union[int, str, None] = None,
-        max_gap: Optional[int] = None,
-        max_request: Union[int, str, None] = None,
-        scheduler: Optional[str] = None,
-        queue_depth: Optional[int] = None,
-        io_threads: Optional[int] = None,
-        retain_lists: bool = True,
-        mrt: Optional[int] = None,
-        vertex_state: Optional[str] = None,
-        layout: Optional[str] = None,
-        method: Optional[str] = None,
-        samples: Optional[int] = None,
-        rounds: Optional[int] = None,
-        basc: Union[str, StaticCache, None] = None,
-        basc_fraction: float = 0.5,
-        page_size: Union[int, str, None] = None,
-        page_policy: str = "clock",
-        track_utilization: bool = False,
+        self, algorithm: str, options: Dict[str, Any]
     ) -> Tuple[npt.NDArray[Any], npt.NDArray[np.uint64], Dict[str, Any], str]: ...
     def reopen(self) -> Graph: ...
     def load_index(self) -> int: ...
-    def load_static_cache(
-        self,
-        basc: str,
-        *,
-        memory: int = 1073741824,
-        basc_fraction: float = 0.5,
-        threads: Optional[int] = None,
-        io: Optional[str] = None,
-        block_size: Union[int, str, None] = None,
-        max_gap: Optional[int] = None,
-        max_request: Union[int, str, None] = None,
-        scheduler: Optional[str] = None,
-        queue_depth: Optional[int] = None,
-        io_threads: Optional[int] = None,
-    ) -> StaticCache: ...
+    def load_static_cache(self, basc: str, options: Dict[str, Any]) -> StaticCache: ...
 
 @final
 class StaticCache:

@@ -14,6 +14,7 @@
 pub mod apsp;
 pub mod bc;
 pub mod bfs;
+pub mod catalog;
 pub mod descriptor;
 pub mod diameter;
 mod error;

@@ -52,12 +52,25 @@ pub fn find(name: &str) -> Result<&'static Algorithm, AlgoError> {
         .ok_or_else(|| AlgoError::UnknownAlgorithm(name.to_string()))
 }
 
-/// The option named `name` that `algorithm` takes: its own, the run's, or an engine's.
-pub fn option(algorithm: &Algorithm, name: &str) -> Option<&'static OptionSpec> {
-    algorithm
+/// The option named `name` that `algorithm` takes: its own, the run's, or an engine's; else
+/// the error saying it has none (and whose it is).
+pub fn option(algorithm: &Algorithm, name: &str) -> Result<&'static OptionSpec, AlgoError> {
+    let found = algorithm
         .option(name)
         .or_else(|| RUN_OPTIONS.iter().copied().find(|o| o.name == name))
-        .or_else(|| engine_options::ENGINE_OPTIONS.iter().copied().find(|o| o.name == name))
+        .or_else(|| engine_options::ENGINE_OPTIONS.iter().copied().find(|o| o.name == name));
+    found.ok_or_else(|| {
+        let owners: Vec<&str> = ALGORITHMS
+            .iter()
+            .filter(|a| a.option(name).is_some())
+            .map(|a| a.name)
+            .collect();
+        let whose = match owners.as_slice() {
+            [] => String::new(),
+            owners => format!(" (it is an option of {})", or_list(owners)),
+        };
+        AlgoError::InvalidSetting(format!("{} has no option {name}{whose}", algorithm.name))
+    })
 }
 
 /// What to run and how.
@@ -210,7 +223,6 @@ fn check_options(alg: &Algorithm, params: &Params, engine: EngineKind, auto: boo
         if RUN_OPTIONS.iter().any(|o| o.name == name) {
             continue;
         }
-        let flag = format!("--{}", name.replace('_', "-"));
         if let Some(o) = alg.option(name) {
             if !o.engines.contains(engine) {
                 let honour: Vec<&str> = alg
@@ -219,7 +231,7 @@ fn check_options(alg: &Algorithm, params: &Params, engine: EngineKind, auto: boo
                     .map(|e| e.name())
                     .collect();
                 return Err(AlgoError::InvalidSetting(format!(
-                    "{}'s {flag} applies to the {} engine, and this run uses the {engine} engine",
+                    "{}'s option {name} applies to the {} engine, and this run uses the {engine} engine",
                     alg.name,
                     or_list(&honour)
                 )));
@@ -235,7 +247,7 @@ fn check_options(alg: &Algorithm, params: &Params, engine: EngineKind, auto: boo
                     .map(EngineKind::name)
                     .collect();
                 return Err(AlgoError::InvalidSetting(format!(
-                    "{flag} is an option of the {} engine, and this run uses the {engine} engine",
+                    "option {name} is the {} engine's, and this run uses the {engine} engine",
                     or_list(&honour)
                 )));
             }

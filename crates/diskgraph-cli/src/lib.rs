@@ -1,6 +1,7 @@
 //! The `diskgraph` command line, as a library: [`cli_main`] parses arguments, runs one
 //! subcommand and returns the exit code, so tests can drive whole pipelines in-process.
 
+mod algorithms;
 mod cost;
 mod device;
 mod export;
@@ -50,8 +51,10 @@ enum Command {
     Cost(cost::Args),
     /// Choose the vertices of a BAsC static cache (gvs, highd, lowd, random) and publish them inside a graph.
     Select(select::Args),
-    /// Run an algorithm on a graph.
+    /// Run an algorithm on a graph (`diskgraph algorithms` lists them and their options).
     Run(run::Args),
+    /// List the algorithms, the engines that run each, and their options.
+    Algorithms(algorithms::Args),
     /// Measure the device's own read rate (O_DIRECT, io_uring) for an access size and depth.
     Device(device::Args),
 }
@@ -85,6 +88,7 @@ where
         Command::Cost(a) => cost::run(a),
         Command::Select(a) => select::run(a),
         Command::Run(a) => run::run(a),
+        Command::Algorithms(a) => algorithms::run(a),
         Command::Device(a) => device::run(a),
     };
     match result {

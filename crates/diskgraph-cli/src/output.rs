@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_algo::msbfs::UNREACHED;
-use diskgraph_algo::registry::Values;
+use diskgraph_algo::Values;
 
 /// Writes `values` (parallel to `ids`) to `path`, choosing the format by extension.
 pub fn write_values(path: &Path, ids: &[u64], values: &Values) -> Result<()> {

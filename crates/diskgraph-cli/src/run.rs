@@ -1,197 +1,162 @@
-//! `diskgraph run ALGO GRAPH`.
+//! `diskgraph run ALGO GRAPH`: its flags are generated from the algorithm descriptors, the
+//! run's options and the engines' options, so every algorithm option is a flag with the
+//! descriptor's help and default, and a flag that does not apply to the run is an error.
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_algo::registry::{self, RunRequest};
-use diskgraph_engine::parse_size;
-use diskgraph_engine::selective::{BackendKind, IoConfig, PageCacheOptions, Replacement, SchedulerKind};
-use diskgraph_engine::stream::{VertexStateKind, DEFAULT_MRT};
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
+use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
+use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
+use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_format::GraphDir;
 
 use crate::output::write_values;
 
 /// Arguments of `diskgraph run`.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
 pub struct Args {
-    /// Algorithm: bfs, sssp, wcc, scc, pagerank, kcore, msbfs, apsp, spmv, mis, sp, diameter, bc.
     algorithm: String,
-    /// Graph directory.
     graph: PathBuf,
-    /// Engine: memory (load the CSR), selective (read adjacency lists from disk per iteration),
-    /// stream (stream a grid layout from `diskgraph partition`), or auto (memory when the CSR fits
-    /// in --memory, else selective; stream for mis).
-    #[arg(long, default_value = "auto")]
-    engine: String,
-    /// The algorithm's method: wcc on the stream engine union-find (default) or
-    /// label-propagation; mis greedy (default) or luby (seeded with --seed).
-    #[arg(long)]
-    method: Option<String>,
-    /// Source of bfs, sssp, sp and diameter: an original vertex ID, `smallest` or `max-degree`.
-    #[arg(long, default_value = "smallest")]
-    source: registry::Source,
-    /// msbfs and apsp sources: a count K (K vertices sampled with --seed; at most 64 for msbfs)
-    /// or original IDs `a,b,c` (a single one as `a,`).
-    #[arg(long, default_value = "64")]
-    sources: registry::Sources,
-    /// msbfs, apsp and bc --samples: seed of the sampled sources (drawn by original ID, the same
-    /// on every ordering of a graph); mis --method luby: seed of the priorities.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// spmv: x, one f64 per vertex in ascending vertex-ID order: a text file (one value per
-    /// line) or a 1-D .npy array (f8, f4, i8 or i4). All ones when absent.
-    #[arg(long)]
-    x: Option<PathBuf>,
-    /// Memory budget: everything the selective engine (I/O buffers, block claims, list
-    /// assembly) or the stream engine (ring buffers) holds; auto compares the CSR with it.
-    #[arg(long, default_value = "1GiB", value_parser = parse_size)]
-    memory: u64,
-    /// Worker threads (all cores by default): rayon pool and the selective engine's compute
-    /// workers.
-    #[arg(long)]
-    threads: Option<usize>,
-    /// The out-of-core engines' settings (boxed, which keeps this struct small).
-    #[command(flatten)]
-    engines: Box<EngineArgs>,
-    /// Write per-vertex results: .tsv, .npy or .parquet (by extension).
-    #[arg(long)]
     out: Option<PathBuf>,
-    /// Write RunStats JSON.
-    #[arg(long)]
     stats: Option<PathBuf>,
-    /// bfs: output the parent of each vertex (original ID, -1 unreached) instead of its level.
-    #[arg(long)]
-    parents: bool,
-    /// pagerank: stop when the L1 change is below N × tolerance (NetworkX's rule).
-    #[arg(long, default_value_t = 1e-9)]
-    tolerance: f64,
-    /// pagerank: run exactly this many iterations.
-    #[arg(long)]
-    iterations: Option<usize>,
-    /// pagerank: give up (and say so) after this many iterations.
-    #[arg(long, default_value_t = 10_000)]
-    max_iterations: usize,
-    /// bc: sample this many sources (with --seed) instead of every vertex.
-    #[arg(long)]
-    samples: Option<usize>,
-    /// diameter: BFS sweeps.
-    #[arg(long, default_value_t = diskgraph_algo::DEFAULT_SWEEPS)]
-    rounds: usize,
+    /// The options given, by name, as typed (a flag's as `true`).
+    given: Vec<(&'static str, String)>,
 }
 
-/// The selective and stream engines' flags.
-#[derive(clap::Args, Debug)]
-struct EngineArgs {
-    /// selective, stream: I/O backend, uring, pread or mmap (selective only) (default: uring when
-    /// the kernel allows it, else pread).
-    #[arg(long, value_parser = BackendKind::from_str)]
-    io: Option<BackendKind>,
-    /// selective: I/O block size, a power of two from 512 B to 64 KiB.
-    #[arg(long, default_value = "512", value_parser = parse_size)]
-    block_size: u64,
-    /// selective: largest gap, in blocks, merged into a read.
-    #[arg(long, default_value_t = IoConfig::default().max_gap_blocks)]
-    max_gap: u32,
-    /// selective: largest read; longer runs are cut.
-    #[arg(long, default_value = "64KiB", value_parser = parse_size)]
-    max_request: u64,
-    /// selective: I/O scheduler, bitmap (global dedup/sort/merge) or pluglist (the baseline).
-    #[arg(long, default_value = "bitmap", value_parser = SchedulerKind::from_str)]
-    scheduler: SchedulerKind,
-    /// selective, stream: reads in flight per I/O thread.
-    #[arg(long, default_value_t = IoConfig::default().queue_depth)]
-    queue_depth: u32,
-    /// selective: dedicated I/O threads.
-    #[arg(long, default_value_t = IoConfig::default().io_threads)]
-    io_threads: usize,
-    /// selective: keep the small lists a bottom-up (pull) round read that the next round reads
-    /// again, in the budget the I/O buffers leave (`false` is the baseline).
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
-    retain_lists: bool,
-    /// stream: maximum reentry times, passes over each loaded block (1 is GridGraph's one pass).
-    #[arg(long, default_value_t = DEFAULT_MRT)]
-    mrt: u32,
-    /// stream: where vertex state lives, memory or mmap (a mapped scratch file next to the graph,
-    /// so it may exceed RAM).
-    #[arg(long, default_value = "memory", value_parser = VertexStateKind::from_str)]
-    vertex_state: VertexStateKind,
-    /// stream: the grid layout to stream (default: the one the algorithm prefers among the
-    /// graph's layouts).
-    #[arg(long)]
-    layout: Option<String>,
-    /// selective: load BAsC selection NAME (`diskgraph select`) into a static cache.
-    #[arg(long)]
-    basc: Option<String>,
-    /// selective: share of --memory given to the static cache.
-    #[arg(long, default_value_t = 0.5)]
-    basc_fraction: f64,
-    /// selective: read through a page cache of pages of this size (holding what the budget
-    /// leaves after the static cache and the I/O buffers).
-    #[arg(long, value_parser = parse_size)]
-    page_size: Option<u64>,
-    /// selective: the page cache's replacement, clock or lru.
-    #[arg(long, default_value = "clock", value_parser = Replacement::from_str)]
-    page_policy: Replacement,
-    /// selective: track page utilisation (64-byte units touched while resident).
-    #[arg(long)]
-    track_utilization: bool,
+/// Every option a run may take, each once: the run's, the algorithms' (the first to declare a
+/// name gives its help), then the engines'.
+fn all_options() -> Vec<&'static OptionSpec> {
+    let mut out: Vec<&'static OptionSpec> = RUN_OPTIONS.to_vec();
+    for a in ALGORITHMS {
+        for &o in a.options {
+            if !out.iter().any(|x| x.name == o.name) {
+                out.push(o);
+            }
+        }
+    }
+    out.extend(ENGINE_OPTIONS.iter().copied());
+    out
+}
+
+/// Who takes option `o`, for its help: the algorithms that declare it, or its engines.
+fn takers(o: &OptionSpec) -> String {
+    let algorithms: Vec<&str> = ALGORITHMS
+        .iter()
+        .filter(|a| a.option(o.name).is_some())
+        .map(|a| a.name)
+        .collect();
+    let engines: Vec<&str> = match o.engines {
+        Engines::All => Vec::new(),
+        Engines::Only(list) => list.iter().map(|e| e.name()).collect(),
+    };
+    match (algorithms.as_slice(), engines.as_slice()) {
+        ([], []) => String::new(),
+        ([], e) => format!("{}: ", e.join(", ")),
+        (a, []) => format!("{}: ", a.join(", ")),
+        (a, e) => format!("{} ({} engine): ", a.join(", "), e.join(", ")),
+    }
+}
+
+/// The clap argument of option `o`.
+fn arg(o: &'static OptionSpec) -> Arg {
+    let long = o.name.replace('_', "-");
+    let mut help = format!("{}{}", takers(o), o.help);
+    if !matches!(o.default, Default::Absent | Default::Flag(false)) {
+        help += &format!(" [default: {}]", o.default);
+    }
+    let a = Arg::new(o.name).long(long).help(help);
+    match (&o.kind, o.default) {
+        (OptionKind::Flag, Default::Flag(false)) => a.action(ArgAction::SetTrue),
+        (OptionKind::Flag, _) => a.action(ArgAction::Set).value_name("true|false"),
+        (kind, _) => a.action(ArgAction::Set).value_name(kind.placeholder()),
+    }
+}
+
+impl clap::Args for Args {
+    fn augment_args(cmd: Command) -> Command {
+        let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
+        let cmd = cmd
+            .arg(
+                Arg::new("algorithm")
+                    .required(true)
+                    .value_name("ALGO")
+                    .help(format!("Algorithm: {} (see `diskgraph algorithms`)", names.join(", "))),
+            )
+            .arg(Arg::new("graph").required(true).value_name("GRAPH").help("Graph directory"))
+            .arg(
+                Arg::new("out")
+                    .long("out")
+                    .value_name("FILE")
+                    .help("Write per-vertex results: .tsv, .npy or .parquet (by extension)"),
+            )
+            .arg(Arg::new("stats").long("stats").value_name("FILE").help("Write RunStats JSON"));
+        all_options().into_iter().fold(cmd, |cmd, o| cmd.arg(arg(o)))
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl FromArgMatches for Args {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let text = |id: &str| m.get_one::<String>(id).cloned();
+        let mut given = Vec::new();
+        for o in all_options() {
+            if m.value_source(o.name) != Some(ValueSource::CommandLine) {
+                continue;
+            }
+            let value = match (&o.kind, o.default) {
+                (OptionKind::Flag, Default::Flag(false)) => "true".to_string(),
+                _ => text(o.name).unwrap_or_default(),
+            };
+            given.push((o.name, value));
+        }
+        Ok(Args {
+            algorithm: text("algorithm").unwrap_or_default(),
+            graph: text("graph").map(PathBuf::from).unwrap_or_default(),
+            out: text("out").map(PathBuf::from),
+            stats: text("stats").map(PathBuf::from),
+            given,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+/// The run's options: each given flag parsed by the algorithm's (or the run's, or the engine's)
+/// declaration of it.
+fn params(a: &Args) -> Result<Params> {
+    let alg = registry::find(&a.algorithm)?;
+    let mut params = Params::new();
+    for (name, text) in &a.given {
+        let spec = registry::option(alg, name)?;
+        let value = match spec.kind {
+            OptionKind::Vector => {
+                let path = Path::new(text);
+                let x = read_x(path).with_context(|| format!("cannot read {} from {}", name, path.display()))?;
+                Value::Vector(Arc::new(x))
+            }
+            _ => spec.parse(text).map_err(anyhow::Error::msg)?,
+        };
+        params.set(spec, value).map_err(anyhow::Error::msg)?;
+    }
+    Ok(params)
 }
 
 pub fn run(a: Args) -> Result<()> {
     let g = GraphDir::open(&a.graph)?;
-    let x = match &a.x {
-        Some(path) => Some(read_x(path).with_context(|| format!("cannot read x from {}", path.display()))?),
-        None => None,
-    };
-    let narrow = |what: &str, v: u64| u32::try_from(v).map_err(|_| anyhow::anyhow!("--{what} {v} is too large"));
-    let e = *a.engines;
-    let io = IoConfig {
-        backend: e.io,
-        block_size: narrow("block-size", e.block_size)?,
-        max_gap_blocks: e.max_gap,
-        max_request_bytes: narrow("max-request", e.max_request)?,
-        scheduler: e.scheduler,
-        queue_depth: e.queue_depth,
-        io_threads: e.io_threads,
-        ..IoConfig::default()
-    };
     let req = RunRequest {
-        algorithm: a.algorithm,
-        engine: a.engine,
-        source: a.source,
-        parents: a.parents,
-        tolerance: a.tolerance,
-        iterations: a.iterations,
-        max_iterations: a.max_iterations,
-        threads: a.threads,
-        memory: a.memory,
-        sources: a.sources,
-        seed: a.seed,
-        x,
-        io,
-        retain_lists: e.retain_lists,
-        mrt: e.mrt,
-        vertex_state: e.vertex_state,
-        layout: e.layout,
-        method: a.method,
-        samples: a.samples,
-        rounds: a.rounds,
-        basc: e.basc,
-        basc_loaded: None,
-        basc_fraction: e.basc_fraction,
-        page_cache: match e.page_size {
-            Some(size) => Some(PageCacheOptions {
-                page_size: narrow("page-size", size)?,
-                policy: e.page_policy,
-                track_utilization: e.track_utilization,
-            }),
-            None => None,
-        },
-        // One run per process: the index is read once anyway.
-        index: None,
+        params: params(&a)?,
         // Rows are put in ID order only to be written.
         in_id_order: a.out.is_some(),
+        ..RunRequest::new(&a.algorithm)
     };
     let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
     println!("{}", out.summary);

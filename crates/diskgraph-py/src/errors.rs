@@ -4,8 +4,9 @@
 //! arguments (`ValueError`, `TypeError`), which are the caller's bug rather than a fault of a
 //! graph or an input.
 
-use diskgraph_algo::registry::RunError;
 use diskgraph_algo::AlgoError;
+use diskgraph_engine::EngineError;
+use diskgraph_io::IoError;
 use diskgraph_format::FormatError;
 use diskgraph_prep::reorder::GorderSuspended;
 use diskgraph_prep::InputError;
@@ -65,16 +66,20 @@ pub fn format_error(e: FormatError) -> PyErr {
     }
 }
 
-/// An error of [`diskgraph_algo::registry::run`].
-pub fn run_error(e: RunError) -> PyErr {
+/// An error of a run ([`diskgraph_algo::registry::run`]) or of loading for runs.
+pub fn run_error(e: AlgoError) -> PyErr {
     let msg = e.to_string();
     match e {
-        RunError::Format(f) => format_error(f),
-        RunError::NoSuchVertex(_) => InvalidVertex::new_err(msg),
-        RunError::Algo(AlgoError::InvalidSource { .. }) => InvalidVertex::new_err(msg),
-        RunError::Algo(AlgoError::InvalidSetting(_)) => PyValueError::new_err(msg),
-        RunError::Algo(_) => AlgorithmError::new_err(msg),
-        RunError::UnknownAlgorithm(_) | RunError::UnknownEngine(_) | RunError::Setting(_) => PyValueError::new_err(msg),
+        AlgoError::Engine(EngineError::Format(f)) => format_error(f),
+        AlgoError::Engine(EngineError::Io(IoError::Os { .. })) => GraphFormatError::new_err(msg),
+        AlgoError::Engine(EngineError::NoSuchVertex(_) | EngineError::InvalidVertex { .. }) => {
+            InvalidVertex::new_err(msg)
+        }
+        AlgoError::Engine(EngineError::Scratch { .. }) => DiskgraphError::new_err(msg),
+        AlgoError::Engine(_) | AlgoError::InvalidSetting(_) | AlgoError::UnknownAlgorithm(_) => {
+            PyValueError::new_err(msg)
+        }
+        AlgoError::NegativeWeight { .. } | AlgoError::MissingInEdges(_) => AlgorithmError::new_err(msg),
     }
 }
 

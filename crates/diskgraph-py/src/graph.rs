@@ -6,30 +6,26 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use diskgraph_algo::msbfs::UNREACHED;
-use diskgraph_algo::registry::{self, LoadedIndex, RunRequest, Source, Values};
+use diskgraph_algo::registry::{self, RunRequest};
+use diskgraph_algo::{Algorithm, Values};
+use diskgraph_engine::engine_options::{BASC, BASC_FRACTION, ENGINE_OPTIONS, MEMORY, READ_OPTIONS, RUN_OPTIONS, THREADS};
+use diskgraph_engine::options::{Params, Value};
+use diskgraph_engine::GraphIndex;
 use diskgraph_format::{Direction, GraphDir};
 use diskgraph_prep::export::{export, ExportFormat};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
 use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
-use crate::options::{self, IoArgs};
+use crate::options;
 use crate::static_cache::PyStaticCache;
-use diskgraph_engine::selective::PageCacheOptions;
 use diskgraph_prep::reorder::GorderCheckpoint;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_prep::{Method as ReorderMethod, PartitionOptions, ReorderOptions, SortOrder};
-
-/// A source vertex: an original ID, or a rule (`"smallest"`, `"max-degree"`).
-#[derive(FromPyObject)]
-enum SourceArg {
-    Id(u64),
-    Rule(String),
-}
 
 /// What `run` hands to Python: per-vertex values, their original IDs, the stats dict, the summary.
 type RunTuple<'py> = (Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, PyAny>, String);
@@ -41,7 +37,7 @@ type RunTuple<'py> = (Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, P
 pub struct PyGraph {
     dir: GraphDir,
     /// The vertex index once [`load_index`](Self::load_index) has read it: every later run uses it.
-    index: Mutex<Option<LoadedIndex>>,
+    index: Mutex<Option<GraphIndex>>,
 }
 
 #[pymethods]
@@ -191,7 +187,10 @@ impl PyGraph {
         memory: u64,
         force: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let grid = options::count("grid", grid.as_ref(), 1, i128::from(diskgraph_format::MAX_GRID))?;
+        let grid = grid
+            .map(|g| options::count("grid", &g, 1, i128::from(diskgraph_format::MAX_GRID)))
+            .transpose()?
+            .map(|g| g as u32);
         let sort: SortOrder = sort.parse().map_err(PyValueError::new_err)?;
         let opts = PartitionOptions { grid, memory, force };
         let path = self.dir.path().to_path_buf();
@@ -320,120 +319,55 @@ impl PyGraph {
         json_to_py(py, &summary)
     }
 
-    /// Runs an algorithm (see ``diskgraph.Graph.run``); returns ``(values, vertex_ids, stats,
-    /// summary)``.
-    ///
-    /// ``sources`` (msbfs, apsp): a count K or a sequence of original IDs (default: 64 sampled
-    /// with ``seed``, default 1); apsp's values are 2-D (vertices × sources). ``x`` (spmv): a 1-D float64 array, one finite value per vertex (None:
-    /// all ones). The selective engine's I/O settings (None: the CLI's defaults): ``io``
-    /// (``"uring"``, ``"pread"``, ``"mmap"``; None probes), ``block_size`` and ``max_request``
-    /// (bytes, or strings like ``"16KiB"``), ``max_gap`` (blocks), ``scheduler`` (``"bitmap"``,
-    /// ``"pluglist"``), ``queue_depth``, ``io_threads``, and ``retain_lists`` (keep the lists a
-    /// pull round read for the next round; default on). The stream engine's: ``mrt`` (passes per
-    /// loaded block, default 5), ``vertex_state`` (``"memory"``, ``"mmap"``), ``layout`` (a grid
-    /// layout's name). ``method``: wcc on the stream engine ``"union-find"`` or
-    /// ``"label-propagation"``; mis ``"greedy"`` or ``"luby"``. Bad values raise ``ValueError``.
-    #[pyo3(signature = (
-        algorithm, *, source = None, parents = false, engine = "auto", memory = 1_073_741_824, threads = None,
-        tolerance = 1e-9, iterations = None, max_iterations = 10_000, sources = None, seed = None, x = None,
-        io = None, block_size = None, max_gap = None, max_request = None, scheduler = None, queue_depth = None,
-        io_threads = None, retain_lists = true, mrt = None, vertex_state = None, layout = None, method = None,
-        samples = None, rounds = None, basc = None, basc_fraction = 0.5, page_size = None, page_policy = "clock",
-        track_utilization = false
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn run<'py>(
-        &self,
-        py: Python<'py>,
-        algorithm: &str,
-        source: Option<SourceArg>,
-        parents: bool,
-        engine: &str,
-        memory: u64,
-        threads: Option<usize>,
-        tolerance: f64,
-        iterations: Option<usize>,
-        max_iterations: usize,
-        sources: Option<Bound<'py, PyAny>>,
-        seed: Option<Bound<'py, PyAny>>,
-        x: Option<Bound<'py, PyAny>>,
-        io: Option<Bound<'py, PyAny>>,
-        block_size: Option<Bound<'py, PyAny>>,
-        max_gap: Option<Bound<'py, PyAny>>,
-        max_request: Option<Bound<'py, PyAny>>,
-        scheduler: Option<Bound<'py, PyAny>>,
-        queue_depth: Option<Bound<'py, PyAny>>,
-        io_threads: Option<Bound<'py, PyAny>>,
-        retain_lists: bool,
-        mrt: Option<Bound<'py, PyAny>>,
-        vertex_state: Option<Bound<'py, PyAny>>,
-        layout: Option<Bound<'py, PyAny>>,
-        method: Option<Bound<'py, PyAny>>,
-        samples: Option<Bound<'py, PyAny>>,
-        rounds: Option<Bound<'py, PyAny>>,
-        basc: Option<Bound<'py, PyAny>>,
-        basc_fraction: f64,
-        page_size: Option<Bound<'py, PyAny>>,
-        page_policy: &str,
-        track_utilization: bool,
-    ) -> PyResult<RunTuple<'py>> {
-        let source = match source {
-            None => Source::Smallest,
-            Some(SourceArg::Id(id)) => Source::Id(id),
-            Some(SourceArg::Rule(rule)) => rule.parse().map_err(PyValueError::new_err)?,
-        };
-        let io = IoArgs {
-            io: io.as_ref(),
-            block_size: block_size.as_ref(),
-            max_gap: max_gap.as_ref(),
-            max_request: max_request.as_ref(),
-            scheduler: scheduler.as_ref(),
-            queue_depth: queue_depth.as_ref(),
-            io_threads: io_threads.as_ref(),
+    /// Runs ``algorithm`` with ``options`` (a dict of the options given, by name; see
+    /// ``diskgraph.Graph.run``): returns ``(values, vertex_ids, stats, summary)``. apsp's values
+    /// are 2-D (vertices × sources). ``basc`` may be a ``StaticCache`` loaded by
+    /// ``load_static_cache``; its budget and fraction are the run's unless given.
+    fn run<'py>(&self, py: Python<'py>, algorithm: &str, options: Bound<'py, PyDict>) -> PyResult<RunTuple<'py>> {
+        let alg = registry::find(algorithm).map_err(run_error)?;
+        let mut req = RunRequest::new(algorithm);
+        let mut unknown = Vec::new();
+        let mut cache_settings = None;
+        for (key, obj) in options.iter() {
+            let name: String = key.extract()?;
+            if obj.is_none() {
+                continue;
+            }
+            if name == BASC.name {
+                if let Ok(cache) = obj.cast::<PyStaticCache>() {
+                    let cache = cache.get();
+                    req.static_cache = Some(cache.loaded.clone());
+                    cache_settings = Some((cache.memory(), cache.basc_fraction()));
+                    continue;
+                }
+            }
+            match registry::option(alg, &name) {
+                Ok(spec) => {
+                    let value = options::value(spec, &obj)?;
+                    req.params.set(spec, value).map_err(PyValueError::new_err)?;
+                }
+                Err(_) => unknown.push(name),
+            }
         }
-        .config()?;
-        let preloaded = basc
-            .as_ref()
-            .and_then(|b| b.cast::<PyStaticCache>().ok())
-            .map(|c| c.get().loaded.clone());
-        let defaults = RunRequest::new(algorithm);
-        let req = RunRequest {
-            engine: engine.to_string(),
-            source,
-            parents,
-            tolerance,
-            iterations,
-            max_iterations,
-            threads,
-            memory,
-            sources: options::sources(sources.as_ref())?.unwrap_or(defaults.sources.clone()),
-            seed: options::count("seed", seed.as_ref(), 0, i128::from(u64::MAX))?.unwrap_or(defaults.seed),
-            x: options::x(x.as_ref())?,
-            io,
-            retain_lists,
-            mrt: options::count("mrt", mrt.as_ref(), 1, i128::from(u32::MAX))?.unwrap_or(defaults.mrt),
-            vertex_state: options::vertex_state(vertex_state.as_ref())?.unwrap_or(defaults.vertex_state),
-            layout: options::text("layout", layout.as_ref())?,
-            method: options::text("method", method.as_ref())?,
-            samples: options::count("samples", samples.as_ref(), 1, usize::MAX as i128)?,
-            rounds: options::count("rounds", rounds.as_ref(), 1, usize::MAX as i128)?.unwrap_or(defaults.rounds),
-            basc: match &preloaded {
-                Some(_) => None,
-                None => options::text("basc", basc.as_ref())?,
-            },
-            basc_loaded: preloaded,
-            basc_fraction,
-            page_cache: match options::size("page_size", page_size.as_ref())? {
-                Some(page_size) => Some(PageCacheOptions {
-                    page_size,
-                    policy: page_policy.parse().map_err(PyValueError::new_err)?,
-                    track_utilization,
-                }),
-                None => None,
-            },
-            index: self.loaded_index(),
-            ..defaults
-        };
+        if !unknown.is_empty() {
+            return Err(PyTypeError::new_err(format!(
+                "{algorithm}() got unknown option(s) {}; known: {}",
+                unknown.join(", "),
+                known_options(alg).join(", ")
+            )));
+        }
+        // A loaded static cache brings the budget and share it was loaded for, unless given.
+        if let Some((memory, fraction)) = cache_settings {
+            if !req.params.is_given(&MEMORY) {
+                req.params.set(&MEMORY, Value::Size(memory)).map_err(PyValueError::new_err)?;
+            }
+            if !req.params.is_given(&BASC_FRACTION) {
+                req.params
+                    .set(&BASC_FRACTION, Value::Float(fraction))
+                    .map_err(PyValueError::new_err)?;
+            }
+        }
+        req.index = self.loaded_index();
         let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;
         let values = match out.values {
             Values::Signed(v) => v.into_pyarray(py).into_any(),
@@ -452,51 +386,43 @@ impl PyGraph {
         Ok((values, out.vertex_ids.into_pyarray(py), stats, out.summary))
     }
 
-    /// Loads selection ``basc`` into a static cache of ``basc_fraction`` of ``memory`` once
-    /// (reading with the I/O settings given), for runs that pass the result as ``basc=``.
-    #[pyo3(signature = (
-        basc, *, memory = 1_073_741_824, basc_fraction = 0.5, threads = None, io = None, block_size = None,
-        max_gap = None, max_request = None, scheduler = None, queue_depth = None, io_threads = None
-    ))]
-    #[allow(clippy::too_many_arguments)]
+    /// Loads selection ``basc`` into a static cache once, as ``options`` say (``memory``,
+    /// ``basc_fraction``, ``threads`` and how to read: ``io``, ``block_size``, ``max_gap``,
+    /// ``max_request``, ``scheduler``, ``queue_depth``, ``io_threads``), for runs that pass the
+    /// result as ``basc=``.
     fn load_static_cache<'py>(
         &self,
         py: Python<'py>,
         basc: &str,
-        memory: u64,
-        basc_fraction: f64,
-        threads: Option<usize>,
-        io: Option<Bound<'py, PyAny>>,
-        block_size: Option<Bound<'py, PyAny>>,
-        max_gap: Option<Bound<'py, PyAny>>,
-        max_request: Option<Bound<'py, PyAny>>,
-        scheduler: Option<Bound<'py, PyAny>>,
-        queue_depth: Option<Bound<'py, PyAny>>,
-        io_threads: Option<Bound<'py, PyAny>>,
+        options: Bound<'py, PyDict>,
     ) -> PyResult<PyStaticCache> {
-        let io = IoArgs {
-            io: io.as_ref(),
-            block_size: block_size.as_ref(),
-            max_gap: max_gap.as_ref(),
-            max_request: max_request.as_ref(),
-            scheduler: scheduler.as_ref(),
-            queue_depth: queue_depth.as_ref(),
-            io_threads: io_threads.as_ref(),
-        }
-        .config()?;
-        let req = RunRequest {
-            memory,
-            basc: Some(basc.to_string()),
-            basc_fraction,
-            threads,
-            io,
-            index: self.loaded_index(),
-            ..RunRequest::new("bfs")
+        let mut params = Params::new();
+        params.set(&BASC, Value::Text(basc.to_string())).map_err(PyValueError::new_err)?;
+        let takes = |name: &str| {
+            READ_OPTIONS
+                .iter()
+                .chain(&[&MEMORY, &BASC_FRACTION, &THREADS])
+                .copied()
+                .find(|o| o.name == name)
         };
+        for (key, obj) in options.iter() {
+            let name: String = key.extract()?;
+            if obj.is_none() {
+                continue;
+            }
+            let spec = takes(&name).ok_or_else(|| {
+                PyTypeError::new_err(format!("load_static_cache() got an unknown option {name}"))
+            })?;
+            let value = options::value(spec, &obj)?;
+            params.set(spec, value).map_err(PyValueError::new_err)?;
+        }
+        let index = self.loaded_index();
         let loaded = py
-            .detach(|| registry::load_static_cache(&self.dir, &req))
+            .detach(|| registry::load_static_cache(&self.dir, &params, index))
             .map_err(run_error)?;
-        Ok(PyStaticCache::new(loaded, memory, basc_fraction))
+        let memory = params.size(&MEMORY).unwrap_or(1 << 30);
+        let fraction = params.float(&BASC_FRACTION).unwrap_or(0.5);
+        Ok(PyStaticCache::new(loaded, memory, fraction))
     }
 
     fn __repr__(&self) -> String {
@@ -512,9 +438,22 @@ impl PyGraph {
     }
 }
 
+/// Every option name `alg` takes: its own, the run's and the engines'.
+fn known_options(alg: &Algorithm) -> Vec<&'static str> {
+    let mut names: Vec<&str> = alg
+        .options
+        .iter()
+        .chain(RUN_OPTIONS)
+        .chain(ENGINE_OPTIONS)
+        .map(|o| o.name)
+        .collect();
+    names.sort_unstable();
+    names
+}
+
 impl PyGraph {
     /// The index [`load_index`](Self::load_index) read, if any.
-    fn loaded_index(&self) -> Option<LoadedIndex> {
+    fn loaded_index(&self) -> Option<GraphIndex> {
         self.index.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 

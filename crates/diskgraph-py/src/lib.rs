@@ -34,6 +34,13 @@ fn parse_size(size: &str) -> PyResult<u64> {
     diskgraph_engine::parse_size(size).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// Every algorithm, engine and option with its kind, default and help, as ``diskgraph
+/// algorithms --json`` prints them: what the ``Graph`` methods are generated from.
+#[pyfunction]
+fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    json_to_py(py, &diskgraph_algo::catalog::catalog())
+}
+
 #[pymodule]
 #[pyo3(name = "_native")]
 mod native {
@@ -46,7 +53,7 @@ mod native {
     #[pymodule_export]
     use super::importer::{import_file, EdgeImporter};
     #[pymodule_export]
-    use super::parse_size;
+    use super::{algorithms, parse_size};
     #[pymodule_export]
     use super::static_cache::PyStaticCache;
 

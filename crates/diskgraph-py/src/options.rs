@@ -1,19 +1,15 @@
-//! Conversion and checking of `run`'s options that arrive as arbitrary Python objects: msbfs
-//! sources, spmv's `x`, sizes and counts, the selective engine's I/O settings, and the stream
-//! engine's vertex state and names (layout, method).
+//! Python values to run options, by the option's declared kind: the same conversion for every
+//! option of every algorithm and engine.
 //!
 //! Bad values raise `ValueError` (out of range, unknown name, non-finite `x`), wrong types
-//! `TypeError`, and a source ID that cannot be a vertex `InvalidVertex`. The I/O backend and
-//! scheduler names follow the CLI's rules (case-insensitive `uring`/`pread`/`mmap` and
-//! `bitmap`/`pluglist`); the semantic checks of the I/O settings (block size a power of two in
-//! 512..=65536, a request holding a block, ...) stay with the I/O layer, which reports them as
-//! `ValueError` when the selective engine opens.
+//! `TypeError`, and a source ID that cannot be a vertex `InvalidVertex`. Names of choices are
+//! case-insensitive, as on the command line; sizes are ints (bytes) or strings such as
+//! `"16KiB"`.
 
-use diskgraph_algo::msbfs::MAX_SOURCES;
-use diskgraph_algo::registry::Sources;
-use diskgraph_engine::selective::{BackendKind, IoConfig, SchedulerKind};
-use diskgraph_engine::stream::VertexStateKind;
-use numpy::PyReadonlyArray1;
+use std::sync::Arc;
+
+use diskgraph_engine::options::{OptionKind, OptionSpec, Value};
+use diskgraph_engine::{Source, Sources};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString};
@@ -25,6 +21,11 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map_or_else(|_| "?".to_string(), |n| n.to_string())
+}
+
+/// `str(obj)`, for messages.
+fn shown(obj: &Bound<'_, PyAny>) -> String {
+    obj.str().map_or_else(|_| "?".to_string(), |s| s.to_string())
 }
 
 /// An integer (a Python int or anything with `__index__`, not a bool), as `i128`; `None` when
@@ -43,73 +44,78 @@ fn integer(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Option<i128>> {
     }
 }
 
-/// An optional integer option in `min..=max`.
-pub fn count<T: TryFrom<i128>>(
-    name: &str,
-    obj: Option<&Bound<'_, PyAny>>,
-    min: i128,
-    max: i128,
-) -> PyResult<Option<T>> {
-    let Some(obj) = obj else { return Ok(None) };
-    let shown = || obj.str().map_or_else(|_| "?".to_string(), |s| s.to_string());
+/// An integer option in `min..=max`.
+pub fn count(name: &str, obj: &Bound<'_, PyAny>, min: i128, max: i128) -> PyResult<u64> {
     match integer(name, obj)? {
         Some(v) if v < min => Err(PyValueError::new_err(format!("{name} must be at least {min}, got {v}"))),
-        Some(v) if v <= max => T::try_from(v)
-            .map(Some)
-            .map_err(|_| PyValueError::new_err(format!("{name} {v} is out of range"))),
+        Some(v) if v <= max => Ok(v as u64),
         Some(v) => Err(PyValueError::new_err(format!("{name} must be at most {max}, got {v}"))),
-        None => Err(PyValueError::new_err(format!("{name} {} is out of range", shown()))),
+        None => Err(PyValueError::new_err(format!("{name} {} is out of range", shown(obj)))),
     }
 }
 
-/// An optional name (a str or None).
-fn name_arg(name: &str, obj: Option<&Bound<'_, PyAny>>, choices: &str) -> PyResult<Option<String>> {
-    let Some(obj) = obj else { return Ok(None) };
-    match obj.cast::<PyString>() {
-        Ok(s) => Ok(Some(s.to_cow()?.into_owned())),
+/// A size in bytes: an int, or a string such as `"16KiB"`.
+fn size(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        let text = s.to_cow()?;
+        return diskgraph_engine::parse_size(&text).map_err(|e| PyValueError::new_err(format!("{name}: {e}")));
+    }
+    match integer(name, obj) {
+        Ok(Some(v)) if v >= 1 => Ok(u64::try_from(v).unwrap_or(u64::MAX)),
+        Ok(None) => Err(PyValueError::new_err(format!("{name} is too large"))),
+        Ok(Some(_)) => Err(PyValueError::new_err(format!(
+            "{name} must be a positive number of bytes, got {}",
+            shown(obj)
+        ))),
         Err(_) => Err(PyTypeError::new_err(format!(
-            "{name} must be {choices}, got {}",
+            "{name} must be an int (bytes) or a size string like '16KiB', got {}",
             type_name(obj)
         ))),
     }
 }
 
-/// An optional size in bytes: an int, or a string such as `"16KiB"` (the rules of `memory` and
-/// of the CLI's size flags); at most `u32::MAX`, like the CLI's I/O sizes.
-pub fn size(name: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<u32>> {
-    let Some(obj) = obj else { return Ok(None) };
-    let bytes: u64 = if let Ok(s) = obj.cast::<PyString>() {
-        let text = s.to_cow()?;
-        diskgraph_engine::parse_size(&text).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?
-    } else {
-        match integer(name, obj) {
-            Ok(Some(v)) if v >= 1 => u64::try_from(v).unwrap_or(u64::MAX),
-            Ok(None) => return Err(PyValueError::new_err(format!("{name} is too large"))),
-            Ok(Some(_)) => {
-                let shown = obj.str().map_or_else(|_| "?".to_string(), |s| s.to_string());
-                return Err(PyValueError::new_err(format!(
-                    "{name} must be a positive number of bytes, got {shown}"
-                )));
-            }
-            Err(_) => {
-                return Err(PyTypeError::new_err(format!(
-                    "{name} must be an int (bytes) or a size string like '16KiB', got {}",
-                    type_name(obj)
-                )))
-            }
-        }
-    };
-    u32::try_from(bytes)
-        .map(Some)
-        .map_err(|_| PyValueError::new_err(format!("{name} of {bytes} bytes is too large")))
+/// A str.
+fn text(name: &str, obj: &Bound<'_, PyAny>, expected: &str) -> PyResult<String> {
+    match obj.cast::<PyString>() {
+        Ok(s) => Ok(s.to_cow()?.into_owned()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{name} must be {expected}, got {}",
+            type_name(obj)
+        ))),
+    }
 }
 
-/// msbfs sources: a count K (sample K vertices), a sequence of original IDs, or the CLI's text
-/// form (`"K"` or `"a,b,c"`). `None` keeps the default.
-pub fn sources(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Sources>> {
-    let Some(obj) = obj else { return Ok(None) };
+/// A source vertex: an original ID (an int) or `"smallest"` / `"max-degree"`.
+fn source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
+    if obj.is_instance_of::<PyString>() {
+        return text("source", obj, "a vertex ID or a rule")?
+            .parse()
+            .map_err(|_| {
+                PyValueError::new_err(format!(
+                    "source must be a vertex ID, 'smallest' or 'max-degree', got {}",
+                    shown(obj)
+                ))
+            });
+    }
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err("source must be an integer vertex ID, got a bool"));
+    }
+    match integer("source", obj)? {
+        Some(v) => u64::try_from(v)
+            .map(Source::Id)
+            .map_err(|_| InvalidVertex::new_err(format!("source vertex {v} is not a vertex of the graph"))),
+        None => Err(InvalidVertex::new_err(format!(
+            "source vertex {} is not a vertex of the graph",
+            shown(obj)
+        ))),
+    }
+}
+
+/// Sources: a count K (sample K vertices), a sequence of original IDs, or the command line's
+/// text form (`"K"` or `"a,b,c"`).
+fn sources(obj: &Bound<'_, PyAny>, max: Option<usize>) -> PyResult<Sources> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return s.to_cow()?.parse().map(Some).map_err(PyValueError::new_err);
+        return s.to_cow()?.parse().map_err(PyValueError::new_err);
     }
     if obj.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(
@@ -117,8 +123,12 @@ pub fn sources(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Sources>> {
         ));
     }
     let bad_count = |k: String| {
+        let range = match max {
+            Some(max) => format!("1 to {max}"),
+            None => "at least 1".to_string(),
+        };
         PyValueError::new_err(format!(
-            "sources must be a count of 1 to {MAX_SOURCES} or a sequence of vertex IDs, got {k}"
+            "sources must be a count of {range} or a sequence of vertex IDs, got {k}"
         ))
     };
     match obj.extract::<i128>() {
@@ -126,10 +136,10 @@ pub fn sources(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Sources>> {
             return usize::try_from(k)
                 .ok()
                 .filter(|&k| k > 0)
-                .map(|k| Some(Sources::Sample(k)))
+                .map(Sources::Sample)
                 .ok_or_else(|| bad_count(k.to_string()))
         }
-        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => return Err(bad_count(obj.str()?.to_string())),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => return Err(bad_count(shown(obj))),
         Err(_) => {}
     }
     let items = obj.try_iter().map_err(|_| {
@@ -141,97 +151,67 @@ pub fn sources(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Sources>> {
     let mut ids = Vec::new();
     for item in items {
         let item = item?;
+        let not_a_vertex = |v: String| InvalidVertex::new_err(format!("source vertex {v} is not a vertex of the graph"));
         match integer("each source", &item)? {
-            Some(v) => ids.push(
-                u64::try_from(v)
-                    .map_err(|_| InvalidVertex::new_err(format!("source vertex {v} is not a vertex of the graph")))?,
-            ),
-            None => {
-                return Err(InvalidVertex::new_err(format!(
-                    "source vertex {} is not a vertex of the graph",
-                    item.str()?
-                )))
-            }
+            Some(v) => ids.push(u64::try_from(v).map_err(|_| not_a_vertex(v.to_string()))?),
+            None => return Err(not_a_vertex(shown(&item))),
         }
     }
-    Ok(Some(Sources::Ids(ids)))
+    Ok(Sources::Ids(ids))
 }
 
-/// spmv's `x`: a 1-D float64 numpy array of finite values (its length is checked by the run).
-pub fn x(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<f64>>> {
-    let Some(obj) = obj else { return Ok(None) };
-    let array: PyReadonlyArray1<'_, f64> = obj.extract().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "x must be a 1-D float64 numpy array (or None for all ones), got {}",
-            type_name(obj)
-        ))
-    })?;
-    let x = array.as_array().to_vec();
-    if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+/// One number per vertex: anything numpy makes a 1-D float64 array of.
+fn vector(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    let numpy = obj.py().import("numpy")?;
+    let array = numpy
+        .call_method1("asarray", (obj, "float64"))
+        .map_err(|_| PyTypeError::new_err(format!("{name} must be an array of numbers, got {}", type_name(obj))))?;
+    let ndim: usize = array.getattr("ndim")?.extract()?;
+    if ndim != 1 {
         return Err(PyValueError::new_err(format!(
-            "x must be finite, but x[{i}] is {}",
-            x[i]
+            "{name} must be one-dimensional (one value per vertex), got shape {}",
+            shown(&array.getattr("shape")?)
         )));
     }
-    Ok(Some(x))
+    let values: numpy::PyReadonlyArray1<'_, f64> = array.extract()?;
+    Ok(values.as_array().to_vec())
 }
 
-/// An optional free-form name (a str or None), such as a layout or a method; its value is
-/// checked by the run.
-pub fn text(name: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
-    name_arg(name, obj, "a str or None")
-}
-
-/// Where the stream engine keeps vertex state: `"memory"` or `"mmap"` (the CLI's
-/// `--vertex-state`); `None` keeps the default (memory).
-pub fn vertex_state(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<VertexStateKind>> {
-    name_arg("vertex_state", obj, "'memory' or 'mmap'")?
-        .map(|s| s.parse().map_err(PyValueError::new_err))
-        .transpose()
-}
-
-/// An I/O backend name (the CLI's `--io`, case-insensitive); `None` probes the kernel.
-pub fn backend(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<BackendKind>> {
-    let choices = "'uring', 'pread', 'mmap' or None to probe";
-    name_arg("io", obj, choices)?
-        .map(|s| s.parse().map_err(PyValueError::new_err))
-        .transpose()
-}
-
-/// An I/O scheduler name (the CLI's `--scheduler`, case-insensitive).
-pub fn scheduler(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<SchedulerKind>> {
-    let choices = "'bitmap' or 'pluglist'";
-    name_arg("scheduler", obj, choices)?
-        .map(|s| s.parse().map_err(PyValueError::new_err))
-        .transpose()
-}
-
-/// The selective engine's I/O settings as given to `run` (each `None` keeps the default).
-pub struct IoArgs<'a, 'py> {
-    pub io: Option<&'a Bound<'py, PyAny>>,
-    pub block_size: Option<&'a Bound<'py, PyAny>>,
-    pub max_gap: Option<&'a Bound<'py, PyAny>>,
-    pub max_request: Option<&'a Bound<'py, PyAny>>,
-    pub scheduler: Option<&'a Bound<'py, PyAny>>,
-    pub queue_depth: Option<&'a Bound<'py, PyAny>>,
-    pub io_threads: Option<&'a Bound<'py, PyAny>>,
-}
-
-impl IoArgs<'_, '_> {
-    /// The [`IoConfig`]: the CLI's defaults (those of `IoConfig::default()`) with the given
-    /// settings on top.
-    pub fn config(&self) -> PyResult<IoConfig> {
-        let d = IoConfig::default();
-        let u32_max = i128::from(u32::MAX);
-        Ok(IoConfig {
-            backend: backend(self.io)?,
-            block_size: size("block_size", self.block_size)?.unwrap_or(d.block_size),
-            max_gap_blocks: count("max_gap", self.max_gap, 0, u32_max)?.unwrap_or(d.max_gap_blocks),
-            max_request_bytes: size("max_request", self.max_request)?.unwrap_or(d.max_request_bytes),
-            scheduler: scheduler(self.scheduler)?.unwrap_or(d.scheduler),
-            queue_depth: count("queue_depth", self.queue_depth, 1, u32_max)?.unwrap_or(d.queue_depth),
-            io_threads: count("io_threads", self.io_threads, 1, usize::MAX as i128)?.unwrap_or(d.io_threads),
-            ..d
-        })
-    }
+/// The value of option `spec` that `obj` gives.
+pub fn value(spec: &OptionSpec, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let name = spec.name;
+    let value = match &spec.kind {
+        OptionKind::Flag => {
+            let is_bool = obj.is_instance_of::<PyBool>() || type_name(obj) == "bool_";
+            if !is_bool {
+                return Err(PyTypeError::new_err(format!(
+                    "{name} must be True or False, got {}",
+                    type_name(obj)
+                )));
+            }
+            Value::Flag(obj.is_truthy()?)
+        }
+        &OptionKind::Count { min, max } => Value::Count(count(name, obj, i128::from(min), i128::from(max))?),
+        OptionKind::Float { .. } => {
+            if obj.is_instance_of::<PyBool>() {
+                return Err(PyTypeError::new_err(format!("{name} must be a number, got a bool")));
+            }
+            let x: f64 = obj
+                .extract()
+                .map_err(|_| PyTypeError::new_err(format!("{name} must be a number, got {}", type_name(obj))))?;
+            Value::Float(x)
+        }
+        OptionKind::Size { .. } => Value::Size(size(name, obj)?),
+        OptionKind::Choice(_) => {
+            let choices = spec.kind.describe();
+            let given = text(name, obj, &format!("{choices} (a str)"))?;
+            spec.parse(&given).map_err(PyValueError::new_err)?
+        }
+        OptionKind::Text => Value::Text(text(name, obj, "a str or None")?),
+        OptionKind::Source => Value::Source(source(obj)?),
+        &OptionKind::Sources { max } => Value::Sources(sources(obj, max)?),
+        OptionKind::Vector => Value::Vector(Arc::new(vector(name, obj)?)),
+    };
+    spec.check(&value).map_err(PyValueError::new_err)?;
+    Ok(value)
 }

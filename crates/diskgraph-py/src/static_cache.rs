@@ -60,13 +60,13 @@ impl PyStaticCache {
 
     /// The budget it was loaded for (runs given it default to it).
     #[getter]
-    fn memory(&self) -> u64 {
+    pub(crate) fn memory(&self) -> u64 {
         self.memory
     }
 
     /// The share of ``memory`` it was loaded into (runs given it default to it).
     #[getter]
-    fn basc_fraction(&self) -> f64 {
+    pub(crate) fn basc_fraction(&self) -> f64 {
         self.basc_fraction
     }
 

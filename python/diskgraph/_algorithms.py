@@ -1,0 +1,495 @@
+"""The algorithm methods of :class:`diskgraph.Graph` and the out-of-core engines' settings.
+
+Generated from the algorithm descriptors by ``python3 scripts/generate_python.py``; do not edit
+by hand (the test suite checks it is up to date).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, TypedDict, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ._native import StaticCache
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
+
+    from ._graph import Result
+
+#: A memory budget: bytes as an int, or a string such as ``"256MiB"`` or ``"1.5G"``.
+Memory = Union[int, str]
+#: A traversal source: an original vertex ID, ``"smallest"`` (the smallest ID) or
+#: ``"max-degree"`` (the vertex with the most out-edges, the smallest ID among equals).
+SourceSpec = Union[int, str]
+#: Sources: a count K (K distinct vertices sampled with ``seed``) or a sequence (or numpy array)
+#: of original vertex IDs.
+SourcesSpec = Union[int, Sequence[int], "npt.NDArray[np.integer[Any]]"]
+
+
+class ReadOptions(TypedDict, total=False):
+    """How the out-of-core engines read, accepted by :meth:`Graph.load_static_cache` and, as part of
+    :class:`IoOptions`, by every run. A key left out (or None) takes the engine's default.
+
+    Keys:
+        io: selective, stream: I/O backend: uring, pread or mmap (selective only); default: uring
+            when the kernel allows it, else pread: ``"uring"``, ``"pread"`` or ``"mmap"``.
+        block_size: selective: I/O block size, a power of two from 512 B to 64 KiB.
+        max_gap: selective: largest gap, in blocks, merged into a read.
+        max_request: selective: largest read; longer runs are cut.
+        scheduler: selective: I/O scheduler: bitmap (global dedup/sort/merge) or pluglist (the
+            baseline): ``"bitmap"`` or ``"pluglist"``.
+        queue_depth: selective, stream: reads in flight per I/O thread.
+        io_threads: selective: dedicated I/O threads.
+    """
+
+    io: Optional[Literal["uring", "pread", "mmap"]]
+    block_size: Optional[Union[int, str]]
+    max_gap: Optional[int]
+    max_request: Optional[Union[int, str]]
+    scheduler: Optional[Literal["bitmap", "pluglist"]]
+    queue_depth: Optional[int]
+    io_threads: Optional[int]
+
+
+class IoOptions(ReadOptions, total=False):
+    """The out-of-core engines' settings, accepted by :meth:`Graph.run` and every algorithm method:
+    those of :class:`ReadOptions` and these. A key left out (or None) takes the engine's default;
+    ``basc`` also takes a :class:`StaticCache` loaded by :meth:`Graph.load_static_cache`.
+
+    Keys:
+        retain_lists: selective: keep the small lists a bottom-up (pull) round read that the next
+            round reads again, in the budget the buffers leave (false: the baseline).
+        basc: selective: load BAsC selection NAME (diskgraph select) into a static cache.
+        basc_fraction: selective: share of the budget given to the static cache.
+        page_size: selective: read through a page cache of pages of this size, holding what the
+            budget leaves after the static cache and the I/O buffers.
+        page_policy: selective: the page cache's replacement: clock or lru: ``"clock"`` or
+            ``"lru"``.
+        track_utilization: selective: track page utilisation (64-byte units touched while resident).
+        mrt: stream: maximum reentry times: passes over each loaded block (1 is GridGraph's one
+            pass).
+        vertex_state: stream: where vertex state lives: memory or mmap (a mapped scratch file next
+            to the graph): ``"memory"`` or ``"mmap"``.
+        layout: stream: the grid layout to stream (default: the one the algorithm prefers among the
+            graph's layouts).
+    """
+
+    retain_lists: Optional[bool]
+    basc: Union[str, StaticCache, None]
+    basc_fraction: Optional[float]
+    page_size: Optional[Union[int, str]]
+    page_policy: Optional[Literal["clock", "lru"]]
+    track_utilization: Optional[bool]
+    mrt: Optional[int]
+    vertex_state: Optional[Literal["memory", "mmap"]]
+    layout: Optional[str]
+
+
+class AlgorithmMethods:
+    """The algorithms, one method each; each calls :meth:`Graph.run` with its options."""
+
+    __slots__ = ()
+
+    def run(self, algorithm: str, **options: Any) -> "Result":
+        raise NotImplementedError
+
+    def bfs(
+        self,
+        source: SourceSpec = "smallest",
+        *,
+        parents: bool = False,
+        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Breadth-first search levels from ``source`` (-1 unreached); ``parents`` for the parent
+        tree.
+
+        Values (int64): the level of each vertex (the source 0, -1 unreached), or with parents its
+        parent's original ID (uint64, 2**64-1 unreached, when the graph has IDs of 2**63 or more).
+
+        Args:
+            source: where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's
+                min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
+                equals) (default ``"smallest"``).
+            parents: give each vertex's parent (an original ID; the source is its own parent, -1
+                unreached) instead of its level (default ``False``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``, ``"stream"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads, **io)
+
+    def sssp(
+        self,
+        source: SourceSpec = "smallest",
+        *,
+        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Single-source shortest path distances from ``source`` (inf unreached); refuses negative
+        weights.
+
+        Values (float64): the distance from the source along out-edges, summing the weights (hops
+        when unweighted), inf unreached.
+
+        Args:
+            source: where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's
+                min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
+                equals) (default ``"smallest"``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``, ``"stream"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads, **io)
+
+    def wcc(
+        self,
+        *,
+        method: Optional[Literal["union-find", "label-propagation"]] = None,
+        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Weakly connected components, labelled by their smallest vertex ID.
+
+        Values (uint64): the component of each vertex, named by the smallest original ID in it.
+
+        Args:
+            method: the stream engine's method: union-find (one pass) or label-propagation (the
+                baseline): ``"union-find"`` or ``"label-propagation"`` (the stream engine only)
+                (default ``"union-find"``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``, ``"stream"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("wcc", method=method, engine=engine, memory=memory, threads=threads, **io)
+
+    def scc(
+        self,
+        *,
+        engine: Literal["auto", "memory"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Strongly connected components, labelled by their smallest vertex ID.
+
+        Values (uint64): the component of each vertex, named by the smallest original ID in it.
+
+        Args:
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: accepted, so the same settings can be passed to every algorithm; this one runs in
+                memory.
+        """
+        return self.run("scc", engine=engine, memory=memory, threads=threads, **io)
+
+    def pagerank(
+        self,
+        *,
+        tolerance: float = 1e-09,
+        iterations: Optional[int] = None,
+        max_iterations: int = 10000,
+        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """PageRank with NetworkX semantics (alpha 0.85, to ``tolerance`` or ``iterations``).
+
+        Values (float64): the rank of each vertex (they sum to 1): alpha 0.85, weights ignored,
+        dangling mass spread uniformly.
+
+        Args:
+            tolerance: stop when the L1 change is below N × tolerance (NetworkX's rule) (default
+                ``1e-09``).
+            iterations: run exactly this many iterations instead.
+            max_iterations: give up (and say so) after this many iterations (default ``10000``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``, ``"stream"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run(
+            "pagerank",
+            tolerance=tolerance,
+            iterations=iterations,
+            max_iterations=max_iterations,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            **io,
+        )
+
+    def kcore(
+        self,
+        *,
+        engine: Literal["auto", "memory", "selective"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Core number of every vertex on the undirected simple view.
+
+        Values (int64): the core number of each vertex (directions, self-loops and parallel edges
+        ignored).
+
+        Args:
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("kcore", engine=engine, memory=memory, threads=threads, **io)
+
+    def msbfs(
+        self,
+        sources: SourcesSpec = 64,
+        *,
+        seed: int = 1,
+        engine: Literal["auto", "memory", "selective"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Multi-source BFS from up to 64 ``sources`` at once: sum of finite distances (-1
+        unreached).
+
+        Values (int64): the sum of each vertex's finite hop distances from the sources, -1 when none
+        reaches it.
+
+        Args:
+            sources: a count K (K distinct vertices sampled with ``seed``; at most 64) or original
+                IDs a,b,c (a single one as a,) (default ``64``).
+            seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
+                on every ordering of a graph), Luby's priorities (default ``1``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("msbfs", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+
+    def apsp(
+        self,
+        sources: SourcesSpec = 64,
+        *,
+        seed: int = 1,
+        engine: Literal["auto", "memory", "selective"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Hop distances from each of ``sources`` (K sampled, or IDs; msbfs in batches of 64), -1
+        unreached.
+
+        Values (int64, 2-D): a row per vertex, a column per source (in the order of the stats'
+        sources): hops from the source, -1 unreached.
+
+        Args:
+            sources: a count K (K distinct vertices sampled with ``seed``) or original IDs a,b,c (a
+                single one as a,) (default ``64``).
+            seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
+                on every ordering of a graph), Luby's priorities (default ``1``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("apsp", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+
+    def spmv(
+        self,
+        x: Optional["npt.ArrayLike"] = None,
+        *,
+        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Y = A^T x with the edge weights (x from ``x``, or all ones).
+
+        Values (float64): y[v], the sum of w(u, v) * x[u] over the in-edges of v (weights 1 when
+        unweighted).
+
+        Args:
+            x: x, one number per vertex in ascending original-ID order: a text file (one value per
+                line) or a 1-D .npy array (f8, f4, i8 or i4); all ones when absent.
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``, ``"stream"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("spmv", x=x, engine=engine, memory=memory, threads=threads, **io)
+
+    def mis(
+        self,
+        *,
+        method: Literal["greedy", "luby"] = "greedy",
+        seed: int = 1,
+        engine: Literal["auto", "memory", "stream"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Maximal independent set, 1 in the set and 0 not (greedy by ID; ``method`` luby).
+
+        Values (int64): 1 for a vertex in the set, 0 for one not (the undirected view; the order the
+        graph is stored in).
+
+        Args:
+            method: greedy (by ascending ID; deterministic) or luby (randomized rounds seeded with
+                ``seed``): ``"greedy"`` or ``"luby"`` (default ``"greedy"``).
+            seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
+                on every ordering of a graph), Luby's priorities (default ``1``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"stream"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("mis", method=method, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+
+    def sp(
+        self,
+        source: SourceSpec = "smallest",
+        *,
+        engine: Literal["auto", "memory", "selective"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Unweighted shortest-path lengths (hops) from ``source``, -1 unreached.
+
+        Values (int64): the hops from the source along out-edges, -1 unreached.
+
+        Args:
+            source: where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's
+                min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
+                equals) (default ``"smallest"``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("sp", source=source, engine=engine, memory=memory, threads=threads, **io)
+
+    def diameter(
+        self,
+        source: SourceSpec = "smallest",
+        *,
+        rounds: int = 4,
+        engine: Literal["auto", "memory", "selective"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Diameter lower bound by ``rounds`` BFS sweeps from ``source``: hop distances from the
+        vertex whose eccentricity it is.
+
+        Values (int64): hop distances from the vertex whose eccentricity is the bound (-1
+        unreached); the stats' settings have bound, from and to.
+
+        Args:
+            source: where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's
+                min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
+                equals) (default ``"smallest"``).
+            rounds: BFS sweeps, each from the farthest vertex the last one found (default ``4``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("diameter", source=source, rounds=rounds, engine=engine, memory=memory, threads=threads, **io)
+
+    def bc(
+        self,
+        *,
+        samples: Optional[int] = None,
+        seed: int = 1,
+        engine: Literal["auto", "memory", "selective"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> "Result":
+        """Betweenness centrality (Brandes, NetworkX scaling): exact, or from ``samples`` K sources.
+
+        Values (float64): the betweenness of each vertex, scaled as NetworkX's
+        betweenness_centrality (normalized, endpoints excluded).
+
+        Args:
+            samples: sample this many sources (with ``seed``) instead of every vertex (NetworkX's
+                k).
+            seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
+                on every ordering of a graph), Luby's priorities (default ``1``).
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
+                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
+                one of ``"memory"``, ``"selective"``.
+            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
+                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
+            threads: worker threads (default: all cores).
+            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
+                refused when another engine is asked for by name.
+        """
+        return self.run("bc", samples=samples, seed=seed, engine=engine, memory=memory, threads=threads, **io)
