@@ -251,21 +251,7 @@ fn check_options(alg: &Algorithm, params: &Params, engine: EngineKind, auto: boo
                     or_list(&honour)
                 )));
             }
-            None => {
-                let owners: Vec<&str> = ALGORITHMS
-                    .iter()
-                    .filter(|a| a.option(name).is_some())
-                    .map(|a| a.name)
-                    .collect();
-                let whose = match owners.as_slice() {
-                    [] => String::new(),
-                    owners => format!(" (it is an option of {})", or_list(owners)),
-                };
-                return Err(AlgoError::InvalidSetting(format!(
-                    "{} has no option {flag}{whose}",
-                    alg.name
-                )));
-            }
+            None => return Err(option(alg, name).expect_err("not the algorithm's, the run's or an engine's")),
         }
     }
     Ok(())

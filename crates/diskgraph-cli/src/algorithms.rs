@@ -36,7 +36,12 @@ pub fn run(a: Args) -> Result<()> {
 
 /// The algorithm × engine table.
 fn table() -> String {
-    let width = ALGORITHMS.iter().map(|a| a.name.len()).max().unwrap_or(0).max("algorithm".len());
+    let width = ALGORITHMS
+        .iter()
+        .map(|a| a.name.len())
+        .max()
+        .unwrap_or(0)
+        .max("algorithm".len());
     let mut s = format!("{:width$}", "algorithm");
     for e in EngineKind::ALL {
         s += &format!("  {:9}", e.name());
@@ -81,7 +86,11 @@ fn describe(o: &OptionSpec, a: &Algorithm) -> String {
         Default::Absent | Default::Flag(false) => String::new(),
         d => format!(" [default: {d}]"),
     };
-    let honour: Vec<&str> = a.engines().filter(|e| o.engines.contains(*e)).map(EngineKind::name).collect();
+    let honour: Vec<&str> = a
+        .engines()
+        .filter(|e| o.engines.contains(*e))
+        .map(EngineKind::name)
+        .collect();
     let only = if honour.len() < a.variants.len() {
         format!(" ({} engine only)", honour.join(", "))
     } else {
@@ -98,10 +107,16 @@ mod tests {
     fn the_table_has_a_row_per_algorithm_and_marks_its_engines() {
         let t = table();
         for a in ALGORITHMS {
-            let row = t.lines().find(|l| l.starts_with(&format!("{} ", a.name))).expect(a.name);
+            let row = t
+                .lines()
+                .find(|l| l.starts_with(&format!("{} ", a.name)))
+                .expect(a.name);
             assert_eq!(row.matches("yes").count(), a.variants.len(), "{row}");
         }
         let wcc = details(registry::find("wcc").unwrap());
-        assert!(wcc.contains("--method NAME [default: union-find] (stream engine only)"), "{wcc}");
+        assert!(
+            wcc.contains("--method NAME [default: union-find] (stream engine only)"),
+            "{wcc}"
+        );
     }
 }

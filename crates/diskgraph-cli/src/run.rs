@@ -85,14 +85,24 @@ impl clap::Args for Args {
                     .value_name("ALGO")
                     .help(format!("Algorithm: {} (see `diskgraph algorithms`)", names.join(", "))),
             )
-            .arg(Arg::new("graph").required(true).value_name("GRAPH").help("Graph directory"))
+            .arg(
+                Arg::new("graph")
+                    .required(true)
+                    .value_name("GRAPH")
+                    .help("Graph directory"),
+            )
             .arg(
                 Arg::new("out")
                     .long("out")
                     .value_name("FILE")
                     .help("Write per-vertex results: .tsv, .npy or .parquet (by extension)"),
             )
-            .arg(Arg::new("stats").long("stats").value_name("FILE").help("Write RunStats JSON"));
+            .arg(
+                Arg::new("stats")
+                    .long("stats")
+                    .value_name("FILE")
+                    .help("Write RunStats JSON"),
+            );
         all_options().into_iter().fold(cmd, |cmd, o| cmd.arg(arg(o)))
     }
 

@@ -6,8 +6,8 @@
 
 use diskgraph_algo::AlgoError;
 use diskgraph_engine::EngineError;
-use diskgraph_io::IoError;
 use diskgraph_format::FormatError;
+use diskgraph_io::IoError;
 use diskgraph_prep::reorder::GorderSuspended;
 use diskgraph_prep::InputError;
 use pyo3::create_exception;

@@ -8,7 +8,9 @@ use std::time::Duration;
 use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::registry::{self, RunRequest};
 use diskgraph_algo::{Algorithm, Values};
-use diskgraph_engine::engine_options::{BASC, BASC_FRACTION, ENGINE_OPTIONS, MEMORY, READ_OPTIONS, RUN_OPTIONS, THREADS};
+use diskgraph_engine::engine_options::{
+    BASC, BASC_FRACTION, ENGINE_OPTIONS, MEMORY, READ_OPTIONS, RUN_OPTIONS, THREADS,
+};
 use diskgraph_engine::options::{Params, Value};
 use diskgraph_engine::GraphIndex;
 use diskgraph_format::{Direction, GraphDir};
@@ -359,7 +361,9 @@ impl PyGraph {
         // A loaded static cache brings the budget and share it was loaded for, unless given.
         if let Some((memory, fraction)) = cache_settings {
             if !req.params.is_given(&MEMORY) {
-                req.params.set(&MEMORY, Value::Size(memory)).map_err(PyValueError::new_err)?;
+                req.params
+                    .set(&MEMORY, Value::Size(memory))
+                    .map_err(PyValueError::new_err)?;
             }
             if !req.params.is_given(&BASC_FRACTION) {
                 req.params
@@ -397,7 +401,9 @@ impl PyGraph {
         options: Bound<'py, PyDict>,
     ) -> PyResult<PyStaticCache> {
         let mut params = Params::new();
-        params.set(&BASC, Value::Text(basc.to_string())).map_err(PyValueError::new_err)?;
+        params
+            .set(&BASC, Value::Text(basc.to_string()))
+            .map_err(PyValueError::new_err)?;
         let takes = |name: &str| {
             READ_OPTIONS
                 .iter()
@@ -410,9 +416,8 @@ impl PyGraph {
             if obj.is_none() {
                 continue;
             }
-            let spec = takes(&name).ok_or_else(|| {
-                PyTypeError::new_err(format!("load_static_cache() got an unknown option {name}"))
-            })?;
+            let spec = takes(&name)
+                .ok_or_else(|| PyTypeError::new_err(format!("load_static_cache() got an unknown option {name}")))?;
             let value = options::value(spec, &obj)?;
             params.set(spec, value).map_err(PyValueError::new_err)?;
         }

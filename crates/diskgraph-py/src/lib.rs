@@ -53,9 +53,9 @@ mod native {
     #[pymodule_export]
     use super::importer::{import_file, EdgeImporter};
     #[pymodule_export]
-    use super::{algorithms, parse_size};
-    #[pymodule_export]
     use super::static_cache::PyStaticCache;
+    #[pymodule_export]
+    use super::{algorithms, parse_size};
 
     use pyo3::prelude::*;
 

@@ -88,14 +88,12 @@ fn text(name: &str, obj: &Bound<'_, PyAny>, expected: &str) -> PyResult<String> 
 /// A source vertex: an original ID (an int) or `"smallest"` / `"max-degree"`.
 fn source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
     if obj.is_instance_of::<PyString>() {
-        return text("source", obj, "a vertex ID or a rule")?
-            .parse()
-            .map_err(|_| {
-                PyValueError::new_err(format!(
-                    "source must be a vertex ID, 'smallest' or 'max-degree', got {}",
-                    shown(obj)
-                ))
-            });
+        return text("source", obj, "a vertex ID or a rule")?.parse().map_err(|_| {
+            PyValueError::new_err(format!(
+                "source must be a vertex ID, 'smallest' or 'max-degree', got {}",
+                shown(obj)
+            ))
+        });
     }
     if obj.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err("source must be an integer vertex ID, got a bool"));
@@ -151,7 +149,8 @@ fn sources(obj: &Bound<'_, PyAny>, max: Option<usize>) -> PyResult<Sources> {
     let mut ids = Vec::new();
     for item in items {
         let item = item?;
-        let not_a_vertex = |v: String| InvalidVertex::new_err(format!("source vertex {v} is not a vertex of the graph"));
+        let not_a_vertex =
+            |v: String| InvalidVertex::new_err(format!("source vertex {v} is not a vertex of the graph"));
         match integer("each source", &item)? {
             Some(v) => ids.push(u64::try_from(v).map_err(|_| not_a_vertex(v.to_string()))?),
             None => return Err(not_a_vertex(shown(&item))),
