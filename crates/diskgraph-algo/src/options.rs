@@ -10,6 +10,7 @@ pub const SOURCE: OptionSpec = OptionSpec {
     default: Default::Source(Source::Smallest),
     help: "where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among equals)",
     engines: Engines::All,
+    examples: &[],
 };
 
 /// `--seed`: the seed of what is drawn at random.
@@ -19,6 +20,7 @@ pub const SEED: OptionSpec = OptionSpec {
     default: Default::Count(1),
     help: "seed of what is drawn at random: sampled sources (drawn by original ID, the same on every ordering of a graph), Luby's priorities",
     engines: Engines::All,
+    examples: &["7"],
 };
 
 /// Every source count and list is at most this long where one traversal serves them all.

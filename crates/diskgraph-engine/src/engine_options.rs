@@ -42,6 +42,7 @@ pub const ENGINE: OptionSpec = OptionSpec {
     default: Default::Choice("auto"),
     help: "engine: auto (memory when the CSR fits in --memory, else out of core), memory, selective or stream",
     engines: Engines::All,
+    examples: &[],
 };
 
 /// `--memory`: the budget.
@@ -51,6 +52,7 @@ pub const MEMORY: OptionSpec = OptionSpec {
     default: Default::Size(1 << 30),
     help: "memory budget: everything the engine holds (buffers, caches); auto compares the CSR with it",
     engines: Engines::All,
+    examples: &["64MiB"],
 };
 
 /// `--threads`: worker threads.
@@ -63,6 +65,7 @@ pub const THREADS: OptionSpec = OptionSpec {
     default: Default::Absent,
     help: "worker threads (default: all cores)",
     engines: Engines::All,
+    examples: &["1", "3"],
 };
 
 /// The options of every run.
@@ -88,6 +91,7 @@ pub const IO: OptionSpec = OptionSpec {
     default: Default::Absent,
     help: "I/O backend: uring, pread or mmap (selective only); default: uring when the kernel allows it, else pread",
     engines: OUT_OF_CORE,
+    examples: &[],
 };
 
 /// `--block-size`.
@@ -97,6 +101,7 @@ pub const BLOCK_SIZE: OptionSpec = OptionSpec {
     default: Default::Size(DEFAULT_BLOCK_SIZE as u64),
     help: "I/O block size, a power of two from 512 B to 64 KiB",
     engines: SELECTIVE,
+    examples: &["4096"],
 };
 
 /// `--max-gap`.
@@ -109,6 +114,7 @@ pub const MAX_GAP: OptionSpec = OptionSpec {
     default: Default::Count(DEFAULT_MAX_GAP_BLOCKS as u64),
     help: "largest gap, in blocks, merged into a read",
     engines: SELECTIVE,
+    examples: &["0"],
 };
 
 /// `--max-request`.
@@ -118,6 +124,7 @@ pub const MAX_REQUEST: OptionSpec = OptionSpec {
     default: Default::Size(DEFAULT_MAX_REQUEST_BYTES as u64),
     help: "largest read; longer runs are cut",
     engines: SELECTIVE,
+    examples: &["8KiB"],
 };
 
 /// `--scheduler`.
@@ -136,6 +143,7 @@ pub const SCHEDULER: OptionSpec = OptionSpec {
     default: Default::Choice("bitmap"),
     help: "I/O scheduler: bitmap (global dedup/sort/merge) or pluglist (the baseline)",
     engines: SELECTIVE,
+    examples: &[],
 };
 
 /// `--queue-depth`.
@@ -148,6 +156,7 @@ pub const QUEUE_DEPTH: OptionSpec = OptionSpec {
     default: Default::Count(DEFAULT_QUEUE_DEPTH as u64),
     help: "reads in flight per I/O thread",
     engines: OUT_OF_CORE,
+    examples: &["1"],
 };
 
 /// `--io-threads`.
@@ -160,6 +169,7 @@ pub const IO_THREADS: OptionSpec = OptionSpec {
     default: Default::Count(DEFAULT_IO_THREADS as u64),
     help: "dedicated I/O threads",
     engines: SELECTIVE,
+    examples: &["2"],
 };
 
 /// `--retain-lists`.
@@ -169,6 +179,7 @@ pub const RETAIN_LISTS: OptionSpec = OptionSpec {
     default: Default::Flag(true),
     help: "keep the small lists a bottom-up (pull) round read that the next round reads again, in the budget the buffers leave (false: the baseline)",
     engines: SELECTIVE,
+    examples: &[],
 };
 
 /// `--basc`.
@@ -178,6 +189,7 @@ pub const BASC: OptionSpec = OptionSpec {
     default: Default::Absent,
     help: "load BAsC selection NAME (diskgraph select) into a static cache",
     engines: SELECTIVE,
+    examples: &[],
 };
 
 /// `--basc-fraction`.
@@ -187,6 +199,7 @@ pub const BASC_FRACTION: OptionSpec = OptionSpec {
     default: Default::Float(0.5),
     help: "share of the budget given to the static cache",
     engines: SELECTIVE,
+    examples: &["0.25"],
 };
 
 /// `--page-size`.
@@ -196,6 +209,7 @@ pub const PAGE_SIZE: OptionSpec = OptionSpec {
     default: Default::Absent,
     help: "read through a page cache of pages of this size, holding what the budget leaves after the static cache and the I/O buffers",
     engines: SELECTIVE,
+    examples: &["4096"],
 };
 
 /// `--page-policy`.
@@ -214,6 +228,7 @@ pub const PAGE_POLICY: OptionSpec = OptionSpec {
     default: Default::Choice("clock"),
     help: "the page cache's replacement: clock or lru",
     engines: SELECTIVE,
+    examples: &[],
 };
 
 /// `--track-utilization`.
@@ -223,6 +238,7 @@ pub const TRACK_UTILIZATION: OptionSpec = OptionSpec {
     default: Default::Flag(false),
     help: "track page utilisation (64-byte units touched while resident)",
     engines: SELECTIVE,
+    examples: &[],
 };
 
 /// `--mrt`.
@@ -235,6 +251,7 @@ pub const MRT: OptionSpec = OptionSpec {
     default: Default::Count(DEFAULT_MRT as u64),
     help: "maximum reentry times: passes over each loaded block (1 is GridGraph's one pass)",
     engines: STREAM,
+    examples: &["1"],
 };
 
 /// `--vertex-state`.
@@ -253,6 +270,7 @@ pub const VERTEX_STATE: OptionSpec = OptionSpec {
     default: Default::Choice("memory"),
     help: "where vertex state lives: memory or mmap (a mapped scratch file next to the graph)",
     engines: STREAM,
+    examples: &[],
 };
 
 /// `--layout`.
@@ -262,6 +280,7 @@ pub const LAYOUT: OptionSpec = OptionSpec {
     default: Default::Absent,
     help: "the grid layout to stream (default: the one the algorithm prefers among the graph's layouts)",
     engines: STREAM,
+    examples: &[],
 };
 
 /// The options of the out-of-core engines, in the order of `--help`.

@@ -26,6 +26,9 @@ pub struct OptionSpec {
     pub help: &'static str,
     /// The engines that honour it.
     pub engines: Engines,
+    /// Values worth trying besides the default, as the command line spells them: the test
+    /// harness runs each (a choice's names and a flag's values are tried without being listed).
+    pub examples: &'static [&'static str],
 }
 
 /// The values an option takes.
@@ -480,6 +483,7 @@ mod tests {
         default: Default::Count(4),
         help: "",
         engines: Engines::All,
+        examples: &[],
     };
     const FRACTION: OptionSpec = OptionSpec {
         name: "fraction",
@@ -487,6 +491,7 @@ mod tests {
         default: Default::Float(0.5),
         help: "",
         engines: Engines::All,
+        examples: &[],
     };
     const PICK: OptionSpec = OptionSpec {
         name: "io",
@@ -503,6 +508,7 @@ mod tests {
         default: Default::Absent,
         help: "",
         engines: Engines::Only(&[EngineKind::Selective]),
+        examples: &[],
     };
 
     #[test]

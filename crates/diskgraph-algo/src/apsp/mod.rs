@@ -16,6 +16,7 @@ pub const SOURCES: OptionSpec = OptionSpec {
     default: Default::Sample(SOURCES_DEFAULT),
     help: "a count K (K distinct vertices sampled with --seed) or original IDs a,b,c (a single one as a,)",
     engines: Engines::All,
+    examples: &[],
 };
 
 /// Hop distances from many sources.

@@ -35,6 +35,7 @@ pub const SAMPLES: OptionSpec = OptionSpec {
     default: Default::Absent,
     help: "sample this many sources (with --seed) instead of every vertex (NetworkX's k)",
     engines: Engines::All,
+    examples: &["3"],
 };
 
 /// Betweenness centrality.

@@ -42,6 +42,7 @@ pub const PARENTS: OptionSpec = OptionSpec {
     default: Default::Flag(false),
     help: "give each vertex's parent (an original ID; the source is its own parent, -1 unreached) instead of its level",
     engines: Engines::All,
+    examples: &[],
 };
 
 /// Breadth-first search.

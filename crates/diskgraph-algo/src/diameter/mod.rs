@@ -29,6 +29,7 @@ pub const ROUNDS: OptionSpec = OptionSpec {
     default: Default::Count(DEFAULT_SWEEPS as u64),
     help: "BFS sweeps, each from the farthest vertex the last one found",
     engines: Engines::All,
+    examples: &["2"],
 };
 
 /// Diameter lower bound.

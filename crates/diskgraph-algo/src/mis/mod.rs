@@ -47,6 +47,7 @@ pub const METHOD: OptionSpec = OptionSpec {
     default: Default::Choice("greedy"),
     help: "greedy (by ascending ID; deterministic) or luby (randomized rounds seeded with --seed)",
     engines: Engines::All,
+    examples: &[],
 };
 
 /// Maximal independent set.

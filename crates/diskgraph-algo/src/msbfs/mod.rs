@@ -34,6 +34,7 @@ pub const SOURCES: OptionSpec = OptionSpec {
     default: Default::Sample(SOURCES_DEFAULT),
     help: "a count K (K distinct vertices sampled with --seed; at most 64) or original IDs a,b,c (a single one as a,)",
     engines: Engines::All,
+    examples: &[],
 };
 
 /// Multi-source BFS.

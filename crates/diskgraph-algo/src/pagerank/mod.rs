@@ -42,6 +42,7 @@ pub const TOLERANCE: OptionSpec = OptionSpec {
     default: Default::Float(1e-9),
     help: "stop when the L1 change is below N × tolerance (NetworkX's rule)",
     engines: Engines::All,
+    examples: &["1e-6"],
 };
 
 /// `--iterations`.
@@ -54,6 +55,7 @@ pub const ITERATIONS: OptionSpec = OptionSpec {
     default: Default::Absent,
     help: "run exactly this many iterations instead",
     engines: Engines::All,
+    examples: &["7"],
 };
 
 /// `--max-iterations`.
@@ -66,6 +68,7 @@ pub const MAX_ITERATIONS: OptionSpec = OptionSpec {
     default: Default::Count(10_000),
     help: "give up (and say so) after this many iterations",
     engines: Engines::All,
+    examples: &["5"],
 };
 
 /// PageRank.

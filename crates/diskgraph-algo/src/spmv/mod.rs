@@ -25,6 +25,7 @@ pub const X: OptionSpec = OptionSpec {
     default: Default::Absent,
     help: "x, one number per vertex in ascending original-ID order: a text file (one value per line) or a 1-D .npy array (f8, f4, i8 or i4); all ones when absent",
     engines: Engines::All,
+    examples: &[],
 };
 
 /// Sparse matrix-vector product.

@@ -46,6 +46,7 @@ pub const METHOD: OptionSpec = OptionSpec {
     default: Default::Choice("union-find"),
     help: "the stream engine's method: union-find (one pass) or label-propagation (the baseline)",
     engines: Engines::Only(&[EngineKind::Stream]),
+    examples: &[],
 };
 
 /// Weakly connected components.
