@@ -42,10 +42,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 use io_uring::{opcode, types, IoUring};
 
-use crate::context::{log_once, open_direct};
+use crate::config::BackendKind;
+use crate::error::IoError;
+use crate::fallback::log_once;
+use crate::file::OpenFile;
 use crate::pool::{BufferPool, BUF_ALIGN};
-use crate::uring::probe_ring;
-use crate::{BackendKind, IoError};
+use crate::ring::probe_ring;
 
 /// Default largest single read of the io_uring loader: 1 MiB, the access size of the device's
 /// sequential rate measurement.
@@ -220,18 +222,11 @@ impl SequentialReader {
         let mut slot_bytes = 0usize;
         for &(path, capacity) in files {
             // 4096-byte blocks: the reader's reads start and end on 4096-byte boundaries.
-            let (file, direct) = match open_direct(path, BUF_ALIGN as u32)? {
-                Ok((f, _)) => (f, true),
-                Err(why) => {
-                    log_once(&LOGGED_DIRECT, &format!("{why}; reading it buffered"));
-                    fallback.get_or_insert(why);
-                    let f = File::open(path).map_err(|e| IoError::Os {
-                        path: path.to_path_buf(),
-                        source: e,
-                    })?;
-                    (f, false)
-                }
-            };
+            let (OpenFile { file, direct, .. }, buffered) = OpenFile::open(path, BUF_ALIGN as u32)?;
+            if let Some(why) = buffered {
+                log_once(&LOGGED_DIRECT, &format!("{why}; reading it buffered"));
+                fallback.get_or_insert(why);
+            }
             let size = file
                 .metadata()
                 .map_err(|e| IoError::Os {
