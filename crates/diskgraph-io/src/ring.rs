@@ -198,3 +198,99 @@ impl Ring {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::BufferPool;
+
+    /// Queues `read`, waits for its completion and returns the kernel's result.
+    fn round_trip(ring: &mut Ring, file: &OpenFile, read: &RingRead) -> i32 {
+        // SAFETY: the buffer is the test's pool, alive and untouched until the completion is
+        // reaped right below.
+        unsafe { ring.push(file, read, 1) };
+        reap_one(ring)
+    }
+
+    fn reap_one(ring: &mut Ring) -> i32 {
+        let mut cqes = Vec::new();
+        while cqes.is_empty() {
+            ring.submit_and_wait().unwrap();
+            ring.reap(&mut cqes);
+        }
+        assert_eq!(cqes.len(), 1);
+        cqes[0].1
+    }
+
+    #[test]
+    fn completions_are_settled_like_the_kernel_would_have_them() {
+        let Ok((mut ring, _)) = Ring::new(4) else {
+            eprintln!("SKIPPING: no io_uring");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let data: Vec<u8> = (0..3 * 4096 + 100u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let (file, _) = OpenFile::open(&path, 4096).unwrap();
+        let pool = BufferPool::new(4 * 4096, 1).unwrap();
+        let fresh = || RingRead {
+            buf: pool.ptr(0),
+            fixed: None,
+            offset: 0,
+            len: 4 * 4096,
+            want: data.len(),
+            got: 0,
+        };
+        // SAFETY (every `settle` below): the read was queued by `round_trip` and reaped, and a
+        // read queued again is reaped before the next step.
+        let settle = |ring: &mut Ring, read: &mut RingRead, res: i32| unsafe { ring.settle(&file, read, res, 1, true) };
+
+        // A whole read, short of the buffer at the end of the file but not of what is wanted.
+        let mut read = fresh();
+        let res = round_trip(&mut ring, &file, &read);
+        assert!(matches!(settle(&mut ring, &mut read, res), Settled::Done));
+        assert_eq!(read.got, data.len());
+        // SAFETY: the pool's buffer holds `len` bytes, written by the kernel above.
+        let filled = |read: &RingRead| unsafe { std::slice::from_raw_parts(read.buf, read.want) }.to_vec();
+        assert_eq!(filled(&read), data);
+
+        // A short read resumes from its last aligned byte (O_DIRECT) and completes.
+        let mut read = fresh();
+        round_trip(&mut ring, &file, &read);
+        assert!(matches!(settle(&mut ring, &mut read, 5000), Settled::Queued));
+        assert_eq!(read.got, file.resume_at(0, 5000).unwrap());
+        let res = reap_one(&mut ring);
+        assert!(matches!(settle(&mut ring, &mut read, res), Settled::Done));
+        assert_eq!(read.got, data.len());
+        assert_eq!(filled(&read), data);
+
+        // An interrupted read is queued again as it stood.
+        let mut read = fresh();
+        round_trip(&mut ring, &file, &read);
+        assert!(matches!(settle(&mut ring, &mut read, -libc::EINTR), Settled::Queued));
+        let res = reap_one(&mut ring);
+        assert!(matches!(settle(&mut ring, &mut read, res), Settled::Done));
+        assert_eq!(read.got, data.len());
+
+        // Not told to resume: a short read is done as it is.
+        let mut read = fresh();
+        round_trip(&mut ring, &file, &read);
+        // SAFETY: as above; nothing is queued again.
+        assert!(matches!(
+            unsafe { ring.settle(&file, &mut read, 5000, 1, false) },
+            Settled::Done
+        ));
+        assert_eq!(read.got, 5000);
+
+        // Errors and reads without progress fail, naming the file.
+        for res in [-libc::EIO, 0] {
+            let mut read = fresh();
+            round_trip(&mut ring, &file, &read);
+            match settle(&mut ring, &mut read, res) {
+                Settled::Failed(IoError::Os { path: p, .. }) => assert_eq!(p, path),
+                _ => panic!("result {res} must fail"),
+            }
+        }
+    }
+}
