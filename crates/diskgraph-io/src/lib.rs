@@ -58,6 +58,20 @@
 //!
 //! [`SIMULATE_ENV`] (`DISKGRAPH_IO_SIMULATE=no-uring,no-direct,no-hugetlb`) makes the probes
 //! fail, so the fallback paths can be exercised on a machine where everything works.
+//!
+//! # Layout
+//!
+//! Each module imports only modules listed before it:
+//!
+//! 1. `error` (IoError), `fallback` (simulation hook, fallback log), `config`, `stats`,
+//!    `scheduler`, `crew` (long-lived helper threads), `huge_alloc`, `pool` (aligned buffers);
+//! 2. `file`: an open file (O_DIRECT probe, buffered fallback, the pread loop) and [`FileSet`];
+//! 3. `backend`: the `Backend` trait and what a round hands it ([`Chunk`], counters);
+//! 4. `ring` (one io_uring read: queue, reap, settle) and `pipeline` (I/O threads, workers,
+//!    slots);
+//! 5. the backends `pread`, `uring` and `mmap`; `measure` ([`measure_device`]); `stream`
+//!    ([`SequentialReader`], reading through `file` and `ring`);
+//! 6. `context` ([`IoContext`]), which picks a backend and runs rounds.
 
 mod backend;
 mod config;
