@@ -1,5 +1,9 @@
-use crate::IoError;
+//! Settings: which backend and scheduler, block and request sizes, threads and buffers
+//! ([`IoConfig`]), with their checks and defaults.
+
 use serde::Serialize;
+
+use crate::error::IoError;
 
 /// Which file backend reads the blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -1,134 +1,25 @@
-use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+//! The context: the public face of round reads. [`IoContext`] checks the settings, probes the
+//! kernel and picks a backend (falling back when it must), allocates the buffer pool and the
+//! pipeline, opens file sets, schedules each round's ranges into runs, hands them to the backend,
+//! and keeps the statistics.
+
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::Instant;
 
-use crate::backend::{self, Backend, Counters, Pipeline};
-use crate::pool::{BufferKind, BufferPool, BUF_ALIGN};
+use crate::backend::{Backend, Chunk, Counters};
+use crate::config::{BackendKind, IoConfig, MmapAdvice, SchedulerKind};
+use crate::error::IoError;
+use crate::fallback::log_once;
+use crate::file::{FileSet, OpenFile};
+use crate::mmap::MmapBackend;
+use crate::pipeline::Pipeline;
+use crate::pool::{BufferKind, BufferPool};
+use crate::pread::PreadBackend;
 use crate::scheduler::{BitmapScheduler, PluglistScheduler, Schedule};
-use crate::{uring, BackendKind, IoConfig, IoStats, RoundRecord, SchedulerKind};
-
-/// An I/O fault, naming the file.
-#[derive(Debug, thiserror::Error)]
-pub enum IoError {
-    /// An operating-system error on a file.
-    #[error("{}: {source}", path.display())]
-    Os {
-        /// The file.
-        path: PathBuf,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// A setting the backend cannot honour.
-    #[error("{0}")]
-    Config(String),
-    /// A requested byte range reaches past the logical length of the file set.
-    #[error("byte range {start}..{end} reaches past the end of the files ({len} bytes)")]
-    OutOfRange {
-        /// First byte of the range.
-        start: u64,
-        /// One past the last byte.
-        end: u64,
-        /// Logical length of the file set.
-        len: u64,
-    },
-}
-
-/// Environment variable naming failures to simulate, comma-separated: `no-uring` (io_uring
-/// setup fails), `no-direct` (O_DIRECT opens fail with EINVAL), `no-hugetlb` (no explicit
-/// hugepages). A testing hook for the fallback paths; read when a context is created or a file
-/// opened.
-pub const SIMULATE_ENV: &str = "DISKGRAPH_IO_SIMULATE";
-
-pub(crate) fn simulated(what: &str) -> bool {
-    std::env::var(SIMULATE_ENV).is_ok_and(|v| v.split(',').any(|w| w.trim() == what))
-}
-
-/// One file of a [`FileSet`].
-pub(crate) struct SetFile {
-    pub(crate) path: PathBuf,
-    pub(crate) file: File,
-    /// Opened with O_DIRECT.
-    pub(crate) direct: bool,
-    /// O_DIRECT offset alignment (1 when buffered).
-    pub(crate) align: u64,
-    /// Mapping of the file (mmap backend; `None` for an empty file or other backends).
-    pub(crate) map: Option<memmap2::Mmap>,
-}
-
-impl SetFile {
-    pub(crate) fn os_error(&self, source: std::io::Error) -> IoError {
-        IoError::Os {
-            path: self.path.clone(),
-            source,
-        }
-    }
-}
-
-/// Files read together with identical runs (e.g. `out.adj` and `out.wgt`).
-///
-/// The set has one *logical length*, [`len`](Self::len): ranges must lie below it and chunks
-/// never reach past it. [`IoContext::open`] takes it from the first file's size;
-/// [`IoContext::open_with_len`] takes it from the caller (e.g. the manifest's logical length of
-/// a file padded to 4096 bytes). Reads themselves cover whole blocks and may go past the logical
-/// length up to the end of the last block (O_DIRECT needs it), which is harmless: graph files are
-/// padded, and a read past the physical end of a file simply returns fewer bytes.
-pub struct FileSet {
-    pub(crate) files: Vec<SetFile>,
-    pub(crate) len: u64,
-    pub(crate) mapped: bool,
-    bitmap: Mutex<Option<BitmapScheduler>>,
-}
-
-impl FileSet {
-    /// Logical length in bytes (all files are read over the same byte ranges).
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Whether the files are empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Number of files in the set.
-    pub fn num_files(&self) -> usize {
-        self.files.len()
-    }
-
-    /// Whether every file was opened with O_DIRECT (false for buffered fallbacks and mmap).
-    pub fn direct(&self) -> bool {
-        !self.files.is_empty() && self.files.iter().all(|f| f.direct)
-    }
-}
-
-/// One completed read: the same byte range of every file of the set.
-pub struct Chunk<'a> {
-    /// Byte offset of `data[i][0]` in file `i`.
-    pub offset: u64,
-    /// The bytes, one slice per file of the set, all of the same length.
-    pub data: &'a [&'a [u8]],
-}
-
-impl Chunk<'_> {
-    /// Length in bytes of each slice.
-    pub fn len(&self) -> usize {
-        self.data.first().map_or(0, |d| d.len())
-    }
-
-    /// Whether the chunk holds no bytes.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// One past the last byte offset.
-    pub fn end(&self) -> u64 {
-        self.offset + self.len() as u64
-    }
-}
+use crate::stats::{IoStats, RoundRecord};
+use crate::uring::UringBackend;
 
 /// Reads rounds of byte ranges through the scheduler and a backend.
 ///
@@ -146,6 +37,8 @@ pub struct IoContext {
     config: IoConfig,
     stats: Mutex<IoStats>,
     backend: RwLock<Arc<dyn Backend>>,
+    /// The buffers and threads of the uring and pread backends (`None` for mmap).
+    pipe: Option<Arc<Pipeline>>,
     buffer_kind: BufferKind,
     registered: AtomicBool,
     backend_fallback: OnceLock<String>,
@@ -156,13 +49,6 @@ static LOGGED_BACKEND: AtomicBool = AtomicBool::new(false);
 static LOGGED_DIRECT: AtomicBool = AtomicBool::new(false);
 static LOGGED_UNREGISTERED: AtomicBool = AtomicBool::new(false);
 
-/// Prints `msg` to stderr the first time `flag` is seen unset.
-pub(crate) fn log_once(flag: &AtomicBool, msg: &str) {
-    if !flag.swap(true, Ordering::Relaxed) {
-        eprintln!("diskgraph-io: {msg}");
-    }
-}
-
 impl IoContext {
     /// Opens a context with `config`: checks the settings, probes the kernel, allocates the
     /// buffer pool (not for mmap) and sets up one io_uring per I/O thread (uring).
@@ -172,10 +58,8 @@ impl IoContext {
         let mut ctx = IoContext {
             config: config.clone(),
             stats: Mutex::new(IoStats::default()),
-            backend: RwLock::new(Arc::new(backend::MmapBackend::new(
-                config.compute_threads,
-                config.block_size,
-            ))),
+            backend: RwLock::new(Arc::new(MmapBackend::new(config.compute_threads, config.block_size))),
+            pipe: None,
             buffer_kind: BufferKind::Unallocated,
             registered: AtomicBool::new(false),
             backend_fallback: OnceLock::new(),
@@ -198,8 +82,8 @@ impl IoContext {
         ctx.buffer_kind = pool.kind();
         let pipe = Arc::new(Pipeline::new(pool, c));
         let b: Arc<dyn Backend> = match c.backend {
-            Some(BackendKind::Pread) => Arc::new(backend::PreadBackend::new(pipe)),
-            _ => match uring::UringBackend::new(pipe.clone(), c.queue_depth) {
+            Some(BackendKind::Pread) => Arc::new(PreadBackend::new(pipe.clone())),
+            _ => match UringBackend::new(pipe.clone(), c.queue_depth) {
                 Ok(u) => {
                     match u.unregistered() {
                         None => ctx.registered.store(true, Ordering::Relaxed),
@@ -212,11 +96,12 @@ impl IoContext {
                 }
                 Err(why) => {
                     ctx.record_backend_fallback(format!("io_uring unavailable ({why}); using pread"));
-                    Arc::new(backend::PreadBackend::new(pipe))
+                    Arc::new(PreadBackend::new(pipe.clone()))
                 }
             },
         };
         ctx.backend = RwLock::new(b);
+        ctx.pipe = Some(pipe);
         Ok(ctx)
     }
 
@@ -278,40 +163,28 @@ impl IoContext {
         let mut files = Vec::with_capacity(paths.len());
         let mut sizes = Vec::with_capacity(paths.len());
         for p in paths {
-            let os = |source| IoError::Os {
-                path: p.to_path_buf(),
-                source,
-            };
-            let (file, direct, align) = if kind == BackendKind::Mmap {
-                (File::open(p).map_err(os)?, false, 1)
+            let file = if kind == BackendKind::Mmap {
+                OpenFile::buffered(p)?
             } else {
-                match open_direct(p, self.config.block_size)? {
-                    Ok((f, align)) => (f, true, align),
-                    Err(why) => {
-                        let msg = match kind {
-                            BackendKind::Uring => format!("{why}; using buffered pread instead of io_uring"),
-                            _ => format!("{why}; using buffered pread"),
-                        };
-                        if kind == BackendKind::Uring {
-                            let pipe = self.current().pipeline().expect("uring has a pipeline");
-                            *self.backend.write().unwrap_or_else(PoisonError::into_inner) =
-                                Arc::new(backend::PreadBackend::new(pipe));
-                            self.record_backend_fallback(msg.clone());
-                        }
-                        log_once(&LOGGED_DIRECT, &msg);
-                        let _ = self.direct_fallback.set(msg);
-                        (File::open(p).map_err(os)?, false, 1)
+                let (file, buffered) = OpenFile::open(p, self.config.block_size)?;
+                if let Some(why) = buffered {
+                    let msg = match kind {
+                        BackendKind::Uring => format!("{why}; using buffered pread instead of io_uring"),
+                        _ => format!("{why}; using buffered pread"),
+                    };
+                    if kind == BackendKind::Uring {
+                        let pipe = self.pipe.clone().expect("uring has a pipeline");
+                        *self.backend.write().unwrap_or_else(PoisonError::into_inner) =
+                            Arc::new(PreadBackend::new(pipe));
+                        self.record_backend_fallback(msg.clone());
                     }
+                    log_once(&LOGGED_DIRECT, &msg);
+                    let _ = self.direct_fallback.set(msg);
                 }
+                file
             };
-            sizes.push(file.metadata().map_err(os)?.len());
-            files.push(SetFile {
-                path: p.to_path_buf(),
-                file,
-                direct,
-                align,
-                map: None,
-            });
+            sizes.push(file.size()?);
+            files.push(file);
         }
         let len = logical.unwrap_or(sizes.first().copied().unwrap_or(0));
         for (f, &size) in files.iter().zip(&sizes) {
@@ -322,9 +195,11 @@ impl IoContext {
                 )));
             }
         }
+        let mut maps = Vec::new();
         if kind == BackendKind::Mmap {
-            for (f, &size) in files.iter_mut().zip(&sizes) {
+            for (f, &size) in files.iter().zip(&sizes) {
                 if size == 0 {
+                    maps.push(None);
                     continue;
                 }
                 // SAFETY: the mapping is read-only. Graph files are immutable once published; a
@@ -332,17 +207,18 @@ impl IoContext {
                 // though a truncation racing with a round can still fault.
                 let map = unsafe { memmap2::Mmap::map(&f.file) }.map_err(|e| f.os_error(e))?;
                 let advice = match self.config.mmap_advice {
-                    crate::MmapAdvice::Normal => memmap2::Advice::Normal,
-                    crate::MmapAdvice::Random => memmap2::Advice::Random,
-                    crate::MmapAdvice::Sequential => memmap2::Advice::Sequential,
-                    crate::MmapAdvice::WillNeed => memmap2::Advice::WillNeed,
+                    MmapAdvice::Normal => memmap2::Advice::Normal,
+                    MmapAdvice::Random => memmap2::Advice::Random,
+                    MmapAdvice::Sequential => memmap2::Advice::Sequential,
+                    MmapAdvice::WillNeed => memmap2::Advice::WillNeed,
                 };
                 map.advise(advice).map_err(|e| f.os_error(e))?;
-                f.map = Some(map);
+                maps.push(Some(map));
             }
         }
         Ok(FileSet {
             files,
+            maps,
             len,
             mapped: kind == BackendKind::Mmap,
             bitmap: Mutex::new(None),
@@ -482,86 +358,4 @@ impl IoContext {
     pub fn stats(&self) -> IoStats {
         self.stats.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
-}
-
-/// O_DIRECT alignment `(memory, offset)` of an open file from `statx(STATX_DIOALIGN)`:
-/// `Some((0, 0))` when the file system says direct I/O is unsupported, `None` when it does not
-/// report (kernels before 6.1, some file systems).
-fn dio_align(file: &File) -> Option<(u32, u32)> {
-    // SAFETY: statx is plain data; all-zero is a valid value.
-    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
-    // SAFETY: the fd is open, the empty path with AT_EMPTY_PATH names it, and `stx` is writable.
-    let rc = unsafe {
-        libc::statx(
-            file.as_raw_fd(),
-            c"".as_ptr(),
-            libc::AT_EMPTY_PATH,
-            libc::STATX_DIOALIGN,
-            &mut stx,
-        )
-    };
-    (rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0).then_some((stx.stx_dio_mem_align, stx.stx_dio_offset_align))
-}
-
-/// Opens `path` with O_DIRECT and checks that reads of `block_size`-aligned blocks into
-/// 4096-aligned buffers work. `Ok(Err(reason))` when the file must be read buffered.
-pub(crate) fn open_direct(path: &Path, block_size: u32) -> Result<Result<(File, u64), String>, IoError> {
-    let os = |source| IoError::Os {
-        path: path.to_path_buf(),
-        source,
-    };
-    if simulated("no-direct") {
-        return Ok(Err(format!(
-            "O_DIRECT open of {} failed: EINVAL (simulated)",
-            path.display()
-        )));
-    }
-    let file = match OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
-        Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            return Ok(Err(format!(
-                "the file system of {} does not support O_DIRECT (EINVAL)",
-                path.display()
-            )));
-        }
-        Err(e) => return Err(os(e)),
-    };
-    let mut align = 512u64;
-    if let Some((mem, off)) = dio_align(&file) {
-        if mem == 0 || off == 0 {
-            return Ok(Err(format!(
-                "the file system of {} does not support O_DIRECT",
-                path.display()
-            )));
-        }
-        if !block_size.is_multiple_of(off) || !(BUF_ALIGN as u32).is_multiple_of(mem) {
-            return Ok(Err(format!(
-                "O_DIRECT on {} needs {off}-byte offsets and {mem}-byte buffers; block size is {block_size}",
-                path.display()
-            )));
-        }
-        align = u64::from(off);
-    }
-    // A probe read of the first block: some file systems accept the flag and refuse the read.
-    let len = file.metadata().map_err(os)?.len();
-    if len > 0 {
-        let layout = std::alloc::Layout::from_size_align(block_size as usize, BUF_ALIGN).expect("valid layout");
-        // SAFETY: the layout has a non-zero size.
-        let p = unsafe { std::alloc::alloc(layout) };
-        if p.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        // SAFETY: `p` points to `block_size` bytes we own; freed right after.
-        let r = file.read_at(unsafe { std::slice::from_raw_parts_mut(p, block_size as usize) }, 0);
-        // SAFETY: allocated above with the same layout.
-        unsafe { std::alloc::dealloc(p, layout) };
-        match r {
-            Ok(_) => {}
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                return Ok(Err(format!("O_DIRECT reads of {} fail with EINVAL", path.display())));
-            }
-            Err(e) => return Err(os(e)),
-        }
-    }
-    Ok(Ok((file, align)))
 }

@@ -58,27 +58,53 @@
 //!
 //! [`SIMULATE_ENV`] (`DISKGRAPH_IO_SIMULATE=no-uring,no-direct,no-hugetlb`) makes the probes
 //! fail, so the fallback paths can be exercised on a machine where everything works.
+//!
+//! # Layout
+//!
+//! Each module imports only modules listed before it:
+//!
+//! 1. `error` (IoError), `fallback` (simulation hook, fallback log), `config`, `stats`,
+//!    `scheduler`, `crew` (long-lived helper threads), `huge_alloc`, `pool` (aligned buffers);
+//! 2. `file`: an open file (O_DIRECT probe, buffered fallback, the pread loop) and [`FileSet`];
+//! 3. `backend`: the `Backend` trait and what a round hands it ([`Chunk`], counters);
+//! 4. `ring` (one io_uring read: queue, reap, settle) and `pipeline` (I/O threads, workers,
+//!    slots);
+//! 5. the backends `pread`, `uring` and `mmap`; `measure` ([`measure_device`]); `stream`
+//!    ([`SequentialReader`], reading through `file` and `ring`);
+//! 6. `context` ([`IoContext`]), which picks a backend and runs rounds.
 
 mod backend;
 mod config;
 mod context;
 mod crew;
+mod error;
+mod fallback;
+mod file;
 mod huge_alloc;
+mod measure;
+mod mmap;
+mod pipeline;
 mod pool;
+mod pread;
+mod ring;
 mod scheduler;
 mod stats;
 mod stream;
 mod uring;
 
-pub use backend::INLINE_ENV;
+pub use backend::Chunk;
 pub use config::{
     BackendKind, IoConfig, MmapAdvice, SchedulerKind, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS,
     DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH,
 };
-pub use context::{Chunk, FileSet, IoContext, IoError, SIMULATE_ENV};
+pub use context::IoContext;
+pub use error::IoError;
+pub use fallback::SIMULATE_ENV;
+pub use file::FileSet;
 pub use huge_alloc::{HugePageAlloc, MIN_ADVISED};
+pub use measure::{measure_device, DeviceRate};
+pub use pipeline::INLINE_ENV;
 pub use pool::BufferKind;
 pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};
 pub use stats::{IoStats, RoundRecord};
 pub use stream::{ReadRequest, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES};
-pub use uring::{measure_device, DeviceRate};

@@ -6,10 +6,12 @@
 //! pages. It is touched once at creation so that the first round does not pay the page faults.
 //!
 //! The pool hands out raw pointers. Who may touch which buffer is decided by the pipeline
-//! (`backend.rs`): a buffer belongs to exactly one of an I/O thread, the kernel, the completed
+//! (`pipeline.rs`): a buffer belongs to exactly one of an I/O thread, the kernel, the completed
 //! queue or a compute worker at any time.
 
 use serde::Serialize;
+
+use crate::fallback::simulated;
 
 /// Hugepage size used for alignment and `MAP_HUGETLB` (x86-64 and aarch64 default).
 const HUGE: usize = 2 << 20;
@@ -78,7 +80,7 @@ impl BufferPool {
             .checked_mul(count)
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "buffer pool size overflows"))?;
         let map_len = total.div_ceil(HUGE) * HUGE;
-        let simulate_no_huge = crate::context::simulated("no-hugetlb");
+        let simulate_no_huge = simulated("no-hugetlb");
         if !simulate_no_huge {
             if let Some(base) = map_anon(map_len, libc::MAP_HUGETLB) {
                 let pool = BufferPool {

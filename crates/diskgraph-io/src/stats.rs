@@ -1,3 +1,6 @@
+//! I/O statistics of a context: cumulative counters ([`IoStats`]) and one record per round
+//! ([`RoundRecord`]).
+
 use serde::{Deserialize, Serialize};
 
 /// I/O counters of an [`IoContext`](crate::IoContext), cumulative over its rounds.

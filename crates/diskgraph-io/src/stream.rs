@@ -23,29 +23,31 @@
 //! `pread` (one read per range: the kernel splits a large O_DIRECT read into device requests
 //! itself). A file whose file system refuses O_DIRECT is read buffered. Each fallback is logged
 //! to stderr once per process and kept in [`SequentialReader::fallback_reason`]; the simulation
-//! hook [`SIMULATE_ENV`](crate::SIMULATE_ENV) (`no-uring`, `no-direct`) forces them.
+//! hook [`SIMULATE_ENV`](crate::SIMULATE_ENV) (`no-uring`, `no-direct`) forces them. The reads
+//! themselves are the context's backends' reads: files are opened and read with `pread` through
+//! `file.rs` ([`OpenFile::read_full`]), and each io_uring read is queued and settled (EINTR,
+//! short reads, errors) by `ring.rs` ([`Ring`]); this module keeps the order of requests and the
+//! slots.
 //!
 //! Every [`SequentialReader::read`] returns what it did ([`SequentialStats`]): bytes read, read
 //! requests, the loader's time in I/O (so a pass's rate can be set against the device's own
 //! sequential rate, [`measure_device`](crate::measure_device)), and the caller's time waiting.
 
 use std::collections::VecDeque;
-use std::fs::File;
 use std::ops::Range;
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
-use io_uring::{opcode, types, IoUring};
 
-use crate::context::{log_once, open_direct};
+use crate::config::BackendKind;
+use crate::error::IoError;
+use crate::fallback::log_once;
+use crate::file::OpenFile;
 use crate::pool::{BufferPool, BUF_ALIGN};
-use crate::uring::probe_ring;
-use crate::{BackendKind, IoError};
+use crate::ring::{Ring, RingRead, Settled};
 
 /// Default largest single read of the io_uring loader: 1 MiB, the access size of the device's
 /// sequential rate measurement.
@@ -139,25 +141,13 @@ impl SequentialStats {
 
 /// One file of the reader.
 struct SeqFile {
-    path: PathBuf,
-    file: File,
-    /// Opened with O_DIRECT.
-    direct: bool,
+    file: OpenFile,
     /// Physical size at open.
     size: u64,
     /// Largest range the caller may ask of this file.
     capacity: u64,
     /// Offset of this file's buffer inside a slot, and the buffer's length.
     part: (usize, usize),
-}
-
-impl SeqFile {
-    fn os_error(&self, source: std::io::Error) -> IoError {
-        IoError::Os {
-            path: self.path.clone(),
-            source,
-        }
-    }
 }
 
 /// Reads requests of byte ranges in order through a ring of buffers on a loader thread.
@@ -173,8 +163,7 @@ pub struct SequentialReader {
     pool: BufferPool,
     slots: usize,
     slot_bytes: usize,
-    ring: Option<Mutex<IoUring>>,
-    depth: usize,
+    ring: Option<Mutex<Ring>>,
     read_bytes: usize,
     fallback: Option<String>,
     totals: Mutex<SequentialStats>,
@@ -220,31 +209,16 @@ impl SequentialReader {
         let mut slot_bytes = 0usize;
         for &(path, capacity) in files {
             // 4096-byte blocks: the reader's reads start and end on 4096-byte boundaries.
-            let (file, direct) = match open_direct(path, BUF_ALIGN as u32)? {
-                Ok((f, _)) => (f, true),
-                Err(why) => {
-                    log_once(&LOGGED_DIRECT, &format!("{why}; reading it buffered"));
-                    fallback.get_or_insert(why);
-                    let f = File::open(path).map_err(|e| IoError::Os {
-                        path: path.to_path_buf(),
-                        source: e,
-                    })?;
-                    (f, false)
-                }
-            };
-            let size = file
-                .metadata()
-                .map_err(|e| IoError::Os {
-                    path: path.to_path_buf(),
-                    source: e,
-                })?
-                .len();
+            let (file, buffered) = OpenFile::open(path, BUF_ALIGN as u32)?;
+            if let Some(why) = buffered {
+                log_once(&LOGGED_DIRECT, &format!("{why}; reading it buffered"));
+                fallback.get_or_insert(why);
+            }
+            let size = file.size()?;
             let len = usize::try_from(round_up(capacity) + ALIGN)
                 .map_err(|_| IoError::Config(format!("capacity {capacity} is too large")))?;
             opened.push(SeqFile {
-                path: path.to_path_buf(),
                 file,
-                direct,
                 size,
                 capacity,
                 part: (slot_bytes, len),
@@ -261,7 +235,7 @@ impl SequentialReader {
         })?;
         let ring = match config.backend {
             Some(BackendKind::Pread) => None,
-            _ => match probe_ring(config.queue_depth) {
+            _ => match Ring::new(config.queue_depth) {
                 Ok((r, _)) => Some(Mutex::new(r)),
                 Err(why) => {
                     let msg = format!("io_uring unavailable ({why}); sequential reads use pread");
@@ -271,20 +245,12 @@ impl SequentialReader {
                 }
             },
         };
-        let depth = match &ring {
-            Some(r) => config
-                .queue_depth
-                .min(r.lock().unwrap_or_else(PoisonError::into_inner).params().sq_entries())
-                as usize,
-            None => 1,
-        };
         Ok(SequentialReader {
             files: opened,
             pool,
             slots: config.slots,
             slot_bytes,
             ring,
-            depth,
             read_bytes: config.read_bytes,
             fallback,
             totals: Mutex::new(SequentialStats::default()),
@@ -307,7 +273,7 @@ impl SequentialReader {
 
     /// Whether every file was opened with O_DIRECT.
     pub fn direct(&self) -> bool {
-        self.files.iter().all(|f| f.direct)
+        self.files.iter().all(|f| f.file.direct)
     }
 
     /// Bytes of buffers held (slots × slot size).
@@ -377,7 +343,7 @@ impl SequentialReader {
                 if range.end < range.start || range.end - range.start > f.capacity {
                     return Err(IoError::Config(format!(
                         "range {range:?} of {} is longer than the reader's capacity of {} bytes",
-                        f.path.display(),
+                        f.file.path.display(),
                         f.capacity
                     )));
                 }
@@ -428,7 +394,10 @@ impl SequentialReader {
             // SAFETY: the caller owns `slot`; the part holds `read_len` bytes (capacity + slack).
             let buf = unsafe { std::slice::from_raw_parts_mut(self.buf(slot, f), read_len) };
             let t0 = Instant::now();
-            let result = pread_full(file, buf, start, want, stats);
+            let result = file.file.read_full(buf, start, want, |n| {
+                stats.requests += 1;
+                stats.bytes_read += n as u64;
+            });
             stats.io_seconds += t0.elapsed().as_secs_f64();
             result?;
         }
@@ -555,7 +524,7 @@ impl SequentialReader {
 
     fn uring_loader(
         &self,
-        ring: &mut IoUring,
+        ring: &mut Ring,
         requests: &[ReadRequest],
         free_rx: &Receiver<usize>,
         full_tx: &Sender<Result<(usize, usize), IoError>>,
@@ -570,6 +539,7 @@ impl SequentialReader {
             error: None,
             stopped: false,
         };
+        let mut cqes: Vec<(u64, i32)> = Vec::with_capacity(ring.cq_entries());
         loop {
             if !state.stopped && state.error.is_none() {
                 self.start_requests(&mut state, requests, free_rx);
@@ -591,17 +561,15 @@ impl SequentialReader {
                 continue;
             }
             let t0 = Instant::now();
-            let waited = ring.submit_and_wait(1);
+            let waited = ring.submit_and_wait();
             stats.io_seconds += t0.elapsed().as_secs_f64();
             if let Err(e) = waited {
-                if !matches!(e.raw_os_error(), Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)) {
-                    // The kernel's view of the reads in flight is unknown: the buffers cannot be
-                    // reused safely, so this process must not continue using them.
-                    panic!("io_uring_enter failed with reads in flight: {e}");
-                }
+                // The kernel's view of the reads in flight is unknown: the buffers cannot be
+                // reused safely, so this process must not continue using them.
+                panic!("io_uring_enter failed with reads in flight: {e}");
             }
-            let done: Vec<(u64, i32)> = ring.completion().map(|c| (c.user_data(), c.result())).collect();
-            for (ud, res) in done {
+            ring.reap(&mut cqes);
+            for &(ud, res) in &cqes {
                 self.complete_read(ring, &mut state, ud as usize, res, stats);
             }
         }
@@ -646,12 +614,15 @@ impl SequentialReader {
                     let len = (end - at).min(self.read_bytes as u64);
                     pending.push_back(PieceRead {
                         file: f,
-                        offset: at,
-                        // SAFETY: `at - start < end - start ≤` the part's length.
-                        buf: unsafe { self.buf(slot, f).add((at - start) as usize) },
-                        len: len as usize,
-                        want: (r.end.min(at + len) - at) as usize,
-                        got: 0,
+                        read: RingRead {
+                            // SAFETY: `at - start < end - start ≤` the part's length.
+                            buf: unsafe { self.buf(slot, f).add((at - start) as usize) },
+                            fixed: None,
+                            offset: at,
+                            len: len as usize,
+                            want: (r.end.min(at + len) - at) as usize,
+                            got: 0,
+                        },
                     });
                     at += len;
                 }
@@ -666,11 +637,11 @@ impl SequentialReader {
         }
     }
 
-    /// Queues reads in request order while fewer than `depth` are in flight.
-    fn submit_reads(&self, ring: &mut IoUring, state: &mut UringState) {
+    /// Queues reads in request order while fewer than the ring's depth are in flight.
+    fn submit_reads(&self, ring: &mut Ring, state: &mut UringState) {
         for li in 0..state.loading.len() {
             let request = state.loading[li].index;
-            while state.in_flight < self.depth {
+            while state.in_flight < ring.depth() {
                 let Some(piece) = state.loading[li].unsubmitted.pop_front() else {
                     break;
                 };
@@ -686,79 +657,38 @@ impl SequentialReader {
                 };
                 state.loading[li].outstanding += 1;
                 state.in_flight += 1;
-                self.push_read(ring, &state.reads[id].1, id);
+                let piece = &state.reads[id].1;
+                // SAFETY: the buffer lies in a slot this loader holds until the read's completion
+                // is reaped (the loader drains every read before returning); the file outlives
+                // the read.
+                unsafe { ring.push(&self.files[piece.file].file, &piece.read, id as u64) };
             }
         }
     }
 
-    fn push_read(&self, ring: &mut IoUring, p: &PieceRead, id: usize) {
-        let file = &self.files[p.file];
-        // SAFETY: `got < len ≤` the piece's buffer, inside its slot's part.
-        let buf = unsafe { p.buf.add(p.got) };
-        let entry = opcode::Read::new(types::Fd(file.file.as_raw_fd()), buf, (p.len - p.got) as u32)
-            .offset(p.offset + p.got as u64)
-            .build()
-            .user_data(id as u64);
-        // SAFETY: the buffer belongs to a slot this loader holds until the read's completion is
-        // reaped (the loader drains every read before returning); the file outlives the read.
-        unsafe { ring.submission().push(&entry) }.expect("reads in flight never exceed the submission queue");
-    }
-
-    fn complete_read(
-        &self,
-        ring: &mut IoUring,
-        state: &mut UringState,
-        id: usize,
-        res: i32,
-        stats: &mut SequentialStats,
-    ) {
+    fn complete_read(&self, ring: &mut Ring, state: &mut UringState, id: usize, res: i32, stats: &mut SequentialStats) {
+        stats.requests += 1;
+        if res > 0 {
+            stats.bytes_read += res as u64;
+        }
         let (request, piece) = &mut state.reads[id];
+        let file = &self.files[piece.file].file;
+        // SAFETY: queued by `submit_reads` under the same guarantees.
+        match unsafe { ring.settle(file, &mut piece.read, res, id as u64, state.error.is_none()) } {
+            Settled::Queued => return,
+            Settled::Done => {}
+            Settled::Failed(e) => {
+                state.error.get_or_insert(e);
+            }
+        }
         let li = state
             .loading
             .iter()
             .position(|l| l.index == *request)
             .expect("a read belongs to a request being loaded");
-        let file = &self.files[piece.file];
-        if res == -libc::EINTR || res == -libc::EAGAIN {
-            stats.requests += 1;
-            self.push_read(ring, piece, id);
-            return;
-        }
         state.in_flight -= 1;
-        stats.requests += 1;
-        let mut finished = true;
-        if res < 0 {
-            state
-                .error
-                .get_or_insert_with(|| file.os_error(std::io::Error::from_raw_os_error(-res)));
-        } else {
-            let n = res as usize;
-            stats.bytes_read += n as u64;
-            let got = piece.got + n;
-            if got < piece.want && state.error.is_none() {
-                // A short read: continue from the last aligned position (O_DIRECT), if any
-                // progress was made.
-                let next = if file.direct { got & !(BUF_ALIGN - 1) } else { got };
-                if next > piece.got {
-                    piece.got = next;
-                    state.in_flight += 1;
-                    self.push_read(ring, piece, id);
-                    finished = false;
-                } else {
-                    state.error = Some(file.os_error(std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        format!(
-                            "file ends before byte {} (truncated since open?)",
-                            piece.offset + piece.want as u64
-                        ),
-                    )));
-                }
-            }
-        }
-        if finished {
-            state.loading[li].outstanding -= 1;
-            state.free_reads.push(id);
-        }
+        state.loading[li].outstanding -= 1;
+        state.free_reads.push(id);
     }
 }
 
@@ -776,15 +706,10 @@ impl Loading {
     }
 }
 
-/// One read of at most `read_bytes` of a request's range.
+/// One read of at most `read_bytes` of a request's range of file `file`.
 struct PieceRead {
     file: usize,
-    offset: u64,
-    buf: *mut u8,
-    len: usize,
-    /// Bytes needed (the rest of `len` is alignment).
-    want: usize,
-    got: usize,
+    read: RingRead,
 }
 
 /// The io_uring loader's bookkeeping.
@@ -798,44 +723,4 @@ struct UringState {
     error: Option<IoError>,
     /// The caller went away.
     stopped: bool,
-}
-
-/// Reads `want` bytes of `file` at `offset` (aligned) into `buf` (whole aligned blocks).
-fn pread_full(
-    file: &SeqFile,
-    buf: &mut [u8],
-    offset: u64,
-    want: usize,
-    stats: &mut SequentialStats,
-) -> Result<(), IoError> {
-    let mut done = 0;
-    while done < want {
-        stats.requests += 1;
-        match file.file.read_at(&mut buf[done..], offset + done as u64) {
-            Ok(0) => {
-                return Err(file.os_error(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    format!("file ends before byte {} (truncated since open?)", offset + want as u64),
-                )))
-            }
-            Ok(n) => {
-                stats.bytes_read += n as u64;
-                let got = done + n;
-                if got >= want {
-                    break;
-                }
-                let next = if file.direct { got & !(BUF_ALIGN - 1) } else { got };
-                if next <= done {
-                    return Err(file.os_error(std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        format!("short read at byte {}", offset + got as u64),
-                    )));
-                }
-                done = next;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(file.os_error(e)),
-        }
-    }
-    Ok(())
 }

@@ -1,0 +1,29 @@
+//! The crate's error type: every fault names the file it happened on, or the setting at fault.
+
+use std::path::PathBuf;
+
+/// An I/O fault, naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum IoError {
+    /// An operating-system error on a file.
+    #[error("{}: {source}", path.display())]
+    Os {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A setting the backend cannot honour.
+    #[error("{0}")]
+    Config(String),
+    /// A requested byte range reaches past the logical length of the file set.
+    #[error("byte range {start}..{end} reaches past the end of the files ({len} bytes)")]
+    OutOfRange {
+        /// First byte of the range.
+        start: u64,
+        /// One past the last byte.
+        end: u64,
+        /// Logical length of the file set.
+        len: u64,
+    },
+}
