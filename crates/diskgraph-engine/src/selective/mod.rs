@@ -49,14 +49,21 @@
 //!   tail levels of a traversal, whose few tiny lists are spread over the whole file, are not
 //!   read from disk twice.
 
+mod assembly;
+mod claims;
+mod delivery;
 mod edge_map;
 pub mod frontier;
+mod in_memory;
 mod io_iterator;
 mod offsets_index;
 mod paged;
 pub mod partition;
+mod piece;
+mod ranges;
 mod retained;
 mod static_cache;
+mod words;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -70,10 +77,10 @@ use serde_json::json;
 pub use diskgraph_cache::{PageCacheStats, Replacement};
 pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
-pub use io_iterator::Piece;
 pub use offsets_index::OffsetsIndex;
 pub use paged::PageCacheOptions;
 pub use partition::Partitions;
+pub use piece::Piece;
 pub use static_cache::{BascOptions, LoadedStatic};
 
 use crate::RunStats;
@@ -190,8 +197,8 @@ pub struct SelectiveGraph {
     /// In-edges of a directed graph (when asked for); `None` for undirected graphs, whose
     /// in-edges are the out-edges.
     inn: Option<Adjacency>,
-    /// One bit per block of the adjacency files; see `io_iterator`.
-    claims: io_iterator::Claims,
+    /// One bit per block of the adjacency files; see `claims`.
+    claims: claims::Claims,
     /// Serialises rounds (the claim bitmap is per round).
     round_lock: Mutex<()>,
     budget: u64,
@@ -228,7 +235,7 @@ impl SelectiveGraph {
         let weighted = m.weighted && opts.need_weights;
         let num_arcs = m.num_arcs;
         let block = u64::from(opts.io.block_size.max(1));
-        let claims_bytes = io_iterator::Claims::bytes_for(num_arcs * 4, block);
+        let claims_bytes = claims::Claims::bytes_for(num_arcs * 4, block);
         let files_per_read = if weighted { 2 } else { 1 };
         let min_buffers = 2 * u64::from(opts.io.max_request_bytes) * files_per_read;
         let budget = opts.memory;
@@ -340,7 +347,7 @@ impl SelectiveGraph {
             weighted,
             graph_weighted: m.weighted,
             num_arcs,
-            claims: io_iterator::Claims::new(num_arcs * 4, block),
+            claims: claims::Claims::new(num_arcs * 4, block),
             io,
             out,
             inn,
