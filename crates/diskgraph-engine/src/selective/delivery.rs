@@ -94,7 +94,9 @@ impl Round<'_> {
             }
         }
         let hi = lo + targets.len() as u64;
-        let off = &adj.offsets;
+        // Slices taken once: what they point to is reached through `self`, so the compiler
+        // would otherwise load their addresses again after every call to `compute`.
+        let off: &[u64] = &adj.offsets;
         let mut delivered = 0;
         let mut emit = |v: u32| {
             let a = off[v as usize];
@@ -117,6 +119,7 @@ impl Round<'_> {
         };
         match active.repr() {
             Repr::Sparse(list) => {
+                let list: &[u32] = list;
                 let mut i = list.partition_point(|&v| off[v as usize + 1] <= lo);
                 while let Some(&v) = list.get(i) {
                     if off[v as usize] >= hi {
@@ -127,6 +130,7 @@ impl Round<'_> {
                 }
             }
             Repr::Dense { bits, .. } => {
+                let bits: &[u64] = bits;
                 // The last vertex whose list starts at or before `lo`.
                 let mut v = off.partition_point(|&o| o <= lo).saturating_sub(1);
                 while let Some(u) = next_set_bit(bits, v) {
