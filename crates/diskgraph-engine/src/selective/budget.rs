@@ -4,7 +4,7 @@
 
 use diskgraph_io::IoConfig;
 
-use super::io_iterator::Claims;
+use super::claims::Claims;
 use super::EngineError;
 
 /// Fewest pages a page cache may have.

@@ -21,7 +21,8 @@
 use diskgraph_format::Direction;
 
 use super::frontier::bit;
-use super::io_iterator::ListWindow;
+use super::piece::Closures;
+use super::ranges::ListWindow;
 use super::retained::LocalStash;
 use super::{EngineError, FrontierBuilder, SchedulerKind, SelectiveGraph, VertexSubset};
 
@@ -153,7 +154,7 @@ impl SelectiveGraph {
         let along = opts.along;
         let back = reverse(along);
         if self.io.config().scheduler == SchedulerKind::Pluglist {
-            // The baseline issues the next round's reads in activation order (see `io_iterator`).
+            // The baseline issues the next round's reads in activation order (see `ranges`).
             out.keep_arrival_order();
         }
         if !self.has(along) {
@@ -210,41 +211,36 @@ impl SelectiveGraph {
             self.physical(back) == self.physical(opts.along)
                 && candidates.sum_by(|d| 4 * self.degree(back, d) + 16) <= s.capacity()
         });
-        let read = |set: &VertexSubset, window| {
-            self.read_window(
-                back,
-                set,
-                window,
-                opts.weights,
-                || (out.local(), LocalStash::default()),
-                |(local, kept), d, p| {
-                    if !f.cond(d) {
-                        return;
-                    }
-                    for (k, &s) in p.targets.iter().enumerate() {
-                        if bit(&front, s) {
-                            if f.update(s, d, p.weight(k)) {
-                                local.insert(d);
-                            }
-                            if !f.cond(d) {
-                                break;
-                            }
+        let compute = Closures::new(
+            || (out.local(), LocalStash::default()),
+            |(local, kept), d, p| {
+                if !f.cond(d) {
+                    return;
+                }
+                for (k, &s) in p.targets.iter().enumerate() {
+                    if bit(&front, s) {
+                        if f.update(s, d, p.weight(k)) {
+                            local.insert(d);
+                        }
+                        if !f.cond(d) {
+                            break;
                         }
                     }
-                    if let Some(stash) = &stash {
-                        if p.is_whole() && (keep_activated || f.cond(d)) && !self.is_static(back, d) {
-                            stash.keep(kept, d, p.targets);
-                        }
+                }
+                if let Some(stash) = &stash {
+                    if p.is_whole() && (keep_activated || f.cond(d)) && !self.is_static(back, d) {
+                        stash.keep(kept, d, p.targets);
                     }
-                },
-                |(local, kept)| {
-                    drop(local);
-                    if let Some(stash) = &stash {
-                        stash.merge(kept);
-                    }
-                },
-            )
-        };
+                }
+            },
+            |(local, kept)| {
+                drop(local);
+                if let Some(stash) = &stash {
+                    stash.merge(kept);
+                }
+            },
+        );
+        let read = |set: &VertexSubset, window| self.read_window(back, set, window, opts.weights, &compute);
         if opts.head_first {
             read(candidates, ListWindow::Head)?;
             let rest = candidates.filter(|d| f.cond(d) && self.has_tail(back, d));

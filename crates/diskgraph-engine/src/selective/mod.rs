@@ -49,14 +49,21 @@
 //!   tail levels of a traversal, whose few tiny lists are spread over the whole file, are not
 //!   read from disk twice.
 
+mod assembly;
 mod budget;
+mod claims;
+mod delivery;
 mod edge_map;
 pub mod frontier;
+mod in_memory;
 mod io_iterator;
 mod paged;
 pub mod partition;
+mod piece;
+mod ranges;
 mod retained;
 mod static_cache;
+mod words;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -70,9 +77,9 @@ use serde_json::json;
 pub use diskgraph_cache::{PageCacheStats, Replacement};
 pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
-pub use io_iterator::Piece;
 pub use paged::PageCacheOptions;
 pub use partition::Partitions;
+pub use piece::Piece;
 pub use static_cache::{BascOptions, LoadedStatic};
 
 use crate::contract::{Engine, EngineKind};
@@ -190,8 +197,8 @@ pub struct SelectiveGraph {
     /// In-edges of a directed graph (when asked for); `None` for undirected graphs, whose
     /// in-edges are the out-edges.
     inn: Option<Adjacency>,
-    /// One bit per block of the adjacency files; see `io_iterator`.
-    claims: io_iterator::Claims,
+    /// One bit per block of the adjacency files; see `claims`.
+    claims: claims::Claims,
     /// Serialises rounds (the claim bitmap is per round).
     round_lock: Mutex<()>,
     budget: u64,
@@ -305,7 +312,7 @@ impl SelectiveGraph {
             weighted,
             graph_weighted: m.weighted,
             num_arcs,
-            claims: io_iterator::Claims::new(num_arcs * 4, u64::from(opts.io.block_size.max(1))),
+            claims: claims::Claims::new(num_arcs * 4, u64::from(opts.io.block_size.max(1))),
             io,
             out,
             inn,

@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use diskgraph_format::{BascSelection, Direction, FileEntry, FormatError, GraphDir};
 
-use super::io_iterator::{as_u32s, SharedSlice};
 use super::retained::Generation;
+use super::words::{as_u32s, SharedSlice};
 use super::{EngineError, SelectiveGraph};
 
 /// Which selection to load and how much of the budget it gets.
