@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use diskgraph_engine::engine_options::{self, ENGINE, RUN_OPTIONS, THREADS};
-use diskgraph_engine::options::{or_list, OptionKind, OptionSpec, Params, Value};
+use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::{Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources};
 use diskgraph_format::{GraphDir, IdRanking};
@@ -220,38 +220,33 @@ fn csr_bytes(graph: &GraphDir, v: &Variant) -> u64 {
 /// another engine's (which `auto` accepts, as it may pick any engine).
 fn check_options(alg: &Algorithm, params: &Params, engine: EngineKind, auto: bool) -> Result<(), AlgoError> {
     for name in params.given() {
-        if RUN_OPTIONS.iter().any(|o| o.name == name) {
-            continue;
+        let spec = option(alg, name)?;
+        let honour = |engines: Engines| -> Vec<&'static str> {
+            EngineKind::ALL
+                .into_iter()
+                .filter(|e| engines.contains(*e) && alg.variant(*e).is_some())
+                .map(EngineKind::name)
+                .collect()
+        };
+        let mine = alg.option(name).is_some();
+        if !spec.engines.contains(engine) && (mine || !auto) {
+            let whose = match mine {
+                true => format!("{}'s option {name} applies to", alg.name),
+                false => format!("option {name} is for"),
+            };
+            return Err(AlgoError::InvalidSetting(format!(
+                "{whose} the {} engine, and this run uses the {engine} engine",
+                or_list(&honour(spec.engines))
+            )));
         }
-        if let Some(o) = alg.option(name) {
-            if !o.engines.contains(engine) {
-                let honour: Vec<&str> = alg
-                    .engines()
-                    .filter(|e| o.engines.contains(*e))
-                    .map(|e| e.name())
-                    .collect();
+        if let (OptionKind::Choice(choices), Some(Value::Choice(value))) = (&spec.kind, params.get(spec)) {
+            let choice = choices.iter().find(|c| c.name == value).expect("checked when set");
+            if !choice.engines.contains(engine) && (mine || !auto) {
                 return Err(AlgoError::InvalidSetting(format!(
-                    "{}'s option {name} applies to the {} engine, and this run uses the {engine} engine",
-                    alg.name,
-                    or_list(&honour)
+                    "{name} {value} is for the {} engine, and this run uses the {engine} engine",
+                    or_list(&honour(choice.engines))
                 )));
             }
-            continue;
-        }
-        match engine_options::ENGINE_OPTIONS.iter().find(|o| o.name == name) {
-            Some(o) if auto || o.engines.contains(engine) => {}
-            Some(o) => {
-                let honour: Vec<&str> = EngineKind::ALL
-                    .into_iter()
-                    .filter(|e| o.engines.contains(*e))
-                    .map(EngineKind::name)
-                    .collect();
-                return Err(AlgoError::InvalidSetting(format!(
-                    "option {name} is the {} engine's, and this run uses the {engine} engine",
-                    or_list(&honour)
-                )));
-            }
-            None => return Err(option(alg, name).expect_err("not the algorithm's, the run's or an engine's")),
         }
     }
     Ok(())

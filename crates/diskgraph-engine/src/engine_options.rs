@@ -25,18 +25,22 @@ pub const ENGINE: OptionSpec = OptionSpec {
         Choice {
             name: "auto",
             help: "memory when the CSR the algorithm needs fits in the budget, else an out-of-core engine",
+            engines: Engines::All,
         },
         Choice {
             name: "memory",
             help: "load the whole CSR and run parallel in-memory code",
+            engines: Engines::All,
         },
         Choice {
             name: "selective",
             help: "read the adjacency lists of each iteration's active vertices from disk",
+            engines: Engines::All,
         },
         Choice {
             name: "stream",
             help: "stream a grid layout (diskgraph partition) with loaded-data reentry",
+            engines: Engines::All,
         },
     ]),
     default: Default::Choice("auto"),
@@ -78,14 +82,17 @@ pub const IO: OptionSpec = OptionSpec {
         Choice {
             name: "uring",
             help: "io_uring with O_DIRECT",
+            engines: Engines::All,
         },
         Choice {
             name: "pread",
             help: "pread with O_DIRECT, one read in flight per thread (the depth-1 baseline)",
+            engines: Engines::All,
         },
         Choice {
             name: "mmap",
             help: "the kernel's page cache through mapped files (selective only; the baseline)",
+            engines: Engines::Only(&[EngineKind::Selective]),
         },
     ]),
     default: Default::Absent,
@@ -134,10 +141,12 @@ pub const SCHEDULER: OptionSpec = OptionSpec {
         Choice {
             name: "bitmap",
             help: "one bitmap per round: global dedup, sort and merge (Graphene)",
+            engines: Engines::All,
         },
         Choice {
             name: "pluglist",
             help: "batches of 16 requests sorted and merged locally (Linux's plug list; the baseline)",
+            engines: Engines::All,
         },
     ]),
     default: Default::Choice("bitmap"),
@@ -219,10 +228,12 @@ pub const PAGE_POLICY: OptionSpec = OptionSpec {
         Choice {
             name: "clock",
             help: "CLOCK (second chance)",
+            engines: Engines::All,
         },
         Choice {
             name: "lru",
             help: "least recently used",
+            engines: Engines::All,
         },
     ]),
     default: Default::Choice("clock"),
@@ -261,10 +272,12 @@ pub const VERTEX_STATE: OptionSpec = OptionSpec {
         Choice {
             name: "memory",
             help: "in memory",
+            engines: Engines::All,
         },
         Choice {
             name: "mmap",
             help: "a mapped scratch file next to the graph, so it may exceed RAM",
+            engines: Engines::All,
         },
     ]),
     default: Default::Choice("memory"),

@@ -79,6 +79,8 @@ pub struct Choice {
     pub name: &'static str,
     /// What it means.
     pub help: &'static str,
+    /// The engines that take it (of those that honour its option).
+    pub engines: Engines,
 }
 
 /// An option's value when not given.
@@ -499,10 +501,12 @@ mod tests {
             Choice {
                 name: "uring",
                 help: "",
+                engines: Engines::All,
             },
             Choice {
                 name: "pread",
                 help: "",
+                engines: Engines::All,
             },
         ]),
         default: Default::Absent,

@@ -38,10 +38,12 @@ pub const METHOD: OptionSpec = OptionSpec {
         Choice {
             name: "greedy",
             help: "vertices by ascending ID, each joins unless a smaller neighbour did (one pass on the stream engine)",
+            engines: Engines::All,
         },
         Choice {
             name: "luby",
             help: "Luby's randomized rounds seeded with --seed (the parallel baseline)",
+            engines: Engines::All,
         },
     ]),
     default: Default::Choice("greedy"),

@@ -37,10 +37,12 @@ pub const METHOD: OptionSpec = OptionSpec {
         Choice {
             name: "union-find",
             help: "one union-find pass over the edges, beyond the neighbourhood",
+            engines: Engines::All,
         },
         Choice {
             name: "label-propagation",
             help: "labels propagated until no vertex changes (the baseline)",
+            engines: Engines::All,
         },
     ]),
     default: Default::Choice("union-find"),

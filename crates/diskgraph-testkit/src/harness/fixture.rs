@@ -1,0 +1,248 @@
+//! Test graphs as real graph directories: an [`EdgeList`] imported through the importer under
+//! one of several [`Naming`]s (dense IDs, sparse ones, IDs of 2⁶³ and more, or a reordered copy),
+//! with the derived layouts the engines read: grid layouts for the stream engine and a BAsC
+//! selection for the selective engine's static cache.
+
+use std::path::{Path, PathBuf};
+
+use diskgraph_format::{GraphDir, GridSort};
+use diskgraph_prep::reorder::Method as Ordering;
+use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
+use diskgraph_prep::{
+    import, partition, reorder, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress,
+    PartitionOptions, RawEdge, ReorderOptions, SortOrder,
+};
+
+use crate::{EdgeList, Keep, TestGraph};
+
+/// How the vertices of a test graph are named in the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// `0..n`: internal IDs are the original ones, and no `ids.u64` is stored.
+    Dense,
+    /// Sparse IDs `3 + 7919 v`.
+    Sparse,
+    /// IDs from 2⁶³ up, which no signed 64-bit integer holds.
+    Huge,
+    /// `0..n`, then the graph relabelled at random (`diskgraph reorder --method random`): its
+    /// internal order is not its ID order.
+    Reordered,
+}
+
+impl Naming {
+    /// The original ID of test vertex `v` (increasing in `v`).
+    pub fn id(self, v: u32) -> u64 {
+        match self {
+            Naming::Dense | Naming::Reordered => u64::from(v),
+            Naming::Sparse => 3 + 7919 * u64::from(v),
+            Naming::Huge => (1 << 63) + 1_000_003 * u64::from(v),
+        }
+    }
+}
+
+/// A test graph: its edges, what the import keeps, and how its vertices are named.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// A name for messages.
+    pub name: String,
+    /// The edges.
+    pub edges: EdgeList,
+    /// What the import keeps.
+    pub keep: Keep,
+    /// How its vertices are named.
+    pub naming: Naming,
+}
+
+impl Case {
+    /// A case of `edges` keeping `keep`, with dense IDs.
+    pub fn new(name: impl Into<String>, edges: EdgeList, keep: Keep) -> Case {
+        Case {
+            name: name.into(),
+            edges,
+            keep,
+            naming: Naming::Dense,
+        }
+    }
+
+    /// The same case named otherwise.
+    pub fn named(mut self, naming: Naming) -> Case {
+        self.name = format!("{} [{naming:?} IDs]", self.name);
+        self.naming = naming;
+        self
+    }
+}
+
+/// A [`Case`] written as a graph directory, with its layouts.
+pub struct Fixture {
+    _dir: tempfile::TempDir,
+    /// The case's name.
+    pub name: String,
+    /// The graph directory, opened.
+    pub graph: GraphDir,
+    /// The graph as stored, in test-vertex IDs (what the oracles read).
+    pub test: TestGraph,
+    /// How the vertices are named.
+    pub naming: Naming,
+    /// The grid layouts made (name, sort).
+    pub layouts: Vec<(String, GridSort)>,
+    /// The BAsC selection made (`gvs`), when the graph has arcs.
+    pub selection: Option<String>,
+}
+
+impl Fixture {
+    /// Writes `case` as a graph directory with grid layouts of each sort and a GVS selection.
+    ///
+    /// # Panics
+    /// If the importer, the reordering, the partitioning or the selection fails.
+    pub fn new(case: &Case) -> Fixture {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let imported = dir.path().join("imported");
+        store(case, &imported);
+        let path = match case.naming {
+            Naming::Reordered => {
+                let out = dir.path().join("reordered");
+                let opts = ReorderOptions {
+                    method: Ordering::Random,
+                    window: None,
+                    page_bytes: None,
+                    seed: Some(7),
+                    memory: 64 << 20,
+                    force: false,
+                    checkpoint: None,
+                };
+                reorder(&imported, &out, &opts, &mut NoProgress)
+                    .unwrap_or_else(|e| panic!("reorder {}: {e:#}", case.name));
+                out
+            }
+            _ => imported,
+        };
+        let layouts = [(2, SortOrder::Grid), (3, SortOrder::Source), (2, SortOrder::Destination)]
+            .into_iter()
+            .map(|(p, sort)| {
+                let opts = PartitionOptions {
+                    grid: Some(p),
+                    memory: 1 << 20,
+                    force: false,
+                };
+                let s = partition(&path, sort, &opts, &mut NoProgress)
+                    .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", case.name));
+                (s.name, sort.grid_sort())
+            })
+            .collect();
+        let test = case.edges.build(case.keep);
+        let selection = (!test.arcs.is_empty()).then(|| {
+            let opts = SelectOptions {
+                method: SelectMethod::Gvs { rounds: 3 },
+                budget_bytes: (test.arcs.len() as u64 * 4 / 4).max(64),
+                page_bytes: 4096,
+                name: Some("gvs".into()),
+                force: false,
+            };
+            select_graph(&path, &opts).unwrap_or_else(|e| panic!("select {}: {e:#}", case.name));
+            "gvs".to_string()
+        });
+        let graph = GraphDir::open(&path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
+        Fixture {
+            _dir: dir,
+            name: case.name.clone(),
+            graph,
+            test,
+            naming: case.naming,
+            layouts,
+            selection,
+        }
+    }
+
+    /// The original ID of test vertex `v`.
+    pub fn id(&self, v: u32) -> u64 {
+        self.naming.id(v)
+    }
+
+    /// The test vertex of original ID `id`, if it is one.
+    pub fn vertex(&self, id: u64) -> Option<u32> {
+        let n = self.test.num_vertices as u32;
+        let v = match self.naming {
+            Naming::Dense | Naming::Reordered => id,
+            Naming::Sparse => id.checked_sub(3)? / 7919,
+            Naming::Huge => id.checked_sub(1 << 63)? / 1_000_003,
+        };
+        (v < u64::from(n) && self.id(v as u32) == id).then_some(v as u32)
+    }
+
+    /// The graph directory's path.
+    pub fn path(&self) -> &Path {
+        self.graph.path()
+    }
+}
+
+/// An edge source over an edge list, named by a [`Naming`], reporting every vertex so that
+/// isolated ones are kept.
+struct Source {
+    info: InputInfo,
+    edges: Vec<RawEdge>,
+    pos: usize,
+    vertices: Vec<u64>,
+}
+
+impl EdgeSource for Source {
+    fn info(&self) -> &InputInfo {
+        &self.info
+    }
+
+    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
+        out.clear();
+        let end = (self.pos + 1000).min(self.edges.len());
+        out.extend_from_slice(&self.edges[self.pos..end]);
+        self.pos = end;
+        Ok(!out.is_empty())
+    }
+
+    fn progress(&self) -> (u64, Option<u64>) {
+        (self.pos as u64, Some(self.edges.len() as u64))
+    }
+
+    fn extra_vertices(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.vertices)
+    }
+}
+
+/// Imports `case` to `path`, and checks the importer stored what the testkit builds.
+fn store(case: &Case, path: &PathBuf) {
+    let el = &case.edges;
+    let n = el.num_vertices as u32;
+    let name = |v: u32| case.naming.id(v);
+    let mut src = Source {
+        info: InputInfo {
+            format: InputFormat::Generated,
+            directed: Some(el.directed),
+            weighted: el.weights.is_some(),
+            declared_vertices: None,
+            description: case.name.clone(),
+        },
+        edges: el
+            .edges
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, d))| RawEdge {
+                src: name(s),
+                dst: name(d),
+                weight: el.weights.as_ref().map(|w| w[i]),
+            })
+            .collect(),
+        pos: 0,
+        vertices: (0..n).map(name).collect(),
+    };
+    let opts = ImportOptions {
+        undirected: !el.directed,
+        keep_self_loops: case.keep.self_loops,
+        keep_duplicates: case.keep.duplicates,
+        memory: 64 << 20,
+        force: false,
+    };
+    import(&mut src, path, &opts, &mut NoProgress).unwrap_or_else(|e| panic!("import {}: {e:#}", case.name));
+    let stored = GraphDir::open(path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
+    let model = el.build(case.keep).memory_graph(true);
+    let loaded = diskgraph_engine::MemoryGraph::load(&stored, true, true).expect("a stored graph loads");
+    assert_eq!(loaded.out(), model.out(), "{}: the importer and the testkit disagree", case.name);
+    assert_eq!(loaded.inn(), model.inn(), "{}: the importer and the testkit disagree (in)", case.name);
+}
