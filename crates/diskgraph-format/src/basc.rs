@@ -13,13 +13,15 @@
 //! files' checksums and padding.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::grid::GridBuilder;
-use crate::verify::hash_file;
-use crate::{padded_len, Csr, FileEntry, FormatError, GraphDir, Manifest, OUT_ADJ};
+use crate::data_file::{padded_len, FileEntry};
+use crate::error::FormatError;
+use crate::layout_builder::LayoutBuilder;
+use crate::manifest::{Manifest, MANIFEST, OUT_ADJ};
+use crate::read::{Csr, GraphDir};
 
 /// Bytes a static cache spends on a list besides its edges: its start, 4 bytes from the start
 /// of its group of 64 lists, and one byte for the group's full 8-byte start (the membership
@@ -139,7 +141,7 @@ impl BascSelection {
         let dir = graph.path().join(layout);
         if !graph.layouts().iter().any(|l| l == layout) {
             return Err(FormatError::Manifest {
-                path: graph.file_path(crate::MANIFEST),
+                path: graph.file_path(MANIFEST),
                 reason: format!("no selection {layout} (run `diskgraph select`)"),
             });
         }
@@ -265,7 +267,7 @@ pub fn publish_basc(
             m.num_vertices
         )));
     }
-    let builder = GridBuilder::create(graph, &layout, force)?;
+    let builder = LayoutBuilder::create(graph, &layout, force)?;
     let bytes: Vec<u8> = vertices.iter().flat_map(|v| v.to_le_bytes()).collect();
     let mut file = builder.positioned(BASC_VERTICES, bytes.len() as u64)?;
     file.write_at(0, &bytes)?;
@@ -316,15 +318,7 @@ pub fn verify_basc(graph: &GraphDir, layout: &str) -> Result<u64, FormatError> {
     let s = BascSelection::open(graph, layout)?;
     let mut checked = 0;
     for (name, entry) in &s.meta.files {
-        let path: &Path = &graph.path().join(layout).join(name);
-        let actual = hash_file(path, entry.len)?;
-        if actual != entry.xxh3 {
-            return Err(FormatError::Checksum {
-                path: path.to_path_buf(),
-                expected: entry.xxh3.clone(),
-                actual,
-            });
-        }
+        entry.check_content(&graph.path().join(layout).join(name))?;
         checked += padded_len(entry.len);
     }
     Ok(checked)

@@ -1,9 +1,34 @@
+//! `manifest.json` ([`Manifest`]): what a graph directory holds, its checks, and the names of the
+//! graph's data files.
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{FormatError, MAX_VERTICES};
+use crate::atomic::{sync_dir, temporary_name, write_synced};
+use crate::data_file::FileEntry;
+use crate::error::FormatError;
+
+/// Name of the manifest file.
+pub const MANIFEST: &str = "manifest.json";
+/// Out-edge offsets, `u64[V+1]`.
+pub const OUT_IDX: &str = "out.idx";
+/// Out-neighbour IDs, `u32[E]`, each list ascending.
+pub const OUT_ADJ: &str = "out.adj";
+/// Out-edge weights, `f32[E]` (weighted graphs only).
+pub const OUT_WGT: &str = "out.wgt";
+/// In-edge offsets, `u64[V+1]` (directed graphs only).
+pub const IN_IDX: &str = "in.idx";
+/// In-neighbour IDs, `u32[E]` (directed graphs only).
+pub const IN_ADJ: &str = "in.adj";
+/// In-edge weights, `f32[E]` (directed weighted graphs only).
+pub const IN_WGT: &str = "in.wgt";
+/// Original u64 ID of every internal vertex (present when IDs were remapped): strictly ascending
+/// under the [`ORIGINAL_ORDERING`], distinct but in any order under another ordering.
+pub const IDS: &str = "ids.u64";
+/// Largest number of vertices a graph may have: internal IDs are u32.
+pub const MAX_VERTICES: u64 = u32::MAX as u64 + 1;
 
 /// Value of the manifest's `format` field.
 pub const FORMAT_NAME: &str = "diskgraph";
@@ -28,14 +53,13 @@ pub fn check_ordering_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// One data file as recorded in the manifest.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileEntry {
-    /// Logical length in bytes (before padding).
-    pub len: u64,
-    /// xxh3-64 of the logical bytes, 16 lowercase hex digits.
-    pub xxh3: String,
+/// Checks a derived layout's directory name: non-empty, at most 255 bytes, no `/` or NUL, and not
+/// starting with `.` (temporary names start with a dot).
+pub fn check_layout_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 255 || name.starts_with('.') || name.contains(['/', '\0']) {
+        return Err(format!("{name:?} is not a valid layout directory name"));
+    }
+    Ok(())
 }
 
 /// `manifest.json`: what a graph directory holds.
@@ -99,7 +123,6 @@ impl Manifest {
 
     /// The files this manifest must list, given its flags.
     pub fn required_files(&self) -> Vec<&'static str> {
-        use crate::*;
         let mut f = vec![OUT_IDX, OUT_ADJ];
         if self.weighted {
             f.push(OUT_WGT);
@@ -118,7 +141,6 @@ impl Manifest {
 
     /// Expected logical length of a data file, from the counts.
     pub fn expected_len(&self, name: &str) -> Option<u64> {
-        use crate::*;
         match name {
             OUT_IDX | IN_IDX => Some(self.num_vertices.saturating_add(1).saturating_mul(8)),
             OUT_ADJ | IN_ADJ | OUT_WGT | IN_WGT => Some(self.num_arcs.saturating_mul(4)),
@@ -164,9 +186,7 @@ impl Manifest {
             if entry.len != want {
                 return Err(format!("{name} has length {}, counts imply {want}", entry.len));
             }
-            if entry.xxh3.len() != 16 || !entry.xxh3.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(format!("{name} has a malformed checksum {:?}", entry.xxh3));
-            }
+            entry.check_checksum_form(name)?;
         }
         if let Some(extra) = self.files.keys().find(|k| !self.required_files().contains(&k.as_str())) {
             return Err(format!("unexpected file {extra} listed"));
@@ -177,11 +197,11 @@ impl Manifest {
     /// Layout names are plain directory names, listed once, and never a data file's name.
     fn check_layouts(&self) -> Result<(), String> {
         for (i, name) in self.layouts.iter().enumerate() {
-            crate::grid::check_layout_name(name)?;
+            check_layout_name(name)?;
             if self.layouts[..i].contains(name) {
                 return Err(format!("layout {name} is listed twice"));
             }
-            if name == crate::MANIFEST || self.files.contains_key(name) {
+            if name == MANIFEST || self.files.contains_key(name) {
                 return Err(format!("layout {name} has the name of a file"));
             }
         }
@@ -191,16 +211,28 @@ impl Manifest {
     /// Replaces `dir/manifest.json` with this manifest atomically: a temporary file in `dir` is
     /// written and synced, then renamed over the old one, then the directory is synced.
     pub(crate) fn write_atomic(&self, dir: &Path) -> Result<(), FormatError> {
-        let tmp = dir.join(crate::grid::temporary_name(crate::MANIFEST, "tmp"));
+        let tmp = dir.join(temporary_name(MANIFEST, "tmp"));
         let mut json = serde_json::to_vec_pretty(self).expect("manifest serialises");
         json.push(b'\n');
-        crate::grid::write_synced(&tmp, &json)?;
-        let path = dir.join(crate::MANIFEST);
+        write_synced(&tmp, &json)?;
+        let path = dir.join(MANIFEST);
         if let Err(e) = std::fs::rename(&tmp, &path) {
             let _ = std::fs::remove_file(&tmp);
             return Err(FormatError::io(&path, e));
         }
-        crate::grid::sync_dir(dir);
+        sync_dir(dir);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_never_layout_names() {
+        assert!(check_layout_name(&temporary_name("grid-4", "tmp")).is_err());
+        assert!(check_layout_name(&temporary_name("grid-4", "old")).is_err());
+        assert!(check_layout_name("grid-4").is_ok());
     }
 }

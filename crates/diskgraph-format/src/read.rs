@@ -1,8 +1,11 @@
-use std::fs::File;
-use std::io::Read;
+//! The graph reader: [`GraphDir`] opens and checks a graph directory, and loads one direction of
+//! its CSR ([`Csr`]) or its original IDs into memory.
+
 use std::path::{Path, PathBuf};
 
-use crate::{padded_len, FormatError, Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, OUT_ADJ, OUT_IDX, OUT_WGT};
+use crate::data_file::{check_size, read_offsets, read_range};
+use crate::error::FormatError;
+use crate::manifest::{Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, OUT_ADJ, OUT_IDX, OUT_WGT};
 
 #[cfg(target_endian = "big")]
 compile_error!("diskgraph files are little-endian and are read by casting; big-endian hosts are not supported");
@@ -80,17 +83,7 @@ impl GraphDir {
         }
         let manifest = Manifest::read(&path.join(MANIFEST))?;
         for (name, entry) in &manifest.files {
-            let fpath = path.join(name);
-            let actual = std::fs::metadata(&fpath).map_err(|e| FormatError::io(&fpath, e))?.len();
-            let expected = padded_len(entry.len);
-            if actual != expected {
-                return Err(FormatError::FileSize {
-                    path: fpath,
-                    expected,
-                    actual,
-                    logical: entry.len,
-                });
-            }
+            check_size(&path.join(name), entry.len)?;
         }
         let dir = GraphDir { path, manifest };
         dir.load_offsets(Direction::Out)?;
@@ -137,30 +130,11 @@ impl GraphDir {
     /// at the arc count.
     pub fn load_offsets(&self, dir: Direction) -> Result<Vec<u64>, FormatError> {
         let (idx, _, _) = self.files_of(dir);
-        let path = self.file_path(idx);
-        let offsets: Vec<u64> = read_array(&path, self.manifest.num_vertices as usize + 1)?;
-        let bad = |entry: usize, reason: String| FormatError::Index {
-            path: path.clone(),
-            entry: entry as u64,
-            reason,
-        };
-        if offsets[0] != 0 {
-            return Err(bad(0, format!("first offset is {}, expected 0", offsets[0])));
-        }
-        if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
-            return Err(bad(
-                i + 1,
-                format!("offset {} is below the previous {}", offsets[i + 1], offsets[i]),
-            ));
-        }
-        let last = *offsets.last().expect("V+1 >= 1 entries");
-        if last != self.manifest.num_arcs {
-            return Err(bad(
-                offsets.len() - 1,
-                format!("last offset {last} != num_arcs {}", self.manifest.num_arcs),
-            ));
-        }
-        Ok(offsets)
+        read_offsets(
+            &self.file_path(idx),
+            self.manifest.num_vertices as usize + 1,
+            self.manifest.num_arcs,
+        )
     }
 
     /// Loads one direction fully into memory, checking every neighbour ID is in range.
@@ -168,7 +142,7 @@ impl GraphDir {
         let (_, adj, wgt) = self.files_of(dir);
         let offsets = self.load_offsets(dir)?;
         let apath = self.file_path(adj);
-        let targets: Vec<u32> = read_array(&apath, self.manifest.num_arcs as usize)?;
+        let targets: Vec<u32> = read_range(&apath, 0..self.manifest.num_arcs)?;
         let n = self.manifest.num_vertices;
         if let Some(index) = targets.iter().position(|&t| u64::from(t) >= n) {
             let value = targets[index];
@@ -180,10 +154,7 @@ impl GraphDir {
             });
         }
         let weights = if with_weights && self.manifest.weighted {
-            Some(read_array::<f32>(
-                &self.file_path(wgt),
-                self.manifest.num_arcs as usize,
-            )?)
+            Some(read_range::<f32>(&self.file_path(wgt), 0..self.manifest.num_arcs)?)
         } else {
             None
         };
@@ -197,18 +168,9 @@ impl GraphDir {
     /// Original ID of every internal vertex (the identity when IDs were not remapped).
     pub fn original_ids(&self) -> Result<Vec<u64>, FormatError> {
         if self.manifest.ids_remapped {
-            read_array(&self.file_path(IDS), self.manifest.num_vertices as usize)
+            read_range(&self.file_path(IDS), 0..self.manifest.num_vertices)
         } else {
             Ok((0..self.manifest.num_vertices).collect())
         }
     }
-}
-
-/// Reads `count` little-endian values of `T` from the start of `path`.
-fn read_array<T: bytemuck::Pod + Default>(path: &Path, count: usize) -> Result<Vec<T>, FormatError> {
-    let mut values = vec![T::default(); count];
-    let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
-    f.read_exact(bytemuck::cast_slice_mut(&mut values))
-        .map_err(|e| FormatError::io(path, e))?;
-    Ok(values)
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use diskgraph_format::{
-    verify, verify_grid, FormatError, GraphBuilder, GraphDir, GridBuilder, GridLayout, GridMeta, GridShape, GridSort,
+    verify, verify_grid, FormatError, GraphBuilder, GraphDir, GridLayout, GridMeta, GridShape, GridSort, LayoutBuilder,
     Manifest, FORMAT_NAME, FORMAT_VERSION, GRID_EDGES, GRID_INDEX, GRID_META, GRID_WEIGHTS, MANIFEST,
 };
 use proptest::prelude::*;
@@ -108,13 +108,13 @@ fn raw(blocks: &[Vec<Arc>]) -> Raw {
 
 /// Publishes a layout with exactly the given content.
 fn write_raw(g: &GraphDir, sort: GridSort, rows: u32, r: &Raw, force: bool) -> Result<PathBuf, FormatError> {
-    let b = GridBuilder::create(g, &sort.layout_name(rows), force)?;
+    let b = LayoutBuilder::create(g, &sort.layout_name(rows), force)?;
     let meta = fill(&b, g, sort, rows, r)?;
     b.publish(&meta)
 }
 
 /// Writes the given content into a builder and returns the metadata to publish it with.
-fn fill(b: &GridBuilder, g: &GraphDir, sort: GridSort, rows: u32, r: &Raw) -> Result<GridMeta, FormatError> {
+fn fill(b: &LayoutBuilder, g: &GraphDir, sort: GridSort, rows: u32, r: &Raw) -> Result<GridMeta, FormatError> {
     let mut files = BTreeMap::new();
     let mut put = |name: &str, bytes: &[u8]| -> Result<(), FormatError> {
         let mut f = b.positioned(name, bytes.len() as u64)?;
@@ -473,7 +473,7 @@ fn existing_layout_needs_force_and_force_replaces() {
     let f = small();
     f.layout(GridSort::Grid, 4);
     let g = f.graph();
-    let err = GridBuilder::create(&g, "grid-4", false).err().unwrap();
+    let err = LayoutBuilder::create(&g, "grid-4", false).err().unwrap();
     assert!(matches!(err, FormatError::Exists { .. }), "{err}");
     assert!(err.to_string().contains("grid-4"), "{err}");
     let old = std::fs::metadata(f.path.join("grid-4").join(GRID_META)).unwrap();
@@ -504,7 +504,7 @@ fn existing_layout_needs_force_and_force_replaces() {
 fn a_concurrent_publisher_of_the_same_name_loses_cleanly() {
     let f = small();
     let g = f.graph();
-    let first = GridBuilder::create(&g, "grid-2", false).unwrap();
+    let first = LayoutBuilder::create(&g, "grid-2", false).unwrap();
     let tmp = first.dir().to_path_buf();
     let meta = fill(
         &first,
@@ -566,13 +566,13 @@ fn leftovers_of_crashed_runs_are_ignored_then_removed() {
 fn dropped_builder_removes_its_directory() {
     let f = small();
     let g = f.graph();
-    let b = GridBuilder::create(&g, "grid-4", false).unwrap();
+    let b = LayoutBuilder::create(&g, "grid-4", false).unwrap();
     let tmp = b.dir().to_path_buf();
     assert!(tmp.exists());
     drop(b);
     assert!(!tmp.exists());
-    assert!(GridBuilder::create(&g, "../evil", false).is_err());
-    assert!(GridBuilder::create(&g, ".hidden", false).is_err());
+    assert!(LayoutBuilder::create(&g, "../evil", false).is_err());
+    assert!(LayoutBuilder::create(&g, ".hidden", false).is_err());
 }
 
 #[test]
