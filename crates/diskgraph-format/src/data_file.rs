@@ -2,6 +2,7 @@
 //! multiple of [`PAGE`], recorded by their logical length. Size checks, checksums and reads of
 //! element ranges shared by every reader of the crate.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
@@ -29,14 +30,6 @@ pub struct FileEntry {
 }
 
 impl FileEntry {
-    /// Checks that the recorded checksum is 16 hex digits; `name` is the file's name.
-    pub(crate) fn check_checksum_form(&self, name: &str) -> Result<(), String> {
-        if self.xxh3.len() != 16 || !self.xxh3.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(format!("{name} has a malformed checksum {:?}", self.xxh3));
-        }
-        Ok(())
-    }
-
     /// Checks the file at `path` against the entry: its checksum, and zero padding.
     pub(crate) fn check_content(&self, path: &Path) -> Result<(), FormatError> {
         let actual = hash_file(path, self.len)?;
@@ -48,6 +41,29 @@ impl FileEntry {
             });
         }
         Ok(())
+    }
+}
+
+/// Checks a list of data files: exactly the `required` ones, each of the length
+/// `expected_len` gives it and with a checksum of 16 hex digits.
+pub(crate) fn check_file_list(
+    files: &BTreeMap<String, FileEntry>,
+    required: &[&str],
+    expected_len: impl Fn(&str) -> Option<u64>,
+) -> Result<(), String> {
+    for &name in required {
+        let entry = files.get(name).ok_or_else(|| format!("file {name} is not listed"))?;
+        let want = expected_len(name).expect("required files have lengths");
+        if entry.len != want {
+            return Err(format!("{name} has length {}, counts imply {want}", entry.len));
+        }
+        if entry.xxh3.len() != 16 || !entry.xxh3.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("{name} has a malformed checksum {:?}", entry.xxh3));
+        }
+    }
+    match files.keys().find(|k| !required.contains(&k.as_str())) {
+        Some(extra) => Err(format!("unexpected file {extra} listed")),
+        None => Ok(()),
     }
 }
 

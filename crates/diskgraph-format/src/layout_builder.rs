@@ -9,15 +9,14 @@ use std::path::{Path, PathBuf};
 use crate::atomic::{lock_dir, remove_path, remove_stale_temporaries, sync_dir, temporary_name, write_synced};
 use crate::data_file::FileEntry;
 use crate::error::FormatError;
-use crate::grid::meta::{GridMeta, GRID_META};
+use crate::layout_meta::LayoutMeta;
 use crate::manifest::{check_layout_name, Manifest, MANIFEST};
 use crate::positioned::PositionedFile;
-use crate::read::GraphDir;
+use crate::read::{read_manifest, GraphDir};
 
-/// Builds a derived layout (a grid, or a BAsC selection through
-/// [`publish_with`](Self::publish_with)) in a temporary directory inside the graph
-/// (`.NAME.tmp-<pid>-<nanos>`) and publishes it: rename into place, then an atomic rewrite of
-/// `manifest.json` listing it.
+/// Builds a derived layout of any kind (a grid, a BAsC selection) in a temporary directory
+/// inside the graph (`.NAME.tmp-<pid>-<nanos>`) and publishes it: rename into place, then an
+/// atomic rewrite of `manifest.json` recording it.
 /// Dropping a builder that was not published removes the temporary directory.
 pub struct LayoutBuilder {
     graph_path: PathBuf,
@@ -36,7 +35,7 @@ impl LayoutBuilder {
             path: graph.file_path(MANIFEST),
             reason,
         })?;
-        if !force && graph.layouts().iter().any(|l| l == name) {
+        if !force && graph.layout(name).is_some() {
             return Err(FormatError::Exists {
                 path: graph_path.join(name),
             });
@@ -73,41 +72,29 @@ impl LayoutBuilder {
         PositionedFile::create(&self.tmp_path, name, len)
     }
 
-    /// Writes `grid.json`, removes files the metadata does not list, renames the directory into
-    /// place and lists it in the graph's manifest (replacing an existing layout only with
-    /// `force`). Under a lock on the graph directory, so concurrent publishers do not lose
-    /// each other's manifest entries.
+    /// Writes the metadata file `meta` describes ([`LayoutMeta::FILE`]), removes files it does
+    /// not list, renames the directory into place and records it in the graph's manifest
+    /// ([`LayoutMeta::record`]), replacing an existing layout only with `force`. Under a lock
+    /// on the graph directory, so concurrent publishers do not lose each other's manifest
+    /// entries; the metadata is checked against the manifest read under that lock.
     ///
     /// Replacing first rewrites the manifest without the old layout, then swaps directories,
     /// then lists the new one: a crash at any point leaves a manifest whose layouts all exist.
-    pub fn publish(self, meta: &GridMeta) -> Result<PathBuf, FormatError> {
-        let mut json = serde_json::to_vec_pretty(meta).expect("grid metadata serialises");
+    pub fn publish<M: LayoutMeta>(mut self, meta: &M) -> Result<PathBuf, FormatError> {
+        let mut json = serde_json::to_vec_pretty(meta).expect("layout metadata serialises");
         json.push(b'\n');
-        let name = self.name.clone();
-        let gpath = self.tmp_path.join(GRID_META);
-        self.publish_with(GRID_META, &json, &meta.files, |manifest| {
-            meta.check(manifest, &name)
-                .map_err(|reason| FormatError::Manifest { path: gpath, reason })
-        })
-    }
-
-    /// [`publish`](Self::publish) for any kind of layout: `check(graph manifest)` under the
-    /// lock, then the metadata file `meta_name` with `json`, keeping only `files` besides it.
-    pub fn publish_with(
-        mut self,
-        meta_name: &str,
-        json: &[u8],
-        files: &BTreeMap<String, FileEntry>,
-        check: impl FnOnce(&Manifest) -> Result<(), FormatError>,
-    ) -> Result<PathBuf, FormatError> {
         let _lock = lock_dir(&self.graph_path)?;
-        let mut manifest = Manifest::read(&self.graph_path.join(MANIFEST))?;
-        check(&manifest)?;
-        self.write_meta(meta_name, json, files)?;
+        let mut manifest = read_manifest(&self.graph_path)?;
+        meta.check(&manifest, &self.name)
+            .map_err(|reason| FormatError::Manifest {
+                path: self.tmp_path.join(M::FILE),
+                reason,
+            })?;
+        self.write_meta(M::FILE, &json, meta.files())?;
         self.unlist_replaced(&mut manifest)?;
         let old = self.move_into_place()?;
-        manifest.layouts.push(self.name.clone());
-        manifest.layouts.sort();
+        manifest.layouts.push(meta.record(&self.name));
+        manifest.layouts.sort_by(|a, b| a.name().cmp(b.name()));
         manifest.write_atomic(&self.graph_path)?;
         if let Some(old) = old {
             remove_path(&old).map_err(|e| FormatError::io(&old, e))?;
@@ -118,7 +105,7 @@ impl LayoutBuilder {
     /// If the manifest lists the layout already: an error without `force`, else the manifest
     /// is rewritten without it.
     fn unlist_replaced(&self, manifest: &mut Manifest) -> Result<(), FormatError> {
-        if !manifest.layouts.contains(&self.name) {
+        if !manifest.layouts.iter().any(|l| l.name() == self.name) {
             return Ok(());
         }
         if !self.force {
@@ -126,7 +113,7 @@ impl LayoutBuilder {
                 path: self.graph_path.join(&self.name),
             });
         }
-        manifest.layouts.retain(|l| *l != self.name);
+        manifest.layouts.retain(|l| l.name() != self.name);
         manifest.write_atomic(&self.graph_path)
     }
 

@@ -7,7 +7,7 @@
 //! [`GraphDir::open`], and checksums plus every neighbour ID in [`verify`]). Derived layouts —
 //! grid layouts (`grid-P…/`, [`GridLayout`]) and BAsC selections (`basc-<name>/`,
 //! [`BascSelection`]) — are built with a [`LayoutBuilder`], published atomically inside a graph
-//! and listed in its manifest.
+//! and recorded in its manifest ([`LayoutRecord`]).
 //!
 //! | module | holds |
 //! | --- | --- |
@@ -19,20 +19,32 @@
 //! | `arc_stream` | [`ArcStream`], the bounded-memory sequential CSR reader |
 //! | `write` | [`GraphBuilder`] and the CSR and data file writers |
 //! | `positioned` | [`PositionedFile`], a data file written at arbitrary offsets |
+//! | `layout_record` | [`LayoutRecord`], the manifest's entry for a derived layout |
+//! | `layout_meta` | [`LayoutMeta`], what every kind of layout metadata file offers |
 //! | `layout_builder` | [`LayoutBuilder`], which publishes a derived layout |
-//! | `grid` | grid layouts: sort, shape, `grid.json`, the reader |
-//! | `basc` | BAsC selections |
+//! | `grid_sort` | [`GridSort`], the order inside a grid layout's blocks (and its name) |
+//! | `grid_shape` | [`GridShape`], a grid's ranges and the block of each arc |
+//! | `grid_meta` | grid layout file names, [`GridEdge`], [`GridMeta`] (`grid.json`) |
+//! | `grid_layout` | [`GridLayout`], the grid layout reader |
+//! | `basc_meta` | BAsC selection file names, [`BascMeta`] (`basc.json`), static cache size |
+//! | `basc_selection` | [`BascSelection`], the reader; [`publish_basc`], [`verify_basc`] |
 //! | `verify` | [`verify`], the full O(E) check |
 //! | `id_order`, `rank_bitmap` | original-ID order of a reordered graph |
 
 mod arc_stream;
 mod atomic;
-mod basc;
+mod basc_meta;
+mod basc_selection;
 mod data_file;
 mod error;
-mod grid;
+mod grid_layout;
+mod grid_meta;
+mod grid_shape;
+mod grid_sort;
 mod id_order;
 mod layout_builder;
+mod layout_meta;
+mod layout_record;
 mod manifest;
 mod positioned;
 mod rank_bitmap;
@@ -41,21 +53,24 @@ mod verify;
 mod write;
 
 pub use arc_stream::ArcStream;
-pub use basc::{
-    basc_layout_name, publish_basc, static_cache_bytes, verify_basc, BascInfo, BascMeta, BascSelection, BASC_FORMAT,
-    BASC_LISTS, BASC_META, BASC_VERSION, BASC_VERTICES, STATIC_LIST_OVERHEAD_BYTES,
+pub use basc_meta::{
+    basc_layout_name, static_cache_bytes, BascMeta, BASC_FORMAT, BASC_LISTS, BASC_META, BASC_VERSION, BASC_VERTICES,
+    STATIC_LIST_OVERHEAD_BYTES,
 };
+pub use basc_selection::{publish_basc, verify_basc, BascInfo, BascSelection};
 pub use data_file::{padded_len, FileEntry, PAGE};
 pub use error::FormatError;
-pub use grid::layout::{Block, GridLayout};
-pub use grid::meta::{
+pub use grid_layout::{Block, GridLayout};
+pub use grid_meta::{
     GridEdge, GridMeta, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS,
     MAX_GRID,
 };
-pub use grid::shape::GridShape;
-pub use grid::sort::{check_key_name, GridSort, MAX_KEY_NAME};
+pub use grid_shape::GridShape;
+pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};
 pub use layout_builder::LayoutBuilder;
+pub use layout_meta::LayoutMeta;
+pub use layout_record::{BascRecord, GridRecord, LayoutKind, LayoutRecord};
 pub use manifest::{
     check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,
     MANIFEST, MAX_VERTICES, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT,

@@ -3,8 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::basc_meta::BascMeta;
 use crate::data_file::{check_size, read_offsets, read_range};
 use crate::error::FormatError;
+use crate::grid_meta::GridMeta;
+use crate::layout_meta::LayoutMeta;
+use crate::layout_record::{LayoutKind, LayoutRecord};
 use crate::manifest::{Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, OUT_ADJ, OUT_IDX, OUT_WGT};
 
 #[cfg(target_endian = "big")]
@@ -74,14 +78,15 @@ pub struct GraphDir {
 }
 
 impl GraphDir {
-    /// Opens and checks the graph directory at `path` (O(V)).
+    /// Opens and checks the graph directory at `path` (O(V)). A layout the manifest lists by
+    /// name only (written before layout records) gets its record from its metadata file.
     pub fn open(path: impl AsRef<Path>) -> Result<GraphDir, FormatError> {
         let path = path.as_ref().to_path_buf();
         let meta = std::fs::metadata(&path).map_err(|e| FormatError::io(&path, e))?;
         if !meta.is_dir() {
             return Err(FormatError::io(&path, std::io::Error::other("not a graph directory")));
         }
-        let manifest = Manifest::read(&path.join(MANIFEST))?;
+        let manifest = read_manifest(&path)?;
         for (name, entry) in &manifest.files {
             check_size(&path.join(name), entry.len)?;
         }
@@ -103,9 +108,61 @@ impl GraphDir {
         &self.manifest
     }
 
-    /// Derived layouts listed in the manifest (subdirectory names, e.g. `grid-4`), as of `open`.
-    pub fn layouts(&self) -> &[String] {
+    /// The manifest's records of the derived layouts, in its order (publishers keep it sorted
+    /// by name), as of `open`.
+    pub fn layouts(&self) -> &[LayoutRecord] {
         &self.manifest.layouts
+    }
+
+    /// The record of layout `name` (a subdirectory name, e.g. `grid-4`), if the manifest lists
+    /// it.
+    pub fn layout(&self, name: &str) -> Option<&LayoutRecord> {
+        self.layouts().iter().find(|l| l.name() == name)
+    }
+
+    /// The records of the layouts of one kind, in the manifest's order.
+    pub fn layouts_of(&self, kind: LayoutKind) -> impl Iterator<Item = &LayoutRecord> {
+        self.layouts().iter().filter(move |l| l.kind() == kind)
+    }
+
+    /// Reads the metadata of layout `name`, listed in the manifest as a layout of `M`'s kind,
+    /// and checks it against the graph and against the manifest's record; returns the
+    /// layout's directory with it.
+    pub(crate) fn layout_meta<M: LayoutMeta>(&self, name: &str) -> Result<(PathBuf, M), FormatError> {
+        let refuse = |reason: String| FormatError::Manifest {
+            path: self.file_path(MANIFEST),
+            reason,
+        };
+        let record = self.layout(name).ok_or_else(|| {
+            refuse(format!(
+                "layout {name} is not listed (make it with `{}`)",
+                M::KIND.made_by()
+            ))
+        })?;
+        if record.kind() != M::KIND {
+            return Err(refuse(format!(
+                "layout {name} is a {} layout, not a {} layout",
+                record.kind(),
+                M::KIND
+            )));
+        }
+        let dir = self.path.join(name);
+        let meta_path = dir.join(M::FILE);
+        let meta = M::read(&meta_path)?;
+        meta.check(&self.manifest, name)
+            .map_err(|reason| FormatError::Manifest {
+                path: meta_path.clone(),
+                reason,
+            })?;
+        if let Some((field, recorded, found)) = record.first_difference(&meta.record(name)) {
+            return Err(FormatError::RecordMismatch {
+                path: meta_path,
+                field,
+                recorded,
+                found,
+            });
+        }
+        Ok((dir, meta))
     }
 
     /// Number of vertices.
@@ -173,4 +230,33 @@ impl GraphDir {
             Ok((0..self.manifest.num_vertices).collect())
         }
     }
+}
+
+/// Reads the manifest of the graph directory `dir`, giving each layout listed by name only
+/// the record its metadata file implies (see [`record_from_meta`]).
+pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
+    Manifest::read(&dir.join(MANIFEST), |name| record_from_meta(dir, name))
+}
+
+/// The record of layout `name` of the graph directory `dir` from the layout's metadata file:
+/// `grid.json` for a grid layout, `basc.json` for a BAsC selection (parsed, not checked: opening
+/// the layout checks it).
+fn record_from_meta(dir: &Path, name: &str) -> Result<LayoutRecord, FormatError> {
+    fn from<M: LayoutMeta>(layout: &Path, name: &str) -> Option<Result<LayoutRecord, FormatError>> {
+        let path = layout.join(M::FILE);
+        path.exists().then(|| M::read(&path).map(|meta| meta.record(name)))
+    }
+    let layout = dir.join(name);
+    from::<GridMeta>(&layout, name)
+        .or_else(|| from::<BascMeta>(&layout, name))
+        .unwrap_or_else(|| {
+            Err(FormatError::Manifest {
+                path: dir.join(MANIFEST),
+                reason: format!(
+                    "layout {name} is listed by name only and {name}/ has neither {} nor {}",
+                    GridMeta::FILE,
+                    BascMeta::FILE
+                ),
+            })
+        })
 }

@@ -3,13 +3,14 @@
 use std::path::Path;
 
 use crate::arc_stream::ArcStream;
-use crate::basc::verify_basc;
+use crate::basc_selection::verify_basc;
 use crate::error::FormatError;
-use crate::grid::layout::GridLayout;
-use crate::grid::meta::{GridEdge, GRID_EDGES, GRID_INDEX};
-use crate::grid::shape::GridShape;
-use crate::grid::sort::GridSort;
-use crate::manifest::{IDS, MANIFEST};
+use crate::grid_layout::GridLayout;
+use crate::grid_meta::{GridEdge, GRID_EDGES, GRID_INDEX};
+use crate::grid_shape::GridShape;
+use crate::grid_sort::GridSort;
+use crate::layout_record::LayoutRecord;
+use crate::manifest::IDS;
 use crate::read::{Direction, GraphDir};
 
 /// What [`verify`] checked.
@@ -77,22 +78,18 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
     if g.manifest().ids_remapped {
         check_ids(&g)?;
     }
-    for name in g.layouts() {
-        if name.starts_with("basc-") {
-            report.bytes_checked += verify_basc(&g, name)?;
-            report.files_checked += 1;
-            report.layouts_checked += 1;
-            continue;
+    for layout in g.layouts() {
+        match layout {
+            LayoutRecord::Grid(grid) => {
+                let r = verify_grid(&g, &grid.name)?;
+                report.files_checked += r.files_checked;
+                report.bytes_checked += r.bytes_checked;
+            }
+            LayoutRecord::Basc(basc) => {
+                report.bytes_checked += verify_basc(&g, &basc.name)?;
+                report.files_checked += 1;
+            }
         }
-        if !name.starts_with("grid-") {
-            return Err(FormatError::Manifest {
-                path: g.file_path(MANIFEST),
-                reason: format!("layout {name} is of a kind this build cannot verify"),
-            });
-        }
-        let r = verify_grid(&g, name)?;
-        report.files_checked += r.files_checked;
-        report.bytes_checked += r.bytes_checked;
         report.layouts_checked += 1;
     }
     Ok(report)

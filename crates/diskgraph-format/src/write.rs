@@ -240,7 +240,7 @@ impl GraphBuilder {
         for entry in entries {
             let entry = entry.map_err(|e| io(&self.tmp_path, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            if !manifest.files.contains_key(&name) && !manifest.layouts.contains(&name) {
+            if !manifest.files.contains_key(&name) && !manifest.layouts.iter().any(|l| l.name() == name) {
                 let p = entry.path();
                 remove_path(&p).map_err(|e| io(&p, e))?;
             }

@@ -2,7 +2,7 @@
 
 use diskgraph_engine::selective::BackendKind;
 use diskgraph_engine::stream::{StreamGraph, StreamOptions};
-use diskgraph_format::GraphDir;
+use diskgraph_format::{GraphDir, LayoutRecord};
 
 use super::{needs_weights, Answer, Inputs, Method, RunError, RunRequest};
 use crate::stream::{self as algo, default_layout, LayoutNeed};
@@ -25,11 +25,11 @@ fn layout(graph: &GraphDir, req: &RunRequest, method: Method) -> Result<String, 
     let need = need(alg, method);
     let make = format!("diskgraph partition {path} --grid P{}", need.partition_flags());
     match &req.layout {
-        Some(name) if graph.layouts().contains(name) => Ok(name.clone()),
+        Some(name) if graph.layout(name).is_some() => Ok(name.clone()),
         Some(name) => {
             let has = match graph.layouts() {
                 [] => "none".to_string(),
-                l => l.join(", "),
+                l => l.iter().map(LayoutRecord::name).collect::<Vec<_>>().join(", "),
             };
             Err(RunError::Setting(format!(
                 "{path} has no layout {name} (it has: {has}); create one with `{make}`"

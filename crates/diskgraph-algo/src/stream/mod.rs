@@ -27,7 +27,7 @@ mod wcc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::stream::{Pass, PassReport, StreamError, StreamGraph, Threads, Update};
-use diskgraph_format::{GraphDir, GridEdge, GridSort};
+use diskgraph_format::{GraphDir, GridEdge, GridSort, LayoutRecord};
 
 pub use bfs::bfs;
 pub use mis::{mis_greedy, mis_luby};
@@ -87,38 +87,20 @@ impl LayoutNeed {
     }
 }
 
-/// The sort and P of a layout name made by [`GridSort::layout_name`] (`grid-P`, `grid-P-source`,
-/// `grid-P-destination`, `grid-P-KEY`); `None` for other names.
-pub fn parse_layout_name(name: &str) -> Option<(GridSort, u32)> {
-    let rest = name.strip_prefix("grid-")?;
-    let (p, kind) = match rest.split_once('-') {
-        Some((p, kind)) => (p, Some(kind)),
-        None => (rest, None),
-    };
-    let p: u32 = p.parse().ok().filter(|_| p.bytes().all(|b| b.is_ascii_digit()))?;
-    let sort = match kind {
-        None => GridSort::Grid,
-        Some("source") => GridSort::Source,
-        Some("destination") => GridSort::Destination,
-        Some(key) => format!("key:{key}").parse().ok()?,
-    };
-    (sort.layout_name(p) == name).then_some((sort, p))
-}
-
-/// The layout of `graph` an algorithm with `need` streams by default: the first listed layout in
-/// `need`'s order of preference, the smallest P among equals; `None` when there is none.
+/// The layout of `graph` an algorithm with `need` streams by default, chosen from the
+/// manifest's grid records: the first in `need`'s order of preference, the smallest P among
+/// equals; `None` when there is none.
 pub fn default_layout(graph: &GraphDir, need: LayoutNeed) -> Option<String> {
-    let mut found: Vec<(usize, u32, &String)> = graph
+    graph
         .layouts()
         .iter()
-        .filter_map(|name| {
-            let (sort, p) = parse_layout_name(name)?;
-            let rank = need.preference().iter().position(|s| *s == sort)?;
-            Some((rank, p, name))
+        .filter_map(LayoutRecord::grid)
+        .filter_map(|grid| {
+            let rank = need.preference().iter().position(|s| *s == grid.sort)?;
+            Some((rank, grid.rows, &grid.name))
         })
-        .collect();
-    found.sort();
-    found.first().map(|(_, _, name)| (*name).clone())
+        .min()
+        .map(|(_, _, name)| name.clone())
 }
 
 /// Checks a source vertex against the graph.
@@ -179,23 +161,4 @@ fn sum_into_destinations(
         set(e.dst, get(e.dst) + x);
         Update::NONE
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn layout_names_parse() {
-        assert_eq!(parse_layout_name("grid-4"), Some((GridSort::Grid, 4)));
-        assert_eq!(parse_layout_name("grid-16-source"), Some((GridSort::Source, 16)));
-        assert_eq!(
-            parse_layout_name("grid-2-destination"),
-            Some((GridSort::Destination, 2))
-        );
-        assert_eq!(parse_layout_name("grid-8-deg"), Some((GridSort::Key("deg".into()), 8)));
-        for bad in ["grid-", "grid-x", "grid-+4", "grid-04", "shards-4", "grid-4-"] {
-            assert_eq!(parse_layout_name(bad), None, "{bad}");
-        }
-    }
 }

@@ -1,15 +1,30 @@
-//! A grid layout's files and its metadata file `grid.json` ([`GridMeta`]): the shape, the order
-//! inside blocks, the graph it was built from, and every data file with its length and xxh3.
+//! Grid layouts (`grid-P…/` inside a graph directory): the graph's stored arcs cut into blocks by
+//! source range × destination range, for streaming engines (GridGraph, CLIP). The specification
+//! is `docs/FORMAT.md`, section "Grid layout".
+//!
+//! The vertices are split into `rows` equal ranges of `row_len = ceil(V / rows)` vertices (and
+//! `cols` ranges of `col_len` for destinations); block `(i, j)` holds every arc whose source is in
+//! row range `i` and whose destination is in column range `j`. Blocks are stored contiguously in
+//! row-major order (block `b = i * cols + j`) in `edges.bin` (8-byte `(src, dst)` records), with
+//! `weights.f32` parallel to it for weighted graphs and `blocks.idx` (u64[blocks + 1]) giving
+//! each block's edge range. `grid.json` ([`GridMeta`]) describes the shape, the order inside
+//! blocks ([`GridSort`]) and every file with its length and xxh3.
+//!
+//! This module holds the file names, the record type [`GridEdge`] and `grid.json` with its
+//! checks; [`GridSort`] and [`GridShape`] have modules of their own, the reader is
+//! [`GridLayout`](crate::GridLayout), and layouts are built with a
+//! [`LayoutBuilder`](crate::LayoutBuilder) and checked in full by
+//! [`verify_grid`](crate::verify_grid).
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::data_file::FileEntry;
-use crate::error::FormatError;
-use crate::grid::shape::GridShape;
-use crate::grid::sort::GridSort;
+use crate::data_file::{check_file_list, FileEntry};
+use crate::grid_shape::GridShape;
+use crate::grid_sort::GridSort;
+use crate::layout_meta::LayoutMeta;
+use crate::layout_record::{GridRecord, LayoutKind, LayoutRecord};
 use crate::manifest::{Manifest, OUT_ADJ};
 
 /// Metadata file of a grid layout.
@@ -93,15 +108,6 @@ impl GridMeta {
         }
     }
 
-    /// Parses `grid.json` at `path` (no consistency checks; see [`GridLayout::open`](crate::GridLayout::open)).
-    pub fn read(path: &Path) -> Result<GridMeta, FormatError> {
-        let bytes = std::fs::read(path).map_err(|e| FormatError::io(path, e))?;
-        serde_json::from_slice(&bytes).map_err(|e| FormatError::Manifest {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })
-    }
-
     /// The layout's directory name.
     pub fn name(&self) -> String {
         self.sort.layout_name(self.rows)
@@ -133,22 +139,6 @@ impl GridMeta {
             GRID_INDEX => Some((blocks + 1) * 8),
             _ => None,
         }
-    }
-
-    /// Checks the metadata against itself, the graph's manifest and the directory `name`.
-    pub fn check(&self, graph: &Manifest, name: &str) -> Result<(), String> {
-        if self.format != GRID_FORMAT || self.version != GRID_VERSION {
-            return Err(format!(
-                "format {:?} version {} is not {GRID_FORMAT:?} version {GRID_VERSION}",
-                self.format, self.version
-            ));
-        }
-        self.check_shape()?;
-        if self.name() != name {
-            return Err(format!("metadata describes layout {}, not {name}", self.name()));
-        }
-        self.check_graph(graph)?;
-        self.check_files()
     }
 
     fn check_shape(&self) -> Result<(), String> {
@@ -197,23 +187,40 @@ impl GridMeta {
         }
         Ok(())
     }
+}
 
-    fn check_files(&self) -> Result<(), String> {
-        let required = self.required_files();
-        if let Some(extra) = self.files.keys().find(|k| !required.contains(&k.as_str())) {
-            return Err(format!("unexpected file {extra} listed"));
+impl LayoutMeta for GridMeta {
+    const KIND: LayoutKind = LayoutKind::Grid;
+    const FILE: &'static str = GRID_META;
+
+    fn files(&self) -> &BTreeMap<String, FileEntry> {
+        &self.files
+    }
+
+    fn check(&self, graph: &Manifest, name: &str) -> Result<(), String> {
+        if self.format != GRID_FORMAT || self.version != GRID_VERSION {
+            return Err(format!(
+                "format {:?} version {} is not {GRID_FORMAT:?} version {GRID_VERSION}",
+                self.format, self.version
+            ));
         }
-        for name in required {
-            let entry = self
-                .files
-                .get(name)
-                .ok_or_else(|| format!("file {name} is not listed"))?;
-            let want = self.expected_len(name).expect("required files have lengths");
-            if entry.len != want {
-                return Err(format!("{name} has length {}, counts imply {want}", entry.len));
-            }
-            entry.check_checksum_form(name)?;
+        self.check_shape()?;
+        if self.name() != name {
+            return Err(format!("metadata describes layout {}, not {name}", self.name()));
         }
-        Ok(())
+        self.check_graph(graph)?;
+        check_file_list(&self.files, &self.required_files(), |f| self.expected_len(f))
+    }
+
+    fn record(&self, name: &str) -> LayoutRecord {
+        LayoutRecord::Grid(GridRecord {
+            name: name.to_string(),
+            sort: self.sort.clone(),
+            rows: self.rows,
+            cols: self.cols,
+            num_arcs: self.num_arcs,
+            weighted: self.weighted,
+            bytes_on_disk: self.bytes_on_disk(),
+        })
     }
 }

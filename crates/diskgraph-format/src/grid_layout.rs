@@ -7,10 +7,9 @@ use std::path::{Path, PathBuf};
 
 use crate::data_file::{check_size, read_offsets, read_range};
 use crate::error::FormatError;
-use crate::grid::meta::{GridEdge, GridMeta, GRID_EDGES, GRID_INDEX, GRID_META, GRID_WEIGHTS};
-use crate::grid::shape::GridShape;
-use crate::grid::sort::GridSort;
-use crate::manifest::MANIFEST;
+use crate::grid_meta::{GridEdge, GridMeta, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS};
+use crate::grid_shape::GridShape;
+use crate::grid_sort::GridSort;
 use crate::read::GraphDir;
 
 /// One block as [`GridLayout::read_block`] returns it: its `(src, dst)` edges and, when the
@@ -30,19 +29,10 @@ pub struct GridLayout {
 
 impl GridLayout {
     /// Opens and checks the layout `name` of `graph` (O(P²)). The layout must be listed in the
-    /// graph's manifest; a missing or inconsistent file is an error naming it.
+    /// graph's manifest as a grid layout, and the manifest's record must agree with its
+    /// `grid.json`; a missing or inconsistent file is an error naming it.
     pub fn open(graph: &GraphDir, name: &str) -> Result<GridLayout, FormatError> {
-        if !graph.layouts().iter().any(|l| l == name) {
-            return Err(FormatError::Manifest {
-                path: graph.file_path(MANIFEST),
-                reason: format!("layout {name} is not listed"),
-            });
-        }
-        let path = graph.path().join(name);
-        let mpath = path.join(GRID_META);
-        let meta = GridMeta::read(&mpath)?;
-        meta.check(graph.manifest(), name)
-            .map_err(|reason| FormatError::Manifest { path: mpath, reason })?;
+        let (path, meta) = graph.layout_meta::<GridMeta>(name)?;
         for (file, entry) in &meta.files {
             check_size(&path.join(file), entry.len)?;
         }
