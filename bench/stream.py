@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 from pathlib import Path
 
 from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker, hold_freed_pages, run, run_stats
@@ -98,15 +97,15 @@ class Suite:
     def partition(self, graph: Path) -> dict[str, str]:
         """The graph's `grid-P` and `grid-P-source` layouts (made with P chosen from the budget
         unless some are there; the smallest P otherwise), by sort."""
+        def found(sort: str) -> list[tuple[int, str]]:
+            return [(d["rows"], d["name"]) for d in self.info(graph).get("layout_details", [])
+                    if d.get("sort") == sort]
+
         names = {}
-        for sort, pattern in (("grid", r"grid-(\d+)"), ("source", r"grid-(\d+)-source")):
-            found = [(int(m.group(1)), l) for l in self.info(graph).get("layouts", [])
-                     if (m := re.fullmatch(pattern, l))]
-            if not found:
+        for sort in ("grid", "source"):
+            if not found(sort):
                 run([self.dg, "partition", str(graph), "--sort", sort, "--memory", self.memory])
-                found = [(int(m.group(1)), l) for l in self.info(graph).get("layouts", [])
-                         if (m := re.fullmatch(pattern, l))]
-            names[sort] = min(found)[1]
+            names[sort] = min(found(sort))[1]
         return names
 
     def measure(self, graph: str, algo: str, flags: list[str], limit: int | None, weighted: bool = False,

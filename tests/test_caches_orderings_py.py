@@ -201,7 +201,8 @@ def test_select_publishes_and_refuses_duplicates(tmp_path: Any) -> None:
     for method in ("gvs", "highd", "lowd", "random"):
         s = g.select(method, 0.25, k=3)
         assert s["count"] > 0 and s["edges"] * 4 < s["bytes"] <= 0.25 * 4 * g.num_arcs + 1
-    assert "basc-gvs" in g.manifest["layouts"]
+    record = next(l for l in g.manifest["layouts"] if l["name"] == "basc-gvs")
+    assert record["kind"] == "basc" and record["method"] == "gvs"
     with pytest.raises(diskgraph.OutputExistsError):
         g.select("gvs", 0.25)
     with pytest.raises(ValueError):

@@ -126,7 +126,9 @@ def test_options_and_errors(tmp_path) -> None:
         g.bfs(engine="stream")
     info = g.partition(grid=4)
     assert info["cols"] == 4 and info["num_arcs"] == g.num_arcs
-    assert "grid-4" in g.manifest["layouts"]
+    record = next(l for l in g.manifest["layouts"] if l["name"] == "grid-4")
+    assert record["kind"] == "grid" and (record["rows"], record["cols"]) == (4, 4)
+    assert record["sort"] == "grid" and record["num_arcs"] == g.num_arcs
     with pytest.raises(diskgraph.OutputExistsError):
         g.partition(grid=4)
     g.partition(grid=4, force=True)

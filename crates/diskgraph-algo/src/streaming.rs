@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use diskgraph_engine::options::Params;
 use diskgraph_engine::stream::{Pass, PassReport, StreamGraph, StreamOptions, Threads, Update};
 use diskgraph_engine::{EngineError, GraphIndex};
-use diskgraph_format::{GraphDir, GridEdge, GridSort};
+use diskgraph_format::{GraphDir, GridEdge, GridSort, LayoutRecord};
 
 use crate::AlgoError;
 
@@ -52,38 +52,20 @@ impl LayoutNeed {
     }
 }
 
-/// The sort and P of a layout name made by [`GridSort::layout_name`] (`grid-P`, `grid-P-source`,
-/// `grid-P-destination`, `grid-P-KEY`); `None` for other names.
-pub fn parse_layout_name(name: &str) -> Option<(GridSort, u32)> {
-    let rest = name.strip_prefix("grid-")?;
-    let (p, kind) = match rest.split_once('-') {
-        Some((p, kind)) => (p, Some(kind)),
-        None => (rest, None),
-    };
-    let p: u32 = p.parse().ok().filter(|_| p.bytes().all(|b| b.is_ascii_digit()))?;
-    let sort = match kind {
-        None => GridSort::Grid,
-        Some("source") => GridSort::Source,
-        Some("destination") => GridSort::Destination,
-        Some(key) => format!("key:{key}").parse().ok()?,
-    };
-    (sort.layout_name(p) == name).then_some((sort, p))
-}
-
-/// The layout of `graph` an algorithm with `need` streams by default: the first listed layout in
-/// `need`'s order of preference, the smallest P among equals; `None` when there is none.
+/// The layout of `graph` an algorithm with `need` streams by default, chosen from the
+/// manifest's grid records: the first in `need`'s order of preference, the smallest P among
+/// equals; `None` when there is none.
 pub fn default_layout(graph: &GraphDir, need: LayoutNeed) -> Option<String> {
-    let mut found: Vec<(usize, u32, &String)> = graph
+    graph
         .layouts()
         .iter()
-        .filter_map(|name| {
-            let (sort, p) = parse_layout_name(name)?;
-            let rank = need.preference().iter().position(|s| *s == sort)?;
-            Some((rank, p, name))
+        .filter_map(LayoutRecord::grid)
+        .filter_map(|grid| {
+            let rank = need.preference().iter().position(|s| *s == grid.sort)?;
+            Some((rank, grid.rows, &grid.name))
         })
-        .collect();
-    found.sort();
-    found.first().map(|(_, _, name)| (*name).clone())
+        .min()
+        .map(|(_, _, name)| name.clone())
 }
 
 /// Opens `graph` on the stream engine for `algorithm` as a run's `params` say (`--layout`,
@@ -102,11 +84,11 @@ pub fn open(
     let path = graph.path().display();
     let make = format!("diskgraph partition {path} --grid P{}", need.partition_flags());
     let name = match layout {
-        Some(name) if graph.layouts().contains(&name) => name,
+        Some(name) if graph.layout(&name).is_some() => name,
         Some(name) => {
             let has = match graph.layouts() {
                 [] => "none".to_string(),
-                l => l.join(", "),
+                l => l.iter().map(|r| r.name()).collect::<Vec<_>>().join(", "),
             };
             return Err(AlgoError::InvalidSetting(format!(
                 "{path} has no layout {name} (it has: {has}); create one with `{make}`"
@@ -172,23 +154,4 @@ pub(crate) fn sum_into_destinations(
         set(e.dst, get(e.dst) + x);
         Update::NONE
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn layout_names_parse() {
-        assert_eq!(parse_layout_name("grid-4"), Some((GridSort::Grid, 4)));
-        assert_eq!(parse_layout_name("grid-16-source"), Some((GridSort::Source, 16)));
-        assert_eq!(
-            parse_layout_name("grid-2-destination"),
-            Some((GridSort::Destination, 2))
-        );
-        assert_eq!(parse_layout_name("grid-8-deg"), Some((GridSort::Key("deg".into()), 8)));
-        for bad in ["grid-", "grid-x", "grid-+4", "grid-04", "shards-4", "grid-4-"] {
-            assert_eq!(parse_layout_name(bad), None, "{bad}");
-        }
-    }
 }

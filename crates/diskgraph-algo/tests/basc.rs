@@ -1,7 +1,7 @@
 //! The BAsC static cache on the selective engine: selections made by `select_graph` (each
 //! method) loaded at open, results equal to the oracles with fewer bytes read, hit ratios and
-//! loading time and bytes reported, and the errors (selection too large for its share, bad
-//! fraction, missing selection).
+//! loading time and bytes reported, the manifest's record of each selection, and the errors
+//! (selection too large for its share, bad fraction, missing selection).
 
 mod support;
 
@@ -10,6 +10,7 @@ use diskgraph_algo::{selective, BcOptions};
 use diskgraph_engine::selective::{
     BascOptions, EngineError, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions,
 };
+use diskgraph_format::{BascRecord, GraphDir, LayoutRecord};
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_testkit::{gen, oracle, Keep};
 use support::{io, store, Stored};
@@ -33,7 +34,7 @@ fn open_with_basc(s: &Stored, layout: Option<&str>, fraction: f64) -> Result<Sel
         ..SelectiveOptions::default()
     };
     // Reopen: the selection was published after `s.graph` was opened.
-    let g = diskgraph_format::GraphDir::open(s.graph.path()).unwrap();
+    let g = GraphDir::open(s.graph.path()).unwrap();
     SelectiveGraph::open(&g, &opts)
 }
 
@@ -61,6 +62,17 @@ fn static_cache_serves_lists_and_keeps_answers() {
         let summary = select_graph(s.graph.path(), &opts).unwrap();
         assert!(summary.edges * 4 < summary.bytes && summary.bytes <= adj / 4);
         let layout = format!("basc-{}", method.name());
+        // The manifest records the selection.
+        let g = GraphDir::open(s.graph.path()).unwrap();
+        let pages = |bytes: u64| bytes.div_ceil(4096) * 4096;
+        let record = BascRecord {
+            name: layout.clone(),
+            method: method.name().to_string(),
+            num_selected: summary.count as u64,
+            num_arcs: summary.edges,
+            bytes_on_disk: pages(summary.count as u64 * 4) + pages(summary.edges * 4),
+        };
+        assert_eq!(g.layout(&layout), Some(&LayoutRecord::Basc(record)));
         // A selection of S bytes loads into a share of S bytes, and not into one byte less.
         let share = |bytes: u64| (bytes as f64 + 0.5) / MEMORY as f64;
         open_with_basc(&s, Some(&layout), share(summary.bytes)).unwrap();
@@ -174,7 +186,7 @@ fn a_loaded_static_cache_serves_later_runs_without_reading_it_again() {
         };
         select_graph(g.graph.path(), &opts).unwrap();
     }
-    let dir = diskgraph_format::GraphDir::open(s.graph.path()).unwrap();
+    let dir = GraphDir::open(s.graph.path()).unwrap();
     let request = |alg: &str| RunRequest {
         engine: "selective".into(),
         memory: MEMORY,
@@ -217,7 +229,7 @@ fn a_loaded_static_cache_serves_later_runs_without_reading_it_again() {
         assert_eq!(r.bytes_read, f.bytes_read - load, "{alg}");
     }
     // Refused: another graph's lists, another selection's name, a share too small for them.
-    let refused = |graph: &diskgraph_format::GraphDir, req: RunRequest| {
+    let refused = |graph: &GraphDir, req: RunRequest| {
         run(
             graph,
             &RunRequest {
@@ -229,7 +241,7 @@ fn a_loaded_static_cache_serves_later_runs_without_reading_it_again() {
         .unwrap()
         .to_string()
     };
-    let other_dir = diskgraph_format::GraphDir::open(other.graph.path()).unwrap();
+    let other_dir = GraphDir::open(other.graph.path()).unwrap();
     let e = refused(&other_dir, request("bfs"));
     assert!(e.contains("basc-gvs") && e.contains("out-lists differ"), "{e}");
     let e = refused(
@@ -287,7 +299,7 @@ fn open_paged(s: &Stored, page_size: u32, policy: Replacement, basc: Option<&str
         }),
         ..paged_options(page_size, policy, 4 << 20, true)
     };
-    let g = diskgraph_format::GraphDir::open(s.graph.path()).unwrap();
+    let g = GraphDir::open(s.graph.path()).unwrap();
     SelectiveGraph::open(&g, &opts).unwrap()
 }
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use diskgraph_format::{padded_len, BascSelection, Direction, GraphDir, GridLayout};
+use diskgraph_format::{padded_len, BascSelection, Direction, GraphDir, GridLayout, LayoutRecord};
 use serde::Serialize;
 
 /// Arguments of `diskgraph info`.
@@ -50,41 +50,36 @@ struct LayoutInfo {
     error: Option<String>,
 }
 
-/// Describes layout `name` of `g`; a layout that fails its open checks is shown with the error.
-fn layout_info(g: &GraphDir, name: &str) -> LayoutInfo {
+/// Describes a layout of `g` from its manifest record; the layout is opened too, and one that
+/// fails its open checks is shown with the error.
+fn layout_info(g: &GraphDir, record: &LayoutRecord) -> LayoutInfo {
     let mut info = LayoutInfo {
-        name: name.to_string(),
+        name: record.name().to_string(),
         rows: None,
         cols: None,
         range_len: None,
         sort: None,
-        bytes_on_disk: None,
+        bytes_on_disk: Some(record.bytes_on_disk()),
         selection: None,
         error: None,
     };
-    if name.starts_with("basc-") {
-        match BascSelection::open(g, name) {
+    match record {
+        LayoutRecord::Grid(grid) => {
+            info.rows = Some(grid.rows);
+            info.cols = Some(grid.cols);
+            info.sort = Some(grid.sort.to_string());
+            match GridLayout::open(g, &grid.name) {
+                Ok(l) => info.range_len = Some(l.row_len()),
+                Err(e) => info.error = Some(e.to_string()),
+            }
+        }
+        LayoutRecord::Basc(basc) => match BascSelection::open(g, &basc.name) {
             Ok(s) => {
-                let m = s.meta();
-                info.selection = Some((m.method.clone(), m.count, m.edges, m.select_seconds));
-                info.bytes_on_disk = Some(m.files.values().map(|f| padded_len(f.len)).sum());
+                let seconds = s.meta().select_seconds;
+                info.selection = Some((basc.method.clone(), basc.num_selected, basc.num_arcs, seconds));
             }
             Err(e) => info.error = Some(e.to_string()),
-        }
-        return info;
-    }
-    if !name.starts_with("grid-") {
-        return info;
-    }
-    match GridLayout::open(g, name) {
-        Ok(l) => {
-            info.rows = Some(l.rows());
-            info.cols = Some(l.cols());
-            info.range_len = Some(l.row_len());
-            info.sort = Some(l.sort().to_string());
-            info.bytes_on_disk = Some(l.meta().files.values().map(|f| padded_len(f.len)).sum());
-        }
-        Err(e) => info.error = Some(e.to_string()),
+        },
     }
     info
 }
@@ -190,8 +185,8 @@ pub fn run(a: Args) -> Result<()> {
         },
         total_bytes: files.iter().map(|f| f.bytes_on_disk).sum(),
         files,
-        layouts: m.layouts.clone(),
-        layout_details: m.layouts.iter().map(|l| layout_info(&g, l)).collect(),
+        layouts: g.layouts().iter().map(|l| l.name().to_string()).collect(),
+        layout_details: g.layouts().iter().map(|l| layout_info(&g, l)).collect(),
         tool: m.tool.clone(),
         source: m.source.clone(),
     };

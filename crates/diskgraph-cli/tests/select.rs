@@ -1,6 +1,6 @@
-//! `diskgraph select` end to end: each method publishes `basc-<name>/` within its size, `info`
-//! and `verify` see it, an existing selection needs `--force`, bad arguments and a corrupt
-//! selection are one-line errors naming the file.
+//! `diskgraph select` end to end: each method publishes `basc-<name>/` within its size and
+//! records it in the manifest, `info` and `verify` see it, an existing selection needs
+//! `--force`, bad arguments and a corrupt selection are one-line errors naming the file.
 
 use std::path::Path;
 
@@ -38,7 +38,24 @@ fn every_method_publishes_a_selection_within_its_size() {
         assert!(count > 0 && edges <= arcs / 4, "{method}: {out}");
     }
     let out = ok(&["select", s(&g), "--method", "gvs", "--size", "16KiB", "--name", "small"]);
-    assert!(counts(&out).1 <= 4096, "{out}");
+    let (count, edges) = counts(&out);
+    assert!(edges <= 4096, "{out}");
+    // The manifest records the selection.
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(g.join("manifest.json")).unwrap()).unwrap();
+    let layouts = manifest["layouts"].as_array().unwrap();
+    let names: Vec<&str> = layouts.iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["basc-gvs", "basc-highd", "basc-lowd", "basc-random", "basc-small"]
+    );
+    let pages = |bytes: u64| bytes.div_ceil(4096) * 4096;
+    assert_eq!(
+        layouts[4],
+        serde_json::json!({
+            "kind": "basc", "name": "basc-small", "method": "gvs", "num_selected": count,
+            "num_arcs": edges, "bytes_on_disk": pages(count * 4) + pages(edges * 4)
+        })
+    );
     let info = ok(&["info", s(&g)]);
     assert!(
         info.contains("basc-small") && info.contains("BAsC selection by gvs"),

@@ -91,6 +91,21 @@ pub enum FormatError {
         /// What is wrong.
         reason: String,
     },
+    /// The manifest's record of a layout disagrees with the layout's own metadata file.
+    #[error(
+        "{}: manifest.json records {field} {recorded} for this layout, this file implies {found}",
+        path.display()
+    )]
+    RecordMismatch {
+        /// The layout's metadata file (`grid.json`, `basc.json`).
+        path: PathBuf,
+        /// The record's field that differs.
+        field: String,
+        /// Its value in the manifest, as JSON text.
+        recorded: String,
+        /// Its value by the metadata file, as JSON text.
+        found: String,
+    },
     /// The output exists and overwriting was not asked for.
     #[error("{}: output already exists (use --force to replace it)", path.display())]
     Exists {

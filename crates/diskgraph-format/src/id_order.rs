@@ -12,7 +12,8 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use crate::{RankBitmap, MAX_VERTICES};
+use crate::manifest::MAX_VERTICES;
+use crate::rank_bitmap::RankBitmap;
 
 /// Counting needs a bitmap of the IDs' span: allowed up to this many bits per ID (8 bytes, as
 /// much as the IDs themselves).

@@ -4,55 +4,79 @@
 //! to a multiple of [`PAGE`] bytes so O_DIRECT readers can fetch any block. This crate owns the
 //! file names, the manifest, the writers (which publish atomically through a temporary
 //! directory and `rename`) and the readers (which check sizes and index monotonicity on
-//! [`GraphDir::open`], and checksums plus every neighbour ID in [`verify`]). Derived grid layouts
-//! (`grid-P…/` subdirectories, [`GridLayout`], [`GridBuilder`]) are published atomically inside
-//! a graph and listed in its manifest.
+//! [`GraphDir::open`], and checksums plus every neighbour ID in [`verify`]). Derived layouts —
+//! grid layouts (`grid-P…/`, [`GridLayout`]) and BAsC selections (`basc-<name>/`,
+//! [`BascSelection`]) — are built with a [`LayoutBuilder`], published atomically inside a graph
+//! and recorded in its manifest ([`LayoutRecord`]).
+//!
+//! | module | holds |
+//! | --- | --- |
+//! | `error` | [`FormatError`] |
+//! | `data_file` | padded data files: [`PAGE`], [`FileEntry`], size and checksum checks, range reads |
+//! | `atomic` | atomic publishing: temporary names, synced writes, directory locks and syncs |
+//! | `manifest` | [`Manifest`] (`manifest.json`) and the graph's file names |
+//! | `read` | [`GraphDir`], the opened graph, and in-memory [`Csr`] loads |
+//! | `arc_stream` | [`ArcStream`], the bounded-memory sequential CSR reader |
+//! | `write` | [`GraphBuilder`] and the CSR and data file writers |
+//! | `positioned` | [`PositionedFile`], a data file written at arbitrary offsets |
+//! | `layout_record` | [`LayoutRecord`], the manifest's entry for a derived layout |
+//! | `layout_meta` | [`LayoutMeta`], what every kind of layout metadata file offers |
+//! | `layout_builder` | [`LayoutBuilder`], which publishes a derived layout |
+//! | `grid_sort` | [`GridSort`], the order inside a grid layout's blocks (and its name) |
+//! | `grid_shape` | [`GridShape`], a grid's ranges and the block of each arc |
+//! | `grid_meta` | grid layout file names, [`GridEdge`], [`GridMeta`] (`grid.json`) |
+//! | `grid_layout` | [`GridLayout`], the grid layout reader |
+//! | `basc_meta` | BAsC selection file names, [`BascMeta`] (`basc.json`), static cache size |
+//! | `basc_selection` | [`BascSelection`], the reader; [`publish_basc`], [`verify_basc`] |
+//! | `verify` | [`verify`], the full O(E) check |
+//! | `id_order`, `rank_bitmap` | original-ID order of a reordered graph |
 
-mod basc;
+mod arc_stream;
+mod atomic;
+mod basc_meta;
+mod basc_selection;
+mod data_file;
 mod error;
-mod grid;
+mod grid_layout;
+mod grid_meta;
+mod grid_shape;
+mod grid_sort;
 mod id_order;
+mod layout_builder;
+mod layout_meta;
+mod layout_record;
 mod manifest;
+mod positioned;
 mod rank_bitmap;
 mod read;
 mod verify;
 mod write;
 
-pub use basc::{
-    basc_layout_name, publish_basc, static_cache_bytes, verify_basc, BascInfo, BascMeta, BascSelection, BASC_FORMAT,
-    BASC_LISTS, BASC_META, BASC_VERSION, BASC_VERTICES, STATIC_LIST_OVERHEAD_BYTES,
+pub use arc_stream::ArcStream;
+pub use basc_meta::{
+    basc_layout_name, static_cache_bytes, BascMeta, BASC_FORMAT, BASC_LISTS, BASC_META, BASC_VERSION, BASC_VERTICES,
+    STATIC_LIST_OVERHEAD_BYTES,
 };
+pub use basc_selection::{publish_basc, verify_basc, BascInfo, BascSelection};
+pub use data_file::{padded_len, FileEntry, PAGE};
 pub use error::FormatError;
-pub use grid::{
-    check_key_name, check_layout_name, ArcStream, Block, GridBuilder, GridEdge, GridLayout, GridMeta, GridShape,
-    GridSort, PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS,
-    MAX_GRID, MAX_KEY_NAME,
+pub use grid_layout::{Block, GridLayout};
+pub use grid_meta::{
+    GridEdge, GridMeta, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS,
+    MAX_GRID,
 };
+pub use grid_shape::GridShape;
+pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};
-pub use manifest::{check_ordering_name, FileEntry, Manifest, FORMAT_NAME, FORMAT_VERSION, ORIGINAL_ORDERING};
+pub use layout_builder::LayoutBuilder;
+pub use layout_meta::LayoutMeta;
+pub use layout_record::{BascRecord, GridRecord, LayoutKind, LayoutRecord};
+pub use manifest::{
+    check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,
+    MANIFEST, MAX_VERTICES, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT,
+};
+pub use positioned::PositionedFile;
 pub use rank_bitmap::RankBitmap;
 pub use read::{Csr, Direction, GraphDir};
 pub use verify::{verify, verify_grid, VerifyReport};
-pub use write::{padded_len, CsrWriter, DataFileWriter, GraphBuilder};
-
-/// Every data file is padded with zero bytes to a multiple of this many bytes.
-pub const PAGE: u64 = 4096;
-/// Name of the manifest file.
-pub const MANIFEST: &str = "manifest.json";
-/// Out-edge offsets, `u64[V+1]`.
-pub const OUT_IDX: &str = "out.idx";
-/// Out-neighbour IDs, `u32[E]`, each list ascending.
-pub const OUT_ADJ: &str = "out.adj";
-/// Out-edge weights, `f32[E]` (weighted graphs only).
-pub const OUT_WGT: &str = "out.wgt";
-/// In-edge offsets, `u64[V+1]` (directed graphs only).
-pub const IN_IDX: &str = "in.idx";
-/// In-neighbour IDs, `u32[E]` (directed graphs only).
-pub const IN_ADJ: &str = "in.adj";
-/// In-edge weights, `f32[E]` (directed weighted graphs only).
-pub const IN_WGT: &str = "in.wgt";
-/// Original u64 ID of every internal vertex (present when IDs were remapped): strictly ascending
-/// under the [`ORIGINAL_ORDERING`], distinct but in any order under another ordering.
-pub const IDS: &str = "ids.u64";
-/// Largest number of vertices a graph may have: internal IDs are u32.
-pub const MAX_VERTICES: u64 = u32::MAX as u64 + 1;
+pub use write::{CsrWriter, DataFileWriter, GraphBuilder};

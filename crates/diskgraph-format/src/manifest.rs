@@ -1,9 +1,36 @@
+//! `manifest.json` ([`Manifest`]): what a graph directory holds, its checks, and the names of the
+//! graph's data files.
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::{FormatError, MAX_VERTICES};
+use crate::atomic::{sync_dir, temporary_name, write_synced};
+use crate::data_file::{check_file_list, FileEntry};
+use crate::error::FormatError;
+use crate::layout_record::LayoutRecord;
+
+/// Name of the manifest file.
+pub const MANIFEST: &str = "manifest.json";
+/// Out-edge offsets, `u64[V+1]`.
+pub const OUT_IDX: &str = "out.idx";
+/// Out-neighbour IDs, `u32[E]`, each list ascending.
+pub const OUT_ADJ: &str = "out.adj";
+/// Out-edge weights, `f32[E]` (weighted graphs only).
+pub const OUT_WGT: &str = "out.wgt";
+/// In-edge offsets, `u64[V+1]` (directed graphs only).
+pub const IN_IDX: &str = "in.idx";
+/// In-neighbour IDs, `u32[E]` (directed graphs only).
+pub const IN_ADJ: &str = "in.adj";
+/// In-edge weights, `f32[E]` (directed weighted graphs only).
+pub const IN_WGT: &str = "in.wgt";
+/// Original u64 ID of every internal vertex (present when IDs were remapped): strictly ascending
+/// under the [`ORIGINAL_ORDERING`], distinct but in any order under another ordering.
+pub const IDS: &str = "ids.u64";
+/// Largest number of vertices a graph may have: internal IDs are u32.
+pub const MAX_VERTICES: u64 = u32::MAX as u64 + 1;
 
 /// Value of the manifest's `format` field.
 pub const FORMAT_NAME: &str = "diskgraph";
@@ -28,14 +55,29 @@ pub fn check_ordering_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// One data file as recorded in the manifest.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileEntry {
-    /// Logical length in bytes (before padding).
-    pub len: u64,
-    /// xxh3-64 of the logical bytes, 16 lowercase hex digits.
-    pub xxh3: String,
+/// Checks a derived layout's directory name: non-empty, at most 255 bytes, no `/` or NUL, and not
+/// starting with `.` (temporary names start with a dot).
+pub fn check_layout_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 255 || name.starts_with('.') || name.contains(['/', '\0']) {
+        return Err(format!("{name:?} is not a valid layout directory name"));
+    }
+    Ok(())
+}
+
+/// A `layouts` entry as stored: a record or, in manifests written before layout records, a
+/// bare name.
+enum StoredLayout {
+    Record(LayoutRecord),
+    Name(String),
+}
+
+impl StoredLayout {
+    fn name(&self) -> &str {
+        match self {
+            StoredLayout::Record(record) => record.name(),
+            StoredLayout::Name(name) => name,
+        }
+    }
 }
 
 /// `manifest.json`: what a graph directory holds.
@@ -67,9 +109,10 @@ pub struct Manifest {
     pub ids_remapped: bool,
     /// Every data file, by name.
     pub files: BTreeMap<String, FileEntry>,
-    /// Derived layouts present (subdirectory names).
+    /// Derived layouts present (subdirectories), each with its kind and summary; publishers
+    /// keep them sorted by name.
     #[serde(default)]
-    pub layouts: Vec<String>,
+    pub layouts: Vec<LayoutRecord>,
     /// The tool and version that wrote the directory.
     pub tool: String,
     /// Free-form provenance (input file, input format, generator parameters).
@@ -78,15 +121,46 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Reads and sanity-checks the manifest at `path`.
-    pub fn read(path: &Path) -> Result<Manifest, FormatError> {
+    /// Reads and sanity-checks the manifest at `path`. A `layouts` entry that is a bare name
+    /// (a manifest written before layout records) becomes `record_of(name)`, asked only once
+    /// every entry's name has passed its checks.
+    pub(crate) fn read(
+        path: &Path,
+        mut record_of: impl FnMut(&str) -> Result<LayoutRecord, FormatError>,
+    ) -> Result<Manifest, FormatError> {
         let bytes = std::fs::read(path).map_err(|e| FormatError::io(path, e))?;
         let bad = |reason: String| FormatError::Manifest {
             path: path.to_path_buf(),
             reason,
         };
-        let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        let mut json: Value = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        let stored = match json.as_object_mut().and_then(|o| o.remove("layouts")) {
+            None => Vec::new(),
+            Some(Value::Array(entries)) => entries,
+            Some(other) => return Err(bad(format!("layouts is {other}, not a list"))),
+        };
+        let mut m: Manifest = serde_json::from_value(json).map_err(|e| bad(e.to_string()))?;
         m.check().map_err(bad)?;
+        let entries = stored
+            .into_iter()
+            .enumerate()
+            .map(|(i, entry)| match entry {
+                Value::String(name) => Ok(StoredLayout::Name(name)),
+                record => serde_json::from_value(record)
+                    .map(StoredLayout::Record)
+                    .map_err(|e| format!("layouts entry {i}: {e}")),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(bad)?;
+        let names: Vec<&str> = entries.iter().map(StoredLayout::name).collect();
+        m.check_layout_names(&names).map_err(bad)?;
+        m.layouts = entries
+            .into_iter()
+            .map(|entry| match entry {
+                StoredLayout::Record(record) => Ok(record),
+                StoredLayout::Name(name) => record_of(&name),
+            })
+            .collect::<Result<_, _>>()?;
         Ok(m)
     }
 
@@ -99,7 +173,6 @@ impl Manifest {
 
     /// The files this manifest must list, given its flags.
     pub fn required_files(&self) -> Vec<&'static str> {
-        use crate::*;
         let mut f = vec![OUT_IDX, OUT_ADJ];
         if self.weighted {
             f.push(OUT_WGT);
@@ -118,7 +191,6 @@ impl Manifest {
 
     /// Expected logical length of a data file, from the counts.
     pub fn expected_len(&self, name: &str) -> Option<u64> {
-        use crate::*;
         match name {
             OUT_IDX | IN_IDX => Some(self.num_vertices.saturating_add(1).saturating_mul(8)),
             OUT_ADJ | IN_ADJ | OUT_WGT | IN_WGT => Some(self.num_arcs.saturating_mul(4)),
@@ -155,33 +227,17 @@ impl Manifest {
                 self.num_edges, self.num_arcs, self.num_self_loops
             ));
         }
-        for name in self.required_files() {
-            let entry = self
-                .files
-                .get(name)
-                .ok_or_else(|| format!("file {name} is not listed"))?;
-            let want = self.expected_len(name).expect("required files have lengths");
-            if entry.len != want {
-                return Err(format!("{name} has length {}, counts imply {want}", entry.len));
-            }
-            if entry.xxh3.len() != 16 || !entry.xxh3.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(format!("{name} has a malformed checksum {:?}", entry.xxh3));
-            }
-        }
-        if let Some(extra) = self.files.keys().find(|k| !self.required_files().contains(&k.as_str())) {
-            return Err(format!("unexpected file {extra} listed"));
-        }
-        self.check_layouts()
+        check_file_list(&self.files, &self.required_files(), |f| self.expected_len(f))
     }
 
     /// Layout names are plain directory names, listed once, and never a data file's name.
-    fn check_layouts(&self) -> Result<(), String> {
-        for (i, name) in self.layouts.iter().enumerate() {
-            crate::grid::check_layout_name(name)?;
-            if self.layouts[..i].contains(name) {
+    fn check_layout_names(&self, names: &[&str]) -> Result<(), String> {
+        for (i, &name) in names.iter().enumerate() {
+            check_layout_name(name)?;
+            if names[..i].contains(&name) {
                 return Err(format!("layout {name} is listed twice"));
             }
-            if name == crate::MANIFEST || self.files.contains_key(name) {
+            if name == MANIFEST || self.files.contains_key(name) {
                 return Err(format!("layout {name} has the name of a file"));
             }
         }
@@ -191,16 +247,162 @@ impl Manifest {
     /// Replaces `dir/manifest.json` with this manifest atomically: a temporary file in `dir` is
     /// written and synced, then renamed over the old one, then the directory is synced.
     pub(crate) fn write_atomic(&self, dir: &Path) -> Result<(), FormatError> {
-        let tmp = dir.join(crate::grid::temporary_name(crate::MANIFEST, "tmp"));
+        let tmp = dir.join(temporary_name(MANIFEST, "tmp"));
         let mut json = serde_json::to_vec_pretty(self).expect("manifest serialises");
         json.push(b'\n');
-        crate::grid::write_synced(&tmp, &json)?;
-        let path = dir.join(crate::MANIFEST);
+        write_synced(&tmp, &json)?;
+        let path = dir.join(MANIFEST);
         if let Err(e) = std::fs::rename(&tmp, &path) {
             let _ = std::fs::remove_file(&tmp);
             return Err(FormatError::io(&path, e));
         }
-        crate::grid::sync_dir(dir);
+        sync_dir(dir);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::grid_sort::GridSort;
+    use crate::layout_record::{BascRecord, GridRecord};
+
+    #[test]
+    fn temporary_names_are_never_layout_names() {
+        assert!(check_layout_name(&temporary_name("grid-4", "tmp")).is_err());
+        assert!(check_layout_name(&temporary_name("grid-4", "old")).is_err());
+        assert!(check_layout_name("grid-4").is_ok());
+    }
+
+    /// A valid manifest of an undirected graph of 3 vertices and 2 arcs, with `layouts`.
+    fn manifest(layouts: Vec<LayoutRecord>) -> Manifest {
+        let file = |len| FileEntry {
+            len,
+            xxh3: "0123456789abcdef".into(),
+        };
+        Manifest {
+            format: FORMAT_NAME.into(),
+            version: FORMAT_VERSION,
+            num_vertices: 3,
+            num_edges: 1,
+            num_arcs: 2,
+            num_self_loops: 0,
+            directed: false,
+            weighted: false,
+            multi_edges: false,
+            ordering: ORIGINAL_ORDERING.into(),
+            ids_remapped: false,
+            files: BTreeMap::from([(OUT_IDX.into(), file(32)), (OUT_ADJ.into(), file(8))]),
+            layouts,
+            tool: "test".into(),
+            source: BTreeMap::new(),
+        }
+    }
+
+    fn record() -> impl Strategy<Value = LayoutRecord> {
+        let sort = prop_oneof![
+            Just(GridSort::Grid),
+            Just(GridSort::Source),
+            Just(GridSort::Destination),
+            "k[a-z0-9_]{0,8}".prop_map(GridSort::Key),
+        ];
+        let grid = (sort, 1u32..=4096, any::<u64>(), any::<bool>(), any::<u64>()).prop_map(
+            |(sort, rows, num_arcs, weighted, bytes_on_disk)| {
+                LayoutRecord::Grid(GridRecord {
+                    name: sort.layout_name(rows),
+                    cols: sort.cols_for(rows),
+                    sort,
+                    rows,
+                    num_arcs,
+                    weighted,
+                    bytes_on_disk,
+                })
+            },
+        );
+        let basc = ("[a-z0-9_]{1,8}", "[a-z]{1,6}", any::<u64>(), any::<u64>(), any::<u64>()).prop_map(
+            |(name, method, num_selected, num_arcs, bytes_on_disk)| {
+                LayoutRecord::Basc(BascRecord {
+                    name: format!("basc-{name}"),
+                    method,
+                    num_selected,
+                    num_arcs,
+                    bytes_on_disk,
+                })
+            },
+        );
+        prop_oneof![grid, basc]
+    }
+
+    proptest! {
+        /// A manifest with layout records is written and read back unchanged, never asking for
+        /// a record from a layout's metadata.
+        #[test]
+        fn manifests_with_layout_records_round_trip(records in prop::collection::vec(record(), 0..8)) {
+            let mut layouts: Vec<LayoutRecord> = records;
+            layouts.sort_by(|a, b| a.name().cmp(b.name()));
+            layouts.dedup_by(|a, b| a.name() == b.name());
+            let m = manifest(layouts);
+            let dir = tempfile::tempdir().unwrap();
+            m.write_atomic(dir.path()).unwrap();
+            let read = Manifest::read(&dir.path().join(MANIFEST), |name| panic!("asked for {name}")).unwrap();
+            prop_assert_eq!(read, m);
+        }
+    }
+
+    /// Writes `m` with its `layouts` replaced by `layouts` into a new directory.
+    fn stored(m: &Manifest, layouts: serde_json::Value) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let mut json = serde_json::to_value(m).unwrap();
+        json["layouts"] = layouts;
+        std::fs::write(dir.path().join(MANIFEST), json.to_string()).unwrap();
+        dir
+    }
+
+    #[test]
+    fn bare_names_get_records_once_every_name_is_checked() {
+        let grid = LayoutRecord::Grid(GridRecord {
+            name: "grid-2".into(),
+            sort: GridSort::Grid,
+            rows: 2,
+            cols: 2,
+            num_arcs: 2,
+            weighted: false,
+            bytes_on_disk: 12288,
+        });
+        let m = manifest(vec![]);
+        let record = serde_json::to_value(&grid).unwrap();
+        let dir = stored(&m, serde_json::json!(["basc-a", record]));
+        let mut asked = Vec::new();
+        let basc = |name: &str| {
+            LayoutRecord::Basc(BascRecord {
+                name: name.into(),
+                method: "lowd".into(),
+                num_selected: 1,
+                num_arcs: 1,
+                bytes_on_disk: 8192,
+            })
+        };
+        let read = Manifest::read(&dir.path().join(MANIFEST), |name| {
+            asked.push(name.to_string());
+            Ok(basc(name))
+        })
+        .unwrap();
+        assert_eq!(asked, ["basc-a"]);
+        assert_eq!(read.layouts, [basc("basc-a"), grid.clone()]);
+
+        for bad in [
+            serde_json::json!(["basc-a", "../x"]),
+            serde_json::json!(["grid-2", record]),
+            serde_json::json!(["out.adj"]),
+            serde_json::json!([{ "kind": "shards", "name": "shards-4" }]),
+            serde_json::json!([{ "kind": "grid", "name": "grid-2" }]),
+            serde_json::json!("grid-2"),
+        ] {
+            let dir = stored(&m, bad.clone());
+            let err = Manifest::read(&dir.path().join(MANIFEST), |name| panic!("{bad}: asked for {name}"));
+            assert!(matches!(err, Err(FormatError::Manifest { .. })), "{bad}: {err:?}");
+        }
     }
 }

@@ -1,8 +1,15 @@
-use std::fs::File;
-use std::io::Read;
+//! The graph reader: [`GraphDir`] opens and checks a graph directory, and loads one direction of
+//! its CSR ([`Csr`]) or its original IDs into memory.
+
 use std::path::{Path, PathBuf};
 
-use crate::{padded_len, FormatError, Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, OUT_ADJ, OUT_IDX, OUT_WGT};
+use crate::basc_meta::BascMeta;
+use crate::data_file::{check_size, read_offsets, read_range};
+use crate::error::FormatError;
+use crate::grid_meta::GridMeta;
+use crate::layout_meta::LayoutMeta;
+use crate::layout_record::{LayoutKind, LayoutRecord};
+use crate::manifest::{Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, OUT_ADJ, OUT_IDX, OUT_WGT};
 
 #[cfg(target_endian = "big")]
 compile_error!("diskgraph files are little-endian and are read by casting; big-endian hosts are not supported");
@@ -71,26 +78,17 @@ pub struct GraphDir {
 }
 
 impl GraphDir {
-    /// Opens and checks the graph directory at `path` (O(V)).
+    /// Opens and checks the graph directory at `path` (O(V)). A layout the manifest lists by
+    /// name only (written before layout records) gets its record from its metadata file.
     pub fn open(path: impl AsRef<Path>) -> Result<GraphDir, FormatError> {
         let path = path.as_ref().to_path_buf();
         let meta = std::fs::metadata(&path).map_err(|e| FormatError::io(&path, e))?;
         if !meta.is_dir() {
             return Err(FormatError::io(&path, std::io::Error::other("not a graph directory")));
         }
-        let manifest = Manifest::read(&path.join(MANIFEST))?;
+        let manifest = read_manifest(&path)?;
         for (name, entry) in &manifest.files {
-            let fpath = path.join(name);
-            let actual = std::fs::metadata(&fpath).map_err(|e| FormatError::io(&fpath, e))?.len();
-            let expected = padded_len(entry.len);
-            if actual != expected {
-                return Err(FormatError::FileSize {
-                    path: fpath,
-                    expected,
-                    actual,
-                    logical: entry.len,
-                });
-            }
+            check_size(&path.join(name), entry.len)?;
         }
         let dir = GraphDir { path, manifest };
         dir.load_offsets(Direction::Out)?;
@@ -110,9 +108,61 @@ impl GraphDir {
         &self.manifest
     }
 
-    /// Derived layouts listed in the manifest (subdirectory names, e.g. `grid-4`), as of `open`.
-    pub fn layouts(&self) -> &[String] {
+    /// The manifest's records of the derived layouts, in its order (publishers keep it sorted
+    /// by name), as of `open`.
+    pub fn layouts(&self) -> &[LayoutRecord] {
         &self.manifest.layouts
+    }
+
+    /// The record of layout `name` (a subdirectory name, e.g. `grid-4`), if the manifest lists
+    /// it.
+    pub fn layout(&self, name: &str) -> Option<&LayoutRecord> {
+        self.layouts().iter().find(|l| l.name() == name)
+    }
+
+    /// The records of the layouts of one kind, in the manifest's order.
+    pub fn layouts_of(&self, kind: LayoutKind) -> impl Iterator<Item = &LayoutRecord> {
+        self.layouts().iter().filter(move |l| l.kind() == kind)
+    }
+
+    /// Reads the metadata of layout `name`, listed in the manifest as a layout of `M`'s kind,
+    /// and checks it against the graph and against the manifest's record; returns the
+    /// layout's directory with it.
+    pub(crate) fn layout_meta<M: LayoutMeta>(&self, name: &str) -> Result<(PathBuf, M), FormatError> {
+        let refuse = |reason: String| FormatError::Manifest {
+            path: self.file_path(MANIFEST),
+            reason,
+        };
+        let record = self.layout(name).ok_or_else(|| {
+            refuse(format!(
+                "layout {name} is not listed (make it with `{}`)",
+                M::KIND.made_by()
+            ))
+        })?;
+        if record.kind() != M::KIND {
+            return Err(refuse(format!(
+                "layout {name} is a {} layout, not a {} layout",
+                record.kind(),
+                M::KIND
+            )));
+        }
+        let dir = self.path.join(name);
+        let meta_path = dir.join(M::FILE);
+        let meta = M::read(&meta_path)?;
+        meta.check(&self.manifest, name)
+            .map_err(|reason| FormatError::Manifest {
+                path: meta_path.clone(),
+                reason,
+            })?;
+        if let Some((field, recorded, found)) = record.first_difference(&meta.record(name)) {
+            return Err(FormatError::RecordMismatch {
+                path: meta_path,
+                field,
+                recorded,
+                found,
+            });
+        }
+        Ok((dir, meta))
     }
 
     /// Number of vertices.
@@ -137,30 +187,11 @@ impl GraphDir {
     /// at the arc count.
     pub fn load_offsets(&self, dir: Direction) -> Result<Vec<u64>, FormatError> {
         let (idx, _, _) = self.files_of(dir);
-        let path = self.file_path(idx);
-        let offsets: Vec<u64> = read_array(&path, self.manifest.num_vertices as usize + 1)?;
-        let bad = |entry: usize, reason: String| FormatError::Index {
-            path: path.clone(),
-            entry: entry as u64,
-            reason,
-        };
-        if offsets[0] != 0 {
-            return Err(bad(0, format!("first offset is {}, expected 0", offsets[0])));
-        }
-        if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
-            return Err(bad(
-                i + 1,
-                format!("offset {} is below the previous {}", offsets[i + 1], offsets[i]),
-            ));
-        }
-        let last = *offsets.last().expect("V+1 >= 1 entries");
-        if last != self.manifest.num_arcs {
-            return Err(bad(
-                offsets.len() - 1,
-                format!("last offset {last} != num_arcs {}", self.manifest.num_arcs),
-            ));
-        }
-        Ok(offsets)
+        read_offsets(
+            &self.file_path(idx),
+            self.manifest.num_vertices as usize + 1,
+            self.manifest.num_arcs,
+        )
     }
 
     /// Loads one direction fully into memory, checking every neighbour ID is in range.
@@ -168,7 +199,7 @@ impl GraphDir {
         let (_, adj, wgt) = self.files_of(dir);
         let offsets = self.load_offsets(dir)?;
         let apath = self.file_path(adj);
-        let targets: Vec<u32> = read_array(&apath, self.manifest.num_arcs as usize)?;
+        let targets: Vec<u32> = read_range(&apath, 0..self.manifest.num_arcs)?;
         let n = self.manifest.num_vertices;
         if let Some(index) = targets.iter().position(|&t| u64::from(t) >= n) {
             let value = targets[index];
@@ -180,10 +211,7 @@ impl GraphDir {
             });
         }
         let weights = if with_weights && self.manifest.weighted {
-            Some(read_array::<f32>(
-                &self.file_path(wgt),
-                self.manifest.num_arcs as usize,
-            )?)
+            Some(read_range::<f32>(&self.file_path(wgt), 0..self.manifest.num_arcs)?)
         } else {
             None
         };
@@ -197,18 +225,38 @@ impl GraphDir {
     /// Original ID of every internal vertex (the identity when IDs were not remapped).
     pub fn original_ids(&self) -> Result<Vec<u64>, FormatError> {
         if self.manifest.ids_remapped {
-            read_array(&self.file_path(IDS), self.manifest.num_vertices as usize)
+            read_range(&self.file_path(IDS), 0..self.manifest.num_vertices)
         } else {
             Ok((0..self.manifest.num_vertices).collect())
         }
     }
 }
 
-/// Reads `count` little-endian values of `T` from the start of `path`.
-fn read_array<T: bytemuck::Pod + Default>(path: &Path, count: usize) -> Result<Vec<T>, FormatError> {
-    let mut values = vec![T::default(); count];
-    let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
-    f.read_exact(bytemuck::cast_slice_mut(&mut values))
-        .map_err(|e| FormatError::io(path, e))?;
-    Ok(values)
+/// Reads the manifest of the graph directory `dir`, giving each layout listed by name only
+/// the record its metadata file implies (see [`record_from_meta`]).
+pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
+    Manifest::read(&dir.join(MANIFEST), |name| record_from_meta(dir, name))
+}
+
+/// The record of layout `name` of the graph directory `dir` from the layout's metadata file:
+/// `grid.json` for a grid layout, `basc.json` for a BAsC selection (parsed, not checked: opening
+/// the layout checks it).
+fn record_from_meta(dir: &Path, name: &str) -> Result<LayoutRecord, FormatError> {
+    fn from<M: LayoutMeta>(layout: &Path, name: &str) -> Option<Result<LayoutRecord, FormatError>> {
+        let path = layout.join(M::FILE);
+        path.exists().then(|| M::read(&path).map(|meta| meta.record(name)))
+    }
+    let layout = dir.join(name);
+    from::<GridMeta>(&layout, name)
+        .or_else(|| from::<BascMeta>(&layout, name))
+        .unwrap_or_else(|| {
+            Err(FormatError::Manifest {
+                path: dir.join(MANIFEST),
+                reason: format!(
+                    "layout {name} is listed by name only and {name}/ has neither {} nor {}",
+                    GridMeta::FILE,
+                    BascMeta::FILE
+                ),
+            })
+        })
 }

@@ -1,12 +1,17 @@
-use std::fs::File;
-use std::io::Read;
+//! [`verify`]: the full O(E) check of a graph directory and of every derived layout it lists.
+
 use std::path::Path;
 
-use xxhash_rust::xxh3::Xxh3;
-
-use crate::{
-    ArcStream, Direction, FormatError, GraphDir, GridEdge, GridLayout, GridShape, GridSort, GRID_EDGES, GRID_INDEX, IDS,
-};
+use crate::arc_stream::ArcStream;
+use crate::basc_selection::verify_basc;
+use crate::error::FormatError;
+use crate::grid_layout::GridLayout;
+use crate::grid_meta::{GridEdge, GRID_EDGES, GRID_INDEX};
+use crate::grid_shape::GridShape;
+use crate::grid_sort::GridSort;
+use crate::layout_record::LayoutRecord;
+use crate::manifest::IDS;
+use crate::read::{Direction, GraphDir};
 
 /// What [`verify`] checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -21,6 +26,7 @@ pub struct VerifyReport {
     pub layouts_checked: usize,
 }
 
+/// Read buffer of each file [`verify_grid`] streams from the graph's CSR.
 const CHUNK: usize = 4 << 20;
 
 /// Full check of a graph directory (O(E)): everything [`GraphDir::open`] checks, plus every
@@ -32,15 +38,7 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
     let g = GraphDir::open(path)?;
     let mut report = VerifyReport::default();
     for (name, entry) in &g.manifest().files {
-        let fpath = g.file_path(name);
-        let actual = hash_file(&fpath, entry.len)?;
-        if actual != entry.xxh3 {
-            return Err(FormatError::Checksum {
-                path: fpath,
-                expected: entry.xxh3.clone(),
-                actual,
-            });
-        }
+        entry.check_content(&g.file_path(name))?;
         report.files_checked += 1;
         report.bytes_checked += entry.len;
     }
@@ -80,22 +78,18 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
     if g.manifest().ids_remapped {
         check_ids(&g)?;
     }
-    for name in g.layouts() {
-        if name.starts_with("basc-") {
-            report.bytes_checked += crate::verify_basc(&g, name)?;
-            report.files_checked += 1;
-            report.layouts_checked += 1;
-            continue;
+    for layout in g.layouts() {
+        match layout {
+            LayoutRecord::Grid(grid) => {
+                let r = verify_grid(&g, &grid.name)?;
+                report.files_checked += r.files_checked;
+                report.bytes_checked += r.bytes_checked;
+            }
+            LayoutRecord::Basc(basc) => {
+                report.bytes_checked += verify_basc(&g, &basc.name)?;
+                report.files_checked += 1;
+            }
         }
-        if !name.starts_with("grid-") {
-            return Err(FormatError::Manifest {
-                path: g.file_path(crate::MANIFEST),
-                reason: format!("layout {name} is of a kind this build cannot verify"),
-            });
-        }
-        let r = verify_grid(&g, name)?;
-        report.files_checked += r.files_checked;
-        report.bytes_checked += r.bytes_checked;
         report.layouts_checked += 1;
     }
     Ok(report)
@@ -137,15 +131,7 @@ pub fn verify_grid(g: &GraphDir, name: &str) -> Result<VerifyReport, FormatError
     let layout = GridLayout::open(g, name)?;
     let mut report = VerifyReport::default();
     for (file, entry) in &layout.meta().files {
-        let fpath = layout.file_path(file);
-        let actual = hash_file(&fpath, entry.len)?;
-        if actual != entry.xxh3 {
-            return Err(FormatError::Checksum {
-                path: fpath,
-                expected: entry.xxh3.clone(),
-                actual,
-            });
-        }
+        entry.check_content(&layout.file_path(file))?;
         report.files_checked += 1;
         report.bytes_checked += entry.len;
     }
@@ -268,27 +254,4 @@ fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
-}
-
-/// xxh3 of the first `len` bytes of `path`, checking that the padding after them is zero.
-pub(crate) fn hash_file(path: &Path, len: u64) -> Result<String, FormatError> {
-    let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
-    let mut hasher = Xxh3::new();
-    let mut buf = vec![0u8; CHUNK];
-    let mut pos = 0u64;
-    let total = crate::padded_len(len);
-    while pos < total {
-        let want = ((total - pos) as usize).min(CHUNK);
-        f.read_exact(&mut buf[..want]).map_err(|e| FormatError::io(path, e))?;
-        let logical = (len.saturating_sub(pos) as usize).min(want);
-        hasher.update(&buf[..logical]);
-        if let Some(i) = buf[logical..want].iter().position(|&b| b != 0) {
-            return Err(FormatError::Padding {
-                path: path.to_path_buf(),
-                offset: pos + (logical + i) as u64,
-            });
-        }
-        pos += want as u64;
-    }
-    Ok(format!("{:016x}", hasher.digest()))
 }

@@ -1,19 +1,20 @@
+//! The graph writer: [`GraphBuilder`] builds a graph directory under a temporary name and
+//! publishes it with one `rename`; [`DataFileWriter`] and [`CsrWriter`] stream its data files.
+
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::{FileEntry, FormatError, Manifest, IDS, MANIFEST, PAGE};
-
-/// `len` rounded up to a multiple of [`PAGE`].
-pub fn padded_len(len: u64) -> u64 {
-    len.div_ceil(PAGE) * PAGE
-}
+use crate::atomic::{remove_path, sync_dir, temporary_name, write_synced};
+use crate::data_file::{padded_len, FileEntry};
+use crate::error::FormatError;
+use crate::manifest::{Manifest, IDS, MANIFEST};
 
 const WRITE_BUFFER: usize = 1 << 20;
 
-/// Writes one data file: buffers, checksums the logical bytes, pads to [`PAGE`] on finish.
+/// Writes one data file: buffers, checksums the logical bytes, pads to [`PAGE`](crate::PAGE) on finish.
 pub struct DataFileWriter {
     path: PathBuf,
     name: String,
@@ -86,7 +87,7 @@ impl DataFileWriter {
         Ok(())
     }
 
-    /// Pads to [`PAGE`], syncs, and returns the file's name and manifest entry.
+    /// Pads to [`PAGE`](crate::PAGE), syncs, and returns the file's name and manifest entry.
     pub fn finish(mut self) -> Result<(String, FileEntry), FormatError> {
         self.flush_buffer()?;
         let pad = (padded_len(self.len) - self.len) as usize;
@@ -181,11 +182,7 @@ impl GraphBuilder {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let tmp_path = parent.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+        let tmp_path = parent.join(temporary_name(&name, "tmp"));
         std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(&tmp_path, e))?;
         Ok(GraphBuilder {
             final_path: path.to_path_buf(),
@@ -243,22 +240,14 @@ impl GraphBuilder {
         for entry in entries {
             let entry = entry.map_err(|e| io(&self.tmp_path, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            if !manifest.files.contains_key(&name) && !manifest.layouts.contains(&name) {
+            if !manifest.files.contains_key(&name) && !manifest.layouts.iter().any(|l| l.name() == name) {
                 let p = entry.path();
-                let res = if p.is_dir() {
-                    std::fs::remove_dir_all(&p)
-                } else {
-                    std::fs::remove_file(&p)
-                };
-                res.map_err(|e| io(&p, e))?;
+                remove_path(&p).map_err(|e| io(&p, e))?;
             }
         }
-        let json = serde_json::to_vec_pretty(manifest).expect("manifest serialises");
-        let mut f = File::create(&mpath).map_err(|e| io(&mpath, e))?;
-        f.write_all(&json)
-            .and_then(|_| f.write_all(b"\n"))
-            .and_then(|_| f.sync_all())
-            .map_err(|e| io(&mpath, e))?;
+        let mut json = serde_json::to_vec_pretty(manifest).expect("manifest serialises");
+        json.push(b'\n');
+        write_synced(&mpath, &json)?;
         check_replaceable(&self.final_path, self.force)?;
         let old = self.tmp_path.with_extension("old");
         let replaced = self.final_path.exists();
@@ -268,17 +257,10 @@ impl GraphBuilder {
         std::fs::rename(&self.tmp_path, &self.final_path).map_err(|e| io(&self.final_path, e))?;
         self.published = true;
         if replaced {
-            let res = if old.is_dir() {
-                std::fs::remove_dir_all(&old)
-            } else {
-                std::fs::remove_file(&old)
-            };
-            res.map_err(|e| io(&old, e))?;
+            remove_path(&old).map_err(|e| io(&old, e))?;
         }
         if let Some(parent) = self.final_path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if let Ok(d) = File::open(parent) {
-                let _ = d.sync_all();
-            }
+            sync_dir(parent);
         }
         Ok(self.final_path.clone())
     }

@@ -1,13 +1,16 @@
 //! Grid layouts: a reference writer built here (independently of the partitioner), the open
 //! checks, verify's content checks against deliberately wrong layouts, corruption, and the
-//! publishing rules (existing layouts, replacement, leftovers of crashed runs).
+//! publishing rules (existing layouts, replacement, leftovers of crashed runs); the manifest's
+//! layout records (what publishing records, manifests that list bare names, records that
+//! disagree with a layout's metadata).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use diskgraph_format::{
-    verify, verify_grid, FormatError, GraphBuilder, GraphDir, GridBuilder, GridLayout, GridMeta, GridShape, GridSort,
-    Manifest, FORMAT_NAME, FORMAT_VERSION, GRID_EDGES, GRID_INDEX, GRID_META, GRID_WEIGHTS, MANIFEST,
+    publish_basc, verify, verify_grid, BascInfo, BascRecord, BascSelection, Direction, FormatError, GraphBuilder,
+    GraphDir, GridLayout, GridMeta, GridRecord, GridShape, GridSort, LayoutBuilder, LayoutKind, LayoutRecord, Manifest,
+    FORMAT_NAME, FORMAT_VERSION, GRID_EDGES, GRID_INDEX, GRID_META, GRID_WEIGHTS, MANIFEST,
 };
 use proptest::prelude::*;
 
@@ -108,13 +111,13 @@ fn raw(blocks: &[Vec<Arc>]) -> Raw {
 
 /// Publishes a layout with exactly the given content.
 fn write_raw(g: &GraphDir, sort: GridSort, rows: u32, r: &Raw, force: bool) -> Result<PathBuf, FormatError> {
-    let b = GridBuilder::create(g, &sort.layout_name(rows), force)?;
+    let b = LayoutBuilder::create(g, &sort.layout_name(rows), force)?;
     let meta = fill(&b, g, sort, rows, r)?;
     b.publish(&meta)
 }
 
 /// Writes the given content into a builder and returns the metadata to publish it with.
-fn fill(b: &GridBuilder, g: &GraphDir, sort: GridSort, rows: u32, r: &Raw) -> Result<GridMeta, FormatError> {
+fn fill(b: &LayoutBuilder, g: &GraphDir, sort: GridSort, rows: u32, r: &Raw) -> Result<GridMeta, FormatError> {
     let mut files = BTreeMap::new();
     let mut put = |name: &str, bytes: &[u8]| -> Result<(), FormatError> {
         let mut f = b.positioned(name, bytes.len() as u64)?;
@@ -131,6 +134,16 @@ fn fill(b: &GridBuilder, g: &GraphDir, sort: GridSort, rows: u32, r: &Raw) -> Re
     }
     put(GRID_INDEX, bytemuck::cast_slice(&r.index))?;
     Ok(GridMeta::new(g.manifest(), sort, rows, files))
+}
+
+/// The names of the layouts `g` lists, in the manifest's order.
+fn names(g: &GraphDir) -> Vec<String> {
+    g.layouts().iter().map(|l| l.name().to_string()).collect()
+}
+
+/// Pages of 4096 bytes that `len` bytes take.
+fn n_pages(len: u64) -> u64 {
+    len.div_ceil(4096)
 }
 
 /// A graph in a temporary directory with a correct layout of each given kind.
@@ -212,7 +225,21 @@ proptest! {
         let path = f.layout(sort.clone(), rows);
         prop_assert_eq!(path, f.path.join(sort.layout_name(rows)));
         let g = f.graph();
-        prop_assert_eq!(g.layouts(), &[sort.layout_name(rows)][..]);
+        prop_assert_eq!(names(&g), vec![sort.layout_name(rows)]);
+        let cols = sort.cols_for(rows);
+        let bytes = 4096 * (n_pages(f.arcs.len() as u64 * 8)
+            + if weighted { n_pages(f.arcs.len() as u64 * 4) } else { 0 }
+            + n_pages((u64::from(rows) * u64::from(cols) + 1) * 8));
+        let want = LayoutRecord::Grid(GridRecord {
+            name: sort.layout_name(rows),
+            sort: sort.clone(),
+            rows,
+            cols,
+            num_arcs: f.arcs.len() as u64,
+            weighted,
+            bytes_on_disk: bytes,
+        });
+        prop_assert_eq!(g.layout(&sort.layout_name(rows)), Some(&want));
         let l = GridLayout::open(&g, &sort.layout_name(rows)).unwrap();
         let blocks = blocks_for(n, &f.arcs, &sort, rows);
         prop_assert_eq!(l.num_blocks(), blocks.len());
@@ -289,7 +316,8 @@ fn every_sort_and_key_layout_verifies_together() {
         f.layout(s, 3);
     }
     let g = f.graph();
-    assert_eq!(g.layouts().len(), 4);
+    assert_eq!(g.layouts_of(LayoutKind::Grid).count(), 4);
+    assert_eq!(g.layouts_of(LayoutKind::Basc).count(), 0);
     let r = verify(&f.path).unwrap();
     assert_eq!(r.layouts_checked, 4);
     let l = GridLayout::open(&g, "grid-3-source").unwrap();
@@ -418,10 +446,19 @@ fn bad_layout_names_in_the_manifest_are_rejected() {
         let err = GraphDir::open(&f.path).unwrap_err();
         assert!(matches!(err, FormatError::Manifest { .. }), "{bad}: {err}");
     }
-    let f = small();
-    edit_manifest(&f.path, |v| v["layouts"] = serde_json::json!(["shards-4"]));
-    let err = verify(&f.path).unwrap_err();
-    assert!(err.to_string().contains("shards-4"), "{err}");
+    // A bare name whose directory holds neither kind's metadata, and a kind this build does
+    // not know: the graph does not open.
+    for bad in [
+        serde_json::json!(["shards-4"]),
+        serde_json::json!([{ "kind": "shards", "name": "shards-4" }]),
+    ] {
+        let f = small();
+        edit_manifest(&f.path, |v| v["layouts"] = bad.clone());
+        let err = GraphDir::open(&f.path).unwrap_err();
+        assert!(matches!(err, FormatError::Manifest { .. }), "{bad}: {err}");
+        assert!(err.to_string().contains("shards"), "{bad}: {err}");
+        assert!(verify(&f.path).is_err());
+    }
 }
 
 #[test]
@@ -473,7 +510,7 @@ fn existing_layout_needs_force_and_force_replaces() {
     let f = small();
     f.layout(GridSort::Grid, 4);
     let g = f.graph();
-    let err = GridBuilder::create(&g, "grid-4", false).err().unwrap();
+    let err = LayoutBuilder::create(&g, "grid-4", false).err().unwrap();
     assert!(matches!(err, FormatError::Exists { .. }), "{err}");
     assert!(err.to_string().contains("grid-4"), "{err}");
     let old = std::fs::metadata(f.path.join("grid-4").join(GRID_META)).unwrap();
@@ -485,7 +522,7 @@ fn existing_layout_needs_force_and_force_replaces() {
         std::os::unix::fs::MetadataExt::ino(&new),
         "not replaced"
     );
-    assert_eq!(f.graph().layouts(), &["grid-4".to_string()][..]);
+    assert_eq!(names(&f.graph()), ["grid-4"]);
     verify(&f.path).unwrap();
     let want = [
         "grid-4",
@@ -504,7 +541,7 @@ fn existing_layout_needs_force_and_force_replaces() {
 fn a_concurrent_publisher_of_the_same_name_loses_cleanly() {
     let f = small();
     let g = f.graph();
-    let first = GridBuilder::create(&g, "grid-2", false).unwrap();
+    let first = LayoutBuilder::create(&g, "grid-2", false).unwrap();
     let tmp = first.dir().to_path_buf();
     let meta = fill(
         &first,
@@ -544,7 +581,7 @@ fn leftovers_of_crashed_runs_are_ignored_then_removed() {
     std::fs::create_dir(&ours).unwrap();
 
     let g = f.graph();
-    assert_eq!(g.layouts(), &["grid-4".to_string()][..]);
+    assert_eq!(names(&g), ["grid-4"]);
     verify(&f.path).unwrap();
     assert!(GridLayout::open(&g, ".grid-8.tmp-999999999-1").is_err());
     assert!(GridLayout::open(&g, "grid-2").is_err());
@@ -558,7 +595,7 @@ fn leftovers_of_crashed_runs_are_ignored_then_removed() {
     }
     assert!(!left.contains(".manifest.json.tmp-999999999-3"));
     assert!(ours.exists(), "a live writer's directory was removed");
-    assert_eq!(f.graph().layouts(), &["grid-2".to_string(), "grid-4".to_string()][..]);
+    assert_eq!(names(&f.graph()), ["grid-2", "grid-4"]);
     verify(&f.path).unwrap();
 }
 
@@ -566,13 +603,13 @@ fn leftovers_of_crashed_runs_are_ignored_then_removed() {
 fn dropped_builder_removes_its_directory() {
     let f = small();
     let g = f.graph();
-    let b = GridBuilder::create(&g, "grid-4", false).unwrap();
+    let b = LayoutBuilder::create(&g, "grid-4", false).unwrap();
     let tmp = b.dir().to_path_buf();
     assert!(tmp.exists());
     drop(b);
     assert!(!tmp.exists());
-    assert!(GridBuilder::create(&g, "../evil", false).is_err());
-    assert!(GridBuilder::create(&g, ".hidden", false).is_err());
+    assert!(LayoutBuilder::create(&g, "../evil", false).is_err());
+    assert!(LayoutBuilder::create(&g, ".hidden", false).is_err());
 }
 
 #[test]
@@ -620,11 +657,158 @@ fn concurrent_publishers_of_different_layouts_all_land() {
     let g = f.graph();
     let mut want: Vec<String> = kinds.iter().map(|(s, p)| s.layout_name(*p)).collect();
     want.sort();
-    assert_eq!(g.layouts(), &want[..]);
+    assert_eq!(names(&g), want);
     assert_eq!(verify(&f.path).unwrap().layouts_checked, kinds.len());
     assert!(
         !entries(&f.path).iter().any(|e| e.starts_with('.')),
         "{:?}",
         entries(&f.path)
     );
+}
+
+/// Selects vertices 1, 4 and 7 of the small graph as `basc-few`.
+fn select_few(f: &Fixture) -> PathBuf {
+    let g = f.graph();
+    let out = g.load_csr(Direction::Out, false).unwrap();
+    let info = BascInfo {
+        method: "highd".into(),
+        rounds: None,
+        page_bytes: None,
+        seed: None,
+        budget_bytes: 4096,
+        select_seconds: 0.5,
+    };
+    publish_basc(&g, "few", &info, &[1, 4, 7], &out, false).unwrap()
+}
+
+/// The manifest's `layouts` as stored.
+fn stored_layouts(graph: &Path) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(graph.join(MANIFEST)).unwrap()).unwrap();
+    v["layouts"].clone()
+}
+
+#[test]
+fn publishing_records_each_layout_in_the_manifest() {
+    let f = small();
+    f.layout(GridSort::Destination, 3);
+    select_few(&f);
+    let g = f.graph();
+    assert_eq!(names(&g), ["basc-few", "grid-3-destination"]);
+    let out = g.load_csr(Direction::Out, false).unwrap();
+    let edges = [1, 4, 7].iter().map(|&v| out.degree(v) as u64).sum();
+    let basc = LayoutRecord::Basc(BascRecord {
+        name: "basc-few".into(),
+        method: "highd".into(),
+        num_selected: 3,
+        num_arcs: edges,
+        bytes_on_disk: 2 * 4096,
+    });
+    let grid = LayoutRecord::Grid(GridRecord {
+        name: "grid-3-destination".into(),
+        sort: GridSort::Destination,
+        rows: 3,
+        cols: 3,
+        num_arcs: 40,
+        weighted: true,
+        bytes_on_disk: 3 * 4096,
+    });
+    assert_eq!(g.layouts(), [basc.clone(), grid.clone()]);
+    assert_eq!(g.layout("grid-3-destination"), Some(&grid));
+    assert_eq!(g.layouts_of(LayoutKind::Basc).collect::<Vec<_>>(), [&basc]);
+    assert_eq!(
+        stored_layouts(&f.path),
+        serde_json::json!([
+            { "kind": "basc", "name": "basc-few", "method": "highd", "num_selected": 3,
+              "num_arcs": edges, "bytes_on_disk": 8192 },
+            { "kind": "grid", "name": "grid-3-destination", "sort": "destination", "rows": 3,
+              "cols": 3, "num_arcs": 40, "weighted": true, "bytes_on_disk": 12288 },
+        ])
+    );
+    assert_eq!(verify(&f.path).unwrap().layouts_checked, 2);
+}
+
+#[test]
+fn manifests_listing_bare_names_open_with_records_from_the_layouts_metadata() {
+    let f = small();
+    f.layout(GridSort::Grid, 4);
+    select_few(&f);
+    let records = f.graph().layouts().to_vec();
+    edit_manifest(&f.path, |v| v["layouts"] = serde_json::json!(["basc-few", "grid-4"]));
+    let g = f.graph();
+    assert_eq!(g.layouts(), &records[..]);
+    GridLayout::open(&g, "grid-4").unwrap();
+    BascSelection::open(&g, "basc-few").unwrap();
+    assert_eq!(verify(&f.path).unwrap().layouts_checked, 2);
+
+    // The next publish rewrites the manifest with a record for every layout.
+    f.layout(GridSort::Source, 2);
+    let stored = stored_layouts(&f.path);
+    assert_eq!(stored.as_array().unwrap().len(), 3);
+    assert!(stored.as_array().unwrap().iter().all(|l| l.is_object()), "{stored}");
+    assert_eq!(names(&f.graph()), ["basc-few", "grid-2-source", "grid-4"]);
+
+    // A bare name whose layout lost its metadata: the error names the layout and what is missing.
+    std::fs::remove_file(f.path.join("grid-4").join(GRID_META)).unwrap();
+    edit_manifest(&f.path, |v| v["layouts"] = serde_json::json!(["grid-4"]));
+    let err = GraphDir::open(&f.path).unwrap_err().to_string();
+    assert!(err.contains("grid-4") && err.contains(GRID_META), "{err}");
+}
+
+#[test]
+fn a_record_that_disagrees_with_the_layouts_metadata_is_refused_naming_the_field() {
+    let changes = [
+        ("grid-4", "rows", serde_json::json!(8)),
+        ("grid-4", "cols", serde_json::json!(1)),
+        ("grid-4", "sort", serde_json::json!("source")),
+        ("grid-4", "num_arcs", serde_json::json!(41)),
+        ("grid-4", "weighted", serde_json::json!(false)),
+        ("grid-4", "bytes_on_disk", serde_json::json!(4096)),
+        ("basc-few", "method", serde_json::json!("gvs")),
+        ("basc-few", "num_selected", serde_json::json!(2)),
+        ("basc-few", "num_arcs", serde_json::json!(0)),
+        ("basc-few", "bytes_on_disk", serde_json::json!(1)),
+    ];
+    for (layout, field, value) in changes {
+        let f = small();
+        f.layout(GridSort::Grid, 4);
+        select_few(&f);
+        edit_manifest(&f.path, |v| {
+            let entries = v["layouts"].as_array_mut().unwrap();
+            let entry = entries.iter_mut().find(|l| l["name"] == layout).unwrap();
+            entry[field] = value.clone();
+        });
+        let g = f.graph();
+        let err = match g.layout(layout).unwrap().kind() {
+            LayoutKind::Grid => GridLayout::open(&g, layout).unwrap_err(),
+            LayoutKind::Basc => BascSelection::open(&g, layout).unwrap_err(),
+        };
+        match &err {
+            FormatError::RecordMismatch {
+                field: named, recorded, ..
+            } => {
+                assert_eq!((named.as_str(), recorded.as_str()), (field, value.to_string().as_str()));
+            }
+            other => panic!("{layout} {field}: {other}"),
+        }
+        let msg = err.to_string();
+        assert!(
+            msg.contains(MANIFEST) && msg.contains(layout) && msg.contains(field),
+            "{msg}"
+        );
+        let err = verify(&f.path).unwrap_err();
+        assert!(
+            matches!(err, FormatError::RecordMismatch { .. }),
+            "{layout} {field}: {err}"
+        );
+    }
+
+    // A grid layout recorded as a selection is refused by the grid reader.
+    let f = small();
+    f.layout(GridSort::Grid, 4);
+    edit_manifest(&f.path, |v| {
+        v["layouts"] = serde_json::json!([{ "kind": "basc", "name": "grid-4", "method": "gvs",
+            "num_selected": 1, "num_arcs": 1, "bytes_on_disk": 8192 }]);
+    });
+    let err = GridLayout::open(&f.graph(), "grid-4").unwrap_err().to_string();
+    assert!(err.contains("grid-4 is a basc layout, not a grid layout"), "{err}");
 }

@@ -34,7 +34,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    padded_len, ArcStream, Direction, FileEntry, GraphDir, GridBuilder, GridEdge, GridMeta, GridShape, GridSort,
+    padded_len, ArcStream, Direction, FileEntry, GraphDir, GridEdge, GridMeta, GridShape, GridSort, LayoutBuilder,
     PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS, MAX_GRID,
 };
 use rayon::prelude::*;
@@ -155,7 +155,7 @@ pub fn partition(
     let shape = GridShape::new(g.num_vertices(), rows, sort.cols_for(rows));
     let plan = Plan::new(shape, sort == GridSort::Destination);
     let memory = Memory::plan(opts.memory, &plan, g.manifest().weighted);
-    let builder = GridBuilder::create(&g, &sort.layout_name(rows), opts.force)?;
+    let builder = LayoutBuilder::create(&g, &sort.layout_name(rows), opts.force)?;
     let index = count_blocks(&g, &plan, &memory, progress)?;
     let mut out = Outputs::create(&builder, g.manifest().num_arcs, g.manifest().weighted)?;
     write_stripes(&g, &plan, &index, &memory, &mut out, progress)?;
@@ -191,7 +191,7 @@ where
     let shape = GridShape::new(g.num_vertices(), rows, rows);
     let plan = Plan::new(shape, false);
     let memory = Memory::plan(opts.memory, &plan, g.manifest().weighted);
-    let builder = GridBuilder::create(&g, &sort.layout_name(rows), opts.force)?;
+    let builder = LayoutBuilder::create(&g, &sort.layout_name(rows), opts.force)?;
     let (files, scratch_bytes) = write_keyed(&g, &builder, &plan, &memory, &key, progress)?;
     let summary = Summary {
         grid_from_budget: opts.grid.is_none(),
@@ -222,7 +222,7 @@ struct Summary {
 /// Writes the metadata and publishes the layout.
 fn publish(
     g: &GraphDir,
-    builder: GridBuilder,
+    builder: LayoutBuilder,
     sort: GridSort,
     rows: u32,
     files: BTreeMap<String, FileEntry>,
@@ -409,7 +409,7 @@ struct Outputs {
 }
 
 impl Outputs {
-    fn create(builder: &GridBuilder, arcs: u64, weighted: bool) -> Result<Outputs> {
+    fn create(builder: &LayoutBuilder, arcs: u64, weighted: bool) -> Result<Outputs> {
         Ok(Outputs {
             edges: builder.positioned(GRID_EDGES, arcs * EDGE_BYTES)?,
             weights: match weighted {
@@ -420,7 +420,7 @@ impl Outputs {
     }
 
     /// Finishes the data files and writes `blocks.idx`.
-    fn finish(self, builder: &GridBuilder, index: &[u64]) -> Result<BTreeMap<String, FileEntry>> {
+    fn finish(self, builder: &LayoutBuilder, index: &[u64]) -> Result<BTreeMap<String, FileEntry>> {
         let mut files = BTreeMap::new();
         files.extend([self.edges.finish()?]);
         if let Some(w) = self.weights {
@@ -578,7 +578,7 @@ const KEY_BATCH: usize = 1 << 16;
 /// Key path: sort (block, key, src, dst) externally, then write the sorted stream.
 fn write_keyed<K>(
     g: &GraphDir,
-    builder: &GridBuilder,
+    builder: &LayoutBuilder,
     plan: &Plan,
     mem: &Memory,
     key: &K,
@@ -669,7 +669,7 @@ struct SequentialOutputs {
 }
 
 impl SequentialOutputs {
-    fn create(builder: &GridBuilder, arcs: u64, weighted: bool) -> Result<SequentialOutputs> {
+    fn create(builder: &LayoutBuilder, arcs: u64, weighted: bool) -> Result<SequentialOutputs> {
         Ok(SequentialOutputs {
             out: Outputs::create(builder, arcs, weighted)?,
             edges: Vec::with_capacity(KEY_BATCH),

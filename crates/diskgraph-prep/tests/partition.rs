@@ -1,13 +1,15 @@
 //! The partitioner against the testkit's model of the stored graph: on seeded graphs with
 //! self-loops, duplicates, isolated vertices, hubs, directed and undirected, weighted or not,
 //! for P ∈ {1, 4, 16} and every order, the layout holds exactly the graph's arcs (with weights),
-//! each in its block, in the promised order; a tiny budget gives byte-identical files; and the
-//! publishing rules hold.
+//! each in its block, in the promised order, and the manifest records it; a tiny budget gives
+//! byte-identical files; and the publishing rules hold.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use diskgraph_format::{verify, GraphDir, GridLayout, GridSort, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS};
+use diskgraph_format::{
+    verify, GraphDir, GridLayout, GridRecord, GridSort, LayoutRecord, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS,
+};
 use diskgraph_prep::partition::default_grid;
 use diskgraph_prep::{
     import, partition, partition_with_key, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress,
@@ -164,6 +166,21 @@ fn check_layout(st: &Stored, name: &str, sort: &GridSort, p: u32) {
     assert_eq!((l.rows(), l.cols()), (p, cols), "{ctx}");
     let (row_len, col_len) = (n.div_ceil(u64::from(p)), n.div_ceil(u64::from(cols)));
     assert_eq!((l.row_len(), l.col_len()), (row_len, col_len), "{ctx}");
+    let on_disk: u64 = [GRID_EDGES, GRID_WEIGHTS, GRID_INDEX]
+        .iter()
+        .filter_map(|f| std::fs::metadata(l.file_path(f)).ok())
+        .map(|m| m.len())
+        .sum();
+    let record = GridRecord {
+        name: name.to_string(),
+        sort: sort.clone(),
+        rows: p,
+        cols,
+        num_arcs: st.test.num_arcs() as u64,
+        weighted: st.test.weights.is_some(),
+        bytes_on_disk: on_disk,
+    };
+    assert_eq!(g.layout(name), Some(&LayoutRecord::Grid(record)), "{ctx}");
     let index = l.index();
     assert_eq!(index.len(), (p * cols) as usize + 1, "{ctx}");
     assert_eq!(
@@ -226,6 +243,8 @@ fn layouts_hold_the_graphs_arcs_in_order() {
                 assert_eq!(s.name, sort.layout_name(p));
                 assert_eq!(s.num_arcs, st.test.num_arcs() as u64);
                 check_layout(&st, &s.name, &sort, p);
+                let g = GraphDir::open(&st.path).unwrap();
+                assert_eq!(g.layout(&s.name).unwrap().bytes_on_disk(), s.bytes_written);
             }
             let s = partition_with_key(&st.path, "mixed", test_key, &opts(p, 1 << 30, false), &mut NoProgress)
                 .unwrap_or_else(|e| panic!("{}: {e:#}", st.name));

@@ -48,7 +48,7 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
     let g = GraphDir::open(graph)?;
     let name = opts.name.clone().unwrap_or_else(|| opts.method.name().to_string());
     let layout = basc_layout_name(&name);
-    if !opts.force && g.layouts().contains(&layout) {
+    if !opts.force && g.layout(&layout).is_some() {
         return Err(FormatError::Exists {
             path: graph.join(&layout),
         }

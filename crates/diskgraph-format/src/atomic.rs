@@ -1,0 +1,88 @@
+//! Atomic publishing on a POSIX file system: a writer fills a temporary entry named so that no
+//! reader mistakes it for data (`.NAME.tmp-<pid>-<nanos>`), syncs it, and renames it into place;
+//! the directory is synced after. Writers that may race on one directory take [`lock_dir`], and
+//! the next writer removes the temporaries of writers that died ([`remove_stale_temporaries`]).
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::FormatError;
+
+/// `.NAME.KIND-<pid>-<nanos>`: a temporary name (`KIND` is `tmp` for what is being written,
+/// `old` for what is being replaced). Layout names never start with a dot, so no reader takes
+/// it for a layout.
+pub(crate) fn temporary_name(name: &str, kind: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!(".{name}.{kind}-{}-{nanos}", std::process::id())
+}
+
+/// The writer's pid of a temporary name made by [`temporary_name`], if `name` is one.
+fn temporary_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let at = rest.rfind(".tmp-").or_else(|| rest.rfind(".old-"))?;
+    let (pid, nanos) = rest[at + 5..].split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(pid) && digits(nanos)).then(|| pid.parse().ok()).flatten()
+}
+
+/// Removes temporary entries of `dir` whose writers are no longer running (judged by
+/// `/proc/<pid>`; entries of this process are left alone). Best effort: leftovers are harmless.
+pub(crate) fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = temporary_pid(&name) else { continue };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = remove_path(&entry.path());
+        }
+    }
+}
+
+/// Removes a file, or a directory with everything in it (a link itself, never its target).
+pub(crate) fn remove_path(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path)?.is_dir() {
+        true => std::fs::remove_dir_all(path),
+        false => std::fs::remove_file(path),
+    }
+}
+
+/// An exclusive lock on a directory, released when the returned handle drops.
+pub(crate) fn lock_dir(path: &Path) -> Result<File, FormatError> {
+    let f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    f.lock().map_err(|e| FormatError::io(path, e))?;
+    Ok(f)
+}
+
+/// Creates `path` with `bytes` and syncs it.
+pub(crate) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
+    let mut f = File::create(path).map_err(|e| FormatError::io(path, e))?;
+    f.write_all(bytes)
+        .and_then(|_| f.sync_all())
+        .map_err(|e| FormatError::io(path, e))
+}
+
+/// Syncs a directory's entries (best effort: not every platform allows it).
+pub(crate) fn sync_dir(path: &Path) {
+    if let Ok(d) = File::open(path) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_recognised() {
+        let t = temporary_name("grid-4", "tmp");
+        assert_eq!(temporary_pid(&t), Some(std::process::id()));
+        assert_eq!(temporary_pid(".grid-4.old-12-34"), Some(12));
+        assert_eq!(temporary_pid(".manifest.json.tmp-7-8"), Some(7));
+        assert_eq!(temporary_pid("grid-4"), None);
+        assert_eq!(temporary_pid(".grid-4.tmp-x-1"), None);
+    }
+}

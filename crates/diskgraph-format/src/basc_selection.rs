@@ -1,0 +1,190 @@
+//! The BAsC selection reader ([`BascSelection`]), its publisher ([`publish_basc`]) and its full
+//! check ([`verify_basc`]).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::basc_meta::{basc_layout_name, BascMeta, BASC_FORMAT, BASC_LISTS, BASC_VERSION, BASC_VERTICES};
+use crate::data_file::padded_len;
+use crate::error::FormatError;
+use crate::layout_builder::LayoutBuilder;
+use crate::manifest::OUT_ADJ;
+use crate::read::{Csr, GraphDir};
+
+/// Lists gathered into one write of `lists.u32`.
+const LISTS_PER_WRITE: usize = 1 << 16;
+
+/// An opened selection.
+#[derive(Clone, Debug)]
+pub struct BascSelection {
+    name: String,
+    meta: BascMeta,
+    vertices: Vec<u32>,
+}
+
+impl BascSelection {
+    /// Opens the selection whose directory is `layout` (`basc-<name>`), listed in the graph's
+    /// manifest as a BAsC selection: checks the metadata against the graph and the manifest's
+    /// record, the files' sizes, and that the IDs are strictly ascending vertices of the graph.
+    pub fn open(graph: &GraphDir, layout: &str) -> Result<BascSelection, FormatError> {
+        let (dir, meta) = graph.layout_meta::<BascMeta>(layout)?;
+        let path = dir.join(BASC_VERTICES);
+        let content = |reason: String| FormatError::Content {
+            path: path.clone(),
+            reason,
+        };
+        let data = std::fs::read(&path).map_err(|e| FormatError::io(&path, e))?;
+        if data.len() as u64 != padded_len(meta.count * 4) {
+            return Err(content(format!(
+                "{} bytes, expected {}",
+                data.len(),
+                padded_len(meta.count * 4)
+            )));
+        }
+        let vertices: Vec<u32> = data[..meta.count as usize * 4]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        if let Some(i) = vertices.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(content(format!("vertices not strictly ascending at entry {}", i + 1)));
+        }
+        if let Some(&v) = vertices.last().filter(|&&v| u64::from(v) >= meta.num_vertices) {
+            return Err(content(format!("vertex {v} out of range (V = {})", meta.num_vertices)));
+        }
+        let lists = dir.join(BASC_LISTS);
+        let lists_len = std::fs::metadata(&lists).map_err(|e| FormatError::io(&lists, e))?.len();
+        if lists_len != padded_len(meta.edges * 4) {
+            return Err(FormatError::Content {
+                reason: format!("{lists_len} bytes, expected {}", padded_len(meta.edges * 4)),
+                path: lists,
+            });
+        }
+        Ok(BascSelection {
+            name: layout.to_string(),
+            meta,
+            vertices,
+        })
+    }
+
+    /// The directory name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The metadata.
+    pub fn meta(&self) -> &BascMeta {
+        &self.meta
+    }
+
+    /// The selected vertices, ascending.
+    pub fn vertices(&self) -> &[u32] {
+        &self.vertices
+    }
+
+    /// The selection's `lists.u32` inside `graph` (which it was opened from).
+    pub fn lists_path(&self, graph: &GraphDir) -> PathBuf {
+        graph.path().join(&self.name).join(BASC_LISTS)
+    }
+}
+
+/// What a new selection records besides its vertices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BascInfo {
+    /// Method name.
+    pub method: String,
+    /// GVS rounds.
+    pub rounds: Option<usize>,
+    /// GVS page size.
+    pub page_bytes: Option<u64>,
+    /// Random seed.
+    pub seed: Option<u64>,
+    /// Budget in bytes.
+    pub budget_bytes: u64,
+    /// Seconds the selection took.
+    pub select_seconds: f64,
+}
+
+/// Publishes `vertices` (strictly ascending) and their lists in `out` (the graph's out-lists) as
+/// selection `basc-<name>` of `graph`, atomically (replacing an existing one only with
+/// `force`); returns its path.
+pub fn publish_basc(
+    graph: &GraphDir,
+    name: &str,
+    info: &BascInfo,
+    vertices: &[u32],
+    out: &Csr,
+    force: bool,
+) -> Result<PathBuf, FormatError> {
+    let layout = basc_layout_name(name);
+    let m = graph.manifest();
+    let refuse = |reason: String| FormatError::Content {
+        path: graph.path().join(&layout),
+        reason,
+    };
+    if let Some(i) = vertices.windows(2).position(|w| w[1] <= w[0]) {
+        return Err(refuse(format!(
+            "selected vertices not strictly ascending at entry {}",
+            i + 1
+        )));
+    }
+    if out.num_vertices() as u64 != m.num_vertices {
+        return Err(refuse(format!(
+            "lists of {} vertices for a graph of {}",
+            out.num_vertices(),
+            m.num_vertices
+        )));
+    }
+    if let Some(&v) = vertices.last().filter(|&&v| v as usize >= out.num_vertices()) {
+        return Err(refuse(format!(
+            "selected vertex {v} out of range (V = {})",
+            m.num_vertices
+        )));
+    }
+    let builder = LayoutBuilder::create(graph, &layout, force)?;
+    let bytes: Vec<u8> = vertices.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut file = builder.positioned(BASC_VERTICES, bytes.len() as u64)?;
+    file.write_at(0, &bytes)?;
+    let mut files = BTreeMap::from([file.finish()?]);
+    let edges: u64 = vertices.iter().map(|&v| out.degree(v) as u64).sum();
+    let mut file = builder.positioned(BASC_LISTS, edges * 4)?;
+    let mut at = 0;
+    for group in vertices.chunks(LISTS_PER_WRITE) {
+        let bytes: Vec<u8> = group
+            .iter()
+            .flat_map(|&v| out.neighbours(v))
+            .flat_map(|t| t.to_le_bytes())
+            .collect();
+        file.write_at(at, &bytes)?;
+        at += bytes.len() as u64;
+    }
+    files.extend([file.finish()?]);
+    let meta = BascMeta {
+        format: BASC_FORMAT.into(),
+        version: BASC_VERSION,
+        method: info.method.clone(),
+        rounds: info.rounds,
+        page_bytes: info.page_bytes,
+        seed: info.seed,
+        budget_bytes: info.budget_bytes,
+        count: vertices.len() as u64,
+        select_seconds: info.select_seconds,
+        num_vertices: m.num_vertices,
+        graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
+        edges,
+        files,
+        tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
+    };
+    builder.publish(&meta)
+}
+
+/// Full check of a selection: [`BascSelection::open`] plus the checksums and zero padding of
+/// its files. Returns the bytes checked.
+pub fn verify_basc(graph: &GraphDir, layout: &str) -> Result<u64, FormatError> {
+    let s = BascSelection::open(graph, layout)?;
+    let mut checked = 0;
+    for (name, entry) in &s.meta.files {
+        entry.check_content(&graph.path().join(layout).join(name))?;
+        checked += padded_len(entry.len);
+    }
+    Ok(checked)
+}

@@ -1,0 +1,150 @@
+//! Data files as the format stores them: little-endian arrays padded with zero bytes to a
+//! multiple of [`PAGE`], recorded by their logical length. Size checks, checksums and reads of
+//! element ranges shared by every reader of the crate.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::error::FormatError;
+
+/// Every data file is padded with zero bytes to a multiple of this many bytes.
+pub const PAGE: u64 = 4096;
+
+/// Read buffer of [`hash_file`].
+const HASH_CHUNK: usize = 4 << 20;
+
+/// One data file as a manifest or a layout's metadata records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEntry {
+    /// Logical length in bytes (before padding).
+    pub len: u64,
+    /// xxh3-64 of the logical bytes, 16 lowercase hex digits.
+    pub xxh3: String,
+}
+
+impl FileEntry {
+    /// Checks the file at `path` against the entry: its checksum, and zero padding.
+    pub(crate) fn check_content(&self, path: &Path) -> Result<(), FormatError> {
+        let actual = hash_file(path, self.len)?;
+        if actual != self.xxh3 {
+            return Err(FormatError::Checksum {
+                path: path.to_path_buf(),
+                expected: self.xxh3.clone(),
+                actual,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Checks a list of data files: exactly the `required` ones, each of the length
+/// `expected_len` gives it and with a checksum of 16 hex digits.
+pub(crate) fn check_file_list(
+    files: &BTreeMap<String, FileEntry>,
+    required: &[&str],
+    expected_len: impl Fn(&str) -> Option<u64>,
+) -> Result<(), String> {
+    for &name in required {
+        let entry = files.get(name).ok_or_else(|| format!("file {name} is not listed"))?;
+        let want = expected_len(name).expect("required files have lengths");
+        if entry.len != want {
+            return Err(format!("{name} has length {}, counts imply {want}", entry.len));
+        }
+        if entry.xxh3.len() != 16 || !entry.xxh3.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("{name} has a malformed checksum {:?}", entry.xxh3));
+        }
+    }
+    match files.keys().find(|k| !required.contains(&k.as_str())) {
+        Some(extra) => Err(format!("unexpected file {extra} listed")),
+        None => Ok(()),
+    }
+}
+
+/// `len` rounded up to a multiple of [`PAGE`].
+pub fn padded_len(len: u64) -> u64 {
+    len.div_ceil(PAGE) * PAGE
+}
+
+/// Checks that `path` has the padded size of logical length `len`.
+pub(crate) fn check_size(path: &Path, len: u64) -> Result<(), FormatError> {
+    let actual = std::fs::metadata(path).map_err(|e| FormatError::io(path, e))?.len();
+    let expected = padded_len(len);
+    if actual != expected {
+        return Err(FormatError::FileSize {
+            path: path.to_path_buf(),
+            expected,
+            actual,
+            logical: len,
+        });
+    }
+    Ok(())
+}
+
+/// Reads elements `range` of a file of `T`s.
+pub(crate) fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Result<Vec<T>, FormatError> {
+    let size = std::mem::size_of::<T>() as u64;
+    let mut values = vec![T::zeroed(); (range.end - range.start) as usize];
+    let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    f.seek(SeekFrom::Start(range.start * size))
+        .and_then(|_| f.read_exact(bytemuck::cast_slice_mut(&mut values)))
+        .map_err(|e| FormatError::io(path, e))?;
+    Ok(values)
+}
+
+/// xxh3 of the first `len` bytes of `path` as 16 lowercase hex digits, checking that the padding
+/// after them is zero.
+pub(crate) fn hash_file(path: &Path, len: u64) -> Result<String, FormatError> {
+    let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    let mut hasher = Xxh3::new();
+    let mut buf = vec![0u8; HASH_CHUNK];
+    let mut pos = 0u64;
+    let total = padded_len(len);
+    while pos < total {
+        let want = ((total - pos) as usize).min(HASH_CHUNK);
+        f.read_exact(&mut buf[..want]).map_err(|e| FormatError::io(path, e))?;
+        let logical = (len.saturating_sub(pos) as usize).min(want);
+        hasher.update(&buf[..logical]);
+        if let Some(i) = buf[logical..want].iter().position(|&b| b != 0) {
+            return Err(FormatError::Padding {
+                path: path.to_path_buf(),
+                offset: pos + (logical + i) as u64,
+            });
+        }
+        pos += want as u64;
+    }
+    Ok(format!("{:016x}", hasher.digest()))
+}
+
+/// Reads an offset index of `count` (at least one) entries and checks it: 0 first, never
+/// decreasing, `last` last.
+pub(crate) fn read_offsets(path: &Path, count: usize, last: u64) -> Result<Vec<u64>, FormatError> {
+    let index: Vec<u64> = read_range(path, 0..count as u64)?;
+    let bad = |entry: usize, reason: String| FormatError::Index {
+        path: path.to_path_buf(),
+        entry: entry as u64,
+        reason,
+    };
+    if index[0] != 0 {
+        return Err(bad(0, format!("first offset is {}, expected 0", index[0])));
+    }
+    if let Some(i) = index.windows(2).position(|w| w[1] < w[0]) {
+        return Err(bad(
+            i + 1,
+            format!("offset {} is below the previous {}", index[i + 1], index[i]),
+        ));
+    }
+    if index[count - 1] != last {
+        return Err(bad(
+            count - 1,
+            format!("last offset {} != num_arcs {last}", index[count - 1]),
+        ));
+    }
+    Ok(index)
+}

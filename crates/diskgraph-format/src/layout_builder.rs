@@ -1,0 +1,158 @@
+//! The derived-layout directory builder ([`LayoutBuilder`]): a layout of any kind (a grid, a
+//! BAsC selection) is written into a temporary directory inside the graph and published by a
+//! rename and an atomic rewrite of `manifest.json` listing it, under a lock on the graph
+//! directory so that concurrent publishers keep each other's entries.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::atomic::{lock_dir, remove_path, remove_stale_temporaries, sync_dir, temporary_name, write_synced};
+use crate::data_file::FileEntry;
+use crate::error::FormatError;
+use crate::layout_meta::LayoutMeta;
+use crate::manifest::{check_layout_name, Manifest, MANIFEST};
+use crate::positioned::PositionedFile;
+use crate::read::{read_manifest, GraphDir};
+
+/// Builds a derived layout of any kind (a grid, a BAsC selection) in a temporary directory
+/// inside the graph (`.NAME.tmp-<pid>-<nanos>`) and publishes it: rename into place, then an
+/// atomic rewrite of `manifest.json` recording it.
+/// Dropping a builder that was not published removes the temporary directory.
+pub struct LayoutBuilder {
+    graph_path: PathBuf,
+    name: String,
+    tmp_path: PathBuf,
+    force: bool,
+    published: bool,
+}
+
+impl LayoutBuilder {
+    /// Starts building layout `name` inside `graph`. Fails if the graph already lists it and
+    /// `force` is false. Removes temporary directories left by earlier runs that died.
+    pub fn create(graph: &GraphDir, name: &str, force: bool) -> Result<LayoutBuilder, FormatError> {
+        let graph_path = graph.path().to_path_buf();
+        check_layout_name(name).map_err(|reason| FormatError::Manifest {
+            path: graph.file_path(MANIFEST),
+            reason,
+        })?;
+        if !force && graph.layout(name).is_some() {
+            return Err(FormatError::Exists {
+                path: graph_path.join(name),
+            });
+        }
+        {
+            let _lock = lock_dir(&graph_path)?;
+            remove_stale_temporaries(&graph_path);
+        }
+        let tmp_path = graph_path.join(temporary_name(name, "tmp"));
+        std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(&tmp_path, e))?;
+        Ok(LayoutBuilder {
+            graph_path,
+            name: name.to_string(),
+            tmp_path,
+            force,
+            published: false,
+        })
+    }
+
+    /// The temporary directory being filled (scratch files may go here; they are removed on
+    /// publish).
+    pub fn dir(&self) -> &Path {
+        &self.tmp_path
+    }
+
+    /// The layout's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Creates a data file of logical length `len`, written at arbitrary offsets (or front to
+    /// back, which saves the checksum pass).
+    pub fn positioned(&self, name: &str, len: u64) -> Result<PositionedFile, FormatError> {
+        PositionedFile::create(&self.tmp_path, name, len)
+    }
+
+    /// Writes the metadata file `meta` describes ([`LayoutMeta::FILE`]), removes files it does
+    /// not list, renames the directory into place and records it in the graph's manifest
+    /// ([`LayoutMeta::record`]), replacing an existing layout only with `force`. Under a lock
+    /// on the graph directory, so concurrent publishers do not lose each other's manifest
+    /// entries; the metadata is checked against the manifest read under that lock.
+    ///
+    /// Replacing first rewrites the manifest without the old layout, then swaps directories,
+    /// then lists the new one: a crash at any point leaves a manifest whose layouts all exist.
+    pub fn publish<M: LayoutMeta>(mut self, meta: &M) -> Result<PathBuf, FormatError> {
+        let mut json = serde_json::to_vec_pretty(meta).expect("layout metadata serialises");
+        json.push(b'\n');
+        let _lock = lock_dir(&self.graph_path)?;
+        let mut manifest = read_manifest(&self.graph_path)?;
+        meta.check(&manifest, &self.name)
+            .map_err(|reason| FormatError::Manifest {
+                path: self.tmp_path.join(M::FILE),
+                reason,
+            })?;
+        self.write_meta(M::FILE, &json, meta.files())?;
+        self.unlist_replaced(&mut manifest)?;
+        let old = self.move_into_place()?;
+        manifest.layouts.push(meta.record(&self.name));
+        manifest.layouts.sort_by(|a, b| a.name().cmp(b.name()));
+        manifest.write_atomic(&self.graph_path)?;
+        if let Some(old) = old {
+            remove_path(&old).map_err(|e| FormatError::io(&old, e))?;
+        }
+        Ok(self.graph_path.join(&self.name))
+    }
+
+    /// If the manifest lists the layout already: an error without `force`, else the manifest
+    /// is rewritten without it.
+    fn unlist_replaced(&self, manifest: &mut Manifest) -> Result<(), FormatError> {
+        if !manifest.layouts.iter().any(|l| l.name() == self.name) {
+            return Ok(());
+        }
+        if !self.force {
+            return Err(FormatError::Exists {
+                path: self.graph_path.join(&self.name),
+            });
+        }
+        manifest.layouts.retain(|l| l.name() != self.name);
+        manifest.write_atomic(&self.graph_path)
+    }
+
+    /// Renames whatever holds the layout's name aside and the temporary directory into place;
+    /// returns the path of the entry moved aside, if any.
+    fn move_into_place(&mut self) -> Result<Option<PathBuf>, FormatError> {
+        let target = self.graph_path.join(&self.name);
+        let old = self.graph_path.join(temporary_name(&self.name, "old"));
+        let replaced = std::fs::symlink_metadata(&target).is_ok();
+        if replaced {
+            std::fs::rename(&target, &old).map_err(|e| FormatError::io(&target, e))?;
+        }
+        std::fs::rename(&self.tmp_path, &target).map_err(|e| FormatError::io(&target, e))?;
+        self.published = true;
+        Ok(replaced.then_some(old))
+    }
+
+    /// Removes entries other than `files` from the temporary directory and writes the metadata
+    /// file `meta_name`, synced.
+    fn write_meta(&self, meta_name: &str, json: &[u8], files: &BTreeMap<String, FileEntry>) -> Result<(), FormatError> {
+        let io = |p: &Path, e| FormatError::io(p, e);
+        let entries = std::fs::read_dir(&self.tmp_path).map_err(|e| io(&self.tmp_path, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| io(&self.tmp_path, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !files.contains_key(&name) {
+                remove_path(&entry.path()).map_err(|e| io(&entry.path(), e))?;
+            }
+        }
+        write_synced(&self.tmp_path.join(meta_name), json)?;
+        sync_dir(&self.tmp_path);
+        Ok(())
+    }
+}
+
+impl Drop for LayoutBuilder {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = std::fs::remove_dir_all(&self.tmp_path);
+        }
+    }
+}
