@@ -40,14 +40,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ._native import StaticCache
+from ._result import Result
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
         from typing import Unpack
     else:
         from typing_extensions import Unpack
-
-    from ._graph import Result
 
 #: A memory budget: bytes as an int, or a string such as ``"256MiB"`` or ``"1.5G"``.
 Memory = Union[int, str]
@@ -150,7 +149,7 @@ def method(algorithm: Dict[str, Any], run_options: Dict[str, Dict[str, Any]]) ->
         "threads: Optional[int] = None",
         "**io: Unpack[IoOptions]",
     ]
-    lines = [f"    def {name}(", *[f"        {p}," for p in params], '    ) -> "Result":']
+    lines = [f"    def {name}(", *[f"        {p}," for p in params], '    ) -> Result:']
     doc = wrap(python_text(algorithm["help"][0].upper() + algorithm["help"][1:]) + ".", "        ", '"""', hang=False)
     doc.append("")
     result = algorithm["result"]
@@ -240,7 +239,7 @@ def generate(catalog: Dict[str, Any]) -> str:
         "",
         "    __slots__ = ()",
         "",
-        '    def run(self, algorithm: str, **options: Any) -> "Result":',
+        '    def run(self, algorithm: str, **options: Any) -> Result:',
         '        raise NotImplementedError',
     ]
     for a in catalog["algorithms"]:

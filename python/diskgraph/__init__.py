@@ -23,7 +23,7 @@ algorithm, the engines that run it and its options.
 from __future__ import annotations
 
 from ._algorithms import IoOptions, ReadOptions
-from ._graph import Graph, Result, open
+from ._graph import Graph, open
 from ._importers import from_edges, import_file
 from ._native import (
     AlgorithmError,
@@ -40,6 +40,7 @@ from ._native import (
 )
 from ._networkx import from_networkx
 from ._parquet import from_parquet
+from ._result import Result
 from ._scipy import from_scipy
 
 __all__ = [

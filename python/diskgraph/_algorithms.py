@@ -13,14 +13,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ._native import StaticCache
+from ._result import Result
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
         from typing import Unpack
     else:
         from typing_extensions import Unpack
-
-    from ._graph import Result
 
 #: A memory budget: bytes as an int, or a string such as ``"256MiB"`` or ``"1.5G"``.
 Memory = Union[int, str]
@@ -96,7 +95,7 @@ class AlgorithmMethods:
 
     __slots__ = ()
 
-    def run(self, algorithm: str, **options: Any) -> "Result":
+    def run(self, algorithm: str, **options: Any) -> Result:
         raise NotImplementedError
 
     def bfs(
@@ -108,7 +107,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Breadth-first search levels from ``source`` (-1 unreached); ``parents`` for the parent
         tree.
 
@@ -140,7 +139,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Single-source shortest path distances from ``source`` (inf unreached); refuses negative
         weights.
 
@@ -170,7 +169,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Weakly connected components, labelled by their smallest vertex ID.
 
         Values (uint64): the component of each vertex, named by the smallest original ID in it.
@@ -197,7 +196,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Strongly connected components, labelled by their smallest vertex ID.
 
         Values (uint64): the component of each vertex, named by the smallest original ID in it.
@@ -224,7 +223,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """PageRank with NetworkX semantics (alpha 0.85, to ``tolerance`` or ``iterations``).
 
         Values (float64): the rank of each vertex (they sum to 1): alpha 0.85, weights ignored,
@@ -262,7 +261,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Core number of every vertex on the undirected simple view.
 
         Values (int64): the core number of each vertex (directions, self-loops and parallel edges
@@ -289,7 +288,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Multi-source BFS from up to 64 ``sources`` at once: sum of finite distances (-1
         unreached).
 
@@ -321,7 +320,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Hop distances from each of ``sources`` (K sampled, or IDs; msbfs in batches of 64), -1
         unreached.
 
@@ -352,7 +351,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Y = A^T x with the edge weights (x from ``x``, or all ones).
 
         Values (float64): y[v], the sum of w(u, v) * x[u] over the in-edges of v (weights 1 when
@@ -381,7 +380,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Maximal independent set, 1 in the set and 0 not (greedy by ID; ``method`` luby).
 
         Values (int64): 1 for a vertex in the set, 0 for one not (the undirected view; the order the
@@ -411,7 +410,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Unweighted shortest-path lengths (hops) from ``source``, -1 unreached.
 
         Values (int64): the hops from the source along out-edges, -1 unreached.
@@ -440,7 +439,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Diameter lower bound by ``rounds`` BFS sweeps from ``source``: hop distances from the
         vertex whose eccentricity it is.
 
@@ -472,7 +471,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
-    ) -> "Result":
+    ) -> Result:
         """Betweenness centrality (Brandes, NetworkX scaling): exact, or from ``samples`` K sources.
 
         Values (float64): the betweenness of each vertex, scaled as NetworkX's

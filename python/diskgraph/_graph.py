@@ -1,4 +1,4 @@
-"""Opened graphs (:class:`Graph`) and algorithm results (:class:`Result`)."""
+"""Opened graphs (:class:`Graph`)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import numbers
 import operator
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 import numpy as np
 
 from . import _native
-from ._algorithms import AlgorithmMethods, IoOptions, Memory, ReadOptions
+from ._algorithms import AlgorithmMethods, Memory, ReadOptions
 from ._native import StaticCache
+from ._result import Result
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -50,53 +51,6 @@ def _optional_count(name: str, value: Optional[int], minimum: int) -> Optional[i
     if v < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {v}")
     return v
-
-
-class Result:
-    """The answer of one algorithm run.
-
-    Attributes:
-        algorithm: The algorithm that ran (``"bfs"``, ``"pagerank"``, ...).
-        values: One value per vertex, indexed like :attr:`vertex_ids`: int64 BFS levels or
-            parents (original IDs), core numbers and msbfs distance sums (-1 = unreached),
-            apsp's rows of hop distances (2-D, one column per source; -1 = unreached),
-            uint64 component labels (the smallest original ID in the component), float64
-            distances (``inf`` = unreached), ranks and spmv products.
-        vertex_ids: Original vertex IDs, ascending (uint64).
-        stats: What the run did and cost (the engine's ``RunStats`` as a dict): ``engine``,
-            times, ``iterations``, ``edges_processed``, the I/O counters (``bytes_read``,
-            ``io_requests``, ``blocks_requested``, ``blocks_after_dedup``, ``merged_runs``,
-            ``io_utility``, ``io_wait_seconds``, ``io_rounds``: bytes, requests and seconds of each I/O
-            round), ``peak_engine_memory``, and ``settings``
-            (threads, memory, the source(s), and for the selective engine ``io_backend``,
-            ``block_size``, ``scheduler``, ...; ``engine_choice`` says why ``auto`` chose).
-        summary: A one-line description of the answer.
-
-    >>> r = g.bfs(source=1)
-    >>> r.to_dict()[1]
-    0
-    """
-
-    __slots__ = ("algorithm", "values", "vertex_ids", "stats", "summary")
-
-    def __init__(
-        self, algorithm: str, values: np.ndarray, vertex_ids: np.ndarray, stats: Dict[str, Any], summary: str
-    ) -> None:
-        self.algorithm = algorithm
-        self.values = values
-        self.vertex_ids = vertex_ids
-        self.stats = stats
-        self.summary = summary
-
-    def to_dict(self) -> Dict[int, Any]:
-        """Maps each original vertex ID to its value (Python ints and floats)."""
-        return dict(zip(self.vertex_ids.tolist(), self.values.tolist()))
-
-    def __len__(self) -> int:
-        return int(self.values.shape[0])
-
-    def __repr__(self) -> str:
-        return f"Result({self.algorithm!r}, {len(self)} vertices, dtype={self.values.dtype}: {self.summary})"
 
 
 class Graph(AlgorithmMethods):
