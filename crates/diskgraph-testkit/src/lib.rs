@@ -4,10 +4,13 @@
 //!   unless kept, undirected edges both ways) → [`MemoryGraph`](diskgraph_engine::MemoryGraph),
 //!   built here independently of the importer;
 //! - [`gen`]: seeded generators, nasty cases included;
-//! - [`oracle`]: plain sequential reference implementations of every algorithm.
+//! - [`oracle`]: plain sequential reference implementations of every algorithm;
+//! - [`harness`]: every (algorithm, engine, option set) the descriptors declare, run through the
+//!   registry on real graph directories and checked against the oracles.
 
 pub mod gen;
 mod graph;
+pub mod harness;
 pub mod oracle;
 
 pub use graph::{EdgeList, Keep, TestGraph};

@@ -277,3 +277,84 @@ pub fn betweenness_raw(g: &TestGraph, sources: &[u32]) -> Vec<f64> {
 pub fn eccentricity(g: &TestGraph, v: u32) -> u64 {
     bfs_levels(g, v).into_iter().max().unwrap_or(0).max(0) as u64
 }
+
+/// Undirected neighbour lists, self-loops dropped (an arc either way makes neighbours).
+fn undirected_lists(g: &TestGraph) -> Vec<Vec<u32>> {
+    let mut adj = vec![Vec::new(); g.num_vertices];
+    for &(a, b) in &g.arcs {
+        if a != b {
+            adj[a as usize].push(b);
+            adj[b as usize].push(a);
+        }
+    }
+    adj
+}
+
+/// The greedy maximal independent set by ascending vertex, straight from the definition: a
+/// vertex joins unless a smaller neighbour did.
+pub fn greedy_mis(g: &TestGraph) -> Vec<bool> {
+    let adj = undirected_lists(g);
+    let mut in_set = vec![false; g.num_vertices];
+    for v in 0..g.num_vertices {
+        in_set[v] = !adj[v].iter().any(|&u| (u as usize) < v && in_set[u as usize]);
+    }
+    in_set
+}
+
+/// Checks that `in_set` is an independent set of `g`'s undirected view, and maximal.
+pub fn check_mis(g: &TestGraph, in_set: &[bool]) -> Result<(), String> {
+    if in_set.len() != g.num_vertices {
+        return Err(format!("{} memberships for {} vertices", in_set.len(), g.num_vertices));
+    }
+    for (v, list) in undirected_lists(g).iter().enumerate() {
+        if in_set[v] {
+            if let Some(u) = list.iter().find(|&&u| in_set[u as usize]) {
+                return Err(format!("{v} and its neighbour {u} are both in the set"));
+            }
+        } else if !list.iter().any(|&u| in_set[u as usize]) {
+            return Err(format!("{v} could join the set (not maximal)"));
+        }
+    }
+    Ok(())
+}
+
+/// `y = Aᵀx`: `y[v]` sums `w · x[u]` over the arcs `u → v`, in arc order.
+pub fn spmv(g: &TestGraph, x: &[f64]) -> Vec<f64> {
+    let mut y = vec![0.0; g.num_vertices];
+    for (i, &(s, d)) in g.arcs.iter().enumerate() {
+        y[d as usize] += g.weight(i) as f64 * x[s as usize];
+    }
+    y
+}
+
+/// `Σ |w · x[u]|` over each vertex's in-arcs: the scale of the rounding of its [`spmv`] sum.
+pub fn spmv_scale(g: &TestGraph, x: &[f64]) -> Vec<f64> {
+    let mut s = vec![0.0; g.num_vertices];
+    for (i, &(a, b)) in g.arcs.iter().enumerate() {
+        s[b as usize] += (g.weight(i) as f64 * x[a as usize]).abs();
+    }
+    s
+}
+
+/// [`betweenness_raw`] scaled as NetworkX's `betweenness_centrality` scales it, normalized:
+/// over the pairs of `n - 1` other vertices for all sources, and for `k` sampled ones over
+/// `k (n - 2)` (`(k - 1)(n - 2)` at a source), written out case by case.
+pub fn betweenness(g: &TestGraph, sources: &[u32], sampled: bool) -> Vec<f64> {
+    let raw = betweenness_raw(g, sources);
+    let n = raw.len() as f64;
+    if n < 3.0 {
+        return raw;
+    }
+    let k = sources.len() as f64;
+    raw.into_iter()
+        .enumerate()
+        .map(|(v, x)| {
+            let f = match (sampled, sources.contains(&(v as u32))) {
+                (false, _) => 1.0 / ((n - 1.0) * (n - 2.0)),
+                (true, true) => 1.0 / ((k - 1.0) * (n - 2.0)),
+                (true, false) => 1.0 / (k * (n - 2.0)),
+            };
+            x * f
+        })
+        .collect()
+}

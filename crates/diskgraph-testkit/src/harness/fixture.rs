@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use diskgraph_format::{GraphDir, GridSort};
+use diskgraph_prep::parse::{open_input, ParseOptions};
 use diskgraph_prep::reorder::Method as Ordering;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_prep::{
@@ -15,7 +16,7 @@ use diskgraph_prep::{
 
 use crate::{EdgeList, Keep, TestGraph};
 
-/// How the vertices of a test graph are named in the input.
+/// How the vertices of a generated test graph are named in the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Naming {
     /// `0..n`: internal IDs are the original ones, and no `ids.u64` is stored.
@@ -31,7 +32,7 @@ pub enum Naming {
 
 impl Naming {
     /// The original ID of test vertex `v` (increasing in `v`).
-    pub fn id(self, v: u32) -> u64 {
+    fn id(self, v: u32) -> u64 {
         match self {
             Naming::Dense | Naming::Reordered => u64::from(v),
             Naming::Sparse => 3 + 7919 * u64::from(v),
@@ -40,7 +41,8 @@ impl Naming {
     }
 }
 
-/// A test graph: its edges, what the import keeps, and how its vertices are named.
+/// A test graph: its edges over test vertices `0..n`, what the import keeps, the original ID of
+/// each test vertex (ascending), and whether the stored graph is relabelled.
 #[derive(Clone, Debug)]
 pub struct Case {
     /// A name for messages.
@@ -49,26 +51,73 @@ pub struct Case {
     pub edges: EdgeList,
     /// What the import keeps.
     pub keep: Keep,
-    /// How its vertices are named.
-    pub naming: Naming,
+    /// The original ID of each test vertex, ascending.
+    pub ids: Vec<u64>,
+    /// Whether the stored graph is relabelled at random after the import.
+    pub reordered: bool,
 }
 
 impl Case {
     /// A case of `edges` keeping `keep`, with dense IDs.
     pub fn new(name: impl Into<String>, edges: EdgeList, keep: Keep) -> Case {
+        let ids = (0..edges.num_vertices as u64).collect();
         Case {
             name: name.into(),
             edges,
             keep,
-            naming: Naming::Dense,
+            ids,
+            reordered: false,
         }
     }
 
     /// The same case named otherwise.
     pub fn named(mut self, naming: Naming) -> Case {
         self.name = format!("{} [{naming:?} IDs]", self.name);
-        self.naming = naming;
+        self.ids = (0..self.edges.num_vertices as u32).map(|v| naming.id(v)).collect();
+        self.reordered = naming == Naming::Reordered;
         self
+    }
+
+    /// A real input file (any format the importer reads, detected), as the command line
+    /// imports it: self-loops dropped, duplicates merged, undirected if `undirected`.
+    ///
+    /// # Panics
+    /// If the file cannot be read.
+    pub fn from_file(path: &Path, undirected: bool) -> Case {
+        let (mut src, _) = open_input(path, &ParseOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let info = src.info().clone();
+        let mut raw = Vec::new();
+        let mut batch = Vec::new();
+        let mut extra = Vec::new();
+        while src.next_batch(&mut batch).unwrap_or_else(|e| panic!("{}: {e}", path.display())) {
+            raw.append(&mut batch);
+            extra.extend(src.extra_vertices());
+        }
+        extra.extend(src.extra_vertices());
+        let mut ids: Vec<u64> = raw.iter().flat_map(|e| [e.src, e.dst]).chain(extra).collect();
+        if let Some(declared) = &info.declared_vertices {
+            ids.extend(declared.clone());
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let vertex = |id: u64| ids.binary_search(&id).expect("an endpoint") as u32;
+        let edges = EdgeList {
+            num_vertices: ids.len(),
+            directed: info.directed.unwrap_or(true) && !undirected,
+            edges: raw.iter().map(|e| (vertex(e.src), vertex(e.dst))).collect(),
+            weights: info
+                .weighted
+                .then(|| raw.iter().map(|e| e.weight.expect("a weighted input")).collect()),
+        };
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
+        Case {
+            name,
+            edges,
+            keep: Keep::default(),
+            ids,
+            reordered: false,
+        }
     }
 }
 
@@ -81,8 +130,10 @@ pub struct Fixture {
     pub graph: GraphDir,
     /// The graph as stored, in test-vertex IDs (what the oracles read).
     pub test: TestGraph,
-    /// How the vertices are named.
-    pub naming: Naming,
+    /// The original ID of each test vertex, ascending.
+    pub ids: Vec<u64>,
+    /// Whether the stored graph is relabelled, so that its internal order is not its ID order.
+    pub reordered: bool,
     /// The grid layouts made (name, sort).
     pub layouts: Vec<(String, GridSort)>,
     /// The BAsC selection made (`gvs`), when the graph has arcs.
@@ -98,8 +149,8 @@ impl Fixture {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let imported = dir.path().join("imported");
         store(case, &imported);
-        let path = match case.naming {
-            Naming::Reordered => {
+        let path = match case.reordered {
+            true => {
                 let out = dir.path().join("reordered");
                 let opts = ReorderOptions {
                     method: Ordering::Random,
@@ -114,7 +165,7 @@ impl Fixture {
                     .unwrap_or_else(|e| panic!("reorder {}: {e:#}", case.name));
                 out
             }
-            _ => imported,
+            false => imported,
         };
         let layouts = [(2, SortOrder::Grid), (3, SortOrder::Source), (2, SortOrder::Destination)]
             .into_iter()
@@ -133,7 +184,8 @@ impl Fixture {
         let selection = (!test.arcs.is_empty()).then(|| {
             let opts = SelectOptions {
                 method: SelectMethod::Gvs { rounds: 3 },
-                budget_bytes: (test.arcs.len() as u64 * 4 / 4).max(64),
+                // A quarter of the out-lists' bytes.
+                budget_bytes: (test.arcs.len() as u64).max(64),
                 page_bytes: 4096,
                 name: Some("gvs".into()),
                 force: false,
@@ -147,7 +199,8 @@ impl Fixture {
             name: case.name.clone(),
             graph,
             test,
-            naming: case.naming,
+            ids: case.ids.clone(),
+            reordered: case.reordered,
             layouts,
             selection,
         }
@@ -155,18 +208,12 @@ impl Fixture {
 
     /// The original ID of test vertex `v`.
     pub fn id(&self, v: u32) -> u64 {
-        self.naming.id(v)
+        self.ids[v as usize]
     }
 
     /// The test vertex of original ID `id`, if it is one.
     pub fn vertex(&self, id: u64) -> Option<u32> {
-        let n = self.test.num_vertices as u32;
-        let v = match self.naming {
-            Naming::Dense | Naming::Reordered => id,
-            Naming::Sparse => id.checked_sub(3)? / 7919,
-            Naming::Huge => id.checked_sub(1 << 63)? / 1_000_003,
-        };
-        (v < u64::from(n) && self.id(v as u32) == id).then_some(v as u32)
+        self.ids.binary_search(&id).ok().map(|v| v as u32)
     }
 
     /// The graph directory's path.
@@ -209,8 +256,7 @@ impl EdgeSource for Source {
 /// Imports `case` to `path`, and checks the importer stored what the testkit builds.
 fn store(case: &Case, path: &PathBuf) {
     let el = &case.edges;
-    let n = el.num_vertices as u32;
-    let name = |v: u32| case.naming.id(v);
+    let name = |v: u32| case.ids[v as usize];
     let mut src = Source {
         info: InputInfo {
             format: InputFormat::Generated,
@@ -230,7 +276,7 @@ fn store(case: &Case, path: &PathBuf) {
             })
             .collect(),
         pos: 0,
-        vertices: (0..n).map(name).collect(),
+        vertices: case.ids.clone(),
     };
     let opts = ImportOptions {
         undirected: !el.directed,
@@ -243,6 +289,7 @@ fn store(case: &Case, path: &PathBuf) {
     let stored = GraphDir::open(path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
     let model = el.build(case.keep).memory_graph(true);
     let loaded = diskgraph_engine::MemoryGraph::load(&stored, true, true).expect("a stored graph loads");
+    // Test vertex `v` is internal vertex `v`: the IDs ascend.
     assert_eq!(loaded.out(), model.out(), "{}: the importer and the testkit disagree", case.name);
     assert_eq!(loaded.inn(), model.inn(), "{}: the importer and the testkit disagree (in)", case.name);
 }
