@@ -11,4 +11,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 # against about 15 with the test profile's own build).
 cargo test --workspace --release --quiet
 python3 -m mypy.stubtest diskgraph._native
+# The package, its methods generated from the algorithm descriptors included (scipy and pyarrow
+# ship no type information).
+python3 -m mypy --ignore-missing-imports python/diskgraph
 python3 -m pytest -q tests

@@ -310,8 +310,8 @@ def small(tmp_path: Any) -> diskgraph.Graph:
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"io": "nvme"}, "unknown I/O backend \"nvme\""),
-        ({"scheduler": "fifo"}, "unknown I/O scheduler \"fifo\""),
+        ({"io": "nvme"}, "unknown io \"nvme\" (use uring, pread or mmap)"),
+        ({"scheduler": "fifo"}, "unknown scheduler \"fifo\" (use bitmap or pluglist)"),
         ({"block_size": 1000}, "block size 1000 is not a power of two"),
         ({"block_size": 128 << 10}, "not a power of two in 512..=65536"),
         ({"block_size": 0}, "block_size must be a positive number of bytes"),

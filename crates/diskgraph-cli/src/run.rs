@@ -60,13 +60,36 @@ fn takers(o: &OptionSpec) -> String {
     }
 }
 
+/// `o`'s default as `--help` shows it, if it has one.
+fn shown_default(o: &OptionSpec) -> Option<String> {
+    (!matches!(o.default, Default::Absent | Default::Flag(false))).then(|| format!("[default: {}]", o.default))
+}
+
+/// The help of option `o`: whose it is, what it does, its default; an option several
+/// algorithms declare differently gives each one's.
+fn help(o: &'static OptionSpec) -> String {
+    let declared: Vec<(&str, &OptionSpec)> = ALGORITHMS
+        .iter()
+        .filter_map(|a| a.option(o.name).map(|spec| (a.name, spec)))
+        .collect();
+    if declared.iter().all(|(_, spec)| spec.help == o.help) {
+        let default = shown_default(o).map_or_else(String::new, |d| format!(" {d}"));
+        return format!("{}{}{default}", takers(o), o.help);
+    }
+    let each: Vec<String> = declared
+        .iter()
+        .map(|(alg, spec)| {
+            let default = shown_default(spec).map_or_else(String::new, |d| format!(" {d}"));
+            format!("{alg}: {}{default}", spec.help)
+        })
+        .collect();
+    each.join("; ")
+}
+
 /// The clap argument of option `o`.
 fn arg(o: &'static OptionSpec) -> Arg {
     let long = o.name.replace('_', "-");
-    let mut help = format!("{}{}", takers(o), o.help);
-    if !matches!(o.default, Default::Absent | Default::Flag(false)) {
-        help += &format!(" [default: {}]", o.default);
-    }
+    let help = help(o);
     let a = Arg::new(o.name).long(long).help(help);
     match (&o.kind, o.default) {
         (OptionKind::Flag, Default::Flag(false)) => a.action(ArgAction::SetTrue),

@@ -167,7 +167,17 @@ impl fmt::Display for Default {
         match self {
             Default::Absent => Ok(()),
             Default::Flag(b) => write!(f, "{b}"),
-            Default::Count(n) | Default::Size(n) => write!(f, "{n}"),
+            Default::Count(n) => write!(f, "{n}"),
+            Default::Size(n) => {
+                let unit = [("GiB", 30), ("MiB", 20), ("KiB", 10)]
+                    .into_iter()
+                    .find(|&(_, shift)| *n >= 1 << shift && n % (1 << shift) == 0);
+                match unit {
+                    Some((unit, shift)) => write!(f, "{}{unit}", n >> shift),
+                    None => write!(f, "{n}"),
+                }
+            }
+            Default::Float(x) if (1e-3..1e6).contains(&x.abs()) => write!(f, "{x}"),
             Default::Float(x) => write!(f, "{x:e}"),
             Default::Choice(s) => f.write_str(s),
             Default::Source(s) => write!(f, "{s}"),

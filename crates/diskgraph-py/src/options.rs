@@ -89,9 +89,9 @@ fn text(name: &str, obj: &Bound<'_, PyAny>, expected: &str) -> PyResult<String> 
 fn source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
     if obj.is_instance_of::<PyString>() {
         return text("source", obj, "a vertex ID or a rule")?.parse().map_err(|_| {
+            let given = obj.repr().map_or_else(|_| shown(obj), |r| r.to_string());
             PyValueError::new_err(format!(
-                "source must be a vertex ID, 'smallest' or 'max-degree', got {}",
-                shown(obj)
+                "source must be a vertex ID, 'smallest' or 'max-degree', got {given}"
             ))
         });
     }
