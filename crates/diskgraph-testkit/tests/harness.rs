@@ -25,9 +25,17 @@ fn check_all(cases: Vec<Case>, depth: Depth) {
 fn every_descriptor_has_an_oracle_and_an_engine() {
     for a in ALGORITHMS {
         assert!(expect::ORACLES.contains(&a.name), "no oracle for {}", a.name);
-        assert!(a.variants.iter().any(|v| v.engine().name() == "memory"), "{} has no memory variant", a.name);
+        assert!(
+            a.variants.iter().any(|v| v.engine().name() == "memory"),
+            "{} has no memory variant",
+            a.name
+        );
     }
-    assert_eq!(expect::ORACLES.len(), ALGORITHMS.len(), "an oracle for an algorithm that is gone");
+    assert_eq!(
+        expect::ORACLES.len(),
+        ALGORITHMS.len(),
+        "an oracle for an algorithm that is gone"
+    );
 }
 
 #[test]

@@ -62,11 +62,7 @@ pub fn nasty() -> Vec<Case> {
             Keep::default(),
         )
         .named(Naming::Sparse),
-        Case::new(
-            "long directed path",
-            gen::path(300, true),
-            Keep::default(),
-        ),
+        Case::new("long directed path", gen::path(300, true), Keep::default()),
         Case::new(
             "cycle chain (many strongly connected components)",
             gen::relabel(gen::cycle_chain(12, 9, 2, 15, 3), 3),
@@ -78,7 +74,11 @@ pub fn nasty() -> Vec<Case> {
             EdgeList::new(1, true, vec![(0, 0), (0, 0)]),
             Keep::all(),
         ),
-        Case::new("two isolated vertices", EdgeList::new(2, false, vec![]), Keep::default()),
+        Case::new(
+            "two isolated vertices",
+            EdgeList::new(2, false, vec![]),
+            Keep::default(),
+        ),
         Case::new(
             "pair multigraph with mixed weights",
             gen::with_weights(EdgeList::new(2, true, vec![(0, 1), (1, 0), (0, 1)]), Weights::Mixed, 1),
@@ -110,7 +110,14 @@ pub fn seeded() -> Vec<Case> {
         let naming = namings[(seed % 4) as usize];
         let n = [3, 8, 20, 64, 200, 1000, 2500, 5][(seed % 8) as usize];
         let m = [n / 2, n, 2 * n, 8 * n][(seed % 4) as usize];
-        cases.push(Case::new(format!("gnm n={n} m={m} d={directed} {keep:?} s{seed}"), gen::gnm(n, m, directed, seed), keep).named(naming));
+        cases.push(
+            Case::new(
+                format!("gnm n={n} m={m} d={directed} {keep:?} s{seed}"),
+                gen::gnm(n, m, directed, seed),
+                keep,
+            )
+            .named(naming),
+        );
         let kind = [
             Weights::Uniform(0.0, 1.0),
             Weights::Integer(4),
@@ -124,7 +131,11 @@ pub fn seeded() -> Vec<Case> {
             kind,
             seed,
         );
-        cases.push(Case::new(format!("weighted {kind:?} n={n} d={directed} {keep:?} s{seed}"), el, keep));
+        cases.push(Case::new(
+            format!("weighted {kind:?} n={n} d={directed} {keep:?} s{seed}"),
+            el,
+            keep,
+        ));
         let scale = 4 + (seed % 7) as u32;
         let el = gen::relabel(gen::rmat(scale, 6 << scale, directed, seed), seed);
         cases.push(Case::new(format!("rmat scale={scale} d={directed} {keep:?} s{seed}"), el, keep).named(naming));
@@ -132,10 +143,22 @@ pub fn seeded() -> Vec<Case> {
     for seed in 0..4u64 {
         let n = [10, 100, 1000, 3000][seed as usize];
         let directed = seed % 2 == 0;
-        cases.push(Case::new(format!("star n={n} d={directed}"), gen::star(n, n / 10, directed, seed), Keep::default()));
-        cases.push(Case::new(format!("dag n={n}"), gen::dag(n, 3 * n, seed), Keep::default()));
+        cases.push(Case::new(
+            format!("star n={n} d={directed}"),
+            gen::star(n, n / 10, directed, seed),
+            Keep::default(),
+        ));
+        cases.push(Case::new(
+            format!("dag n={n}"),
+            gen::dag(n, 3 * n, seed),
+            Keep::default(),
+        ));
         let (r, c) = [(1, 50), (7, 7), (30, 40), (50, 60)][seed as usize];
-        cases.push(Case::new(format!("grid {r}x{c} d={directed}"), gen::grid(r, c, directed), Keep::default()));
+        cases.push(Case::new(
+            format!("grid {r}x{c} d={directed}"),
+            gen::grid(r, c, directed),
+            Keep::default(),
+        ));
     }
     cases
 }
@@ -144,13 +167,21 @@ pub fn seeded() -> Vec<Case> {
 pub fn large() -> Vec<Case> {
     let mut cases = Vec::new();
     for directed in [false, true] {
-        cases.push(Case::new(format!("large gnm d={directed}"), gen::gnm(30_000, 300_000, directed, 99), Keep::default()));
+        cases.push(Case::new(
+            format!("large gnm d={directed}"),
+            gen::gnm(30_000, 300_000, directed, 99),
+            Keep::default(),
+        ));
         cases.push(Case::new(
             format!("large weighted gnm d={directed}"),
             gen::with_weights(gen::gnm(20_000, 200_000, directed, 98), Weights::Uniform(0.0, 1.0), 3),
             Keep::all(),
         ));
-        cases.push(Case::new(format!("large star d={directed}"), gen::star(60_000, 5_000, directed, 5), Keep::default()));
+        cases.push(Case::new(
+            format!("large star d={directed}"),
+            gen::star(60_000, 5_000, directed, 5),
+            Keep::default(),
+        ));
     }
     cases
 }

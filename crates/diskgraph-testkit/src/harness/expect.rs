@@ -175,10 +175,7 @@ fn traversal(f: &Fixture, s: u32, parents: bool) -> Expectation {
     output(f, move |values| {
         let parents: Vec<i64> = match values {
             Values::Signed(p) => p.iter().map(|&x| if x < 0 { -1 } else { vertex(x as u64) }).collect(),
-            Values::Unsigned(p) => p
-                .iter()
-                .map(|&x| if x == u64::MAX { -1 } else { vertex(x) })
-                .collect(),
+            Values::Unsigned(p) => p.iter().map(|&x| if x == u64::MAX { -1 } else { vertex(x) }).collect(),
             other => return Err(format!("parents as {other:?}")),
         };
         oracle::check_bfs_tree(&test, s, &levels, &parents)
@@ -204,7 +201,9 @@ fn sweeps(f: &Fixture, s: u32) -> Expectation {
             return Err("from or to is not a vertex".into());
         };
         if bound != oracle::eccentricity(&test, from) || bound < first {
-            return Err(format!("bound {bound} is not the eccentricity of {from}, or below {first}"));
+            return Err(format!(
+                "bound {bound} is not the eccentricity of {from}, or below {first}"
+            ));
         }
         let levels = oracle::bfs_levels(&test, from);
         if levels[to as usize] != bound as i64 {
@@ -249,7 +248,11 @@ fn independent_set(f: &Fixture, engine: EngineKind, params: &Params) -> Expectat
     let greedy = params.choice(&mis::METHOD) != Some("luby");
     if greedy && engine == EngineKind::Stream {
         let layout = params.text(&LAYOUT);
-        let sort = f.layouts.iter().find(|(name, _)| Some(name) == layout.as_ref()).map(|l| &l.1);
+        let sort = f
+            .layouts
+            .iter()
+            .find(|(name, _)| Some(name) == layout.as_ref())
+            .map(|l| &l.1);
         if sort == Some(&GridSort::Destination) {
             return Expectation::Refusal("greedy mis needs a source- or grid-sorted layout");
         }
@@ -315,6 +318,10 @@ fn first_difference(got: &Values, want: &Values) -> String {
     let (g, w) = (text(got), text(want));
     match g.iter().zip(&w).position(|(a, b)| a != b) {
         Some(i) => format!("value {i}: {}, expected {}", g[i], w[i]),
-        None => format!("{} values of another kind or length, {} expected ({got:?})", g.len(), w.len()),
+        None => format!(
+            "{} values of another kind or length, {} expected ({got:?})",
+            g.len(),
+            w.len()
+        ),
     }
 }

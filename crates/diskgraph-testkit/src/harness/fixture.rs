@@ -84,13 +84,16 @@ impl Case {
     /// # Panics
     /// If the file cannot be read.
     pub fn from_file(path: &Path, undirected: bool) -> Case {
-        let (mut src, _) = open_input(path, &ParseOptions::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (mut src, _) =
+            open_input(path, &ParseOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let info = src.info().clone();
         let mut raw = Vec::new();
         let mut batch = Vec::new();
         let mut extra = Vec::new();
-        while src.next_batch(&mut batch).unwrap_or_else(|e| panic!("{}: {e}", path.display())) {
+        while src
+            .next_batch(&mut batch)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        {
             raw.append(&mut batch);
             extra.extend(src.extra_vertices());
         }
@@ -110,7 +113,9 @@ impl Case {
                 .weighted
                 .then(|| raw.iter().map(|e| e.weight.expect("a weighted input")).collect()),
         };
-        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
+        let name = path
+            .file_name()
+            .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
         Case {
             name,
             edges,
@@ -167,19 +172,23 @@ impl Fixture {
             }
             false => imported,
         };
-        let layouts = [(2, SortOrder::Grid), (3, SortOrder::Source), (2, SortOrder::Destination)]
-            .into_iter()
-            .map(|(p, sort)| {
-                let opts = PartitionOptions {
-                    grid: Some(p),
-                    memory: 1 << 20,
-                    force: false,
-                };
-                let s = partition(&path, sort, &opts, &mut NoProgress)
-                    .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", case.name));
-                (s.name, sort.grid_sort())
-            })
-            .collect();
+        let layouts = [
+            (2, SortOrder::Grid),
+            (3, SortOrder::Source),
+            (2, SortOrder::Destination),
+        ]
+        .into_iter()
+        .map(|(p, sort)| {
+            let opts = PartitionOptions {
+                grid: Some(p),
+                memory: 1 << 20,
+                force: false,
+            };
+            let s = partition(&path, sort, &opts, &mut NoProgress)
+                .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", case.name));
+            (s.name, sort.grid_sort())
+        })
+        .collect();
         let test = case.edges.build(case.keep);
         let selection = (!test.arcs.is_empty()).then(|| {
             let opts = SelectOptions {
@@ -290,6 +299,16 @@ fn store(case: &Case, path: &PathBuf) {
     let model = el.build(case.keep).memory_graph(true);
     let loaded = diskgraph_engine::MemoryGraph::load(&stored, true, true).expect("a stored graph loads");
     // Test vertex `v` is internal vertex `v`: the IDs ascend.
-    assert_eq!(loaded.out(), model.out(), "{}: the importer and the testkit disagree", case.name);
-    assert_eq!(loaded.inn(), model.inn(), "{}: the importer and the testkit disagree (in)", case.name);
+    assert_eq!(
+        loaded.out(),
+        model.out(),
+        "{}: the importer and the testkit disagree",
+        case.name
+    );
+    assert_eq!(
+        loaded.inn(),
+        model.inn(),
+        "{}: the importer and the testkit disagree (in)",
+        case.name
+    );
 }

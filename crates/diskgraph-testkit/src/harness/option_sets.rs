@@ -150,7 +150,10 @@ fn values(o: &OptionSpec, engine: EngineKind, f: &Fixture) -> Vec<Value> {
         _ => o
             .examples
             .iter()
-            .map(|text| o.parse(text).unwrap_or_else(|e| panic!("example {text:?} of {}: {e}", o.name)))
+            .map(|text| {
+                o.parse(text)
+                    .unwrap_or_else(|e| panic!("example {text:?} of {}: {e}", o.name))
+            })
             .collect(),
     }
 }
