@@ -47,8 +47,8 @@ def hold_freed_pages() -> int | None:
 
     A guest that reports freed pages to its host at once (min_free_ms 0) makes the next run's
     fresh memory fault back in from the host: on the development VM that cost 0.11-2.2 s per
-    GiB at random, where a held page costs only its zeroing, 0.11 s (docs/BENCHMARKS.md,
-    session 24). Holding them measures the engine, not the host's reclaim. Two suites at once
+    GiB at random, where a held page costs only its zeroing, 0.11 s (docs/BENCHMARKS.md, "Run-to-run
+    variation"). Holding them measures the engine, not the host's reclaim. Two suites at once
     would restore each other's setting: run one at a time."""
     if not PAGE_REPORTING_DELAY.exists():
         return None
