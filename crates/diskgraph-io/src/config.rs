@@ -97,9 +97,9 @@ pub enum MmapAdvice {
 }
 
 /// Default largest merged gap, in blocks: 32 blocks of 512 B. Graphene's default is 16 blocks
-/// and 16 KiB reads; on the SSD this was tuned on (docs/BENCHMARKS.md, "Device read rate by access size"), a
-/// random 16 KiB read costs about a 64 KiB one's time while a request costs as much as ~16 KiB
-/// of sequential transfer, so longer gaps and longer reads pay.
+/// and 16 KiB reads; on the SSD this was tuned on (docs/BENCHMARKS.md, "Device read rate by
+/// access size"), a random 16 KiB read costs about a 64 KiB one's time while a request costs as
+/// much as ~16 KiB of sequential transfer, so longer gaps and longer reads pay.
 pub const DEFAULT_MAX_GAP_BLOCKS: u32 = 32;
 
 /// Default largest read: 64 KiB (see [`DEFAULT_MAX_GAP_BLOCKS`]); 64 KiB random reads at queue
