@@ -127,7 +127,7 @@ def choices_text(option: Dict[str, Any]) -> str:
     return ", ".join(names[:-1]) + (" or " if len(names) > 1 else "") + names[-1] if names else ""
 
 
-def method(algorithm: Dict[str, Any], run_options: Dict[str, Dict[str, Any]]) -> List[str]:
+def method(algorithm: Dict[str, Any]) -> List[str]:
     """The method of one algorithm. An option only some of its engines honour defaults to None
     (not given), so that asking for another engine by name does not pass it."""
     name = algorithm["name"]
@@ -138,7 +138,6 @@ def method(algorithm: Dict[str, Any], run_options: Dict[str, Dict[str, Any]]) ->
     positional = [o for o in options[:1] if o["kind"] in ("source", "sources", "vector")]
     keyword = [o for o in options if o not in positional]
     engines = ["auto"] + algorithm["engines"]
-    out_of_core = any(e != "memory" for e in algorithm["engines"])
     params = ["self"]
     params += [f"{o['name']}: {annotation(o)} = {default_repr(o)}" for o in positional]
     params.append("*")
@@ -166,20 +165,11 @@ def method(algorithm: Dict[str, Any], run_options: Dict[str, Dict[str, Any]]) ->
         doc += wrap(text + describe_default(o) + ".", "            ", f"{o['name']}: ")
     engine_names = ", ".join(f'``"{e}"``' for e in engines[1:])
     doc += wrap(
-        f'``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an out-of-core engine; '
-        f'``stats["settings"]["engine_choice"]`` says which and why) or one of {engine_names}.',
+        f'``"auto"`` (the default) or one of {engine_names}; ``memory``, ``threads`` and the engines\' '
+        f"settings ``**io`` as in :meth:`Graph.run`.",
         "            ",
         "engine: ",
     )
-    doc += wrap(python_text(run_options["memory"]["help"]) + " (int bytes or a string like ``\"256MiB\"``; default 1 GiB).", "            ", "memory: ")
-    doc += wrap(python_text(run_options["threads"]["help"]) + ".", "            ", "threads: ")
-    io_text = (
-        "the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are refused when "
-        "another engine is asked for by name."
-        if out_of_core
-        else "accepted, so the same settings can be passed to every algorithm; this one runs in memory."
-    )
-    doc += wrap(io_text, "            ", "**io: ")
     doc.append('        """')
     lines += doc
     call = [f'"{name}"'] + [f"{o['name']}={o['name']}" for o in options]
@@ -214,7 +204,6 @@ def generate(catalog: Dict[str, Any]) -> str:
     for o in engine_options:
         # A setting left out is the engine's default: every key may be None.
         o["default"] = None
-    run_options = {o["name"]: o for o in catalog["run_options"]}
     out = [HEADER.rstrip(), "", ""]
     out += typed_dict(
         "ReadOptions",
@@ -243,7 +232,7 @@ def generate(catalog: Dict[str, Any]) -> str:
         '        raise NotImplementedError',
     ]
     for a in catalog["algorithms"]:
-        out += [""] + method(a, run_options)
+        out += [""] + method(a)
     text = "\n".join(out) + "\n"
     # basc also takes a loaded StaticCache.
     text = text.replace("    basc: Optional[str]\n", "    basc: Union[str, StaticCache, None]\n")

@@ -120,14 +120,8 @@ class AlgorithmMethods:
                 equals) (default ``"smallest"``).
             parents: give each vertex's parent (an original ID; the source is its own parent, -1
                 unreached) instead of its level (default ``False``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``, ``"stream"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads, **io)
 
@@ -150,14 +144,8 @@ class AlgorithmMethods:
             source: where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``, ``"stream"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads, **io)
 
@@ -178,14 +166,8 @@ class AlgorithmMethods:
             method: the stream engine's method: union-find (one pass) or label-propagation (the
                 baseline): ``"union-find"`` or ``"label-propagation"`` (the stream engine only)
                 (default ``"union-find"``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``, ``"stream"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("wcc", method=method, engine=engine, memory=memory, threads=threads, **io)
 
@@ -202,14 +184,8 @@ class AlgorithmMethods:
         Values (uint64): the component of each vertex, named by the smallest original ID in it.
 
         Args:
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: accepted, so the same settings can be passed to every algorithm; this one runs in
-                memory.
+            engine: ``"auto"`` (the default) or one of ``"memory"``; ``memory``, ``threads`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("scc", engine=engine, memory=memory, threads=threads, **io)
 
@@ -234,14 +210,8 @@ class AlgorithmMethods:
                 ``1e-09``).
             iterations: run exactly this many iterations instead.
             max_iterations: give up (and say so) after this many iterations (default ``10000``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``, ``"stream"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "pagerank",
@@ -268,14 +238,8 @@ class AlgorithmMethods:
         ignored).
 
         Args:
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("kcore", engine=engine, memory=memory, threads=threads, **io)
 
@@ -300,14 +264,8 @@ class AlgorithmMethods:
                 IDs a,b,c (a single one as a,) (default ``64``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
                 on every ordering of a graph), Luby's priorities (default ``1``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("msbfs", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io)
 
@@ -332,14 +290,8 @@ class AlgorithmMethods:
                 single one as a,) (default ``64``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
                 on every ordering of a graph), Luby's priorities (default ``1``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("apsp", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io)
 
@@ -360,14 +312,8 @@ class AlgorithmMethods:
         Args:
             x: x, one number per vertex in ascending original-ID order: a text file (one value per
                 line) or a 1-D .npy array (f8, f4, i8 or i4); all ones when absent.
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``, ``"stream"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("spmv", x=x, engine=engine, memory=memory, threads=threads, **io)
 
@@ -391,14 +337,8 @@ class AlgorithmMethods:
                 ``seed``): ``"greedy"`` or ``"luby"`` (default ``"greedy"``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
                 on every ordering of a graph), Luby's priorities (default ``1``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"stream"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("mis", method=method, seed=seed, engine=engine, memory=memory, threads=threads, **io)
 
@@ -419,14 +359,8 @@ class AlgorithmMethods:
             source: where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("sp", source=source, engine=engine, memory=memory, threads=threads, **io)
 
@@ -451,14 +385,8 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             rounds: BFS sweeps, each from the farthest vertex the last one found (default ``4``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("diameter", source=source, rounds=rounds, engine=engine, memory=memory, threads=threads, **io)
 
@@ -482,13 +410,7 @@ class AlgorithmMethods:
                 k).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
                 on every ordering of a graph), Luby's priorities (default ``1``).
-            engine: ``"auto"`` (the default: ``"memory"`` when the CSR fits in ``memory``, else an
-                out-of-core engine; ``stats["settings"]["engine_choice"]`` says which and why) or
-                one of ``"memory"``, ``"selective"``.
-            memory: memory budget: everything the engine holds (buffers, caches); auto compares the
-                CSR with it (int bytes or a string like ``"256MiB"``; default 1 GiB).
-            threads: worker threads (default: all cores).
-            **io: the out-of-core engines' settings (:class:`IoOptions`); an engine's settings are
-                refused when another engine is asked for by name.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("bc", samples=samples, seed=seed, engine=engine, memory=memory, threads=threads, **io)

@@ -182,10 +182,22 @@ class Graph(AlgorithmMethods):
 
     def run(self, algorithm: str, **options: Any) -> Result:
         """Runs ``algorithm`` (see :func:`diskgraph.algorithms` or ``diskgraph algorithms``)
-        with ``options``: the algorithm's own (its method's keyword arguments), ``engine``,
-        ``memory`` and ``threads``, and the out-of-core engines' settings (:class:`IoOptions`).
-        An option that is None takes its default. Every algorithm also has a method of its own
-        name (:meth:`bfs`, :meth:`pagerank`, ...), typed and documented, which calls this.
+        with ``options``: the algorithm's own (its method's keyword arguments), the run's, and
+        the out-of-core engines' settings (:class:`IoOptions`). An option that is None takes its
+        default. Every algorithm also has a method of its own name (:meth:`bfs`,
+        :meth:`pagerank`, ...), typed and documented, which calls this.
+
+        The run's options:
+            engine: ``"auto"`` (the default: ``"memory"`` when the CSR the algorithm needs fits
+                in ``memory``, else an out-of-core engine that runs it;
+                ``stats["settings"]["engine_choice"]`` says which and why), ``"memory"``,
+                ``"selective"`` or ``"stream"``.
+            memory: The budget: everything the engine holds (buffers, caches), as int bytes or
+                a string like ``"256MiB"`` (default 1 GiB).
+            threads: Worker threads (default: all cores).
+
+        An engine's settings are refused when another engine is asked for by name; under
+        ``"auto"`` they are used if that engine is picked.
 
         The GIL is released while running.
 
