@@ -5,35 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use diskgraph_format::{verify, Direction, GraphDir};
-use diskgraph_prep::{import, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress, RawEdge};
+use diskgraph_prep::{import, ImportOptions, InputFormat, InputInfo, NoProgress, RawEdge};
+use diskgraph_testkit::VecSource;
 use proptest::prelude::*;
-
-/// An in-memory edge source handing out fixed-size batches.
-struct VecSource {
-    info: InputInfo,
-    edges: Vec<RawEdge>,
-    extra: Vec<u64>,
-    pos: usize,
-}
-
-impl EdgeSource for VecSource {
-    fn info(&self) -> &InputInfo {
-        &self.info
-    }
-    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
-        out.clear();
-        let end = (self.pos + 777).min(self.edges.len());
-        out.extend_from_slice(&self.edges[self.pos..end]);
-        self.pos = end;
-        Ok(!out.is_empty())
-    }
-    fn progress(&self) -> (u64, Option<u64>) {
-        (self.pos as u64, Some(self.edges.len() as u64))
-    }
-    fn extra_vertices(&mut self) -> Vec<u64> {
-        std::mem::take(&mut self.extra)
-    }
-}
 
 #[derive(Clone, Debug)]
 struct Case {
@@ -103,26 +77,25 @@ fn arcs_of(g: &GraphDir, dir: Direction, ids: &[u64]) -> Vec<Arc> {
 fn check(c: &Case) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g");
-    let mut src = VecSource {
-        info: InputInfo {
-            format: InputFormat::Generated,
-            directed: Some(c.directed),
-            weighted: c.weighted,
-            declared_vertices: c.declared.clone(),
-            description: "test".into(),
-        },
-        edges: c
-            .edges
-            .iter()
-            .map(|&(src, dst, w)| RawEdge {
-                src,
-                dst,
-                weight: c.weighted.then_some(w),
-            })
-            .collect(),
-        extra: c.extra.clone(),
-        pos: 0,
+    let info = InputInfo {
+        format: InputFormat::Generated,
+        directed: Some(c.directed),
+        weighted: c.weighted,
+        declared_vertices: c.declared.clone(),
+        description: "test".into(),
     };
+    let edges = c
+        .edges
+        .iter()
+        .map(|&(src, dst, w)| RawEdge {
+            src,
+            dst,
+            weight: c.weighted.then_some(w),
+        })
+        .collect();
+    let mut src = VecSource::new(info, edges)
+        .with_vertices(c.extra.clone())
+        .in_batches_of(777);
     let opts = ImportOptions {
         undirected: false,
         keep_self_loops: c.keep_self_loops,

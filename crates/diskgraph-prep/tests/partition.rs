@@ -12,34 +12,11 @@ use diskgraph_format::{
 };
 use diskgraph_prep::partition::default_grid;
 use diskgraph_prep::{
-    import, partition, partition_with_key, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress,
-    PartitionOptions, RawEdge, SortOrder,
+    import, partition, partition_with_key, ImportOptions, InputFormat, InputInfo, NoProgress, PartitionOptions,
+    RawEdge, SortOrder,
 };
 use diskgraph_testkit::gen::{self, Weights};
-use diskgraph_testkit::{EdgeList, Keep, TestGraph};
-
-/// An in-memory edge source handing out fixed-size batches.
-struct VecSource {
-    info: InputInfo,
-    edges: Vec<RawEdge>,
-    pos: usize,
-}
-
-impl EdgeSource for VecSource {
-    fn info(&self) -> &InputInfo {
-        &self.info
-    }
-    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
-        out.clear();
-        let end = (self.pos + 1000).min(self.edges.len());
-        out.extend_from_slice(&self.edges[self.pos..end]);
-        self.pos = end;
-        Ok(!out.is_empty())
-    }
-    fn progress(&self) -> (u64, Option<u64>) {
-        (self.pos as u64, Some(self.edges.len() as u64))
-    }
-}
+use diskgraph_testkit::{EdgeList, Keep, TestGraph, VecSource};
 
 /// A graph directory imported from a testkit edge list, with the testkit's model of it.
 struct Stored {
@@ -53,26 +30,24 @@ fn store(name: &str, el: &EdgeList, keep: Keep) -> Stored {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g");
     let n = el.num_vertices as u64;
-    let mut src = VecSource {
-        info: InputInfo {
-            format: InputFormat::Generated,
-            directed: Some(el.directed),
-            weighted: el.weights.is_some(),
-            declared_vertices: Some(0..n),
-            description: name.to_string(),
-        },
-        edges: el
-            .edges
-            .iter()
-            .enumerate()
-            .map(|(i, &(s, d))| RawEdge {
-                src: u64::from(s),
-                dst: u64::from(d),
-                weight: el.weights.as_ref().map(|w| w[i]),
-            })
-            .collect(),
-        pos: 0,
+    let info = InputInfo {
+        format: InputFormat::Generated,
+        directed: Some(el.directed),
+        weighted: el.weights.is_some(),
+        declared_vertices: Some(0..n),
+        description: name.to_string(),
     };
+    let edges = el
+        .edges
+        .iter()
+        .enumerate()
+        .map(|(i, &(s, d))| RawEdge {
+            src: u64::from(s),
+            dst: u64::from(d),
+            weight: el.weights.as_ref().map(|w| w[i]),
+        })
+        .collect();
+    let mut src = VecSource::new(info, edges);
     let opts = ImportOptions {
         undirected: !el.directed,
         keep_self_loops: keep.self_loops,

@@ -10,63 +10,34 @@ use diskgraph_format::{verify, Direction, GraphDir};
 use diskgraph_prep::cost::{cost, CostReport};
 use diskgraph_prep::reorder::{compute_order, default_window};
 use diskgraph_prep::{
-    import, reorder, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, Method, NoProgress, RawEdge,
-    ReorderOptions,
+    import, reorder, ImportOptions, InputFormat, InputInfo, Method, NoProgress, RawEdge, ReorderOptions,
 };
 use diskgraph_testkit::gen::{self, Weights};
-use diskgraph_testkit::{oracle, EdgeList, Keep};
+use diskgraph_testkit::{oracle, EdgeList, Keep, VecSource};
 use proptest::prelude::*;
-
-/// An in-memory edge source handing out fixed-size batches.
-struct VecSource {
-    info: InputInfo,
-    edges: Vec<RawEdge>,
-    extra: Vec<u64>,
-    pos: usize,
-}
-
-impl EdgeSource for VecSource {
-    fn info(&self) -> &InputInfo {
-        &self.info
-    }
-    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
-        out.clear();
-        let end = (self.pos + 777).min(self.edges.len());
-        out.extend_from_slice(&self.edges[self.pos..end]);
-        self.pos = end;
-        Ok(!out.is_empty())
-    }
-    fn progress(&self) -> (u64, Option<u64>) {
-        (self.pos as u64, Some(self.edges.len() as u64))
-    }
-    fn extra_vertices(&mut self) -> Vec<u64> {
-        std::mem::take(&mut self.extra)
-    }
-}
 
 /// Imports `el` at `path` with vertex `i` named `ids[i]` (every vertex kept, isolated ones too).
 fn import_edges(el: &EdgeList, keep: Keep, ids: &[u64], path: &Path) {
-    let mut src = VecSource {
-        info: InputInfo {
-            format: InputFormat::Generated,
-            directed: Some(el.directed),
-            weighted: el.weights.is_some(),
-            declared_vertices: None,
-            description: "test".into(),
-        },
-        edges: el
-            .edges
-            .iter()
-            .enumerate()
-            .map(|(i, &(s, d))| RawEdge {
-                src: ids[s as usize],
-                dst: ids[d as usize],
-                weight: el.weights.as_ref().map(|w| w[i]),
-            })
-            .collect(),
-        extra: ids.to_vec(),
-        pos: 0,
+    let info = InputInfo {
+        format: InputFormat::Generated,
+        directed: Some(el.directed),
+        weighted: el.weights.is_some(),
+        declared_vertices: None,
+        description: "test".into(),
     };
+    let edges = el
+        .edges
+        .iter()
+        .enumerate()
+        .map(|(i, &(s, d))| RawEdge {
+            src: ids[s as usize],
+            dst: ids[d as usize],
+            weight: el.weights.as_ref().map(|w| w[i]),
+        })
+        .collect();
+    let mut src = VecSource::new(info, edges)
+        .with_vertices(ids.to_vec())
+        .in_batches_of(777);
     let opts = ImportOptions {
         keep_self_loops: keep.self_loops,
         keep_duplicates: keep.duplicates,

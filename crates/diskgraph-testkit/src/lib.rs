@@ -5,6 +5,7 @@
 //!   built here independently of the importer;
 //! - [`gen`]: seeded generators, nasty cases included;
 //! - [`oracle`]: plain sequential reference implementations of every algorithm;
+//! - [`VecSource`]: edges in memory as an importer's input;
 //! - [`harness`]: every (algorithm, engine, option set) the descriptors declare, run through the
 //!   registry on real graph directories and checked against the oracles.
 
@@ -12,8 +13,10 @@ pub mod gen;
 mod graph;
 pub mod harness;
 pub mod oracle;
+mod source;
 
 pub use graph::{EdgeList, Keep, TestGraph};
+pub use source::VecSource;
 
 #[cfg(test)]
 mod tests {

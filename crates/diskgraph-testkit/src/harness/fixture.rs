@@ -10,11 +10,11 @@ use diskgraph_prep::parse::{open_input, ParseOptions};
 use diskgraph_prep::reorder::Method as Ordering;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_prep::{
-    import, partition, reorder, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress,
-    PartitionOptions, RawEdge, ReorderOptions, SortOrder,
+    import, partition, reorder, ImportOptions, InputFormat, InputInfo, NoProgress, PartitionOptions, RawEdge,
+    ReorderOptions, SortOrder,
 };
 
-use crate::{EdgeList, Keep, TestGraph};
+use crate::{EdgeList, Keep, TestGraph, VecSource};
 
 /// How the vertices of a generated test graph are named in the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,62 +231,28 @@ impl Fixture {
     }
 }
 
-/// An edge source over an edge list, named by a [`Naming`], reporting every vertex so that
-/// isolated ones are kept.
-struct Source {
-    info: InputInfo,
-    edges: Vec<RawEdge>,
-    pos: usize,
-    vertices: Vec<u64>,
-}
-
-impl EdgeSource for Source {
-    fn info(&self) -> &InputInfo {
-        &self.info
-    }
-
-    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
-        out.clear();
-        let end = (self.pos + 1000).min(self.edges.len());
-        out.extend_from_slice(&self.edges[self.pos..end]);
-        self.pos = end;
-        Ok(!out.is_empty())
-    }
-
-    fn progress(&self) -> (u64, Option<u64>) {
-        (self.pos as u64, Some(self.edges.len() as u64))
-    }
-
-    fn extra_vertices(&mut self) -> Vec<u64> {
-        std::mem::take(&mut self.vertices)
-    }
-}
-
 /// Imports `case` to `path`, and checks the importer stored what the testkit builds.
 fn store(case: &Case, path: &PathBuf) {
     let el = &case.edges;
     let name = |v: u32| case.ids[v as usize];
-    let mut src = Source {
-        info: InputInfo {
-            format: InputFormat::Generated,
-            directed: Some(el.directed),
-            weighted: el.weights.is_some(),
-            declared_vertices: None,
-            description: case.name.clone(),
-        },
-        edges: el
-            .edges
-            .iter()
-            .enumerate()
-            .map(|(i, &(s, d))| RawEdge {
-                src: name(s),
-                dst: name(d),
-                weight: el.weights.as_ref().map(|w| w[i]),
-            })
-            .collect(),
-        pos: 0,
-        vertices: case.ids.clone(),
+    let info = InputInfo {
+        format: InputFormat::Generated,
+        directed: Some(el.directed),
+        weighted: el.weights.is_some(),
+        declared_vertices: None,
+        description: case.name.clone(),
     };
+    let edges = el
+        .edges
+        .iter()
+        .enumerate()
+        .map(|(i, &(s, d))| RawEdge {
+            src: name(s),
+            dst: name(d),
+            weight: el.weights.as_ref().map(|w| w[i]),
+        })
+        .collect();
+    let mut src = VecSource::new(info, edges).with_vertices(case.ids.clone());
     let opts = ImportOptions {
         undirected: !el.directed,
         keep_self_loops: case.keep.self_loops,
