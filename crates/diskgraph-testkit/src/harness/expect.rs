@@ -298,7 +298,8 @@ fn close(got: &[f64], want: &[f64], tolerance: impl Fn(usize) -> f64) -> Result<
         return Err(format!("{} values, {} expected", got.len(), want.len()));
     }
     for (v, (a, b)) in got.iter().zip(want).enumerate() {
-        if a != b && !((a - b).abs() <= tolerance(v)) && !(a.is_nan() && b.is_nan()) {
+        let near = (a - b).abs() <= tolerance(v);
+        if a != b && !near && !(a.is_nan() && b.is_nan()) {
             return Err(format!("vertex {v}: {a}, expected {b}"));
         }
     }
