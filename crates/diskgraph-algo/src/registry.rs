@@ -132,7 +132,7 @@ pub struct RunOutput {
 /// Runs `req` on `graph`.
 pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
     let alg = find(&req.algorithm)?;
-    let requested = req.params.choice(&ENGINE).unwrap_or("auto");
+    let requested = req.params.choice(&ENGINE).expect("declared with a default");
     let (engine, note) = choose_engine(graph, alg, requested, engine_options::memory(&req.params))?;
     check_options(alg, &req.params, engine, requested == "auto")?;
     // Checked for every engine, so a bad I/O setting is an error even where it would be unused.
@@ -267,7 +267,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
     stats.settings.insert("memory".into(), json!(memory));
     stats.settings.insert(
         "engine_requested".into(),
-        json!(params.choice(&ENGINE).unwrap_or("auto")),
+        json!(params.choice(&ENGINE).expect("declared with a default")),
     );
     let index = req.index.clone();
     let needs = variant.needs;
@@ -293,7 +293,9 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                     .basc
                     .get_or_insert_with(|| diskgraph_engine::selective::BascOptions {
                         layout: loaded.layout().to_string(),
-                        fraction: params.float(&engine_options::BASC_FRACTION).unwrap_or(0.5),
+                        fraction: params
+                            .float(&engine_options::BASC_FRACTION)
+                            .expect("declared with a default"),
                         preloaded: None,
                     });
                 basc.preloaded = Some(loaded.clone());
@@ -388,7 +390,7 @@ fn resolve_sources(
         _ => None,
     };
     let bad = |what: String| Err(AlgoError::InvalidSetting(what));
-    match params.sources(spec).unwrap_or(Sources::Sample(n)) {
+    match params.sources(spec).expect("declared with a default") {
         Sources::Ids(list) => match max {
             Some(max) if list.is_empty() || list.len() > max => {
                 bad(format!("{alg} takes 1 to {max} sources, got {}", list.len()))
@@ -409,7 +411,7 @@ fn resolve_sources(
 
 /// The run's seed.
 fn seed(params: &Params) -> u64 {
-    params.count(&crate::options::SEED).unwrap_or(1)
+    params.count(&crate::options::SEED).expect("declared with a default")
 }
 
 /// Rows (`ids[i]`, `values[i]`) sorted by original ID, as `ranking` (that of `ids`) says.

@@ -349,12 +349,12 @@ pub fn io_config(params: &Params, compute_threads: usize) -> Result<IoConfig, En
     };
     let config = IoConfig {
         backend,
-        block_size: narrow(params.size(&BLOCK_SIZE).unwrap_or(DEFAULT_BLOCK_SIZE as u64)),
-        max_gap_blocks: narrow(params.count(&MAX_GAP).unwrap_or(DEFAULT_MAX_GAP_BLOCKS as u64)),
-        max_request_bytes: narrow(params.size(&MAX_REQUEST).unwrap_or(DEFAULT_MAX_REQUEST_BYTES as u64)),
+        block_size: narrow(params.size(&BLOCK_SIZE).expect("declared with a default")),
+        max_gap_blocks: narrow(params.count(&MAX_GAP).expect("declared with a default")),
+        max_request_bytes: narrow(params.size(&MAX_REQUEST).expect("declared with a default")),
         scheduler,
-        queue_depth: narrow(params.count(&QUEUE_DEPTH).unwrap_or(DEFAULT_QUEUE_DEPTH as u64)),
-        io_threads: params.count(&IO_THREADS).unwrap_or(DEFAULT_IO_THREADS as u64) as usize,
+        queue_depth: narrow(params.count(&QUEUE_DEPTH).expect("declared with a default")),
+        io_threads: params.count(&IO_THREADS).expect("declared with a default") as usize,
         compute_threads: compute_threads.max(1),
         ..IoConfig::default()
     };
@@ -364,7 +364,7 @@ pub fn io_config(params: &Params, compute_threads: usize) -> Result<IoConfig, En
 
 /// The budget of `params`, in bytes.
 pub fn memory(params: &Params) -> u64 {
-    params.size(&MEMORY).unwrap_or(1 << 30)
+    params.size(&MEMORY).expect("declared with a default")
 }
 
 #[cfg(test)]

@@ -425,8 +425,8 @@ impl PyGraph {
         let loaded = py
             .detach(|| registry::load_static_cache(&self.dir, &params, index))
             .map_err(run_error)?;
-        let memory = params.size(&MEMORY).unwrap_or(1 << 30);
-        let fraction = params.float(&BASC_FRACTION).unwrap_or(0.5);
+        let memory = params.size(&MEMORY).expect("declared with a default");
+        let fraction = params.float(&BASC_FRACTION).expect("declared with a default");
         Ok(PyStaticCache::new(loaded, memory, fraction))
     }
 

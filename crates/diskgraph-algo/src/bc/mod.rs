@@ -66,7 +66,7 @@ fn options(run: &Run) -> BcOptions {
     let samples = run.params.count(&SAMPLES);
     let sources = match samples {
         Some(k) => {
-            let seed = run.params.count(&SEED).unwrap_or(1);
+            let seed = run.params.count(&SEED).expect("declared with a default");
             run.vertices.sample((k as usize).min(n), seed)
         }
         None => (0..n as u32).collect(),

@@ -62,7 +62,7 @@ pub const DIAMETER: Algorithm = Algorithm {
 
 /// The run's sweeps.
 fn rounds(run: &Run) -> usize {
-    run.params.count(&ROUNDS).unwrap_or(DEFAULT_SWEEPS as u64) as usize
+    run.params.count(&ROUNDS).expect("declared with a default") as usize
 }
 
 /// The distances from the bound's vertex, the bound and its ends.

@@ -89,7 +89,7 @@ pub const MIS: Algorithm = Algorithm {
 fn method(run: &Run) -> MisMethod {
     match run.params.choice(&METHOD) {
         Some("luby") => MisMethod::Luby {
-            seed: run.params.count(&SEED).unwrap_or(1),
+            seed: run.params.count(&SEED).expect("declared with a default"),
         },
         _ => MisMethod::Greedy,
     }

@@ -103,8 +103,8 @@ pub const PAGERANK: Algorithm = Algorithm {
 fn settings(run: &Run) -> PageRank {
     let p = run.params;
     PageRank::new()
-        .tolerance(p.float(&TOLERANCE).unwrap_or(1e-9))
-        .max_iterations(p.count(&MAX_ITERATIONS).unwrap_or(10_000) as usize)
+        .tolerance(p.float(&TOLERANCE).expect("declared with a default"))
+        .max_iterations(p.count(&MAX_ITERATIONS).expect("declared with a default") as usize)
         .fixed_iterations(p.count(&ITERATIONS).map(|k| k as usize))
 }
 

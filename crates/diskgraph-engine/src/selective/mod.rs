@@ -147,7 +147,7 @@ impl SelectiveOptions {
             } else {
                 basc_layout_name(&name)
             },
-            fraction: params.float(&BASC_FRACTION).unwrap_or(0.5),
+            fraction: params.float(&BASC_FRACTION).expect("declared with a default"),
             preloaded: None,
         });
         let page_cache = params.size(&PAGE_SIZE).map(|size| PageCacheOptions {

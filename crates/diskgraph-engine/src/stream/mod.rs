@@ -129,7 +129,7 @@ impl StreamOptions {
         }
         let opts = StreamOptions {
             memory: memory(params),
-            mrt: params.count(&MRT).unwrap_or(u64::from(DEFAULT_MRT)) as u32,
+            mrt: params.count(&MRT).expect("declared with a default") as u32,
             vertex_state: match params.choice(&VERTEX_STATE) {
                 Some("mmap") => VertexStateKind::Mmap,
                 _ => VertexStateKind::Memory,

@@ -52,7 +52,9 @@ pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Pa
         };
     }
     if let Some(spec) = alg.sources_option() {
-        let seed = params.count(&diskgraph_algo::options::SEED).unwrap_or(1);
+        let seed = params
+            .count(&diskgraph_algo::options::SEED)
+            .expect("declared with a default");
         let sources = match params.sources(spec).expect("the harness gives sources") {
             Sources::Ids(ids) => ids.iter().map(|&id| f.vertex(id).expect("a vertex")).collect(),
             Sources::Sample(k) => Vertices::identity(n).sample(k.min(n), seed),
@@ -273,7 +275,9 @@ fn centrality(f: &Fixture, params: &Params) -> Expectation {
     let n = f.test.num_vertices;
     let (sources, sampled) = match params.count(&bc::SAMPLES) {
         Some(k) => {
-            let seed = params.count(&diskgraph_algo::options::SEED).unwrap_or(1);
+            let seed = params
+                .count(&diskgraph_algo::options::SEED)
+                .expect("declared with a default");
             (Vertices::identity(n).sample((k as usize).min(n), seed), true)
         }
         None => ((0..n as u32).collect(), false),
