@@ -4,7 +4,7 @@
 dropped before every run. The configurations of a section run round-robin (each once, then
 each again), so that the machine's drifts fall on all of them alike.
 
-Graphs: Kronecker graphs of each `--scales` (undirected) and a real graph from ../shared/data
+Graphs: Kronecker graphs of each `--scales` (undirected) and a real graph from testdata/real
 (`--real`, imported once, undirected; any format `diskgraph import` reads, e.g.
 `more/Email-Enron.txt` or the BVGraph `cnr-2000/cnr-2000.graph`, the largest), and any graph
 directories given with `--graph` (e.g. a reordering of one of them). Memory sizes are fractions of the graph's `out.adj`. Algorithms: bfs
@@ -73,7 +73,7 @@ METHODS = ("gvs", "highd", "lowd", "random")
 # buffers take at most an eighth of it (docs/DESIGN.md).
 WHOLE_GRAPH = 1.5
 ORDERINGS = ("norder", "gorder", "degree", "pagerank", "random")
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[1] / "testdata" / "real"
 
 
 def adj_bytes(dg: str, graph: Path) -> int:
@@ -218,7 +218,7 @@ def with_basc(s: Suite, g: Path, algo: str, name: str, page: float, basc: float,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scales", default="22,24")
-    ap.add_argument("--real", default="wiki-Vote.txt", help="a file of ../shared/data, e.g. cnr-2000/cnr-2000.graph ('' for none)")
+    ap.add_argument("--real", default="wiki-Vote.txt", help="a file of testdata/real, e.g. cnr-2000/cnr-2000.graph ('' for none)")
     ap.add_argument("--graph", type=Path, action="append", default=[],
                     help="a graph directory to measure as well (repeatable); its selections are published in it, its "
                          "orderings kept in --work as NAME-METHOD")
