@@ -11,7 +11,7 @@ mod common;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use common::{fixture, io_configs, lists_read, open_selective, pread, stats, stored_lists};
+use common::{fixture, io_configs, lists_read, open_selective, pread, stats, stored_lists, weighted_multigraph};
 use diskgraph_engine::selective::{
     EdgeFn, EdgeMapOptions, FrontierBuilder, Mode, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions,
     VertexSubset,
@@ -29,15 +29,7 @@ const LARGE: u64 = 64 << 20;
 #[test]
 fn every_io_configuration_delivers_each_list_once() {
     let graphs = [
-        fixture(
-            "weighted directed multigraph with self-loops",
-            gen::with_weights(
-                gen::add_duplicates(gen::add_self_loops(gen::gnm(300, 1500, true, 1), 61, 1), 300, 1),
-                Weights::Integer(4),
-                1,
-            ),
-            Keep::all(),
-        ),
+        weighted_multigraph(),
         fixture(
             "weighted directed star of 20000 (its hub spans many reads)",
             gen::with_weights(gen::star(20_000, 2_000, true, 11), Weights::Uniform(1e-3, 1e3), 11),

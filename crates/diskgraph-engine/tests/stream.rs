@@ -12,7 +12,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use common::{fixture, open_stream, partitioned, reopened, stats};
+use common::{fixture, open_stream, partitioned, reopened, stats, weighted_multigraph};
 use diskgraph_engine::selective::BackendKind;
 use diskgraph_engine::stream::{Frontier, Order, Pass, StreamGraph, StreamOptions, Threads, Update, VertexStateKind};
 use diskgraph_engine::{human_bytes, Engine, EngineError};
@@ -31,15 +31,7 @@ const LARGE: u64 = 16 << 20;
 /// disconnected parts, directed and undirected, weighted.
 fn graphs() -> Vec<Fixture> {
     vec![
-        fixture(
-            "weighted directed multigraph with self-loops",
-            gen::with_weights(
-                gen::add_duplicates(gen::add_self_loops(gen::gnm(300, 1500, true, 1), 61, 1), 300, 1),
-                Weights::Integer(4),
-                1,
-            ),
-            Keep::all(),
-        ),
+        weighted_multigraph(),
         fixture(
             "disconnected parts, a long path and isolated vertices, undirected",
             gen::relabel(

@@ -13,11 +13,18 @@ use diskgraph_engine::{Engine, EngineError, RunStats};
 use diskgraph_format::{Direction, GraphDir};
 use diskgraph_prep::{NoProgress, PartitionOptions, SortOrder};
 use diskgraph_testkit::harness::{Case, Fixture};
-use diskgraph_testkit::{EdgeList, Keep, TestGraph};
+use diskgraph_testkit::{gen, EdgeList, Keep, TestGraph};
 
 /// `el` imported keeping what `keep` says, with dense IDs (internal IDs are the edge list's).
 pub fn fixture(name: &str, el: EdgeList, keep: Keep) -> Fixture {
     Fixture::new(&Case::new(name, el, keep))
+}
+
+/// A weighted directed multigraph of 300 vertices with self-loops and duplicate edges kept.
+pub fn weighted_multigraph() -> Fixture {
+    let el = gen::add_duplicates(gen::add_self_loops(gen::gnm(300, 1500, true, 1), 61, 1), 300, 1);
+    let el = gen::with_weights(el, gen::Weights::Integer(4), 1);
+    fixture("weighted directed multigraph with self-loops", el, Keep::all())
 }
 
 /// Publishes the `sort` layout with `p` ranges of `f`'s graph (a small budget, so partitioning
