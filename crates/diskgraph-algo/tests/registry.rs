@@ -1,0 +1,303 @@
+//! What the registry does around the algorithms, as the command line and Python meet it:
+//! `auto` picks the engine by budget and says why; a loaded index or static cache serves runs
+//! as reading them does; sources are resolved by original ID and bad ones refused; the errors
+//! a user meets (no layout, an engine without the algorithm, another engine's option, a budget
+//! too small, a damaged graph) say what to do; BFS parents come back as original IDs.
+
+use std::path::Path;
+
+use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
+use diskgraph_algo::{bc, bfs, msbfs, options, spmv, wcc, AlgoError, Values};
+use diskgraph_engine::engine_options::{BASC, ENGINE, LAYOUT, MAX_REQUEST, MEMORY};
+use diskgraph_engine::options::Value;
+use diskgraph_engine::{EngineError, EngineKind, Source, Sources};
+use diskgraph_format::GraphDir;
+use diskgraph_prep::parse::{open_input, ParseOptions};
+use diskgraph_prep::{import, ImportOptions, NoProgress, PartitionOptions, SortOrder};
+use diskgraph_testkit::harness::{Case, Fixture, Naming};
+use diskgraph_testkit::{gen, oracle, EdgeList, Keep};
+
+/// The real graphs shipped with the repository.
+const REAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/real");
+
+/// `el` imported keeping what `keep` says, its vertices named by `naming`.
+fn fixture(name: &str, el: EdgeList, keep: Keep, naming: Naming) -> Fixture {
+    Fixture::new(&Case::new(name, el, keep).named(naming))
+}
+
+/// A request of `algorithm` on `engine` within `memory` bytes.
+fn request(algorithm: &str, engine: &'static str, memory: u64) -> RunRequest {
+    RunRequest::new(algorithm)
+        .with(&ENGINE, Value::Choice(engine))
+        .with(&MEMORY, Value::Size(memory))
+}
+
+/// The error of a run that must fail.
+fn refusal(graph: &GraphDir, req: &RunRequest) -> AlgoError {
+    match registry::run(graph, req) {
+        Ok(_) => panic!("{} ran: {req:?}", req.algorithm),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn auto_picks_the_engine_by_budget_and_says_why() {
+    let el = gen::with_weights(
+        gen::relabel(gen::rmat(12, 32 << 10, true, 71), 71),
+        gen::Weights::Integer(3),
+        71,
+    );
+    let f = fixture("rmat with sparse IDs", el, Keep::all(), Naming::Sparse);
+    // Below the CSR, bfs reads lists selectively, mis streams, and scc runs in memory only.
+    for (alg, below_the_csr) in [("bfs", "selective"), ("mis", "stream"), ("scc", "memory")] {
+        // 128 KiB cannot hold the CSR (164 KiB of out-lists); reads of 2 KiB fit in it.
+        let small = request(alg, "auto", 128 << 10).with(&MAX_REQUEST, Value::Size(2048));
+        let out = registry::run(&f.graph, &small).unwrap_or_else(|e| panic!("{alg}: {e}"));
+        assert_eq!(out.stats.engine, below_the_csr, "{alg}");
+        assert!(
+            out.summary.contains(&format!("engine auto: {below_the_csr}")),
+            "{}",
+            out.summary
+        );
+        let out = registry::run(&f.graph, &request(alg, "auto", 1 << 30)).unwrap();
+        assert_eq!(out.stats.engine, "memory", "{alg}");
+        assert!(out.summary.contains("engine auto: memory"), "{}", out.summary);
+    }
+}
+
+/// Each `got[v]` within `1e-12` of `want[v]`, relative above 1 (infinities equal).
+fn assert_close(got: &Values, want: &Values, ctx: &str) {
+    match (got, want) {
+        (Values::Float(a), Values::Float(b)) => {
+            for (x, y) in a.iter().zip(b) {
+                assert!(x == y || (x - y).abs() <= 1e-12 * y.abs().max(1.0), "{ctx}: {x} vs {y}");
+            }
+        }
+        (a, b) => assert_eq!(a, b, "{ctx}"),
+    }
+}
+
+/// A loaded index serves runs as reading it does: the same values and IDs for every algorithm
+/// on every engine (a directed graph with sparse IDs and stored in-edges), and the runs say so;
+/// another graph's index is refused.
+#[test]
+fn a_loaded_index_gives_the_same_runs() {
+    let el = gen::relabel(gen::rmat(9, 4 << 10, true, 73), 73);
+    let f = fixture("rmat with sparse IDs", el, Keep::all(), Naming::Sparse);
+    let index = registry::load_index(&f.graph).unwrap();
+    let n = f.graph.num_vertices() as usize;
+    assert_eq!(
+        index.bytes(),
+        8 * (n + 2 * (n + 1)) as u64,
+        "IDs and both directions' offsets"
+    );
+    for alg in ALGORITHMS {
+        for engine in alg.engines() {
+            let mut req = request(alg.name, engine.name(), 2 << 20);
+            if let Some(spec) = alg.source_option() {
+                req = req.with(spec, Value::Source(Source::MaxDegree));
+            }
+            if let Some(spec) = alg.sources_option() {
+                req = req.with(spec, Value::Sources(Sources::Sample(20)));
+            }
+            if alg.name == "bc" {
+                req = req.with(&bc::SAMPLES, Value::Count(9));
+            }
+            let ctx = format!("{} on {engine}", alg.name);
+            let read = registry::run(&f.graph, &req).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+            req.index = Some(index.clone());
+            let loaded = registry::run(&f.graph, &req).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+            assert_eq!(loaded.vertex_ids, read.vertex_ids, "{ctx}");
+            assert_close(&loaded.values, &read.values, &ctx);
+            assert_eq!(loaded.stats.settings["index_preloaded"], true);
+            assert!(!read.stats.settings.contains_key("index_preloaded"));
+        }
+    }
+    // Selective runs use the loaded index (the memory engine loads its CSR, offsets included,
+    // and takes only the IDs): with the index files gone, only the runs given it start.
+    for file in ["ids.u64", "out.idx", "in.idx"] {
+        std::fs::remove_file(f.graph.file_path(file)).unwrap();
+    }
+    for alg in ["bc", "pagerank"] {
+        let mut req = request(alg, "selective", 2 << 20);
+        assert!(registry::run(&f.graph, &req).is_err(), "{alg}: the files are gone");
+        req.index = Some(index.clone());
+        registry::run(&f.graph, &req).unwrap_or_else(|e| panic!("{alg}: {e}"));
+    }
+    let other = fixture("gnm", gen::gnm(512, 3000, true, 74), Keep::all(), Naming::Dense);
+    let req = RunRequest {
+        index: Some(registry::load_index(&other.graph).unwrap()),
+        ..RunRequest::new("bfs")
+    };
+    let err = refusal(&f.graph, &req).to_string();
+    assert!(err.contains("the loaded index is not that of"), "{err}");
+}
+
+/// A static cache loaded once serves later runs: the same values, and the runs say it was
+/// preloaded; loading one needs a selection.
+#[test]
+fn a_loaded_static_cache_serves_later_runs() {
+    let f = fixture(
+        "rmat 10 directed",
+        gen::rmat(10, 8 << 10, true, 5),
+        Keep::default(),
+        Naming::Dense,
+    );
+    let gvs = f.selection.clone().expect("the fixture's selection");
+    for alg in ["bfs", "diameter", "bc"] {
+        let mut req = request(alg, "selective", 16 << 20).with(&BASC, Value::Text(gvs.clone()));
+        if alg == "bc" {
+            req = req.with(&bc::SAMPLES, Value::Count(16));
+        }
+        let loaded = registry::load_static_cache(&f.graph, &req.params, None).unwrap();
+        let fresh = registry::run(&f.graph, &req).unwrap();
+        req.static_cache = Some(loaded);
+        let reused = registry::run(&f.graph, &req).unwrap();
+        assert_close(&reused.values, &fresh.values, alg);
+        assert_eq!(fresh.stats.settings["basc_preloaded"], false);
+        assert_eq!(reused.stats.settings["basc_preloaded"], true);
+    }
+    let params = request("bfs", "selective", 16 << 20).params;
+    let err = registry::load_static_cache(&f.graph, &params, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("needs a selection"), "{err}");
+}
+
+#[test]
+fn sources_are_original_ids_and_bad_ones_are_refused() {
+    let f = fixture(
+        "gnm with sparse IDs",
+        gen::gnm(200, 800, true, 3),
+        Keep::default(),
+        Naming::Sparse,
+    );
+    let ids = [f.id(7), f.id(0), f.id(7)];
+    for engine in ["memory", "selective"] {
+        let run = |req: RunRequest| registry::run(&f.graph, &req);
+        let msbfs_from = |sources| request("msbfs", engine, 2 << 20).with(&msbfs::SOURCES, Value::Sources(sources));
+        let out = run(msbfs_from(Sources::Ids(ids.to_vec()))).unwrap();
+        assert_eq!(out.stats.settings["sources"], serde_json::json!(ids), "{engine}");
+        let no_such =
+            |r: Result<RunOutput, AlgoError>| matches!(r, Err(AlgoError::Engine(EngineError::NoSuchVertex(5))));
+        assert!(no_such(run(msbfs_from(Sources::Ids(vec![5])))), "{engine}");
+        let bfs_from = request("bfs", engine, 2 << 20).with(&options::SOURCE, Value::Source(Source::Id(5)));
+        assert!(no_such(run(bfs_from)), "{engine}");
+        for bad in [
+            Sources::Ids(vec![]),
+            Sources::Sample(0),
+            Sources::Ids(vec![f.id(1); 65]),
+        ] {
+            assert!(
+                matches!(run(msbfs_from(bad)), Err(AlgoError::InvalidSetting(_))),
+                "{engine}"
+            );
+        }
+        let x = request("spmv", engine, 2 << 20).with(&spmv::X, Value::Vector(vec![1.0; 3].into()));
+        assert!(matches!(run(x), Err(AlgoError::InvalidSetting(_))), "{engine}");
+    }
+}
+
+/// Imports a file of `testdata/real` as the command line does, without layouts.
+fn import_real(file: &str) -> (tempfile::TempDir, GraphDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    let (mut src, _) = open_input(&Path::new(REAL).join(file), &ParseOptions::default()).unwrap();
+    let opts = ImportOptions {
+        memory: 64 << 20,
+        ..ImportOptions::default()
+    };
+    import(src.as_mut(), &path, &opts, &mut NoProgress).unwrap();
+    let g = GraphDir::open(&path).unwrap();
+    (dir, g)
+}
+
+/// Publishes the `sort` layout with `p` ranges of `g` and returns the graph opened again.
+fn partitioned(g: &GraphDir, p: u32, sort: SortOrder) -> GraphDir {
+    let opts = PartitionOptions {
+        grid: Some(p),
+        memory: 1 << 20,
+        force: false,
+    };
+    diskgraph_prep::partition(g.path(), sort, &opts, &mut NoProgress).unwrap();
+    GraphDir::open(g.path()).unwrap()
+}
+
+#[test]
+fn refusals_say_what_to_do() {
+    let (_dir, g) = import_real("chesapeake.mtx");
+    let refused = |g: &GraphDir, req: RunRequest| refusal(g, &req).to_string();
+    // No layout yet: the command that makes one.
+    let e = refused(&g, request("bfs", "stream", 1 << 20));
+    assert!(e.contains("diskgraph partition"), "{e}");
+    let e = refused(&g, request("mis", "stream", 1 << 20));
+    assert!(e.contains("--sort source"), "{e}");
+    partitioned(&g, 4, SortOrder::Grid);
+    let g = partitioned(&g, 2, SortOrder::Source);
+    // A layout the graph does not have: the ones it has.
+    let e = refused(
+        &g,
+        request("bfs", "stream", 1 << 20).with(&LAYOUT, Value::Text("grid-7".into())),
+    );
+    assert!(
+        e.contains("no layout grid-7") && e.contains("grid-2-source, grid-4"),
+        "{e}"
+    );
+    // An engine without the algorithm: the engines with it.
+    for (alg, engine) in [
+        ("kcore", "stream"),
+        ("scc", "stream"),
+        ("msbfs", "stream"),
+        ("mis", "selective"),
+    ] {
+        let e = refused(&g, request(alg, engine, 1 << 20));
+        assert!(
+            e.contains(&format!("{alg} has no {engine} variant; use --engine")),
+            "{e}"
+        );
+    }
+    // Another engine's option.
+    let union_find = request("wcc", "memory", 1 << 20).with(&wcc::METHOD, Value::Choice("union-find"));
+    let e = refused(&g, union_find);
+    assert!(e.contains("applies to the stream engine"), "{e}");
+    // A budget too small: the smallest that works.
+    for engine in ["selective", "stream"] {
+        let e = refused(&g, request("bfs", engine, 4096));
+        assert!(
+            e.contains("memory budget of 4096 bytes") && e.contains("give it at least"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_damaged_graph_is_an_error_naming_the_file() {
+    let f = fixture("gnm", gen::gnm(500, 3000, false, 41), Keep::default(), Naming::Dense);
+    let adj = f.graph.file_path("out.adj");
+    let mut bytes = std::fs::read(&adj).unwrap();
+    bytes[1234 * 4..1235 * 4].copy_from_slice(&7_000_000u32.to_le_bytes());
+    std::fs::write(&adj, &bytes).unwrap();
+    for engine in [EngineKind::Memory, EngineKind::Selective] {
+        let err = refusal(&f.graph, &request("pagerank", engine.name(), 2 << 20));
+        assert!(err.format_error().is_some(), "{engine}: {err:?}");
+        let text = err.to_string();
+        assert!(text.contains("out.adj") && text.contains("7000000"), "{engine}: {text}");
+    }
+}
+
+/// BFS parents on the stream engine through the registry: a valid BFS tree in original IDs.
+#[test]
+fn parents_through_the_registry() {
+    let f = fixture("grid", gen::grid(10, 12, false), Keep::default(), Naming::Sparse);
+    let req = request("bfs", "stream", 2 << 20).with(&bfs::PARENTS, Value::Flag(true));
+    let out = registry::run(&f.graph, &req).unwrap();
+    let Values::Signed(parents) = out.values else {
+        panic!("{:?}", out.values)
+    };
+    let parents: Vec<i64> = parents
+        .iter()
+        .map(|&p| if p < 0 { -1 } else { f.vertex(p as u64).unwrap() as i64 })
+        .collect();
+    let levels = oracle::bfs_levels(&f.test, 0);
+    oracle::check_bfs_tree(&f.test, 0, &levels, &parents).unwrap();
+}
