@@ -172,10 +172,14 @@ impl Fixture {
             }
             false => imported,
         };
+        // Few ranges (blocks larger than a load) and many (16 columns: passes run column by
+        // column, and destination-sorted ones gather each destination's sum).
         let layouts = [
             (2, SortOrder::Grid),
             (3, SortOrder::Source),
             (2, SortOrder::Destination),
+            (16, SortOrder::Grid),
+            (16, SortOrder::Destination),
         ]
         .into_iter()
         .map(|(p, sort)| {

@@ -17,7 +17,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
 use diskgraph_algo::Algorithm;
-use diskgraph_engine::EngineKind;
+use diskgraph_engine::engine_options::MEMORY;
+use diskgraph_engine::{EngineKind, RunStats};
 
 pub use expect::{expectation, Expectation};
 pub use fixture::{Case, Fixture, Naming};
@@ -85,9 +86,7 @@ pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionS
         .map_err(|panic| format!("panicked: {}", panic_text(&panic)))?;
     match (expectation(alg, engine, f, &set.params), result) {
         (Expectation::Output(check), Ok(out)) => {
-            if out.stats.engine != engine.name() {
-                return Err(format!("ran on the {} engine", out.stats.engine));
-            }
+            check_stats(f, alg, engine, set, &out.stats)?;
             check(&out)
         }
         (Expectation::Output(_), Err(e)) => Err(format!("refused: {e}")),
@@ -95,6 +94,40 @@ pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionS
         (Expectation::Refusal(text), Err(e)) => Err(format!("refused with {e:?}, expected a refusal saying {text:?}")),
         (Expectation::Refusal(text), Ok(_)) => Err(format!("ran, expected a refusal saying {text:?}")),
     }
+}
+
+/// What every run's statistics must say: the algorithm and engine that ran, and the engine
+/// within its budget — but for a single vertex whose lists alone exceed k-core's assembly
+/// share, which gets a buffer of its own.
+fn check_stats(
+    f: &Fixture,
+    alg: &Algorithm,
+    engine: EngineKind,
+    set: &OptionSet,
+    stats: &RunStats,
+) -> Result<(), String> {
+    if stats.engine != engine.name() || stats.algorithm != alg.name {
+        return Err(format!("{} ran on the {} engine", stats.algorithm, stats.engine));
+    }
+    let budget = set.params.size(&MEMORY).expect("declared with a default");
+    let mut degree = vec![0u64; f.test.num_vertices];
+    for &(a, b) in &f.test.arcs {
+        degree[a as usize] += 1;
+        degree[b as usize] += 1;
+    }
+    let largest_lists = 4 * degree.into_iter().max().unwrap_or(0);
+    let allowed = match engine {
+        EngineKind::Memory => u64::MAX,
+        EngineKind::Selective => budget + largest_lists,
+        EngineKind::Stream => budget,
+    };
+    if stats.peak_engine_memory > allowed {
+        return Err(format!(
+            "engine memory {} over the budget {budget}",
+            stats.peak_engine_memory
+        ));
+    }
+    Ok(())
 }
 
 /// A panic's message.

@@ -16,6 +16,9 @@ use super::fixture::Fixture;
 /// the out-of-core engines cut their buffers and loads, large enough for any of their settings.
 pub const BUDGET: u64 = 2 << 20;
 
+/// The budget of the option set that changes every engine option: small reads and loads.
+pub const TIGHT_BUDGET: u64 = 256 << 10;
+
 /// How many option sets to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Depth {
@@ -88,14 +91,15 @@ pub fn option_sets(alg: &Algorithm, engine: EngineKind, f: &Fixture, depth: Dept
         values(o, engine, f).into_iter().for_each(|v| vary(o, v));
     }
     if !engine_options.is_empty() {
-        let mut all = base.clone();
+        // At a tight budget: loads and reads cut lists and blocks into many pieces.
+        let mut all = base.clone().with(&MEMORY, Value::Size(TIGHT_BUDGET));
         for o in &engine_options {
             if let Some(v) = values(o, engine, f).pop() {
                 all = all.with(o, v);
             }
         }
         sets.push(OptionSet {
-            label: "every engine option changed".into(),
+            label: "every engine option changed, budget 256 KiB".into(),
             params: all,
         });
     }
