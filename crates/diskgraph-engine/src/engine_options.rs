@@ -22,26 +22,19 @@ pub const DEFAULT_MRT: u32 = 5;
 pub const ENGINE: OptionSpec = OptionSpec {
     name: "engine",
     kind: OptionKind::Choice(&[
-        Choice {
-            name: "auto",
-            help: "memory when the CSR the algorithm needs fits in the budget, else an out-of-core engine",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "memory",
-            help: "load the whole CSR and run parallel in-memory code",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "selective",
-            help: "read the adjacency lists of each iteration's active vertices from disk",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "stream",
-            help: "stream a grid layout (diskgraph partition) with loaded-data reentry",
-            engines: Engines::All,
-        },
+        Choice::new(
+            "auto",
+            "memory when the CSR the algorithm needs fits in the budget, else an out-of-core engine",
+        ),
+        Choice::new("memory", "load the whole CSR and run parallel in-memory code"),
+        Choice::new(
+            "selective",
+            "read the adjacency lists of each iteration's active vertices from disk",
+        ),
+        Choice::new(
+            "stream",
+            "stream a grid layout (diskgraph partition) with loaded-data reentry",
+        ),
     ]),
     default: Default::Choice("auto"),
     help: "engine: auto (memory when the CSR fits in --memory, else out of core), memory, selective or stream",
@@ -62,10 +55,7 @@ pub const MEMORY: OptionSpec = OptionSpec {
 /// `--threads`: worker threads.
 pub const THREADS: OptionSpec = OptionSpec {
     name: "threads",
-    kind: OptionKind::Count {
-        min: 1,
-        max: u32::MAX as u64,
-    },
+    kind: OptionKind::POSITIVE,
     default: Default::Absent,
     help: "worker threads (default: all cores)",
     engines: Engines::All,
@@ -79,16 +69,11 @@ pub const RUN_OPTIONS: &[&OptionSpec] = &[&ENGINE, &MEMORY, &THREADS];
 pub const IO: OptionSpec = OptionSpec {
     name: "io",
     kind: OptionKind::Choice(&[
-        Choice {
-            name: "uring",
-            help: "io_uring with O_DIRECT",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "pread",
-            help: "pread with O_DIRECT, one read in flight per thread (the depth-1 baseline)",
-            engines: Engines::All,
-        },
+        Choice::new("uring", "io_uring with O_DIRECT"),
+        Choice::new(
+            "pread",
+            "pread with O_DIRECT, one read in flight per thread (the depth-1 baseline)",
+        ),
         Choice {
             name: "mmap",
             help: "the kernel's page cache through mapped files (selective only; the baseline)",
@@ -138,16 +123,14 @@ pub const MAX_REQUEST: OptionSpec = OptionSpec {
 pub const SCHEDULER: OptionSpec = OptionSpec {
     name: "scheduler",
     kind: OptionKind::Choice(&[
-        Choice {
-            name: "bitmap",
-            help: "one bitmap per round: global dedup, sort and merge (Graphene)",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "pluglist",
-            help: "batches of 16 requests sorted and merged locally (Linux's plug list; the baseline)",
-            engines: Engines::All,
-        },
+        Choice::new(
+            "bitmap",
+            "one bitmap per round: global dedup, sort and merge (Graphene)",
+        ),
+        Choice::new(
+            "pluglist",
+            "batches of 16 requests sorted and merged locally (Linux's plug list; the baseline)",
+        ),
     ]),
     default: Default::Choice("bitmap"),
     help: "I/O scheduler: bitmap (global dedup/sort/merge) or pluglist (the baseline)",
@@ -158,10 +141,7 @@ pub const SCHEDULER: OptionSpec = OptionSpec {
 /// `--queue-depth`.
 pub const QUEUE_DEPTH: OptionSpec = OptionSpec {
     name: "queue_depth",
-    kind: OptionKind::Count {
-        min: 1,
-        max: u32::MAX as u64,
-    },
+    kind: OptionKind::POSITIVE,
     default: Default::Count(DEFAULT_QUEUE_DEPTH as u64),
     help: "reads in flight per I/O thread",
     engines: OUT_OF_CORE,
@@ -171,10 +151,7 @@ pub const QUEUE_DEPTH: OptionSpec = OptionSpec {
 /// `--io-threads`.
 pub const IO_THREADS: OptionSpec = OptionSpec {
     name: "io_threads",
-    kind: OptionKind::Count {
-        min: 1,
-        max: u32::MAX as u64,
-    },
+    kind: OptionKind::POSITIVE,
     default: Default::Count(DEFAULT_IO_THREADS as u64),
     help: "dedicated I/O threads",
     engines: SELECTIVE,
@@ -225,16 +202,8 @@ pub const PAGE_SIZE: OptionSpec = OptionSpec {
 pub const PAGE_POLICY: OptionSpec = OptionSpec {
     name: "page_policy",
     kind: OptionKind::Choice(&[
-        Choice {
-            name: "clock",
-            help: "CLOCK (second chance)",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "lru",
-            help: "least recently used",
-            engines: Engines::All,
-        },
+        Choice::new("clock", "CLOCK (second chance)"),
+        Choice::new("lru", "least recently used"),
     ]),
     default: Default::Choice("clock"),
     help: "the page cache's replacement: clock or lru",
@@ -255,10 +224,7 @@ pub const TRACK_UTILIZATION: OptionSpec = OptionSpec {
 /// `--mrt`.
 pub const MRT: OptionSpec = OptionSpec {
     name: "mrt",
-    kind: OptionKind::Count {
-        min: 1,
-        max: u32::MAX as u64,
-    },
+    kind: OptionKind::POSITIVE,
     default: Default::Count(DEFAULT_MRT as u64),
     help: "maximum reentry times: passes over each loaded block (1 is GridGraph's one pass)",
     engines: STREAM,
@@ -269,16 +235,8 @@ pub const MRT: OptionSpec = OptionSpec {
 pub const VERTEX_STATE: OptionSpec = OptionSpec {
     name: "vertex_state",
     kind: OptionKind::Choice(&[
-        Choice {
-            name: "memory",
-            help: "in memory",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "mmap",
-            help: "a mapped scratch file next to the graph, so it may exceed RAM",
-            engines: Engines::All,
-        },
+        Choice::new("memory", "in memory"),
+        Choice::new("mmap", "a mapped scratch file next to the graph, so it may exceed RAM"),
     ]),
     default: Default::Choice("memory"),
     help: "where vertex state lives: memory or mmap (a mapped scratch file next to the graph)",

@@ -72,6 +72,14 @@ pub enum OptionKind {
     Vector,
 }
 
+impl OptionKind {
+    /// A whole number of at least one.
+    pub const POSITIVE: OptionKind = OptionKind::Count {
+        min: 1,
+        max: u32::MAX as u64,
+    };
+}
+
 /// One name a [`OptionKind::Choice`] takes.
 #[derive(Debug)]
 pub struct Choice {
@@ -81,6 +89,17 @@ pub struct Choice {
     pub help: &'static str,
     /// The engines that take it (of those that honour its option).
     pub engines: Engines,
+}
+
+impl Choice {
+    /// A name every engine that honours the option takes.
+    pub const fn new(name: &'static str, help: &'static str) -> Choice {
+        Choice {
+            name,
+            help,
+            engines: Engines::All,
+        }
+    }
 }
 
 /// An option's value when not given.
@@ -507,18 +526,7 @@ mod tests {
     };
     const PICK: OptionSpec = OptionSpec {
         name: "io",
-        kind: OptionKind::Choice(&[
-            Choice {
-                name: "uring",
-                help: "",
-                engines: Engines::All,
-            },
-            Choice {
-                name: "pread",
-                help: "",
-                engines: Engines::All,
-            },
-        ]),
+        kind: OptionKind::Choice(&[Choice::new("uring", ""), Choice::new("pread", "")]),
         default: Default::Absent,
         help: "",
         engines: Engines::Only(&[EngineKind::Selective]),

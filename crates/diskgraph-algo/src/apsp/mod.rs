@@ -3,20 +3,17 @@
 //! twin) in batches of up to [`MAX_SOURCES`], one bit-parallel traversal per batch, and the
 //! batches' distance rows are kept side by side.
 
-use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
+use diskgraph_engine::options::{OptionKind, OptionSpec};
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::msbfs::{self, present_sources, MultiBfs, MAX_SOURCES, UNREACHED};
-use crate::options::{SEED, SOURCES_DEFAULT};
+use crate::options::SEED;
 
 /// `--sources` of apsp: any number, run 64 at a time.
 pub const SOURCES: OptionSpec = OptionSpec {
-    name: "sources",
     kind: OptionKind::Sources { max: None },
-    default: Default::Sample(SOURCES_DEFAULT),
     help: "a count K (K distinct vertices sampled with --seed) or original IDs a,b,c (a single one as a,)",
-    engines: Engines::All,
-    examples: &[],
+    ..msbfs::SOURCES
 };
 
 /// Hop distances from many sources.

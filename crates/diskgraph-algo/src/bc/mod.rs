@@ -28,10 +28,7 @@ pub mod selective;
 /// `--samples`: sampled sources instead of every vertex.
 pub const SAMPLES: OptionSpec = OptionSpec {
     name: "samples",
-    kind: OptionKind::Count {
-        min: 1,
-        max: u32::MAX as u64,
-    },
+    kind: OptionKind::POSITIVE,
     default: Default::Absent,
     help: "sample this many sources (with --seed) instead of every vertex (NetworkX's k)",
     engines: Engines::All,

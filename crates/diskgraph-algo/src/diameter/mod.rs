@@ -22,10 +22,7 @@ pub mod selective;
 /// `--rounds`: BFS sweeps.
 pub const ROUNDS: OptionSpec = OptionSpec {
     name: "rounds",
-    kind: OptionKind::Count {
-        min: 1,
-        max: u32::MAX as u64,
-    },
+    kind: OptionKind::POSITIVE,
     default: Default::Count(DEFAULT_SWEEPS as u64),
     help: "BFS sweeps, each from the farthest vertex the last one found",
     engines: Engines::All,

@@ -35,16 +35,14 @@ pub mod stream;
 pub const METHOD: OptionSpec = OptionSpec {
     name: "method",
     kind: OptionKind::Choice(&[
-        Choice {
-            name: "greedy",
-            help: "vertices by ascending ID, each joins unless a smaller neighbour did (one pass on the stream engine)",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "luby",
-            help: "Luby's randomized rounds seeded with --seed (the parallel baseline)",
-            engines: Engines::All,
-        },
+        Choice::new(
+            "greedy",
+            "vertices by ascending ID, each joins unless a smaller neighbour did (one pass on the stream engine)",
+        ),
+        Choice::new(
+            "luby",
+            "Luby's randomized rounds seeded with --seed (the parallel baseline)",
+        ),
     ]),
     default: Default::Choice("greedy"),
     help: "greedy (by ascending ID; deterministic) or luby (randomized rounds seeded with --seed)",

@@ -61,10 +61,7 @@ pub const ITERATIONS: OptionSpec = OptionSpec {
 /// `--max-iterations`.
 pub const MAX_ITERATIONS: OptionSpec = OptionSpec {
     name: "max_iterations",
-    kind: OptionKind::Count {
-        min: 1,
-        max: u32::MAX as u64,
-    },
+    kind: OptionKind::POSITIVE,
     default: Default::Count(10_000),
     help: "give up (and say so) after this many iterations",
     engines: Engines::All,

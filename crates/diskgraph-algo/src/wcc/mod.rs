@@ -34,16 +34,14 @@ pub mod stream;
 pub const METHOD: OptionSpec = OptionSpec {
     name: "method",
     kind: OptionKind::Choice(&[
-        Choice {
-            name: "union-find",
-            help: "one union-find pass over the edges, beyond the neighbourhood",
-            engines: Engines::All,
-        },
-        Choice {
-            name: "label-propagation",
-            help: "labels propagated until no vertex changes (the baseline)",
-            engines: Engines::All,
-        },
+        Choice::new(
+            "union-find",
+            "one union-find pass over the edges, beyond the neighbourhood",
+        ),
+        Choice::new(
+            "label-propagation",
+            "labels propagated until no vertex changes (the baseline)",
+        ),
     ]),
     default: Default::Choice("union-find"),
     help: "the stream engine's method: union-find (one pass) or label-propagation (the baseline)",
