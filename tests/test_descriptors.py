@@ -1,7 +1,7 @@
 """Every algorithm descriptor reaches Python as the command line sees it: ``diskgraph.algorithms()``
 is ``diskgraph algorithms --json``, the generated methods are up to date, each has the
 descriptor's options with its defaults, and every (algorithm, engine) pair runs through its
-method. (The native stub is checked by ``mypy.stubtest``, the generated methods by mypy, both
+method. (``_native.pyi`` is checked by ``mypy.stubtest``, the generated methods by mypy, both
 in scripts/test.sh; the Rust harness runs every pair against the oracles.)"""
 
 from __future__ import annotations

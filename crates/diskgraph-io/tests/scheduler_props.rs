@@ -126,11 +126,11 @@ proptest! {
         }
         prop_assert!(blocks_of(&c, &c.ranges).is_subset(&covered));
         // finish() agrees with drain_batches().
-        let mut s2 = PluglistScheduler::new(c.file_len, c.block_size, c.max_gap, c.max_request);
+        let mut pluglist = PluglistScheduler::new(c.file_len, c.block_size, c.max_gap, c.max_request);
         for &(a, b) in &c.ranges {
-            s2.add(a, b);
+            pluglist.add(a, b);
         }
-        let sched = s2.finish();
+        let sched = pluglist.finish();
         prop_assert_eq!(&sched.runs, &batches.concat());
         let per_batch: u64 = requests.chunks(PLUG_BATCH).map(|b| blocks_of(&c, b).len() as u64).sum();
         prop_assert_eq!(sched.blocks_after_dedup, per_batch);

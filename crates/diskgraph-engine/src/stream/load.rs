@@ -318,11 +318,11 @@ where
 /// The position of the first edge of `range` outside the load's block, if any.
 #[inline]
 fn first_outside(load: &Loaded<'_>, range: Range<usize>) -> Option<usize> {
-    let (s0, sn) = (load.sources.start, load.sources.end - load.sources.start);
-    let (d0, dn) = (load.destinations.start, load.destinations.end - load.destinations.start);
+    let (src_first, src_count) = (load.sources.start, load.sources.end - load.sources.start);
+    let (dst_first, dst_count) = (load.destinations.start, load.destinations.end - load.destinations.start);
     range.into_iter().find(|&i| {
         let e = load.edges[i];
-        u64::from(e.src).wrapping_sub(s0) >= sn || u64::from(e.dst).wrapping_sub(d0) >= dn
+        u64::from(e.src).wrapping_sub(src_first) >= src_count || u64::from(e.dst).wrapping_sub(dst_first) >= dst_count
     })
 }
 
