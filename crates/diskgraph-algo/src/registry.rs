@@ -14,7 +14,9 @@ use std::time::Instant;
 use diskgraph_engine::engine_options::{self, ENGINE, RUN_OPTIONS, THREADS};
 use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions};
-use diskgraph_engine::{Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources};
+use diskgraph_engine::{
+    Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources, Vertices,
+};
 use diskgraph_format::{GraphDir, IdRanking};
 use serde_json::json;
 
@@ -271,7 +273,9 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
     );
     let index = req.index.clone();
     let needs = variant.needs;
-    let output = match variant.run {
+    // Each arm drops its engine before the rows are put in order: the IDs are then the run's
+    // alone and go out without a copy.
+    let ran = match variant.run {
         Runner::Memory(f) => {
             let opts = MemoryOptions {
                 need_in: needs.in_edges,
@@ -308,10 +312,20 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             execute(&g, f, alg, req, start, stats)
         }
     }?;
-    Ok(output)
+    Ok(in_id_order(ran, req, start))
 }
 
-/// Resolves the run's sources on the opened engine `g`, runs `f`, and records what happened.
+/// A run done on an engine since dropped: its outcome, stats and vertices, and when its
+/// computing started.
+struct Ran {
+    outcome: Outcome,
+    stats: RunStats,
+    vertices: Vertices,
+    compute: Instant,
+}
+
+/// Resolves the run's sources on the opened engine `g`, runs `f`, and records the engine's
+/// figures.
 fn execute<E: Engine>(
     g: &E,
     f: fn(&E, &Run) -> Result<Outcome, AlgoError>,
@@ -319,7 +333,7 @@ fn execute<E: Engine>(
     req: &RunRequest,
     start: Instant,
     mut stats: RunStats,
-) -> Result<RunOutput, AlgoError> {
+) -> Result<Ran, AlgoError> {
     let params = &req.params;
     let vertices = g.vertices();
     let source = match alg.source_option() {
@@ -350,6 +364,23 @@ fn execute<E: Engine>(
             stats.settings.insert(name.into(), json!(choice));
         }
     }
+    Ok(Ran {
+        outcome,
+        stats,
+        vertices: vertices.clone(),
+        compute,
+    })
+}
+
+/// The output of a run: its values in ascending original-ID order unless the request says
+/// otherwise, and its stats completed.
+fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
+    let Ran {
+        outcome,
+        mut stats,
+        vertices,
+        compute,
+    } = ran;
     stats.iterations = outcome.iterations;
     if let Some(edges) = outcome.edges_processed {
         stats.edges_processed = edges;
@@ -360,7 +391,7 @@ fn execute<E: Engine>(
     // A reordered graph's internal order is not its original-ID order: rows go out by ID.
     let by_id = req.in_id_order.then(|| vertices.ranking()).flatten();
     let (values, vertex_ids) = match by_id {
-        None => (outcome.values, Arc::unwrap_or_clone(vertices.shared_ids())),
+        None => (outcome.values, Arc::unwrap_or_clone(vertices.into_ids())),
         Some(ranking) => ascending_by_id(outcome.values, vertices.ids(), &ranking),
     };
     if req.index.is_some() {
@@ -368,22 +399,17 @@ fn execute<E: Engine>(
     }
     stats.compute_seconds = compute.elapsed().as_secs_f64();
     stats.wall_seconds = start.elapsed().as_secs_f64();
-    Ok(RunOutput {
+    RunOutput {
         values,
         vertex_ids,
         stats,
         summary: outcome.summary,
-    })
+    }
 }
 
 /// The internal IDs of a run's `spec` sources: listed original IDs, or a sample of the given
 /// size by original ID, within the option's bound.
-fn resolve_sources(
-    alg: &str,
-    spec: &OptionSpec,
-    params: &Params,
-    vertices: &diskgraph_engine::Vertices,
-) -> Result<Vec<u32>, AlgoError> {
+fn resolve_sources(alg: &str, spec: &OptionSpec, params: &Params, vertices: &Vertices) -> Result<Vec<u32>, AlgoError> {
     let n = vertices.len();
     let max = match spec.kind {
         OptionKind::Sources { max } => max,

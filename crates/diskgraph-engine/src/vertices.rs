@@ -133,9 +133,9 @@ impl Vertices {
         &self.ids
     }
 
-    /// The IDs, shared.
-    pub fn shared_ids(&self) -> Arc<Vec<u64>> {
-        Arc::clone(&self.ids)
+    /// The IDs, shared (unshared once every other clone of these vertices is dropped).
+    pub fn into_ids(self) -> Arc<Vec<u64>> {
+        self.ids
     }
 
     /// Whether the IDs ascend with the internal IDs.

@@ -202,8 +202,8 @@ pub struct SelectiveGraph {
     /// Serialises rounds (the claim bitmap is per round).
     round_lock: Mutex<()>,
     budget: u64,
-    /// The smallest budget this open's settings take.
-    min_budget: u64,
+    /// What this open asked of the budget (for the smallest budget an error states).
+    demand: budget::Demand,
     buffer_bytes: u64,
     assembly_bytes: u64,
     assembly_peak: AtomicU64,
@@ -318,7 +318,7 @@ impl SelectiveGraph {
             inn,
             round_lock: Mutex::new(()),
             budget,
-            min_budget: demand.minimum(),
+            demand,
             buffer_bytes,
             assembly_bytes: carve.assembly_bytes,
             assembly_peak: AtomicU64::new(0),
@@ -450,7 +450,7 @@ impl SelectiveGraph {
 
     /// The smallest budget this graph's settings take (what a too-small budget is told).
     pub(crate) fn min_budget(&self) -> u64 {
-        self.min_budget
+        self.demand.minimum()
     }
 }
 
