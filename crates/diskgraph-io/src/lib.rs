@@ -54,6 +54,12 @@
 //! pread), into a ring of buffers, and hands each to the caller in order while the next ones
 //! load; it reports each read's bytes, requests and I/O time ([`SequentialStats`]).
 //!
+//! # Pages
+//!
+//! [`PagedFile`] and [`PageReads`] serve a cache that reads ahead of a single-threaded
+//! algorithm (the sync engine): whole 4 KiB pages into frames the caller owns, blocking or
+//! kept in flight through io_uring, and `madvise(MADV_WILLNEED)` on a mapped file.
+//!
 //! # Testing the fallbacks
 //!
 //! [`SIMULATE_ENV`] (`DISKGRAPH_IO_SIMULATE=no-uring,no-direct,no-hugetlb`) makes the probes
@@ -71,7 +77,8 @@
 //!    slots);
 //! 5. the backends `pread`, `uring` and `mmap`; `measure` ([`measure_device`]); `stream`
 //!    ([`SequentialReader`], reading through `file` and `ring`);
-//! 6. `context` ([`IoContext`]), which picks a backend and runs rounds.
+//! 6. `context` ([`IoContext`]), which picks a backend and runs rounds; `pages` ([`PagedFile`],
+//!    [`PageReads`]): page reads into caller-owned frames for a cache that reads ahead.
 
 mod backend;
 mod config;
@@ -83,6 +90,7 @@ mod file;
 mod huge_alloc;
 mod measure;
 mod mmap;
+mod pages;
 mod pipeline;
 mod pool;
 mod pread;
@@ -103,6 +111,7 @@ pub use fallback::SIMULATE_ENV;
 pub use file::FileSet;
 pub use huge_alloc::{HugePageAlloc, MIN_ADVISED};
 pub use measure::{measure_device, DeviceRate};
+pub use pages::{Completed, PageAccess, PageFrame, PageReads, PagedFile, PAGE_BYTES};
 pub use pipeline::INLINE_ENV;
 pub use pool::BufferKind;
 pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};

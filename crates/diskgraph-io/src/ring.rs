@@ -144,6 +144,16 @@ impl Ring {
             .expect("reads in flight never exceed the submission queue");
     }
 
+    /// Queues a prepared submission entry.
+    ///
+    /// # Safety
+    /// Whatever memory `entry` names must stay valid and untouched until its completion is
+    /// reaped.
+    pub(crate) unsafe fn push_entry(&mut self, entry: &io_uring::squeue::Entry) {
+        // SAFETY: the caller keeps the entry's memory for the kernel until it completes.
+        unsafe { self.ring.submission().push(entry) }.expect("reads in flight never exceed the submission queue");
+    }
+
     /// Submits the queued reads and waits for a completion; EINTR, EAGAIN and EBUSY only cut the
     /// wait short. An error leaves the kernel's view of the reads in flight unknown.
     pub(crate) fn submit_and_wait(&mut self) -> std::io::Result<()> {
