@@ -24,11 +24,18 @@ pub enum EngineKind {
     Selective,
     /// CLIP / GridGraph: a grid layout streamed block by block, with loaded-data reentry.
     Stream,
+    /// PrefEdge: single-threaded code reading lists through a cache a prefetcher fills ahead.
+    Sync,
 }
 
 impl EngineKind {
     /// Every engine, in the order `auto` prefers out-of-core ones after `memory`.
-    pub const ALL: [EngineKind; 3] = [EngineKind::Memory, EngineKind::Selective, EngineKind::Stream];
+    pub const ALL: [EngineKind; 4] = [
+        EngineKind::Memory,
+        EngineKind::Selective,
+        EngineKind::Stream,
+        EngineKind::Sync,
+    ];
 
     /// The engine's name (`--engine NAME`).
     pub fn name(self) -> &'static str {
@@ -36,6 +43,7 @@ impl EngineKind {
             EngineKind::Memory => "memory",
             EngineKind::Selective => "selective",
             EngineKind::Stream => "stream",
+            EngineKind::Sync => "sync",
         }
     }
 
@@ -45,6 +53,7 @@ impl EngineKind {
             EngineKind::Memory => "loads the whole CSR and runs parallel in-memory code",
             EngineKind::Selective => "reads the adjacency lists of each iteration's active vertices from disk",
             EngineKind::Stream => "streams a grid layout (diskgraph partition) with loaded-data reentry",
+            EngineKind::Sync => "single-threaded code reading lists through a cache a prefetcher fills ahead of it",
         }
     }
 
@@ -68,7 +77,7 @@ impl std::str::FromStr for EngineKind {
         EngineKind::ALL
             .into_iter()
             .find(|e| e.name() == s)
-            .ok_or_else(|| format!("unknown engine {s:?} (known: memory, selective, stream, auto)"))
+            .ok_or_else(|| format!("unknown engine {s:?} (known: memory, selective, stream, sync, auto)"))
     }
 }
 

@@ -11,7 +11,8 @@ use crate::{EngineError, EngineKind};
 
 const SELECTIVE: Engines = Engines::Only(&[EngineKind::Selective]);
 const STREAM: Engines = Engines::Only(&[EngineKind::Stream]);
-const OUT_OF_CORE: Engines = Engines::Only(&[EngineKind::Selective, EngineKind::Stream]);
+const SYNC: Engines = Engines::Only(&[EngineKind::Sync]);
+const OUT_OF_CORE: Engines = Engines::Only(&[EngineKind::Selective, EngineKind::Stream, EngineKind::Sync]);
 /// I/O sizes are u32 in the I/O layer.
 const IO_SIZE: OptionKind = OptionKind::Size { max: u32::MAX as u64 };
 
@@ -35,9 +36,13 @@ pub const ENGINE: OptionSpec = OptionSpec {
             "stream",
             "stream a grid layout (diskgraph partition) with loaded-data reentry",
         ),
+        Choice::new(
+            "sync",
+            "single-threaded code reading lists through a cache a prefetcher fills ahead of it",
+        ),
     ]),
     default: Default::Choice("auto"),
-    help: "engine: auto (memory when the CSR fits in --memory, else out of core), memory, selective or stream",
+    help: "engine: auto (memory when the CSR fits in --memory, else out of core), memory, selective, stream or sync",
     engines: Engines::All,
     examples: &[],
 };
@@ -76,12 +81,12 @@ pub const IO: OptionSpec = OptionSpec {
         ),
         Choice {
             name: "mmap",
-            help: "the kernel's page cache through mapped files (selective only; the baseline)",
-            engines: Engines::Only(&[EngineKind::Selective]),
+            help: "the kernel's page cache through mapped files (selective and sync: the baseline, and PrefEdge's own madvise scheme)",
+            engines: Engines::Only(&[EngineKind::Selective, EngineKind::Sync]),
         },
     ]),
     default: Default::Absent,
-    help: "I/O backend: uring, pread or mmap (selective only); default: uring when the kernel allows it, else pread",
+    help: "I/O backend: uring, pread or mmap (selective and sync); default: uring when the kernel allows it, else pread",
     engines: OUT_OF_CORE,
     examples: &[],
 };
@@ -254,6 +259,40 @@ pub const LAYOUT: OptionSpec = OptionSpec {
     examples: &[],
 };
 
+/// Default random in-flight target of the sync engine's prefetcher (`--ift`): the queue depth at
+/// which this machine's SSD reaches its random 4 KiB rate.
+pub const DEFAULT_IFT: u64 = 64;
+
+/// `--ift`: random reads the sync engine's prefetcher keeps in flight.
+pub const IFT: OptionSpec = OptionSpec {
+    name: "ift",
+    kind: OptionKind::Count { min: 0, max: 4096 },
+    default: Default::Count(DEFAULT_IFT),
+    help: "sync: random reads the prefetcher keeps in flight ahead of the algorithm (0: no prefetching, the baseline)",
+    engines: SYNC,
+    examples: &["0", "3"],
+};
+
+/// `--ift-seq`: sequential reads the sync engine's prefetcher keeps in flight.
+pub const IFT_SEQ: OptionSpec = OptionSpec {
+    name: "ift_seq",
+    kind: OptionKind::Count { min: 0, max: 1024 },
+    default: Default::Count(8),
+    help: "sync: sequential reads (of up to 128 KiB) the prefetcher keeps in flight ahead of a sequential iterator (0: none)",
+    engines: SYNC,
+    examples: &["0", "1"],
+};
+
+/// `--index-summary`: keep the row index on disk, a sample of it in memory.
+pub const INDEX_SUMMARY: OptionSpec = OptionSpec {
+    name: "index_summary",
+    kind: OptionKind::Flag,
+    default: Default::Flag(false),
+    help: "sync: keep the O(V) row index on disk and every 64th offset in memory; a list is found by reading its index page alongside an interpolated range of the adjacency",
+    engines: SYNC,
+    examples: &[],
+};
+
 /// The options of the out-of-core engines, in the order of `--help`.
 pub const ENGINE_OPTIONS: &[&OptionSpec] = &[
     &IO,
@@ -272,6 +311,9 @@ pub const ENGINE_OPTIONS: &[&OptionSpec] = &[
     &MRT,
     &VERTEX_STATE,
     &LAYOUT,
+    &IFT,
+    &IFT_SEQ,
+    &INDEX_SUMMARY,
 ];
 
 /// The options that say how the out-of-core engines read (what loading a static cache takes).

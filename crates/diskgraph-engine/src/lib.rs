@@ -5,8 +5,9 @@
 //!   to whole lists where an engine holds them. One error type, [`EngineError`].
 //! - The engines: [`MemoryGraph`] (the whole CSR in memory: the ceiling every out-of-core
 //!   engine is measured against), [`selective`] (Graphene: a frontier's adjacency lists read
-//!   from disk on demand) and [`stream`] (CLIP / GridGraph: a grid layout streamed block by
-//!   block).
+//!   from disk on demand), [`stream`] (CLIP / GridGraph: a grid layout streamed block by
+//!   block) and [`sync`] (PrefEdge: single-threaded code reading lists through a cache that a
+//!   prefetcher fills ahead of it).
 //! - Options as data ([`options`]): the run's and the engines' options with their defaults
 //!   ([`engine_options`]), from which the command line, the Python methods and the test harness
 //!   are generated.
@@ -22,6 +23,7 @@ pub mod options;
 pub mod selective;
 mod stats;
 pub mod stream;
+pub mod sync;
 mod vertices;
 
 pub use budget::parse_size;

@@ -125,7 +125,10 @@ impl PagedFile {
     /// # Panics
     /// If a page lies wholly past the end of the data.
     pub fn read(&self, first: u64, frames: &mut [Box<PageFrame>]) -> Result<(), IoError> {
-        assert!(first + frames.len() as u64 <= self.pages(), "pages past the end of the file");
+        assert!(
+            first + frames.len() as u64 <= self.pages(),
+            "pages past the end of the file"
+        );
         let want = self.wanted(first, frames.len());
         let iov = iovecs(frames);
         let got = loop {
@@ -268,7 +271,10 @@ impl PageReads {
     /// # Panics
     /// If [`capacity`](Self::capacity) reads are in flight, or a page lies past the file's end.
     pub fn submit(&mut self, file: &Arc<PagedFile>, first: u64, mut frames: Vec<Box<PageFrame>>, tag: u64) {
-        assert!(first + frames.len() as u64 <= file.pages(), "pages past the end of the file");
+        assert!(
+            first + frames.len() as u64 <= file.pages(),
+            "pages past the end of the file"
+        );
         self.requests += 1;
         let Some(ring) = &mut self.ring else {
             let start = Instant::now();

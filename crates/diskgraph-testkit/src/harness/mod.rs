@@ -119,7 +119,7 @@ fn check_stats(
     let allowed = match engine {
         EngineKind::Memory => u64::MAX,
         EngineKind::Selective => budget + largest_lists,
-        EngineKind::Stream => budget,
+        EngineKind::Stream | EngineKind::Sync => budget,
     };
     if stats.peak_engine_memory > allowed {
         return Err(format!(
