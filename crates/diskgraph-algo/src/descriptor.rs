@@ -10,6 +10,7 @@
 use diskgraph_engine::options::{OptionKind, OptionSpec, Params};
 use diskgraph_engine::selective::SelectiveGraph;
 use diskgraph_engine::stream::StreamGraph;
+use diskgraph_engine::sync::SyncGraph;
 use diskgraph_engine::{EngineKind, MemoryGraph, Vertices};
 use serde_json::Value as Json;
 
@@ -109,6 +110,8 @@ pub enum Runner {
         fn(&StreamGraph, &Run) -> Result<Outcome, AlgoError>,
         fn(&Params) -> LayoutNeed,
     ),
+    /// On the sync engine: single-threaded code over its list reader and iterators.
+    Sync(fn(&SyncGraph, &Run) -> Result<Outcome, AlgoError>),
 }
 
 impl std::fmt::Debug for Runner {
@@ -124,6 +127,7 @@ impl Runner {
             Runner::Memory(_) => EngineKind::Memory,
             Runner::Selective(_) => EngineKind::Selective,
             Runner::Stream(..) => EngineKind::Stream,
+            Runner::Sync(_) => EngineKind::Sync,
         }
     }
 }

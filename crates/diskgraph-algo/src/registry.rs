@@ -14,6 +14,7 @@ use std::time::Instant;
 use diskgraph_engine::engine_options::{self, ENGINE, RUN_OPTIONS, THREADS};
 use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions};
+use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
     Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources, Vertices,
 };
@@ -309,6 +310,16 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
         }
         Runner::Stream(f, need) => {
             let g = streaming::open(alg.name, graph, params, need(params), needs.weights, index)?;
+            execute(&g, f, alg, req, start, stats)
+        }
+        Runner::Sync(f) => {
+            let opts = SyncOptions {
+                need_in: needs.in_edges,
+                need_weights: needs.weights,
+                index,
+                ..SyncOptions::from_params(params)
+            };
+            let g = SyncGraph::open(graph, &opts)?;
             execute(&g, f, alg, req, start, stats)
         }
     }?;

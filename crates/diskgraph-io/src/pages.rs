@@ -150,12 +150,13 @@ impl PagedFile {
             }
         };
         // Short (more than 1024 pages, a signal, an odd file system): the rest page by page.
-        for page in got / PAGE_BYTES..frames.len() {
+        let from = got / PAGE_BYTES;
+        for (page, frame) in frames.iter_mut().enumerate().skip(from) {
             let offset = (first + page as u64) * PAGE_BYTES as u64;
-            let have = if page == got / PAGE_BYTES { got % PAGE_BYTES } else { 0 };
+            let have = if page == from { got % PAGE_BYTES } else { 0 };
             let page_want = (want - page * PAGE_BYTES).min(PAGE_BYTES);
             if have < page_want {
-                self.file.read_full(&mut frames[page].0, offset, page_want, |_| {})?;
+                self.file.read_full(&mut frame.0, offset, page_want, |_| {})?;
             }
         }
         Ok(())

@@ -34,6 +34,7 @@ use crate::AlgoError;
 
 pub mod selective;
 pub mod stream;
+pub mod sync;
 
 /// `--parents`: the BFS tree instead of the levels.
 pub const PARENTS: OptionSpec = OptionSpec {
@@ -78,6 +79,13 @@ pub const BFS: Algorithm = Algorithm {
                 },
                 |_| LayoutNeed::Any,
             ),
+        },
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Sync(|g, run| {
+                let parents = run.params.flag(&PARENTS);
+                Ok(present(sync::bfs(g, run.source(), parents)?, run, parents))
+            }),
         },
     ],
 };

@@ -293,7 +293,7 @@ impl<K: Copy + PartialOrd> AheadHeap<K> {
             slots[at].store(v, Relaxed);
             len.store(at + 1, Relaxed);
             self.pos[v as usize] = at as u32;
-        } else if !(key < self.keys[v as usize]) {
+        } else if self.keys[v as usize].partial_cmp(&key) != Some(std::cmp::Ordering::Greater) {
             return false;
         }
         self.keys[v as usize] = key;

@@ -240,7 +240,7 @@ impl SyncGraph {
             }
             let locator = if opts.index_summary {
                 let mut anchors: Vec<u64> = offsets.iter().step_by(SUMMARY_STRIDE).copied().collect();
-                if n % SUMMARY_STRIDE != 0 {
+                if !n.is_multiple_of(SUMMARY_STRIDE) {
                     anchors.push(offsets[n]);
                 }
                 index_bytes += 8 * anchors.len() as u64;
