@@ -36,14 +36,15 @@ class ReadOptions(TypedDict, total=False):
     :class:`IoOptions`, by every run. A key left out (or None) takes the engine's default.
 
     Keys:
-        io: selective, stream: I/O backend: uring, pread or mmap (selective only); default: uring
-            when the kernel allows it, else pread: ``"uring"``, ``"pread"`` or ``"mmap"``.
+        io: selective, stream, sync: I/O backend: uring, pread or mmap (selective and sync);
+            default: uring when the kernel allows it, else pread: ``"uring"``, ``"pread"`` or
+            ``"mmap"``.
         block_size: selective: I/O block size, a power of two from 512 B to 64 KiB.
         max_gap: selective: largest gap, in blocks, merged into a read.
         max_request: selective: largest read; longer runs are cut.
         scheduler: selective: I/O scheduler: bitmap (global dedup/sort/merge) or pluglist (the
             baseline): ``"bitmap"`` or ``"pluglist"``.
-        queue_depth: selective, stream: reads in flight per I/O thread.
+        queue_depth: selective, stream, sync: reads in flight per I/O thread.
         io_threads: selective: dedicated I/O threads.
     """
 
@@ -77,6 +78,13 @@ class IoOptions(ReadOptions, total=False):
             to the graph): ``"memory"`` or ``"mmap"``.
         layout: stream: the grid layout to stream (default: the one the algorithm prefers among the
             graph's layouts).
+        ift: sync: sync: random reads the prefetcher keeps in flight ahead of the algorithm (0: no
+            prefetching, the baseline).
+        ift_seq: sync: sync: sequential reads (of up to 128 KiB) the prefetcher keeps in flight
+            ahead of a sequential iterator (0: none).
+        index_summary: sync: sync: keep the O(V) row index on disk and every 64th offset in memory;
+            a list is found by reading its index page alongside an interpolated range of the
+            adjacency.
     """
 
     retain_lists: Optional[bool]
@@ -88,6 +96,9 @@ class IoOptions(ReadOptions, total=False):
     mrt: Optional[int]
     vertex_state: Optional[Literal["memory", "mmap"]]
     layout: Optional[str]
+    ift: Optional[int]
+    ift_seq: Optional[int]
+    index_summary: Optional[bool]
 
 
 class AlgorithmMethods:
@@ -103,7 +114,7 @@ class AlgorithmMethods:
         source: SourceSpec = "smallest",
         *,
         parents: bool = False,
-        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -120,8 +131,9 @@ class AlgorithmMethods:
                 equals) (default ``"smallest"``).
             parents: give each vertex's parent (an original ID; the source is its own parent, -1
                 unreached) instead of its level (default ``False``).
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
+                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
         return self.run("bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads, **io)
 

@@ -180,6 +180,49 @@ class Graph(AlgorithmMethods):
         self._reopen()
         return summary
 
+    def sync(
+        self,
+        memory: Optional[Memory] = None,
+        *,
+        ift: Optional[int] = None,
+        ift_seq: Optional[int] = None,
+        index_summary: bool = False,
+        io: Optional[str] = None,
+        in_edges: bool = False,
+        weights: bool = False,
+    ) -> "_native.SyncGraph":
+        """Opens the graph on the sync engine, for traversals written as plain Python loops:
+        ``neighbors(v)`` returns a vertex's list (original IDs) from the engine's cache of
+        ``memory`` bytes, blocking on a miss, while a prefetcher thread reads ahead of the
+        queues made with ``queue()`` — slower per call than a run, but prefetched and correct::
+
+            s = g.sync(memory="64MiB")
+            q = s.queue()
+            level = {source: 0}
+            q.push(source)
+            while len(q):
+                v = q.pop()
+                for x in s.neighbors(v):
+                    if x not in level:
+                        level[x] = level[v] + 1
+                        q.push(x)
+
+        ``ift`` / ``ift_seq``: random / sequential reads kept in flight ahead (``ift=0``: no
+        prefetching); ``index_summary``: keep the row index on disk; ``io``: ``"uring"``,
+        ``"pread"`` or ``"mmap"``; ``in_edges`` / ``weights``: open those too. An option that is
+        None takes the engine's default. ``stats()`` gives the cache's and prefetcher's counters.
+        """
+        given = {
+            "memory": memory,
+            "ift": ift,
+            "ift_seq": ift_seq,
+            "index_summary": index_summary,
+            "io": io,
+            "in_edges": in_edges,
+            "weights": weights,
+        }
+        return self._g.sync({k: v for k, v in given.items() if v is not None})
+
     def run(self, algorithm: str, **options: Any) -> Result:
         """Runs ``algorithm`` (see :func:`diskgraph.algorithms` or ``diskgraph algorithms``)
         with ``options``: the algorithm's own (its method's keyword arguments), the run's, and

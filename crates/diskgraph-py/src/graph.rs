@@ -9,7 +9,7 @@ use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::registry::{self, RunRequest};
 use diskgraph_algo::{Algorithm, Values};
 use diskgraph_engine::engine_options::{
-    BASC, BASC_FRACTION, ENGINE_OPTIONS, MEMORY, READ_OPTIONS, RUN_OPTIONS, THREADS,
+    BASC, BASC_FRACTION, ENGINE_OPTIONS, IFT, IFT_SEQ, INDEX_SUMMARY, IO, MEMORY, READ_OPTIONS, RUN_OPTIONS, THREADS,
 };
 use diskgraph_engine::options::{Params, Value};
 use diskgraph_engine::GraphIndex;
@@ -25,6 +25,8 @@ use crate::errors::{export_error, format_error, run_error, OutputExistsError};
 use crate::json_to_py;
 use crate::options;
 use crate::static_cache::PyStaticCache;
+use crate::sync_handle::PySyncGraph;
+use diskgraph_engine::sync::SyncOptions;
 use diskgraph_prep::reorder::GorderCheckpoint;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_prep::{Method as ReorderMethod, PartitionOptions, ReorderOptions, SortOrder};
@@ -62,6 +64,43 @@ impl PyGraph {
             dir,
             index: Mutex::new(self.loaded_index()),
         })
+    }
+
+    /// Opens the graph on the sync engine for plain single-threaded traversals. ``options``:
+    /// ``memory`` (the cache), ``ift``, ``ift_seq``, ``index_summary``, ``io`` as the sync
+    /// engine declares them (absent: their defaults), and ``in_edges``, ``weights`` (bools) to
+    /// open those too.
+    fn sync(&self, py: Python<'_>, options: Bound<'_, PyDict>) -> PyResult<PySyncGraph> {
+        let mut params = Params::new();
+        let (mut in_edges, mut weights) = (false, false);
+        for (key, obj) in options.iter() {
+            let name: String = key.extract()?;
+            match name.as_str() {
+                "in_edges" => in_edges = obj.extract()?,
+                "weights" => weights = obj.extract()?,
+                _ => {
+                    let spec = [&MEMORY, &IFT, &IFT_SEQ, &INDEX_SUMMARY, &IO]
+                        .into_iter()
+                        .find(|s| s.name == name)
+                        .ok_or_else(|| {
+                            PyTypeError::new_err(format!(
+                                "sync() got an unexpected keyword argument {name:?} (valid: memory, ift, ift_seq, index_summary, io, in_edges, weights)"
+                            ))
+                        })?;
+                    let value = options::value(spec, &obj)?;
+                    params
+                        .set(spec, value)
+                        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
+                }
+            }
+        }
+        let opts = SyncOptions {
+            need_in: in_edges,
+            need_weights: weights,
+            index: self.loaded_index(),
+            ..SyncOptions::from_params(&params)
+        };
+        PySyncGraph::open(py, &self.dir, opts)
     }
 
     /// Reads the graph's vertex index (original IDs, offsets of each stored direction) once

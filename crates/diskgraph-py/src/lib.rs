@@ -12,6 +12,7 @@ mod graph;
 mod importer;
 mod options;
 mod static_cache;
+mod sync_handle;
 
 /// Large vertex arrays get transparent hugepages (see [`diskgraph_io::HugePageAlloc`]).
 #[global_allocator]
@@ -54,6 +55,8 @@ mod native {
     use super::importer::{import_file, EdgeImporter};
     #[pymodule_export]
     use super::static_cache::PyStaticCache;
+    #[pymodule_export]
+    use super::sync_handle::{PySyncGraph, PySyncQueue};
     #[pymodule_export]
     use super::{algorithms, parse_size};
 
