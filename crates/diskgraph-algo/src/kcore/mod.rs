@@ -28,6 +28,7 @@ use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Runner, ValueType
 use crate::parallel::chunk_len;
 
 pub mod selective;
+pub mod sync;
 
 /// k-core decomposition.
 pub const KCORE: Algorithm = Algorithm {
@@ -50,6 +51,10 @@ pub const KCORE: Algorithm = Algorithm {
                 whole_lists: true,
             },
             run: Runner::Selective(|g, _| Ok(present(selective::kcore(g)?))),
+        },
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Sync(|g, _| Ok(present(sync::kcore(g)?))),
         },
     ],
 };

@@ -21,7 +21,7 @@
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use diskgraph_engine::options::{Choice, Default, Engines, OptionKind, OptionSpec};
-use diskgraph_engine::{Engine, MemoryGraph};
+use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -30,6 +30,7 @@ use crate::options::SEED;
 use crate::streaming::LayoutNeed;
 
 pub mod stream;
+pub mod sync;
 
 /// `--method` of mis.
 pub const METHOD: OptionSpec = OptionSpec {
@@ -39,10 +40,11 @@ pub const METHOD: OptionSpec = OptionSpec {
             "greedy",
             "vertices by ascending ID, each joins unless a smaller neighbour did (one pass on the stream engine)",
         ),
-        Choice::new(
-            "luby",
-            "Luby's randomized rounds seeded with --seed (the parallel baseline)",
-        ),
+        Choice {
+            name: "luby",
+            help: "Luby's randomized rounds seeded with --seed (the parallel baseline; not on the sync engine)",
+            engines: Engines::Only(&[EngineKind::Memory, EngineKind::Stream]),
+        },
     ]),
     default: Default::Choice("greedy"),
     help: "greedy (by ascending ID; deterministic) or luby (randomized rounds seeded with --seed)",
@@ -79,6 +81,10 @@ pub const MIS: Algorithm = Algorithm {
                     _ => LayoutNeed::SourceSorted,
                 },
             ),
+        },
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Sync(|g, run| Ok(present(sync::mis_greedy(g)?, run))),
         },
     ],
 };

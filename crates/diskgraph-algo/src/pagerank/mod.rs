@@ -31,6 +31,7 @@ use crate::AlgoError;
 
 pub mod selective;
 pub mod stream;
+pub mod sync;
 
 /// `--tolerance`.
 pub const TOLERANCE: OptionSpec = OptionSpec {
@@ -92,6 +93,10 @@ pub const PAGERANK: Algorithm = Algorithm {
                 |g, run| Ok(present(stream::pagerank(g, &settings(run))?, run)),
                 |_| LayoutNeed::Any,
             ),
+        },
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Sync(|g, run| Ok(present(sync::pagerank(g, &settings(run))?, run))),
         },
     ],
 };

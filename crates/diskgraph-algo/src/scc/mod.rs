@@ -24,6 +24,8 @@ use crate::bfs::{reach, UNVISITED};
 use crate::descriptor::{Algorithm, Needs, ResultKind, Runner, ValueType, Variant};
 use crate::{wcc, Components};
 
+pub mod sync;
+
 /// Strongly connected components.
 pub const SCC: Algorithm = Algorithm {
     name: "scc",
@@ -33,10 +35,16 @@ pub const SCC: Algorithm = Algorithm {
         values: ValueType::Unsigned,
         help: "the component of each vertex, named by the smallest original ID in it",
     },
-    variants: &[Variant {
-        needs: Needs::IN_EDGES,
-        run: Runner::Memory(|g, run| Ok(wcc::present(scc(g), run).edges(g.out().num_arcs() as u64))),
-    }],
+    variants: &[
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Memory(|g, run| Ok(wcc::present(scc(g), run).edges(g.out().num_arcs() as u64))),
+        },
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Sync(|g, run| Ok(wcc::present(sync::scc(g)?, run))),
+        },
+    ],
 };
 
 /// Label of a vertex not assigned to a component yet.

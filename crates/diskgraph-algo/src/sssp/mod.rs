@@ -45,6 +45,7 @@ use crate::AlgoError;
 
 pub mod selective;
 pub mod stream;
+pub mod sync;
 
 /// Single-source shortest paths.
 pub const SSSP: Algorithm = Algorithm {
@@ -70,6 +71,10 @@ pub const SSSP: Algorithm = Algorithm {
                 |g, run| Ok(present(stream::sssp(g, run.source())?, run)),
                 |_| LayoutNeed::Any,
             ),
+        },
+        Variant {
+            needs: Needs::WEIGHTS,
+            run: Runner::Sync(|g, run| Ok(present(sync::sssp(g, run.source())?, run))),
         },
     ],
 };

@@ -29,6 +29,7 @@ use crate::streaming::LayoutNeed;
 
 pub mod selective;
 pub mod stream;
+pub mod sync;
 
 /// `--method` of wcc on the stream engine.
 pub const METHOD: OptionSpec = OptionSpec {
@@ -79,6 +80,10 @@ pub const WCC: Algorithm = Algorithm {
                 },
                 |_| LayoutNeed::Any,
             ),
+        },
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Sync(|g, run| Ok(present(sync::wcc(g)?, run))),
         },
     ],
 };
