@@ -101,8 +101,10 @@ impl Mst {
             offsets[e.lo as usize + 1] += 1;
             offsets[e.hi as usize + 1] += 1;
         }
-        for r in 0..n {
-            offsets[r + 1] += offsets[r];
+        let mut sum = 0;
+        for o in offsets.iter_mut() {
+            sum += *o;
+            *o = sum;
         }
         let mut next = offsets.clone();
         let mut targets = vec![0u32; offsets[n]];
