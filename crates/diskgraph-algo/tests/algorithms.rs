@@ -302,7 +302,11 @@ fn mst_refuses_directed_graphs_and_nan_weights() {
     let g = el.build(Keep::default());
     let (src, dst) = oracle::first_nan_weight(&g).unwrap();
     match mst(&g.memory_graph(false)) {
-        Err(AlgoError::NanWeight { algorithm, src: s, dst: d }) => {
+        Err(AlgoError::NanWeight {
+            algorithm,
+            src: s,
+            dst: d,
+        }) => {
             assert_eq!((algorithm, s, d), ("mst", u64::from(src), u64::from(dst)));
         }
         other => panic!("{other:?}"),
