@@ -426,3 +426,25 @@ class AlgorithmMethods:
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("bc", samples=samples, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+
+    def mst(
+        self,
+        *,
+        engine: Literal["auto", "memory"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Minimum spanning forest of an undirected graph (weight 1 per edge when unweighted): each
+        vertex's parent, trees rooted at their smallest ID.
+
+        Values (uint64): the parent of each vertex in the minimum spanning forest (an original ID;
+        each tree is rooted at its smallest ID, and a root is its own parent): the forest's edges
+        are (v, parent) for every v not its own parent; the stats' total_weight is their total
+        weight.
+
+        Args:
+            engine: ``"auto"`` (the default) or one of ``"memory"``; ``memory``, ``threads`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
+        """
+        return self.run("mst", engine=engine, memory=memory, threads=threads, **io)

@@ -21,6 +21,20 @@ pub enum AlgoError {
         /// Its weight.
         weight: f32,
     },
+    /// The algorithm is defined on undirected graphs only (as NetworkX's
+    /// `NetworkXNotImplemented` for directed ones).
+    #[error("{0} needs an undirected graph; this one is directed (import it with --undirected; in Python undirected=True, or directed=False for from_edges)")]
+    NeedsUndirected(&'static str),
+    /// The algorithm compares weights, and an edge's weight is NaN (original IDs).
+    #[error("edge {src} -- {dst} has weight NaN; {algorithm} needs weights that compare")]
+    NanWeight {
+        /// The algorithm.
+        algorithm: &'static str,
+        /// One end of the offending edge (original ID).
+        src: u64,
+        /// The other end (original ID).
+        dst: u64,
+    },
     /// The algorithm pulls over in-edges, and the directed graph was loaded without them.
     #[error("{0} needs the in-edges of a directed graph; load it with in-edges")]
     MissingInEdges(&'static str),

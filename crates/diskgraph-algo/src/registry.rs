@@ -22,7 +22,9 @@ use diskgraph_format::{GraphDir, IdRanking};
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
-use crate::{apsp, bc, bfs, diameter, kcore, mis, msbfs, pagerank, scc, sp, spmv, sssp, streaming, wcc, AlgoError};
+use crate::{
+    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, scc, sp, spmv, sssp, streaming, wcc, AlgoError,
+};
 
 /// Every algorithm, in the order `diskgraph algorithms` lists them.
 pub const ALGORITHMS: &[&Algorithm] = &[
@@ -39,6 +41,7 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &sp::SP,
     &diameter::DIAMETER,
     &bc::BC,
+    &mst::MST,
 ];
 
 /// The names of every algorithm.

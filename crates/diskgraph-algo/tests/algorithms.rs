@@ -2,12 +2,12 @@
 //! paths and far-apart buckets neither overflow nor crawl; empty graphs give empty results;
 //! directed graphs opened without in-edges give the same traversals (BFS one iteration per
 //! level) and the algorithms that pull refuse them; sources out of range, bad settings and
-//! inputs, negative and NaN weights are refused; SSSP with any Δ; PageRank's iteration counts;
-//! the component helpers; unnormalized betweenness and the textbook path; the diameter bound
-//! exact on trees.
+//! inputs, negative and NaN weights are refused (NaN weights and directed graphs by mst); SSSP
+//! with any Δ; PageRank's iteration counts; the component helpers; unnormalized betweenness and
+//! the textbook path; the diameter bound exact on trees.
 
 use diskgraph_algo::{
-    bc, betweenness, bfs, diameter, kcore, msbfs, pagerank, scc, spmv, sssp, sssp_with_delta, wcc, AlgoError,
+    bc, betweenness, bfs, diameter, kcore, msbfs, mst, pagerank, scc, spmv, sssp, sssp_with_delta, wcc, AlgoError,
     BcOptions, PageRank,
 };
 use diskgraph_engine::selective::{SelectiveGraph, SelectiveOptions};
@@ -117,6 +117,10 @@ fn empty_graph_results_are_empty() {
         let r = PageRank::new().run(&m).unwrap();
         assert!(r.ranks.is_empty() && r.converged);
         assert!(kcore(&m).core.is_empty());
+        if !directed {
+            let f = mst(&m).unwrap();
+            assert!(f.parent.is_empty() && (f.edges, f.trees, f.total_weight) == (0, 0, 0.0));
+        }
     }
 }
 
@@ -284,6 +288,38 @@ fn negative_and_nan_weights_are_refused() {
         sssp(&el.build(Keep::default()).memory_graph(false), 0).unwrap().dist,
         vec![0.0, 0.0, 2.5]
     );
+}
+
+/// The minimum spanning forest refuses directed graphs and NaN weights (naming the edge by
+/// original IDs) but ignores a self-loop's; `-0.0` weighs as `0.0`, so that ties go by ID (1–2
+/// at `-0.0` loses to 0–1 and 0–2 at `0.0`), and the total of zeros is `+0.0`.
+#[test]
+fn mst_refuses_directed_graphs_and_nan_weights() {
+    let directed = gen::gnm(20, 40, true, 1).build(Keep::default()).memory_graph(false);
+    assert!(matches!(mst(&directed), Err(AlgoError::NeedsUndirected("mst"))));
+    let mut el = gen::with_weights(gen::gnm(50, 200, false, 2), Weights::Uniform(0.0, 1.0), 2);
+    el.weights.as_mut().unwrap()[17] = f32::NAN;
+    let g = el.build(Keep::default());
+    let (src, dst) = oracle::first_nan_weight(&g).unwrap();
+    match mst(&g.memory_graph(false)) {
+        Err(AlgoError::NanWeight {
+            algorithm,
+            src: s,
+            dst: d,
+        }) => {
+            assert_eq!((algorithm, s, d), ("mst", u64::from(src), u64::from(dst)));
+        }
+        other => panic!("{other:?}"),
+    }
+    let el = EdgeList {
+        num_vertices: 3,
+        directed: false,
+        edges: vec![(1, 1), (1, 2), (2, 0), (1, 0)],
+        weights: Some(vec![f32::NAN, -0.0, 0.0, 0.0]),
+    };
+    let f = mst(&el.build(Keep::all()).memory_graph(false)).unwrap();
+    assert_eq!(f.parent, vec![0, 0, 0]);
+    assert_eq!((f.edges, f.trees, f.total_weight.to_bits()), (2, 1, 0f64.to_bits()));
 }
 
 /// A tiny Δ behaves like Dijkstra, a huge one like Bellman-Ford: the distances are the same, on

@@ -79,7 +79,10 @@ pub fn run_error(e: AlgoError) -> PyErr {
         AlgoError::Engine(_) | AlgoError::InvalidSetting(_) | AlgoError::UnknownAlgorithm(_) => {
             PyValueError::new_err(msg)
         }
-        AlgoError::NegativeWeight { .. } | AlgoError::MissingInEdges(_) => AlgorithmError::new_err(msg),
+        AlgoError::NegativeWeight { .. }
+        | AlgoError::NeedsUndirected(_)
+        | AlgoError::NanWeight { .. }
+        | AlgoError::MissingInEdges(_) => AlgorithmError::new_err(msg),
     }
 }
 

@@ -358,3 +358,103 @@ pub fn betweenness(g: &TestGraph, sources: &[u32], sampled: bool) -> Vec<f64> {
         })
         .collect()
 }
+
+/// An edge of the minimum spanning forest's total order: weight (numerically, so `-0.0`
+/// equals `0.0`), then the smaller endpoint, then the larger (test vertices ascend with the
+/// original IDs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ForestEdge {
+    weight: f32,
+    lo: u32,
+    hi: u32,
+}
+
+impl Eq for ForestEdge {}
+
+impl Ord for ForestEdge {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.weight
+            .partial_cmp(&other.weight)
+            .expect("no NaN weights")
+            .then(self.lo.cmp(&other.lo))
+            .then(self.hi.cmp(&other.hi))
+    }
+}
+
+impl PartialOrd for ForestEdge {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The minimum spanning forest of an undirected graph by Prim's algorithm with a binary heap,
+/// over the total order (weight, smaller endpoint, larger endpoint); self-loops ignored, every
+/// parallel arc a candidate. Grows each tree from its smallest vertex, so each vertex's parent
+/// is the one of trees rooted at their smallest vertex. Weights must not be NaN.
+pub fn prim_forest(g: &TestGraph) -> Forest {
+    let adj = g.out_lists();
+    let n = g.num_vertices;
+    let mut parent: Vec<Option<u32>> = vec![None; n];
+    let (mut total, mut magnitude) = (0.0f64, 0.0f64);
+    // Entries: (edge, vertex in the tree, vertex it would join).
+    let mut heap: BinaryHeap<Reverse<(ForestEdge, u32, u32)>> = BinaryHeap::new();
+    let push = |heap: &mut BinaryHeap<_>, from: u32, to: u32, weight: f32| {
+        let edge = ForestEdge {
+            weight,
+            lo: from.min(to),
+            hi: from.max(to),
+        };
+        heap.push(Reverse((edge, from, to)));
+    };
+    for root in 0..n as u32 {
+        if parent[root as usize].is_some() {
+            continue;
+        }
+        parent[root as usize] = Some(root);
+        for &(v, w) in &adj[root as usize] {
+            if v != root {
+                push(&mut heap, root, v, w);
+            }
+        }
+        while let Some(Reverse((edge, from, to))) = heap.pop() {
+            if parent[to as usize].is_some() {
+                continue;
+            }
+            parent[to as usize] = Some(from);
+            total += edge.weight as f64;
+            magnitude += (edge.weight as f64).abs();
+            for &(v, w) in &adj[to as usize] {
+                if parent[v as usize].is_none() {
+                    push(&mut heap, to, v, w);
+                }
+            }
+        }
+    }
+    Forest {
+        parent: parent
+            .into_iter()
+            .map(|p| p.expect("every vertex joins a tree"))
+            .collect(),
+        total,
+        magnitude,
+    }
+}
+
+/// A minimum spanning forest, from [`prim_forest`].
+#[derive(Clone, Debug)]
+pub struct Forest {
+    /// The parent of each vertex, each tree rooted at its smallest vertex (a root is its own
+    /// parent).
+    pub parent: Vec<u32>,
+    /// The edges' total weight, summed in the order they joined.
+    pub total: f64,
+    /// The sum of the edges' absolute weights (the scale of the total's rounding).
+    pub magnitude: f64,
+}
+
+/// The first arc between distinct vertices (in CSR order) whose weight is NaN.
+pub fn first_nan_weight(g: &TestGraph) -> Option<(u32, u32)> {
+    let w = g.weights.as_ref()?;
+    let i = (0..g.arcs.len()).find(|&i| w[i].is_nan() && g.arcs[i].0 != g.arcs[i].1)?;
+    Some(g.arcs[i])
+}

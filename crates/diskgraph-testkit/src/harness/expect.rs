@@ -25,7 +25,7 @@ pub enum Expectation {
 
 /// The algorithms the harness has an oracle for: every descriptor must be here.
 pub const ORACLES: &[&str] = &[
-    "bfs", "sssp", "wcc", "scc", "pagerank", "kcore", "msbfs", "apsp", "spmv", "mis", "sp", "diameter", "bc",
+    "bfs", "sssp", "wcc", "scc", "pagerank", "kcore", "msbfs", "apsp", "spmv", "mis", "sp", "diameter", "bc", "mst",
 ];
 
 /// What `alg` with `params` must give on `f` when run on `engine`.
@@ -113,6 +113,7 @@ pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Pa
         }
         "mis" => independent_set(f, engine, params),
         "bc" => centrality(f, params),
+        "mst" => spanning_forest(f),
         other => panic!("no oracle for {other}"),
     }
 }
@@ -286,6 +287,57 @@ fn centrality(f: &Fixture, params: &Params) -> Expectation {
     output(f, move |values| {
         close(float_values(values)?, &want, |v| 1e-9 * want[v].abs().max(1.0))
     })
+}
+
+/// The minimum spanning forest: the parents exactly (each tree rooted at its smallest ID, a
+/// root its own parent), the total weight within 1e-9 of the sum of the absolute weights, and the edge
+/// and tree counts; a directed graph, or a NaN weight, refused.
+fn spanning_forest(f: &Fixture) -> Expectation {
+    let t = &f.test;
+    if t.directed {
+        return Expectation::Refusal("mst needs an undirected graph");
+    }
+    if oracle::first_nan_weight(t).is_some() {
+        return Expectation::Refusal("needs weights that compare");
+    }
+    let forest = oracle::prim_forest(t);
+    let want = Values::Unsigned(forest.parent.iter().map(|&p| f.id(p)).collect());
+    let roots = forest
+        .parent
+        .iter()
+        .enumerate()
+        .filter(|&(v, &p)| v as u32 == p)
+        .count() as u64;
+    let edges = t.num_vertices as u64 - roots;
+    let ids = f.ids.clone();
+    Expectation::Output(Box::new(move |out: &RunOutput| {
+        if out.vertex_ids != ids {
+            return Err("the rows are not the vertices in ascending ID order".into());
+        }
+        if out.values != want {
+            return Err(first_difference(&out.values, &want));
+        }
+        let setting = |key: &str| out.stats.settings.get(key);
+        // A number, or the text of an infinite total.
+        let total = setting("total_weight").and_then(|x| x.as_f64().or_else(|| x.as_str()?.parse().ok()));
+        let Some(total) = total else {
+            return Err(format!("total_weight {:?} is not a number", setting("total_weight")));
+        };
+        let scale = forest.magnitude;
+        close(&[total], &[forest.total], |_| match scale.is_finite() {
+            true => 1e-9 * scale,
+            false => 0.0,
+        })
+        .map_err(|e| format!("total weight: {e}"))?;
+        let counts = (
+            setting("forest_edges").and_then(|x| x.as_u64()),
+            setting("trees").and_then(|x| x.as_u64()),
+        );
+        match counts == (Some(edges), Some(roots)) {
+            true => Ok(()),
+            false => Err(format!("{counts:?} edges and trees, expected {edges} and {roots}")),
+        }
+    }))
 }
 
 /// The floats of `values`.
