@@ -15,6 +15,9 @@
 //! Steps 1–2 need the in-edges; for a directed graph loaded without them, Tarjan runs on
 //! everything. For an undirected graph the strongly connected components are the connected
 //! components ([`wcc`]).
+//!
+//! The selective engine's variant ([`selective`]) keeps the trim and the forward-backward sweep
+//! and replaces Tarjan, which needs the lists in memory, by colouring over frontiers.
 
 use diskgraph_engine::{Engine, MemoryGraph};
 use diskgraph_format::Csr;
@@ -23,6 +26,8 @@ use rayon::prelude::*;
 use crate::bfs::{reach, UNVISITED};
 use crate::descriptor::{Algorithm, Needs, ResultKind, Runner, ValueType, Variant};
 use crate::{wcc, Components};
+
+pub mod selective;
 
 /// Strongly connected components.
 pub const SCC: Algorithm = Algorithm {
@@ -33,10 +38,16 @@ pub const SCC: Algorithm = Algorithm {
         values: ValueType::Unsigned,
         help: "the component of each vertex, named by the smallest original ID in it",
     },
-    variants: &[Variant {
-        needs: Needs::IN_EDGES,
-        run: Runner::Memory(|g, run| Ok(wcc::present(scc(g), run).edges(g.out().num_arcs() as u64))),
-    }],
+    variants: &[
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Memory(|g, run| Ok(wcc::present(scc(g), run).edges(g.out().num_arcs() as u64))),
+        },
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Selective(|g, run| Ok(wcc::present(selective::scc(g)?, run))),
+        },
+    ],
 };
 
 /// Label of a vertex not assigned to a component yet.
