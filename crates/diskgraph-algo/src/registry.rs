@@ -3,7 +3,8 @@
 //!
 //! [`run`] checks the options against the algorithm and the engine, picks the engine (`auto`:
 //! memory when the CSR the algorithm needs fits in the budget, else the first out-of-core
-//! engine that runs it, and says which and why), opens it, resolves sources from original IDs,
+//! engine that runs it within the budget, and says which and why; an error naming each
+//! engine's smallest budget when none can), opens it, resolves sources from original IDs,
 //! runs the variant on a rayon pool of the requested size, and returns the per-vertex values
 //! in ascending original-ID order (component labels are the smallest original ID of each
 //! component, so any engine's output compares byte for byte) with [`RunStats`].
@@ -16,7 +17,7 @@ use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params
 use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
-    Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources, Vertices,
+    human_bytes, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources, Vertices,
 };
 use diskgraph_format::{GraphDir, IdRanking};
 use serde_json::json;
@@ -139,7 +140,7 @@ pub struct RunOutput {
 pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
     let alg = find(&req.algorithm)?;
     let requested = req.params.choice(&ENGINE).expect("declared with a default");
-    let (engine, note) = choose_engine(graph, alg, requested, engine_options::memory(&req.params))?;
+    let (engine, note) = choose_engine(graph, alg, requested, &req.params)?;
     check_options(alg, &req.params, engine, requested == "auto")?;
     // Checked for every engine, so a bad I/O setting is an error even where it would be unused.
     engine_options::io_config(&req.params, 1)?;
@@ -160,11 +161,15 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
 }
 
 /// The engine for `requested` (`auto` or an engine's name) and, for `auto`, why.
+///
+/// `auto` never exceeds the budget: memory when the CSR the algorithm needs fits in it, else
+/// the first out-of-core engine (in [`EngineKind::ALL`] order) whose smallest budget it holds;
+/// when none does, an error naming every engine's smallest budget.
 fn choose_engine(
     graph: &GraphDir,
     alg: &Algorithm,
     requested: &str,
-    budget: u64,
+    params: &Params,
 ) -> Result<(EngineKind, Option<String>), AlgoError> {
     let name = alg.name;
     if requested != "auto" {
@@ -178,30 +183,81 @@ fn choose_engine(
             or_list(&others)
         )));
     }
-    let csr = match alg.variant(EngineKind::Memory) {
-        Some(v) => csr_bytes(graph, v),
-        None => u64::MAX,
+    let budget = engine_options::memory(params);
+    let csr = alg.variant(EngineKind::Memory).map(|v| csr_bytes(graph, v));
+    let over = match csr {
+        Some(csr) if csr <= budget => {
+            let why = format!("the {} CSR {name} needs fits in the {} budget", size(csr), size(budget));
+            return Ok((EngineKind::Memory, Some(format!("engine auto: memory ({why})"))));
+        }
+        Some(csr) => format!("the {} CSR {name} needs exceeds the {} budget", size(csr), size(budget)),
+        None => format!("{name} has no memory variant"),
     };
-    let out_of_core = alg.engines().find(|e| e.out_of_core());
-    let (engine, why) = match out_of_core {
-        None => (
-            EngineKind::Memory,
-            format!(
-                "{name} runs in memory only; its CSR is {}, the budget {}",
-                size(csr),
-                size(budget)
-            ),
-        ),
-        Some(_) if csr <= budget => (
-            EngineKind::Memory,
-            format!("the {} CSR {name} needs fits in the {} budget", size(csr), size(budget)),
-        ),
-        Some(e) => (
-            e,
-            format!("the {} CSR {name} needs exceeds the {} budget", size(csr), size(budget)),
-        ),
+    // What each engine that cannot run in the budget needs instead.
+    let mut short: Vec<String> = csr
+        .map(|csr| format!("the memory engine at least {} (its CSR)", human_bytes(csr)))
+        .into_iter()
+        .collect();
+    let mut least = csr;
+    for variant in alg.variants.iter().filter(|v| v.engine().out_of_core()) {
+        let engine = variant.engine();
+        match minimum_budget(graph, alg, variant, params) {
+            Ok(min) if min <= budget => {
+                let why = format!("{over}; the {engine} engine needs at least {}", human_bytes(min));
+                return Ok((engine, Some(format!("engine auto: {engine} ({why})"))));
+            }
+            Ok(min) => {
+                short.push(format!("the {engine} engine at least {}", human_bytes(min)));
+                least = Some(least.map_or(min, |l| l.min(min)));
+            }
+            Err(e) => short.push(format!("the {engine} engine cannot run: {e}")),
+        }
+    }
+    let fix = match least {
+        Some(least) => format!("; give --memory {} or more", human_bytes(least)),
+        None => String::new(),
     };
-    Ok((engine, Some(format!("engine auto: {engine} ({why})"))))
+    Err(AlgoError::InvalidSetting(format!(
+        "{name} cannot run within --memory {}: {}{fix}",
+        human_bytes(budget),
+        short.join(", ")
+    )))
+}
+
+/// The smallest budget `variant` of `alg` runs in on `graph` with `params` (ignoring
+/// `--memory`), or why it cannot run at all: the CSR for the memory engine; the out-of-core
+/// engines' own figures, computed from the manifest, the settings and (stream) the layout's
+/// metadata, without opening them. Asking the engines for a figure, rather than opening each in
+/// turn and falling through on
+/// [`BudgetTooSmall`](diskgraph_engine::EngineError::BudgetTooSmall), keeps `auto` from reading the
+/// offsets or starting I/O threads for an engine it will not use, and keeps an open's other
+/// errors from being taken for a budget too small.
+fn minimum_budget(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: &Params) -> Result<u64, AlgoError> {
+    let needs = variant.needs;
+    match variant.run {
+        Runner::Memory(_) => Ok(csr_bytes(graph, variant)),
+        Runner::Selective(_) => {
+            let threads = params
+                .count(&THREADS)
+                .map_or_else(rayon::current_num_threads, |t| t as usize);
+            let opts = SelectiveOptions {
+                need_in: needs.in_edges,
+                need_weights: needs.weights,
+                assemble_lists: needs.whole_lists,
+                ..SelectiveOptions::from_params(params, threads)?
+            };
+            Ok(SelectiveGraph::minimum_budget(graph, &opts))
+        }
+        Runner::Stream(_, need) => streaming::minimum_budget(alg.name, graph, params, need(params), needs.weights),
+        Runner::Sync(_) => {
+            let opts = SyncOptions {
+                need_in: needs.in_edges,
+                need_weights: needs.weights,
+                ..SyncOptions::from_params(params)
+            };
+            Ok(SyncGraph::minimum_budget(graph, &opts))
+        }
+    }
 }
 
 /// `bytes` for a person: one decimal in KiB, MiB or GiB.

@@ -80,6 +80,32 @@ pub fn open(
     weights: bool,
     index: Option<GraphIndex>,
 ) -> Result<StreamGraph, AlgoError> {
+    let (opts, name) = options(algorithm, graph, params, need, weights)?;
+    let opts = StreamOptions { index, ..opts };
+    Ok(StreamGraph::open(graph, &name, &opts)?)
+}
+
+/// The smallest budget [`open`] accepts with these arguments (whatever `--memory` says); the
+/// same errors when there is no layout to stream.
+pub(crate) fn minimum_budget(
+    algorithm: &str,
+    graph: &GraphDir,
+    params: &Params,
+    need: LayoutNeed,
+    weights: bool,
+) -> Result<u64, AlgoError> {
+    let (opts, name) = options(algorithm, graph, params, need, weights)?;
+    Ok(StreamGraph::minimum_budget(graph, &name, &opts)?)
+}
+
+/// The stream engine's options for [`open`] and the layout it streams.
+fn options(
+    algorithm: &str,
+    graph: &GraphDir,
+    params: &Params,
+    need: LayoutNeed,
+    weights: bool,
+) -> Result<(StreamOptions, String), AlgoError> {
     let (opts, layout) = StreamOptions::from_params(params)?;
     let path = graph.path().display();
     let make = format!("diskgraph partition {path} --grid P{}", need.partition_flags());
@@ -104,8 +130,7 @@ pub fn open(
             ))
         })?,
     };
-    let opts = StreamOptions { weights, index, ..opts };
-    Ok(StreamGraph::open(graph, &name, &opts)?)
+    Ok((StreamOptions { weights, ..opts }, name))
 }
 
 /// One pass adding `value(edge, weight)` into `acc[dst]` for every edge (pagerank's and spmv's

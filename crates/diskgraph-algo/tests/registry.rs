@@ -48,8 +48,8 @@ fn auto_picks_the_engine_by_budget_and_says_why() {
         71,
     );
     let f = fixture("rmat with sparse IDs", el, Keep::all(), Naming::Sparse);
-    // Below the CSR, bfs reads lists selectively, mis streams, and scc runs in memory only.
-    for (alg, below_the_csr) in [("bfs", "selective"), ("mis", "stream"), ("scc", "memory")] {
+    // Below the CSR, bfs and scc read lists selectively and mis streams.
+    for (alg, below_the_csr) in [("bfs", "selective"), ("mis", "stream"), ("scc", "selective")] {
         // 128 KiB cannot hold the CSR (164 KiB of out-lists); reads of 2 KiB fit in it.
         let small = request(alg, "auto", 128 << 10).with(&MAX_REQUEST, Value::Size(2048));
         let out = registry::run(&f.graph, &small).unwrap_or_else(|e| panic!("{alg}: {e}"));
@@ -63,6 +63,39 @@ fn auto_picks_the_engine_by_budget_and_says_why() {
         assert_eq!(out.stats.engine, "memory", "{alg}");
         assert!(out.summary.contains("engine auto: memory"), "{}", out.summary);
     }
+}
+
+#[test]
+fn auto_never_exceeds_the_budget_and_names_the_smallest_that_works() {
+    let el = gen::relabel(gen::rmat(12, 32 << 10, true, 72), 72);
+    let f = fixture("rmat", el, Keep::all(), Naming::Dense);
+    // scc below its CSR (both directions, 320 KiB) runs on the selective engine and says so.
+    let out = registry::run(&f.graph, &request("scc", "auto", 256 << 10)).unwrap();
+    assert_eq!(out.stats.engine, "selective");
+    assert!(
+        out.summary.contains("engine auto: selective (the 320.0 KiB CSR scc needs exceeds the 256.0 KiB budget; the selective engine needs at least"),
+        "{}",
+        out.summary
+    );
+    let by_memory = registry::run(&f.graph, &request("scc", "memory", 1 << 30)).unwrap();
+    assert_eq!(out.values, by_memory.values);
+    // Below every engine's smallest budget: an error naming each, and the budget that works.
+    let e = refusal(&f.graph, &request("scc", "auto", 4 << 10)).to_string();
+    assert!(
+        e.starts_with("scc cannot run within --memory 4.0KiB: the memory engine at least 320.1KiB (its CSR), the selective engine at least "),
+        "{e}"
+    );
+    let least = e.rsplit("give --memory ").next().unwrap().trim_end_matches(" or more");
+    let least = diskgraph_engine::parse_size(least).unwrap();
+    let out = registry::run(&f.graph, &request("scc", "auto", least)).unwrap();
+    assert_eq!(out.stats.engine, "selective");
+    assert_eq!(out.values, by_memory.values);
+    // mis: memory or stream, each with its figure.
+    let e = refusal(&f.graph, &request("mis", "auto", 1 << 10)).to_string();
+    assert!(
+        e.contains("the memory engine at least") && e.contains("the stream engine at least"),
+        "{e}"
+    );
 }
 
 /// Each `got[v]` within `1e-12` of `want[v]`, relative above 1 (infinities equal).

@@ -190,6 +190,26 @@ fn apsp_columns_are_single_source_runs() {
 }
 
 #[test]
+fn auto_keeps_scc_within_the_budget_or_says_what_it_needs() {
+    let (_dir, g) = graph();
+    // Below its CSR (both directions), scc reads its lists selectively.
+    let out = ok(&["run", "scc", s(&g), "--memory", "32KiB", "--max-request", "2KiB"]);
+    assert!(out.contains("engine auto: selective (the "), "{out}");
+    assert!(
+        out.contains(" CSR scc needs exceeds the 32.0 KiB budget; the selective engine needs at least "),
+        "{out}"
+    );
+    // Below every engine's smallest budget (64 KiB reads need twice that), an error naming each.
+    let e = fails(&["run", "scc", s(&g), "--memory", "16KiB"]);
+    assert!(
+        e.contains("scc cannot run within --memory 16.0KiB: the memory engine at least "),
+        "{e}"
+    );
+    assert!(e.contains("(its CSR), the selective engine at least 128."), "{e}");
+    assert!(e.contains("; give --memory "), "{e}");
+}
+
+#[test]
 fn auto_says_what_it_picked_and_spmv_reads_npy() {
     let (dir, g) = graph();
     let out = ok(&["run", "wcc", s(&g), "--memory", "16KiB", "--max-request", "2KiB"]);

@@ -15,6 +15,9 @@
 //! Steps 1–2 need the in-edges; for a directed graph loaded without them, Tarjan runs on
 //! everything. For an undirected graph the strongly connected components are the connected
 //! components ([`wcc`]).
+//!
+//! The selective engine's variant ([`selective`]) keeps the trim and the forward-backward sweep
+//! and replaces Tarjan, which needs the lists in memory, by colouring over frontiers.
 
 use diskgraph_engine::{Engine, MemoryGraph};
 use diskgraph_format::Csr;
@@ -24,6 +27,7 @@ use crate::bfs::{reach, UNVISITED};
 use crate::descriptor::{Algorithm, Needs, ResultKind, Runner, ValueType, Variant};
 use crate::{wcc, Components};
 
+pub mod selective;
 pub mod sync;
 
 /// Strongly connected components.
@@ -39,6 +43,10 @@ pub const SCC: Algorithm = Algorithm {
         Variant {
             needs: Needs::IN_EDGES,
             run: Runner::Memory(|g, run| Ok(wcc::present(scc(g), run).edges(g.out().num_arcs() as u64))),
+        },
+        Variant {
+            needs: Needs::IN_EDGES,
+            run: Runner::Selective(|g, run| Ok(wcc::present(selective::scc(g)?, run))),
         },
         Variant {
             needs: Needs::IN_EDGES,

@@ -115,7 +115,7 @@ pub struct Components {
     pub labels: Vec<u32>,
     /// Passes the algorithm made: linking passes over the edges (memory wcc), traversal levels
     /// plus label-propagation rounds (selective wcc), forward and backward levels plus the
-    /// Tarjan pass (scc).
+    /// Tarjan pass (scc), trim, traversal and colouring rounds (selective scc).
     pub iterations: usize,
 }
 

@@ -247,15 +247,7 @@ impl SelectiveGraph {
                 )));
             }
         }
-        let demand = budget::Demand {
-            adjacency_bytes: num_arcs * 4,
-            io: opts.io.clone(),
-            weighted,
-            static_fraction: opts.basc.as_ref().map(|b| b.fraction),
-            assemble_lists: opts.assemble_lists,
-            page_size: opts.page_cache.as_ref().map(|p| p.page_size),
-            retain_lists: opts.retain_lists,
-        };
+        let demand = demand(dir, opts);
         if let Some(p) = &opts.page_cache {
             check_page_size(p, &opts.io)?;
         }
@@ -341,6 +333,13 @@ impl SelectiveGraph {
         }
         g.page_cache = page_cache;
         Ok(g)
+    }
+
+    /// The smallest budget [`open`](Self::open) accepts for `dir` with `opts` (whatever
+    /// `opts.memory` is), computed from the manifest and the settings alone: nothing is read or
+    /// started, so `auto` can ask it of every candidate engine before opening one.
+    pub fn minimum_budget(dir: &GraphDir, opts: &SelectiveOptions) -> u64 {
+        demand(dir, opts).minimum()
     }
 
     /// Whether the graph has weights (opened or not).
@@ -567,6 +566,20 @@ impl Engine for SelectiveGraph {
             s.insert("basc_lists_served".into(), json!(c.hits.load(Relaxed)));
             s.insert("basc_lists_requested".into(), json!(c.requests.load(Relaxed)));
         }
+    }
+}
+
+/// What opening `dir` with `opts` asks of the budget.
+fn demand(dir: &GraphDir, opts: &SelectiveOptions) -> budget::Demand {
+    let m = dir.manifest();
+    budget::Demand {
+        adjacency_bytes: m.num_arcs * 4,
+        io: opts.io.clone(),
+        weighted: m.weighted && opts.need_weights,
+        static_fraction: opts.basc.as_ref().map(|b| b.fraction),
+        assemble_lists: opts.assemble_lists,
+        page_size: opts.page_cache.as_ref().map(|p| p.page_size),
+        retain_lists: opts.retain_lists,
     }
 }
 

@@ -288,7 +288,28 @@ pub struct StreamGraph {
     vertices: Vertices,
 }
 
+/// Bytes per edge a load holds, and the buffers' fixed slack, for `layout` read with `opts`.
+fn load_cost(layout: &GridLayout, opts: &StreamOptions) -> (u64, u64) {
+    let per_edge: u64 = 8 + if opts.weights && layout.weighted() { 4 } else { 0 };
+    let files = if layout.weighted() { 2 } else { 1 };
+    // Each file's buffer: its capacity rounded up to 4096, plus 4096 of slack.
+    (per_edge, SLOTS as u64 * files * 8192)
+}
+
+/// The budget that holds [`SLOTS`] loads of [`MIN_LOAD_EDGES`] edges and their run index.
+fn least_budget(per_edge: u64, slack: u64) -> u64 {
+    slack + 4 + (SLOTS as u64 * per_edge + 4) * MIN_LOAD_EDGES
+}
+
 impl StreamGraph {
+    /// The smallest budget [`open`](Self::open) accepts for layout `layout` of `graph` with
+    /// `opts` (whatever `opts.memory` is): reads only the layout's metadata, so `auto` can ask
+    /// it before opening an engine. Errors: a missing or damaged layout.
+    pub fn minimum_budget(graph: &GraphDir, layout: &str, opts: &StreamOptions) -> Result<u64, EngineError> {
+        let (per_edge, slack) = load_cost(&GridLayout::open(graph, layout)?, opts);
+        Ok(least_budget(per_edge, slack))
+    }
+
     /// Opens layout `layout` of `graph` (checked by [`GridLayout::open`]), sizes the loads from
     /// the budget and starts the reader.
     ///
@@ -300,16 +321,13 @@ impl StreamGraph {
         }
         let layout = GridLayout::open(graph, layout)?;
         let weights = opts.weights && layout.weighted();
-        let per_edge: u64 = 8 + if weights { 4 } else { 0 };
-        let files = if layout.weighted() { 2 } else { 1 };
-        // Each file's buffer: its capacity rounded up to 4096, plus 4096 of slack.
-        let slack = SLOTS as u64 * files * 8192;
+        let (per_edge, slack) = load_cost(&layout, opts);
         let fit = opts.memory.saturating_sub(slack + 4) / (SLOTS as u64 * per_edge + 4);
         if fit < MIN_LOAD_EDGES {
             return Err(EngineError::budget(
                 opts.memory,
                 format!("{SLOTS} loads of {MIN_LOAD_EDGES} edges and their run index"),
-                slack + 4 + (SLOTS as u64 * per_edge + 4) * MIN_LOAD_EDGES,
+                least_budget(per_edge, slack),
             ));
         }
         let load_edges = fit

@@ -271,7 +271,7 @@ impl SyncGraph {
         let cache = if mmap {
             None
         } else {
-            let minimum = MIN_FRAMES * PAGE_BYTES as u64 + tables;
+            let minimum = SyncGraph::minimum_budget(g, opts);
             if opts.memory < minimum {
                 return Err(EngineError::budget(
                     opts.memory,
@@ -332,6 +332,25 @@ impl SyncGraph {
             mapped_nanos: AtomicU64::new(0),
             proc_read_bytes: proc_read_bytes(),
         })
+    }
+
+    /// The smallest budget `opts` open `g` with: 16 frames and the page tables of the files
+    /// read through the cache (4 bytes per page); 0 under mmap, where the kernel holds the pages.
+    pub fn minimum_budget(g: &GraphDir, opts: &SyncOptions) -> u64 {
+        if opts.io == Some("mmap") {
+            return 0;
+        }
+        let m = g.manifest();
+        let pages = |bytes: u64| bytes.div_ceil(PAGE_BYTES as u64);
+        let directions = if m.directed && opts.need_in { 2 } else { 1 };
+        let weights = if opts.need_weights && m.weighted { 2 } else { 1 };
+        let summary = if opts.index_summary {
+            pages(8 * (m.num_vertices + 1))
+        } else {
+            0
+        };
+        let tables = 4 * directions * (weights * pages(4 * m.num_arcs) + summary);
+        MIN_FRAMES * PAGE_BYTES as u64 + tables
     }
 
     /// Whether direction `d`'s lists were opened.
