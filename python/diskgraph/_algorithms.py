@@ -186,7 +186,7 @@ class AlgorithmMethods:
     def scc(
         self,
         *,
-        engine: Literal["auto", "memory"] = "auto",
+        engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -196,8 +196,8 @@ class AlgorithmMethods:
         Values (uint64): the component of each vertex, named by the smallest original ID in it.
 
         Args:
-            engine: ``"auto"`` (the default) or one of ``"memory"``; ``memory``, ``threads`` and the
-                engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("scc", engine=engine, memory=memory, threads=threads, **io)
 

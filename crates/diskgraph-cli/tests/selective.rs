@@ -261,8 +261,8 @@ fn bad_selective_flags_fail_with_one_line() {
     assert!(msg.contains("block size"), "{msg}");
     let msg = fails(&["run", "bfs", s(&g), "--engine", "selective", "--memory", "4KiB"]);
     assert!(msg.contains("budget"), "{msg}");
-    let msg = fails(&["run", "scc", s(&g), "--engine", "selective"]);
-    assert!(msg.contains("scc"), "{msg}");
+    let msg = fails(&["run", "mis", s(&g), "--engine", "selective"]);
+    assert!(msg.contains("mis has no selective variant"), "{msg}");
     let msg = fails(&["run", "msbfs", s(&g), "--sources", "65"]);
     assert!(msg.contains("64"), "{msg}");
     let msg = fails(&["run", "apsp", s(&g), "--sources", "1501"]);
