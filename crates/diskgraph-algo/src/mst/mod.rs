@@ -35,6 +35,8 @@ use serde_json::{json, Value as Json};
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::AlgoError;
 
+pub mod sync;
+
 /// Minimum spanning forest.
 pub const MST: Algorithm = Algorithm {
     name: "mst",
@@ -44,10 +46,16 @@ pub const MST: Algorithm = Algorithm {
         values: ValueType::Unsigned,
         help: "the parent of each vertex in the minimum spanning forest (an original ID; each tree is rooted at its smallest ID, and a root is its own parent): the forest's edges are (v, parent) for every v not its own parent; the stats' total_weight is their total weight",
     },
-    variants: &[Variant {
-        needs: Needs::WEIGHTS,
-        run: Runner::Memory(|g, run| Ok(present(mst(g)?, run))),
-    }],
+    variants: &[
+        Variant {
+            needs: Needs::WEIGHTS,
+            run: Runner::Memory(|g, run| Ok(present(mst(g)?, run))),
+        },
+        Variant {
+            needs: Needs::WEIGHTS,
+            run: Runner::Sync(|g, run| Ok(present(sync::mst(g)?, run))),
+        },
+    ],
 };
 
 /// The parents as original IDs; the number of edges and trees and the total weight in the
