@@ -141,7 +141,7 @@ class AlgorithmMethods:
         self,
         source: SourceSpec = "smallest",
         *,
-        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -156,8 +156,9 @@ class AlgorithmMethods:
             source: where it starts: an original vertex ID, smallest (the smallest ID, as NetworkX's
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
+                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
         return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads, **io)
 
@@ -165,7 +166,7 @@ class AlgorithmMethods:
         self,
         *,
         method: Optional[Literal["union-find", "label-propagation"]] = None,
-        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -178,15 +179,16 @@ class AlgorithmMethods:
             method: the stream engine's method: union-find (one pass) or label-propagation (the
                 baseline): ``"union-find"`` or ``"label-propagation"`` (the stream engine only)
                 (default ``"union-find"``).
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
+                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
         return self.run("wcc", method=method, engine=engine, memory=memory, threads=threads, **io)
 
     def scc(
         self,
         *,
-        engine: Literal["auto", "memory", "selective"] = "auto",
+        engine: Literal["auto", "memory", "selective", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -196,8 +198,8 @@ class AlgorithmMethods:
         Values (uint64): the component of each vertex, named by the smallest original ID in it.
 
         Args:
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("scc", engine=engine, memory=memory, threads=threads, **io)
 
@@ -207,7 +209,7 @@ class AlgorithmMethods:
         tolerance: float = 1e-09,
         iterations: Optional[int] = None,
         max_iterations: int = 10000,
-        engine: Literal["auto", "memory", "selective", "stream"] = "auto",
+        engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -222,8 +224,9 @@ class AlgorithmMethods:
                 ``1e-09``).
             iterations: run exactly this many iterations instead.
             max_iterations: give up (and say so) after this many iterations (default ``10000``).
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
+                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
         return self.run(
             "pagerank",
@@ -239,7 +242,7 @@ class AlgorithmMethods:
     def kcore(
         self,
         *,
-        engine: Literal["auto", "memory", "selective"] = "auto",
+        engine: Literal["auto", "memory", "selective", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -250,8 +253,8 @@ class AlgorithmMethods:
         ignored).
 
         Args:
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("kcore", engine=engine, memory=memory, threads=threads, **io)
 
@@ -334,7 +337,7 @@ class AlgorithmMethods:
         *,
         method: Literal["greedy", "luby"] = "greedy",
         seed: int = 1,
-        engine: Literal["auto", "memory", "stream"] = "auto",
+        engine: Literal["auto", "memory", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -349,8 +352,8 @@ class AlgorithmMethods:
                 ``seed``): ``"greedy"`` or ``"luby"`` (default ``"greedy"``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
                 on every ordering of a graph), Luby's priorities (default ``1``).
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``, ``"sync"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("mis", method=method, seed=seed, engine=engine, memory=memory, threads=threads, **io)
 
@@ -430,7 +433,7 @@ class AlgorithmMethods:
     def mst(
         self,
         *,
-        engine: Literal["auto", "memory"] = "auto",
+        engine: Literal["auto", "memory", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -444,7 +447,7 @@ class AlgorithmMethods:
         weight.
 
         Args:
-            engine: ``"auto"`` (the default) or one of ``"memory"``; ``memory``, ``threads`` and the
-                engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"sync"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("mst", engine=engine, memory=memory, threads=threads, **io)
