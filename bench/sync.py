@@ -18,6 +18,7 @@ The device's own random 4 KiB (depth 64) and sequential 1 MiB rates are measured
 JSON (--out) and prints Markdown tables.
 
     python3 bench/sync.py [--graphs k22,k24,grid] [--work DIR] [--quick] [--only a,b,c,d,e]
+                          [--algorithms wcc,sssp,pagerank,bfs,kcore]
 """
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker
 MiB = 1 << 20
 PREFETCH_ALGOS = ["wcc", "sssp", "pagerank", "bfs", "kcore"]
 SOURCE_ALGOS = {"bfs", "sssp"}
+# pagerank: a fixed number of sweeps, the same work with and without prefetching.
+ALGO_FLAGS = {"pagerank": ["--iterations", "5"]}
 
 
 def adjacency_bytes(graph: Path) -> int:
@@ -74,6 +77,7 @@ class Suite:
         cmd = [self.dg, "run", algo, str(graph), "--engine", engine, "--memory", str(memory), *extra]
         if algo in SOURCE_ALGOS and "--source" not in extra:
             cmd += ["--source", "max-degree"]
+        cmd += ALGO_FLAGS.get(algo, [])
         limit = None
         if engine != "memory":
             limit = memory + vertex_state_bytes(graph)
@@ -129,7 +133,8 @@ def main() -> None:
     ap.add_argument("--work", default="/work/bench/sync")
     ap.add_argument("--share", type=float, default=0.18, help="cache / adjacency for (a), (b), (d)")
     ap.add_argument("--only", default="a,b,c,d,e")
-    ap.add_argument("--quick", action="store_true", help="(a) wcc only; short sweeps")
+    ap.add_argument("--algorithms", default=",".join(PREFETCH_ALGOS), help="for (a)")
+    ap.add_argument("--quick", action="store_true", help="short sweeps")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     dg = diskgraph_binary()
@@ -148,7 +153,7 @@ def main() -> None:
             print(f"\n## {name}: adjacency {adj / MiB:.0f} MiB, cache {budget / MiB:.0f} MiB", flush=True)
             if "a" in only:
                 rows = []
-                for algo in ["wcc"] if a.quick else PREFETCH_ALGOS:
+                for algo in a.algorithms.split(","):
                     off = su.run(g, algo, "sync", budget, ["--ift", "0", "--ift-seq", "0"])
                     on = su.run(g, algo, "sync", budget, [])
                     on["speedup_vs_ift0"] = off["wall_seconds"] / on["wall_seconds"]

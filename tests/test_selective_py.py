@@ -373,8 +373,8 @@ def test_bad_algorithm_options(small: diskgraph.Graph) -> None:
         small.spmv(bad, engine="selective", memory=BUDGET)
     with pytest.raises(ValueError, match="one-dimensional"):
         small.spmv(np.ones((n, 1)))
-    with pytest.raises(ValueError, match="scc has no selective variant"):
-        small.scc(engine="selective")
+    with pytest.raises(ValueError, match="mis has no selective variant"):
+        small.mis(engine="selective")
     with pytest.raises(ValueError, match="unknown engine"):
         small.kcore(engine="disk")
     # Wrong types are TypeErrors, and unknown option names too.
