@@ -259,9 +259,10 @@ pub const LAYOUT: OptionSpec = OptionSpec {
     examples: &[],
 };
 
-/// Default random in-flight target of the sync engine's prefetcher (`--ift`): the queue depth at
-/// which this machine's SSD reaches its random 4 KiB rate.
-pub const DEFAULT_IFT: u64 = 64;
+/// Default random in-flight target of the sync engine's prefetcher (`--ift`): on this machine's
+/// SSD a single-threaded wcc kept getting faster up to 256 reads in flight (bench/sync.py (b),
+/// docs/BENCHMARKS.md), the device delivering its random 4 KiB rate at depth 64 and beyond.
+pub const DEFAULT_IFT: u64 = 256;
 
 /// `--ift`: random reads the sync engine's prefetcher keeps in flight.
 pub const IFT: OptionSpec = OptionSpec {

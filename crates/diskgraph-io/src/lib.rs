@@ -111,7 +111,7 @@ pub use fallback::SIMULATE_ENV;
 pub use file::FileSet;
 pub use huge_alloc::{HugePageAlloc, MIN_ADVISED};
 pub use measure::{measure_device, DeviceRate};
-pub use pages::{Completed, PageAccess, PageFrame, PageReads, PagedFile, PAGE_BYTES};
+pub use pages::{page_frames, Completed, Frame, PageAccess, PageFrame, PageReads, PagedFile, PAGE_BYTES};
 pub use pipeline::INLINE_ENV;
 pub use pool::BufferKind;
 pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};

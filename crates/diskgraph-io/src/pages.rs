@@ -27,10 +27,73 @@ pub const PAGE_BYTES: usize = 4096;
 #[repr(C, align(4096))]
 pub struct PageFrame(pub [u8; PAGE_BYTES]);
 
-impl PageFrame {
-    /// A zeroed frame on the heap.
-    pub fn new_boxed() -> Box<PageFrame> {
-        Box::new(PageFrame([0; PAGE_BYTES]))
+/// Zeroed frames cut from one allocation of exactly `count` pages: allocated one by one, 4 KiB
+/// aligned blocks cost the allocator up to twice their size, which a cache held to a budget
+/// cannot afford.
+pub fn page_frames(count: usize) -> Vec<Frame> {
+    let arena = Arc::new(Arena::new(count));
+    (0..count)
+        .map(|index| Frame {
+            arena: Arc::clone(&arena),
+            index,
+        })
+        .collect()
+}
+
+/// The allocation behind [`page_frames`].
+struct Arena {
+    base: std::ptr::NonNull<PageFrame>,
+    count: usize,
+}
+
+// SAFETY: the arena is plain memory; who may touch which frame is decided by the `Frame`
+// handles, each the only one for its index.
+unsafe impl Send for Arena {}
+// SAFETY: as above.
+unsafe impl Sync for Arena {}
+
+impl Arena {
+    fn layout(count: usize) -> std::alloc::Layout {
+        std::alloc::Layout::array::<PageFrame>(count.max(1)).expect("a frame count that fits in memory")
+    }
+
+    fn new(count: usize) -> Arena {
+        let layout = Arena::layout(count);
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        let base = std::ptr::NonNull::new(p.cast()).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Arena { base, count }
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout; no frame outlives the arena (each holds
+        // an `Arc` of it).
+        unsafe { std::alloc::dealloc(self.base.as_ptr().cast(), Arena::layout(self.count)) };
+    }
+}
+
+/// One page frame of an arena ([`page_frames`]): the only handle to its page, so borrowing it
+/// is borrowing the page.
+pub struct Frame {
+    arena: Arc<Arena>,
+    index: usize,
+}
+
+impl std::ops::Deref for Frame {
+    type Target = PageFrame;
+
+    fn deref(&self) -> &PageFrame {
+        // SAFETY: `index < count` by construction, and this handle is the only one for it.
+        unsafe { &*self.arena.base.as_ptr().add(self.index) }
+    }
+}
+
+impl std::ops::DerefMut for Frame {
+    fn deref_mut(&mut self) -> &mut PageFrame {
+        // SAFETY: as for `deref`, borrowed mutably through the only handle.
+        unsafe { &mut *self.arena.base.as_ptr().add(self.index) }
     }
 }
 
@@ -124,7 +187,7 @@ impl PagedFile {
     ///
     /// # Panics
     /// If a page lies wholly past the end of the data.
-    pub fn read(&self, first: u64, frames: &mut [Box<PageFrame>]) -> Result<(), IoError> {
+    pub fn read(&self, first: u64, frames: &mut [Frame]) -> Result<(), IoError> {
         assert!(
             first + frames.len() as u64 <= self.pages(),
             "pages past the end of the file"
@@ -170,7 +233,7 @@ impl PagedFile {
 }
 
 /// One iovec per frame.
-fn iovecs(frames: &mut [Box<PageFrame>]) -> Vec<libc::iovec> {
+fn iovecs(frames: &mut [Frame]) -> Vec<libc::iovec> {
     frames
         .iter_mut()
         .map(|f| libc::iovec {
@@ -188,7 +251,7 @@ pub struct Completed {
     /// Its first page.
     pub first: u64,
     /// Its frames, filled when `result` is `Ok`.
-    pub frames: Vec<Box<PageFrame>>,
+    pub frames: Vec<Frame>,
     /// Its outcome.
     pub result: Result<(), IoError>,
 }
@@ -197,7 +260,7 @@ pub struct Completed {
 struct Pending {
     file: Arc<PagedFile>,
     first: u64,
-    frames: Vec<Box<PageFrame>>,
+    frames: Vec<Frame>,
     iov: Vec<libc::iovec>,
     tag: u64,
 }
@@ -271,7 +334,7 @@ impl PageReads {
     ///
     /// # Panics
     /// If [`capacity`](Self::capacity) reads are in flight, or a page lies past the file's end.
-    pub fn submit(&mut self, file: &Arc<PagedFile>, first: u64, mut frames: Vec<Box<PageFrame>>, tag: u64) {
+    pub fn submit(&mut self, file: &Arc<PagedFile>, first: u64, mut frames: Vec<Frame>, tag: u64) {
         assert!(
             first + frames.len() as u64 <= file.pages(),
             "pages past the end of the file"
@@ -414,8 +477,8 @@ mod tests {
         (dir, path, data)
     }
 
-    fn frames(n: usize) -> Vec<Box<PageFrame>> {
-        (0..n).map(|_| PageFrame::new_boxed()).collect()
+    fn frames(n: usize) -> Vec<Frame> {
+        page_frames(n)
     }
 
     #[test]

@@ -11,7 +11,7 @@
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use diskgraph_io::{PageFrame, PAGE_BYTES};
+use diskgraph_io::{page_frames, Frame, PAGE_BYTES};
 
 /// A page's slot: none.
 const ABSENT: u32 = u32::MAX;
@@ -30,7 +30,7 @@ enum State {
 struct Slot {
     /// `(file, page)` held, for a slot not free.
     key: (usize, u64),
-    frame: Option<Box<PageFrame>>,
+    frame: Option<Frame>,
     state: State,
     referenced: bool,
 }
@@ -73,6 +73,9 @@ struct Inner {
     counters: CacheCounters,
 }
 
+/// Bytes a frame costs: its page and its slot.
+pub(crate) const FRAME_BYTES: u64 = (PAGE_BYTES + std::mem::size_of::<Slot>()) as u64;
+
 /// Frames the prefetcher may not take (see the module doc).
 fn reserve(frames: usize) -> usize {
     (frames / 8).clamp(1, 64)
@@ -89,16 +92,17 @@ pub(crate) struct PageCache {
 pub(crate) struct Claim {
     pub page: u64,
     pub slot: u32,
-    pub frame: Box<PageFrame>,
+    pub frame: Frame,
 }
 
 impl PageCache {
     /// A cache of `frames` frames over files of `pages[i]` pages.
     pub(crate) fn new(frames: usize, pages: &[u64]) -> PageCache {
-        let slots = (0..frames)
-            .map(|_| Slot {
+        let slots = page_frames(frames)
+            .into_iter()
+            .map(|frame| Slot {
                 key: (0, 0),
-                frame: Some(PageFrame::new_boxed()),
+                frame: Some(frame),
                 state: State::Free,
                 referenced: false,
             })
@@ -180,7 +184,7 @@ impl PageCache {
         file: usize,
         range: std::ops::Range<u64>,
         out: &mut Vec<u8>,
-        mut read: impl FnMut(u64, &mut [Box<PageFrame>]) -> Result<(), E>,
+        mut read: impl FnMut(u64, &mut [Frame]) -> Result<(), E>,
     ) -> Result<(), E> {
         if range.is_empty() {
             return Ok(());
@@ -245,7 +249,7 @@ impl PageCache {
                 // The page arrived while this thread waited for a frame.
                 continue;
             }
-            let mut frames: Vec<Box<PageFrame>> = claims
+            let mut frames: Vec<Frame> = claims
                 .iter()
                 .map(|&(_, slot)| g.slots[slot as usize].frame.take().expect("claimed with its frame"))
                 .collect();
@@ -355,7 +359,7 @@ mod tests {
     use super::*;
 
     /// Pages of a fake file whose byte `i` is `i % 251`.
-    fn read_fake(first: u64, frames: &mut [Box<PageFrame>]) -> Result<(), String> {
+    fn read_fake(first: u64, frames: &mut [Frame]) -> Result<(), String> {
         for (k, f) in frames.iter_mut().enumerate() {
             for (j, b) in f.0.iter_mut().enumerate() {
                 *b = (((first + k as u64) * PAGE_BYTES as u64 + j as u64) % 251) as u8;

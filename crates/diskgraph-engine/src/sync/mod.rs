@@ -43,7 +43,7 @@ use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
 use crate::{engine_options, EngineError, RunStats, Vertices};
 use ahead::Registered;
-use cache::PageCache;
+use cache::{PageCache, FRAME_BYTES};
 
 /// Vertices per offset kept in memory under `--index-summary`.
 pub const SUMMARY_STRIDE: usize = 64;
@@ -187,6 +187,8 @@ pub struct SyncGraph {
     index_summary: bool,
     /// Bytes of the row index held in memory (whole or summary).
     index_bytes: u64,
+    /// Bytes of the cache's page tables.
+    table_bytes: u64,
     /// Edges handed out, and bytes copied out of the cache.
     edges: AtomicU64,
     bytes_used: AtomicU64,
@@ -279,10 +281,7 @@ impl SyncGraph {
                     minimum,
                 ));
             }
-            Some(PageCache::new(
-                ((opts.memory - tables) / PAGE_BYTES as u64) as usize,
-                &pages,
-            ))
+            Some(PageCache::new(((opts.memory - tables) / FRAME_BYTES) as usize, &pages))
         };
         let backend = match (mmap, opts.io) {
             (true, _) => "mmap",
@@ -327,6 +326,7 @@ impl SyncGraph {
             backend,
             index_summary: opts.index_summary,
             index_bytes,
+            table_bytes: if mmap { 0 } else { tables },
             edges: AtomicU64::new(0),
             bytes_used: AtomicU64::new(0),
             mapped_nanos: AtomicU64::new(0),
@@ -350,7 +350,7 @@ impl SyncGraph {
             0
         };
         let tables = 4 * directions * (weights * pages(4 * m.num_arcs) + summary);
-        MIN_FRAMES * PAGE_BYTES as u64 + tables
+        MIN_FRAMES * FRAME_BYTES + tables
     }
 
     /// Whether direction `d`'s lists were opened.
@@ -591,7 +591,7 @@ impl Engine for SyncGraph {
                 stats.bytes_read = prefetched_bytes + c.demand_bytes;
                 stats.io_requests = s.prefetch_requests.load(Relaxed) + c.demand_reads;
                 stats.io_wait_seconds = c.wait_seconds;
-                stats.peak_engine_memory = (cache.frames() * PAGE_BYTES) as u64;
+                stats.peak_engine_memory = cache.frames() as u64 * FRAME_BYTES + self.table_bytes;
                 let lookups = c.hits + c.misses + c.waits;
                 if lookups > 0 {
                     stats
