@@ -20,6 +20,10 @@ use super::ahead::Registered;
 use super::cache::Claim;
 use super::{Locator, Shared, Side, SUMMARY_STRIDE};
 
+/// How many times `--ift` vertices a random iterator's read-ahead may scan (see
+/// `Prefetcher::ahead_random`).
+const SCAN_FACTOR: usize = 8;
+
 /// Pages of one read at most (128 KiB).
 const RUN_PAGES: u64 = 32;
 
@@ -163,13 +167,26 @@ impl Prefetcher<'_> {
     }
 
     /// Reads for the lists of the next vertices of a queue or heap iterator; returns the reads.
+    ///
+    /// PrefEdge reads ahead `--ift` vertices; where lists are much shorter than a page (a road
+    /// network's), those fit on a page or two and the prefetcher barely gets ahead. So the scan
+    /// goes on for up to [`SCAN_FACTOR`] × `--ift` vertices until the quota is issued, skipping a
+    /// page range just looked at (consecutive small lists share pages).
     fn ahead_random(&mut self, it: &Registered, quota: usize) -> usize {
         let mut issued = 0;
-        let limit = self.shared.ift.max(quota);
+        let limit = SCAN_FACTOR * self.shared.ift.max(quota);
+        let mut last: Option<(usize, Range<u64>)> = None;
         it.cursor.ahead(limit, |v| {
             for &d in &it.reads.directions {
                 let Some(side) = self.shared.side(d) else { continue };
                 for (file, pages) in pages_of(side, v, it.reads.weights) {
+                    if last
+                        .as_ref()
+                        .is_some_and(|(f, r)| *f == file && r.start <= pages.start && pages.end <= r.end)
+                    {
+                        continue;
+                    }
+                    last = Some((file, pages.clone()));
                     issued += self.issue(file, pages, Kind::Random, quota - issued.min(quota));
                     if issued >= quota {
                         return false;
