@@ -433,6 +433,12 @@ fn proc_read_bytes() -> u64 {
         .unwrap_or(0)
 }
 
+/// Replaces `out` with the little-endian 4-byte values of `bytes`.
+fn decode<T>(bytes: &[u8], out: &mut Vec<T>, value: fn([u8; 4]) -> T) {
+    out.clear();
+    out.extend(bytes.chunks_exact(4).map(|c| value(c.try_into().expect("4 bytes"))));
+}
+
 /// Reads lists for the algorithm's thread; the slices it returns live until the next call.
 pub struct ListReader<'g> {
     g: &'g SyncGraph,
@@ -475,12 +481,7 @@ impl ListReader<'_> {
         let shared = &g.shared;
         self.bytes.clear();
         shared.read_bytes(side.adj, 4 * lo..4 * hi, &mut self.bytes)?;
-        self.ids.clear();
-        self.ids.extend(
-            self.bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))),
-        );
+        decode(&self.bytes, &mut self.ids, u32::from_le_bytes);
         let n = g.num_vertices();
         if let Some(k) = self.ids.iter().position(|&x| x as usize >= n) {
             return Err(FormatError::NeighbourOutOfRange {
@@ -498,12 +499,7 @@ impl ListReader<'_> {
                 .ok_or_else(|| EngineError::Setting("the weights were not opened".into()))?;
             self.bytes.clear();
             shared.read_bytes(wgt, 4 * lo..4 * hi, &mut self.bytes)?;
-            self.weights.clear();
-            self.weights.extend(
-                self.bytes
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))),
-            );
+            decode(&self.bytes, &mut self.weights, f32::from_le_bytes);
             used += self.bytes.len() as u64;
         }
         if shared.cache.is_none() {
@@ -576,15 +572,14 @@ impl Engine for SyncGraph {
         let s = &self.shared;
         let prefetched_bytes = s.prefetch_bytes.load(Relaxed);
         let used = self.bytes_used.load(Relaxed);
-        let set = |stats: &mut RunStats, k: &str, v: serde_json::Value| {
-            stats.settings.insert(k.into(), v);
-        };
-        set(stats, "io", json!(self.backend));
-        set(stats, "ift", json!(s.ift));
-        set(stats, "ift_seq", json!(s.ift_seq));
-        set(stats, "index_summary", json!(self.index_summary));
-        set(stats, "index_bytes", json!(self.index_bytes));
-        set(stats, "memory", json!(self.budget));
+        let mut settings = vec![
+            ("io", json!(self.backend)),
+            ("ift", json!(s.ift)),
+            ("ift_seq", json!(s.ift_seq)),
+            ("index_summary", json!(self.index_summary)),
+            ("index_bytes", json!(self.index_bytes)),
+            ("memory", json!(self.budget)),
+        ];
         match &s.cache {
             Some(cache) => {
                 let c = cache.counters();
@@ -598,26 +593,28 @@ impl Engine for SyncGraph {
                         .cache_hit_ratio
                         .insert("pages".into(), c.hits as f64 / lookups as f64);
                 }
-                set(stats, "frames", json!(cache.frames()));
-                set(stats, "pages_prefetched", json!(c.prefetched));
-                set(stats, "pages_prefetched_used", json!(c.prefetch_hits));
-                set(stats, "pages_prefetched_wasted", json!(c.wasted));
-                set(stats, "pages_waited_for", json!(c.waits));
-                set(stats, "pages_missed", json!(c.misses));
-                set(stats, "pages_evicted", json!(c.evictions));
-                set(
-                    stats,
-                    "prefetch_busy_seconds",
-                    json!(s.prefetch_busy_nanos.load(Relaxed) as f64 * 1e-9),
-                );
+                let busy = s.prefetch_busy_nanos.load(Relaxed) as f64 * 1e-9;
+                settings.extend([
+                    ("frames", json!(cache.frames())),
+                    ("pages_prefetched", json!(c.prefetched)),
+                    ("pages_prefetched_used", json!(c.prefetch_hits)),
+                    ("pages_prefetched_wasted", json!(c.wasted)),
+                    ("pages_waited_for", json!(c.waits)),
+                    ("pages_missed", json!(c.misses)),
+                    ("pages_evicted", json!(c.evictions)),
+                    ("prefetch_busy_seconds", json!(busy)),
+                ]);
             }
             None => {
                 stats.bytes_read = proc_read_bytes().saturating_sub(self.proc_read_bytes);
                 stats.io_requests = s.prefetch_requests.load(Relaxed);
                 stats.io_wait_seconds = self.mapped_nanos.load(Relaxed) as f64 * 1e-9;
-                set(stats, "madvise_calls", json!(s.prefetch_requests.load(Relaxed)));
+                settings.push(("madvise_calls", json!(s.prefetch_requests.load(Relaxed))));
             }
         }
+        stats
+            .settings
+            .extend(settings.into_iter().map(|(k, v)| (k.to_string(), v)));
         if stats.bytes_read > 0 {
             stats.io_utility = (used as f64 / stats.bytes_read as f64).min(1.0);
         }
