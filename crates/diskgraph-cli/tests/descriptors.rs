@@ -133,7 +133,7 @@ fn options_that_do_not_apply_are_errors() {
         "{msg}"
     );
     let msg = fails(&["run", "bfs", s(&g), "--engine", "stream", "--io", "mmap"]);
-    assert!(msg.contains("io mmap is for the selective engine"), "{msg}");
+    assert!(msg.contains("io mmap is for the selective or sync engine"), "{msg}");
     let msg = fails(&["run", "kcore", s(&g), "--engine", "stream"]);
     assert!(
         msg.contains("kcore has no stream variant; use --engine memory or selective"),

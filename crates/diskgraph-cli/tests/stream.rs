@@ -140,7 +140,7 @@ fn stream_errors_are_one_line() {
     let msg = fails(&["run", "bfs", s(&g), "--engine", "stream", "--memory", "4KiB"]);
     assert!(msg.contains("budget"), "{msg}");
     let msg = fails(&["run", "bfs", s(&g), "--engine", "stream", "--io", "mmap"]);
-    assert!(msg.contains("io mmap is for the selective engine"), "{msg}");
+    assert!(msg.contains("io mmap is for the selective or sync engine"), "{msg}");
     let out = common::diskgraph(&["run", "bfs", s(&g), "--vertex-state", "disk"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("memory or mmap"));
