@@ -136,7 +136,7 @@ fn options_that_do_not_apply_are_errors() {
     assert!(msg.contains("io mmap is for the selective or sync engine"), "{msg}");
     let msg = fails(&["run", "kcore", s(&g), "--engine", "stream"]);
     assert!(
-        msg.contains("kcore has no stream variant; use --engine memory or selective"),
+        msg.contains("kcore has no stream variant; use --engine memory, selective or sync"),
         "{msg}"
     );
     // Under auto, an engine's options are accepted: auto may pick that engine.
