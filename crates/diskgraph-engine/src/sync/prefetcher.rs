@@ -53,6 +53,8 @@ struct Prefetcher<'s> {
     reads: Option<PageReads>,
     /// Tag → read in flight.
     flights: Vec<Option<InFlight>>,
+    /// Tags free for the next read.
+    free_tags: Vec<usize>,
     in_flight: [usize; 2],
     /// Runs advised recently, by `(file, first page)` hash (mmap).
     advised: Vec<u64>,
@@ -66,6 +68,7 @@ pub(super) fn run(shared: &Arc<Shared>, uring: bool) {
         shared,
         reads: (!mapped).then(|| PageReads::new(capacity, uring).0),
         flights: Vec::new(),
+        free_tags: Vec::new(),
         in_flight: [0, 0],
         advised: if mapped {
             vec![u64::MAX; ADVISED_SLOTS]
@@ -104,6 +107,7 @@ impl Prefetcher<'_> {
         let cache = self.shared.cache.as_ref().expect("reads go into the cache");
         for c in done {
             let f = self.flights[c.tag as usize].take().expect("a read has its flight");
+            self.free_tags.push(c.tag as usize);
             self.in_flight[f.kind as usize] -= 1;
             let ok = c.result.is_ok();
             if ok {
@@ -176,9 +180,10 @@ impl Prefetcher<'_> {
         let mut issued = 0;
         let limit = SCAN_FACTOR * self.shared.ift.max(quota);
         let mut last: Option<(usize, Range<u64>)> = None;
+        let shared = self.shared;
         it.cursor.ahead(limit, |v| {
             for &d in &it.reads.directions {
-                let Some(side) = self.shared.side(d) else { continue };
+                let Some(side) = shared.side(d) else { continue };
                 for (file, pages) in pages_of(side, v, it.reads.weights) {
                     if last
                         .as_ref()
@@ -273,13 +278,10 @@ impl Prefetcher<'_> {
             self.complete(true);
         }
         let reads = self.reads.as_mut().expect("the cache is read through PageReads");
-        let tag = match self.flights.iter().position(Option::is_none) {
-            Some(t) => t,
-            None => {
-                self.flights.push(None);
-                self.flights.len() - 1
-            }
-        };
+        let tag = self.free_tags.pop().unwrap_or_else(|| {
+            self.flights.push(None);
+            self.flights.len() - 1
+        });
         let first = run[0].page;
         let slots = run.iter().map(|c| (c.page, c.slot)).collect();
         let frames = run.into_iter().map(|c| c.frame).collect();
@@ -321,7 +323,7 @@ fn byte_pages(start: u64, stop: u64) -> Range<u64> {
 /// The pages to read ahead for `v`'s list on `side`: its adjacency (and weights), exactly from
 /// the index in memory, or under a summary its index page with the interpolated range of the
 /// adjacency (PrefEdge §5, Figure 11).
-fn pages_of(side: &Side, v: u32, weights: bool) -> Vec<(usize, Range<u64>)> {
+fn pages_of(side: &Side, v: u32, weights: bool) -> impl Iterator<Item = (usize, Range<u64>)> {
     let (lo, hi) = match &side.locator {
         Locator::Offsets(o) => (o[v as usize], o[v as usize + 1]),
         Locator::Summary { anchors, .. } => {
@@ -333,13 +335,11 @@ fn pages_of(side: &Side, v: u32, weights: bool) -> Vec<(usize, Range<u64>)> {
             (start.saturating_sub(per).max(a), (start + 2 * per + 1).min(b))
         }
     };
-    let mut out = Vec::with_capacity(3);
-    if let Locator::Summary { idx, .. } = side.locator {
-        out.push((idx, byte_pages(8 * u64::from(v), 8 * u64::from(v) + 16)));
-    }
-    out.push((side.adj, byte_pages(4 * lo, 4 * hi)));
-    if weights {
-        out.extend(side.wgt.map(|w| (w, byte_pages(4 * lo, 4 * hi))));
-    }
-    out
+    let index = match side.locator {
+        Locator::Summary { idx, .. } => Some((idx, byte_pages(8 * u64::from(v), 8 * u64::from(v) + 16))),
+        Locator::Offsets(_) => None,
+    };
+    let adj = byte_pages(4 * lo, 4 * hi);
+    let wgt = side.wgt.filter(|_| weights).map(|w| (w, adj.clone()));
+    index.into_iter().chain(std::iter::once((side.adj, adj))).chain(wgt)
 }
