@@ -60,6 +60,12 @@
 //! algorithm (the sync engine): whole 4 KiB pages into frames the caller owns, blocking or
 //! kept in flight through io_uring, and `madvise(MADV_WILLNEED)` on a mapped file.
 //!
+//! # Blocks written back
+//!
+//! [`BlockFile`] and [`PageBuf`] serve an engine that keeps blocks of a file in memory, modifies
+//! them and writes them back (the shard engine's edge values): page-aligned O_DIRECT reads and
+//! writes of whole buffers, counted.
+//!
 //! # Testing the fallbacks
 //!
 //! [`SIMULATE_ENV`] (`DISKGRAPH_IO_SIMULATE=no-uring,no-direct,no-hugetlb`) makes the probes
@@ -78,9 +84,11 @@
 //! 5. the backends `pread`, `uring` and `mmap`; `measure` ([`measure_device`]); `stream`
 //!    ([`SequentialReader`], reading through `file` and `ring`);
 //! 6. `context` ([`IoContext`]), which picks a backend and runs rounds; `pages` ([`PagedFile`],
-//!    [`PageReads`]): page reads into caller-owned frames for a cache that reads ahead.
+//!    [`PageReads`]): page reads into caller-owned frames for a cache that reads ahead;
+//!    `blocks` ([`BlockFile`], [`PageBuf`]): blocks read and written back.
 
 mod backend;
+mod blocks;
 mod config;
 mod context;
 mod crew;
@@ -101,6 +109,7 @@ mod stream;
 mod uring;
 
 pub use backend::Chunk;
+pub use blocks::{BlockFile, PageBuf};
 pub use config::{
     BackendKind, IoConfig, MmapAdvice, SchedulerKind, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS,
     DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH,

@@ -1,0 +1,261 @@
+//! Whole-block reads and writes for an engine that keeps blocks of a file in memory and writes
+//! modified ones back (the shard engine, after GraphChi): [`PageBuf`], a zeroed buffer of whole
+//! 4 KiB pages aligned as O_DIRECT needs, and [`BlockFile`], a file read — and, when opened for
+//! writing, written — in page-aligned ranges with O_DIRECT where the file system allows it.
+//!
+//! Reads and writes are blocking `pread(2)` / `pwrite(2)` calls that resume after short
+//! transfers and EINTR; callers that want several in flight issue them from several threads
+//! (every method takes `&self`).
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use crate::error::IoError;
+use crate::fallback::simulated;
+use crate::pages::{PageFrame, PAGE_BYTES};
+
+/// A zeroed buffer of whole pages from one allocation, aligned to a page.
+pub struct PageBuf {
+    base: std::ptr::NonNull<PageFrame>,
+    pages: usize,
+}
+
+// SAFETY: the buffer is plain memory owned by this value; access follows Rust's borrows of it.
+unsafe impl Send for PageBuf {}
+// SAFETY: as above; shared access is read-only, or atomic through `as_atomic_u32`.
+unsafe impl Sync for PageBuf {}
+
+impl PageBuf {
+    /// A zeroed buffer of `bytes` rounded up to whole pages (at least one).
+    pub fn zeroed(bytes: usize) -> PageBuf {
+        let pages = bytes.div_ceil(PAGE_BYTES).max(1);
+        let layout = PageBuf::layout(pages);
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        let base = std::ptr::NonNull::new(p.cast()).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        PageBuf { base, pages }
+    }
+
+    fn layout(pages: usize) -> std::alloc::Layout {
+        std::alloc::Layout::array::<PageFrame>(pages).expect("a buffer size that fits in memory")
+    }
+
+    /// Its size in bytes (whole pages).
+    pub fn len(&self) -> usize {
+        self.pages * PAGE_BYTES
+    }
+
+    /// Whether it holds no bytes (never: a buffer has at least one page).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Its bytes.
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: `pages` initialised (zeroed) pages from `base`, borrowed shared with `self`.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr().cast(), self.len()) }
+    }
+
+    /// Its bytes, mutably.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as `bytes`, borrowed exclusively with `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.base.as_ptr().cast(), self.len()) }
+    }
+
+    /// Its bytes as `u32` words that threads holding it shared may load and store.
+    pub fn as_atomic_u32(&self) -> &[AtomicU32] {
+        // SAFETY: `AtomicU32` has the size and alignment of `u32` and the buffer is page
+        // aligned and initialised; while this shared borrow lives, no `&mut` to the bytes can
+        // exist, and every shared view of them is either this atomic one or read-only
+        // (`bytes`), whose reads race only with atomic stores made through this view —
+        // callers that store through it do not read the plain views meanwhile.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr().cast(), self.len() / 4) }
+    }
+}
+
+impl Drop for PageBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this layout.
+        unsafe { std::alloc::dealloc(self.base.as_ptr().cast(), PageBuf::layout(self.pages)) };
+    }
+}
+
+/// A file read, and written when opened so, in page-aligned ranges (see the module doc).
+pub struct BlockFile {
+    path: PathBuf,
+    file: File,
+    direct: bool,
+    read_bytes: AtomicU64,
+    written_bytes: AtomicU64,
+}
+
+impl BlockFile {
+    /// Opens `path` to read, with O_DIRECT where its file system allows it.
+    pub fn open_read(path: &Path) -> Result<BlockFile, IoError> {
+        BlockFile::open(path, OpenOptions::new().read(true))
+    }
+
+    /// Creates (or truncates) `path` to read and write, `len` bytes long and sparse (reading
+    /// unwritten bytes gives zeros), with O_DIRECT where its file system allows it.
+    pub fn create(path: &Path, len: u64) -> Result<BlockFile, IoError> {
+        let f = BlockFile::open(
+            path,
+            OpenOptions::new().read(true).write(true).create(true).truncate(true),
+        )?;
+        f.file.set_len(len).map_err(|e| f.os_error(e))?;
+        Ok(f)
+    }
+
+    fn open(path: &Path, how: &OpenOptions) -> Result<BlockFile, IoError> {
+        let os = |source| IoError::Os {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut direct_how = how.clone();
+        direct_how.custom_flags(libc::O_DIRECT);
+        let (file, direct) = match simulated("no-direct") {
+            true => (how.open(path).map_err(os)?, false),
+            false => match direct_how.open(path) {
+                Ok(f) => (f, true),
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => (how.open(path).map_err(os)?, false),
+                Err(e) => return Err(os(e)),
+            },
+        };
+        Ok(BlockFile {
+            path: path.to_path_buf(),
+            file,
+            direct,
+            read_bytes: AtomicU64::new(0),
+            written_bytes: AtomicU64::new(0),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether transfers bypass the page cache (O_DIRECT).
+    pub fn direct(&self) -> bool {
+        self.direct
+    }
+
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read_bytes.load(Relaxed)
+    }
+
+    /// Bytes written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.written_bytes.load(Relaxed)
+    }
+
+    fn os_error(&self, source: std::io::Error) -> IoError {
+        IoError::Os {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Reads `buf.len()` bytes from byte `offset` (a multiple of the page size) into `buf`;
+    /// bytes past the end of the file read as zeros.
+    ///
+    /// # Panics
+    /// If `offset` is not page aligned.
+    pub fn read(&self, buf: &mut PageBuf, offset: u64) -> Result<(), IoError> {
+        assert!(offset.is_multiple_of(PAGE_BYTES as u64), "unaligned read");
+        let bytes = buf.bytes_mut();
+        let mut done = 0;
+        while done < bytes.len() {
+            match self.file.read_at(&mut bytes[done..], offset + done as u64) {
+                Ok(0) => {
+                    bytes[done..].fill(0);
+                    break;
+                }
+                Ok(n) => {
+                    // O_DIRECT continues from a page boundary: an unaligned tail is read again,
+                    // unless the file ends inside it.
+                    let next = if self.direct {
+                        (done + n) & !(PAGE_BYTES - 1)
+                    } else {
+                        done + n
+                    };
+                    if next <= done {
+                        bytes[done + n..].fill(0);
+                        break;
+                    }
+                    done = next;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.os_error(e)),
+            }
+        }
+        self.read_bytes.fetch_add(bytes.len() as u64, Relaxed);
+        Ok(())
+    }
+
+    /// Writes all of `buf` at byte `offset` (a multiple of the page size).
+    ///
+    /// # Panics
+    /// If `offset` is not page aligned.
+    pub fn write(&self, buf: &PageBuf, offset: u64) -> Result<(), IoError> {
+        assert!(offset.is_multiple_of(PAGE_BYTES as u64), "unaligned write");
+        let bytes = buf.bytes();
+        let mut done = 0;
+        while done < bytes.len() {
+            match self.file.write_at(&bytes[done..], offset + done as u64) {
+                Ok(0) => {
+                    return Err(self.os_error(std::io::Error::new(
+                        std::io::ErrorKind::WriteZero,
+                        format!("wrote nothing at byte {}", offset + done as u64),
+                    )))
+                }
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.os_error(e)),
+            }
+        }
+        self.written_bytes.fetch_add(bytes.len() as u64, Relaxed);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_round_trip_and_unwritten_bytes_are_zero() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = BlockFile::create(&dir.path().join("v"), 5 * PAGE_BYTES as u64).unwrap();
+        let mut b = PageBuf::zeroed(2 * PAGE_BYTES);
+        for (i, x) in b.bytes_mut().iter_mut().enumerate() {
+            *x = (i % 251) as u8;
+        }
+        f.write(&b, PAGE_BYTES as u64).unwrap();
+        let mut back = PageBuf::zeroed(4 * PAGE_BYTES);
+        f.read(&mut back, 0).unwrap();
+        assert!(back.bytes()[..PAGE_BYTES].iter().all(|&x| x == 0));
+        assert_eq!(&back.bytes()[PAGE_BYTES..3 * PAGE_BYTES], b.bytes());
+        assert!(back.bytes()[3 * PAGE_BYTES..].iter().all(|&x| x == 0));
+        // Past the end of the file: zeros.
+        let mut tail = PageBuf::zeroed(3 * PAGE_BYTES);
+        tail.bytes_mut().fill(7);
+        f.read(&mut tail, 4 * PAGE_BYTES as u64).unwrap();
+        assert!(tail.bytes().iter().all(|&x| x == 0));
+        assert_eq!(f.bytes_written(), 2 * PAGE_BYTES as u64);
+        assert_eq!(f.bytes_read(), 7 * PAGE_BYTES as u64);
+    }
+
+    #[test]
+    fn atomic_words_see_the_bytes() {
+        let mut b = PageBuf::zeroed(10);
+        assert_eq!(b.len(), PAGE_BYTES);
+        b.bytes_mut()[4..8].copy_from_slice(&7u32.to_le_bytes());
+        assert_eq!(b.as_atomic_u32()[1].load(Relaxed), 7);
+        b.as_atomic_u32()[2].store(9, Relaxed);
+        assert_eq!(b.bytes()[8..12], 9u32.to_le_bytes());
+    }
+}
