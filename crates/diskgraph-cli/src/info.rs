@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use diskgraph_format::{padded_len, BascSelection, Direction, GraphDir, GridLayout, LayoutRecord};
+use diskgraph_format::{padded_len, BascSelection, Direction, GraphDir, GridLayout, LayoutRecord, ShardLayout};
 use serde::Serialize;
 
 /// Arguments of `diskgraph info`.
@@ -46,8 +46,19 @@ struct LayoutInfo {
     bytes_on_disk: Option<u64>,
     /// A BAsC selection: `(method, vertices, edges, seconds)`.
     selection: Option<(String, u64, u64, f64)>,
+    /// A shard layout: its shard count, edge-value block size and largest shard (in arcs).
+    shards: Option<ShardInfo>,
     /// Why the layout could not be opened, if it could not.
     error: Option<String>,
+}
+
+/// A shard layout as `info` shows it.
+#[derive(Serialize, Debug)]
+struct ShardInfo {
+    num_shards: u32,
+    block_bytes: u64,
+    /// Arcs of the largest shard (known once the layout opened).
+    largest_shard: Option<u64>,
 }
 
 /// Describes a layout of `g` from its manifest record; the layout is opened too, and one that
@@ -61,6 +72,7 @@ fn layout_info(g: &GraphDir, record: &LayoutRecord) -> LayoutInfo {
         sort: None,
         bytes_on_disk: Some(record.bytes_on_disk()),
         selection: None,
+        shards: None,
         error: None,
     };
     match record {
@@ -80,6 +92,21 @@ fn layout_info(g: &GraphDir, record: &LayoutRecord) -> LayoutInfo {
             }
             Err(e) => info.error = Some(e.to_string()),
         },
+        LayoutRecord::Shards(shards) => {
+            let mut shown = ShardInfo {
+                num_shards: shards.num_shards,
+                block_bytes: shards.block_bytes,
+                largest_shard: None,
+            };
+            match ShardLayout::open(g, &shards.name) {
+                Ok(l) => {
+                    let sizes = (0..l.num_shards()).map(|q| l.shard(q).end - l.shard(q).start);
+                    shown.largest_shard = sizes.max();
+                }
+                Err(e) => info.error = Some(e.to_string()),
+            }
+            info.shards = Some(shown);
+        }
     }
     info
 }
@@ -89,6 +116,17 @@ fn show_layout(l: &LayoutInfo) {
         println!(
             "  {:24} BAsC selection by {method}: {count} vertices, {edges} edges, selected in {seconds:.3} s, {:.1} MiB",
             l.name,
+            l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
+        );
+        return;
+    }
+    if let (None, Some(shards)) = (&l.error, &l.shards) {
+        println!(
+            "  {:24} {} shards, largest {} arcs, {} KiB edge-value blocks, {:.1} MiB",
+            l.name,
+            shards.num_shards,
+            shards.largest_shard.unwrap_or(0),
+            shards.block_bytes >> 10,
             l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
         );
         return;

@@ -1,7 +1,8 @@
 //! The manifest's record of a derived layout ([`LayoutRecord`]): its name, its kind and what a
 //! reader needs to choose it without opening it (a grid's sort and shape, a selection's method,
-//! counts and bytes). The layout's own metadata file (`grid.json`, `basc.json`) stays the
-//! authority: readers check the record against it when they open the layout.
+//! a shard layout's shard count and block size, counts and bytes). The layout's own metadata
+//! file (`grid.json`, `basc.json`, `shards.json`) stays the authority: readers check the record
+//! against it when they open the layout.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +16,8 @@ pub enum LayoutKind {
     Grid,
     /// A BAsC selection (`basc-<name>/`, `basc.json`), for the selective engine's static cache.
     Basc,
+    /// A shard layout (`shards-N/`, `shards.json`): GraphChi's shards, for the shards engine.
+    Shards,
 }
 
 impl LayoutKind {
@@ -23,6 +26,7 @@ impl LayoutKind {
         match self {
             LayoutKind::Grid => "diskgraph partition",
             LayoutKind::Basc => "diskgraph select",
+            LayoutKind::Shards => "diskgraph partition --shards",
         }
     }
 }
@@ -32,6 +36,7 @@ impl std::fmt::Display for LayoutKind {
         f.write_str(match self {
             LayoutKind::Grid => "grid",
             LayoutKind::Basc => "basc",
+            LayoutKind::Shards => "shards",
         })
     }
 }
@@ -73,9 +78,26 @@ pub struct BascRecord {
     pub bytes_on_disk: u64,
 }
 
+/// The manifest's record of a shard layout (see `shards.json` for its full metadata).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardRecord {
+    /// The layout's directory name (`shards-N`).
+    pub name: String,
+    /// Number of shards N (= number of vertex intervals).
+    pub num_shards: u32,
+    /// Edge-value block size of the shards engine (its scratch column's and its cache's unit).
+    pub block_bytes: u64,
+    /// Arcs the layout stores (the graph's `num_arcs`).
+    pub num_arcs: u64,
+    /// Bytes of the layout's data files on disk (each padded to 4096; `shards.json` not
+    /// counted).
+    pub bytes_on_disk: u64,
+}
+
 /// One entry of the manifest's `layouts`: a derived layout's name, kind and summary. Stored as
-/// a JSON object whose `kind` field (`"grid"` or `"basc"`, see [`LayoutKind`]) says which
-/// fields follow.
+/// a JSON object whose `kind` field (`"grid"`, `"basc"` or `"shards"`, see [`LayoutKind`])
+/// says which fields follow.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum LayoutRecord {
@@ -83,6 +105,8 @@ pub enum LayoutRecord {
     Grid(GridRecord),
     /// A BAsC selection.
     Basc(BascRecord),
+    /// A shard layout.
+    Shards(ShardRecord),
 }
 
 impl LayoutRecord {
@@ -91,6 +115,7 @@ impl LayoutRecord {
         match self {
             LayoutRecord::Grid(r) => &r.name,
             LayoutRecord::Basc(r) => &r.name,
+            LayoutRecord::Shards(r) => &r.name,
         }
     }
 
@@ -99,6 +124,7 @@ impl LayoutRecord {
         match self {
             LayoutRecord::Grid(_) => LayoutKind::Grid,
             LayoutRecord::Basc(_) => LayoutKind::Basc,
+            LayoutRecord::Shards(_) => LayoutKind::Shards,
         }
     }
 
@@ -107,6 +133,7 @@ impl LayoutRecord {
         match self {
             LayoutRecord::Grid(r) => r.num_arcs,
             LayoutRecord::Basc(r) => r.num_arcs,
+            LayoutRecord::Shards(r) => r.num_arcs,
         }
     }
 
@@ -115,6 +142,7 @@ impl LayoutRecord {
         match self {
             LayoutRecord::Grid(r) => r.bytes_on_disk,
             LayoutRecord::Basc(r) => r.bytes_on_disk,
+            LayoutRecord::Shards(r) => r.bytes_on_disk,
         }
     }
 
@@ -122,7 +150,7 @@ impl LayoutRecord {
     pub fn grid(&self) -> Option<&GridRecord> {
         match self {
             LayoutRecord::Grid(r) => Some(r),
-            LayoutRecord::Basc(_) => None,
+            _ => None,
         }
     }
 
@@ -130,7 +158,15 @@ impl LayoutRecord {
     pub fn basc(&self) -> Option<&BascRecord> {
         match self {
             LayoutRecord::Basc(r) => Some(r),
-            LayoutRecord::Grid(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The shard record, if this is a shard layout.
+    pub fn shards(&self) -> Option<&ShardRecord> {
+        match self {
+            LayoutRecord::Shards(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -177,6 +213,16 @@ mod tests {
         })
     }
 
+    fn shards() -> LayoutRecord {
+        LayoutRecord::Shards(ShardRecord {
+            name: "shards-3".into(),
+            num_shards: 3,
+            block_bytes: 1 << 20,
+            num_arcs: 9932,
+            bytes_on_disk: 86_016,
+        })
+    }
+
     #[test]
     fn records_are_flat_objects_tagged_by_kind() {
         let json = serde_json::to_value(grid()).unwrap();
@@ -196,6 +242,20 @@ mod tests {
         });
         let r: LayoutRecord = serde_json::from_value(key).unwrap();
         assert_eq!(r.grid().unwrap().sort, GridSort::Key("deg".into()));
+        let json = serde_json::to_value(shards()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "kind": "shards", "name": "shards-3", "num_shards": 3, "block_bytes": 1048576,
+                "num_arcs": 9932, "bytes_on_disk": 86016
+            })
+        );
+        let back: LayoutRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(back, shards());
+        assert_eq!(back.shards().map(|r| r.num_shards), Some(3));
+        assert_eq!((back.grid(), back.basc()), (None, None));
+        assert_eq!(back.kind().to_string(), "shards");
+        assert_eq!(back.kind().made_by(), "diskgraph partition --shards");
     }
 
     #[test]
@@ -205,13 +265,13 @@ mod tests {
         let mut missing = serde_json::to_value(basc()).unwrap();
         missing.as_object_mut().unwrap().remove("method");
         let mut kind = serde_json::to_value(basc()).unwrap();
-        kind["kind"] = "shards".into();
+        kind["kind"] = "vshards".into();
         let mut sort = serde_json::to_value(grid()).unwrap();
         sort["sort"] = "sideways".into();
         for (bad, says) in [
             (extra, "pages"),
             (missing, "method"),
-            (kind, "shards"),
+            (kind, "vshards"),
             (sort, "sideways"),
         ] {
             let err = serde_json::from_value::<LayoutRecord>(bad).unwrap_err().to_string();
@@ -235,5 +295,13 @@ mod tests {
             Some(("kind".into(), "grid".into(), "basc".into()))
         );
         assert_eq!(basc().kind().made_by(), "diskgraph select");
+        let mut other = shards();
+        if let LayoutRecord::Shards(r) = &mut other {
+            r.block_bytes = 4096;
+        }
+        assert_eq!(
+            shards().first_difference(&other),
+            Some(("block_bytes".into(), "1048576".into(), "4096".into()))
+        );
     }
 }

@@ -5,9 +5,10 @@
 //! file names, the manifest, the writers (which publish atomically through a temporary
 //! directory and `rename`) and the readers (which check sizes and index monotonicity on
 //! [`GraphDir::open`], and checksums plus every neighbour ID in [`verify`]). Derived layouts —
-//! grid layouts (`grid-P…/`, [`GridLayout`]) and BAsC selections (`basc-<name>/`,
-//! [`BascSelection`]) — are built with a [`LayoutBuilder`], published atomically inside a graph
-//! and recorded in its manifest ([`LayoutRecord`]).
+//! grid layouts (`grid-P…/`, [`GridLayout`]), BAsC selections (`basc-<name>/`,
+//! [`BascSelection`]) and shard layouts (`shards-N/`, [`ShardLayout`]) — are built with a
+//! [`LayoutBuilder`], published atomically inside a graph and recorded in its manifest
+//! ([`LayoutRecord`]).
 //!
 //! | module | holds |
 //! | --- | --- |
@@ -28,6 +29,9 @@
 //! | `grid_layout` | [`GridLayout`], the grid layout reader |
 //! | `basc_meta` | BAsC selection file names, [`BascMeta`] (`basc.json`), static cache size |
 //! | `basc_selection` | [`BascSelection`], the reader; [`publish_basc`], [`verify_basc`] |
+//! | `shard_meta` | shard layout file names and limits, [`ShardMeta`] (`shards.json`), [`interval_of`] |
+//! | `shard_layout` | [`ShardLayout`], the shard layout reader; [`shard_layouts`] |
+//! | `shard_verify` | [`verify_shards`], the full O(E) check of a shard layout |
 //! | `verify` | [`verify`], the full O(E) check |
 //! | `id_order`, `rank_bitmap` | original-ID order of a reordered graph |
 
@@ -49,6 +53,9 @@ mod manifest;
 mod positioned;
 mod rank_bitmap;
 mod read;
+mod shard_layout;
+mod shard_meta;
+mod shard_verify;
 mod verify;
 mod write;
 
@@ -70,7 +77,7 @@ pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};
 pub use layout_builder::LayoutBuilder;
 pub use layout_meta::LayoutMeta;
-pub use layout_record::{BascRecord, GridRecord, LayoutKind, LayoutRecord};
+pub use layout_record::{BascRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
 pub use manifest::{
     check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,
     MANIFEST, MAX_VERTICES, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT,
@@ -78,5 +85,12 @@ pub use manifest::{
 pub use positioned::PositionedFile;
 pub use rank_bitmap::RankBitmap;
 pub use read::{Csr, Direction, GraphDir};
+pub use shard_layout::{shard_layouts, ShardLayout};
+pub use shard_meta::{
+    check_block_bytes, check_intervals, interval_of, shard_layout_name, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES,
+    MAX_SHARDS, MAX_SHARD_BLOCK_BYTES, MIN_SHARD_BLOCK_BYTES, SHARD_DST, SHARD_FORMAT, SHARD_META, SHARD_SRC,
+    SHARD_VERSION, SHARD_WINDOWS,
+};
+pub use shard_verify::verify_shards;
 pub use verify::{verify, verify_grid, VerifyReport};
 pub use write::{CsrWriter, DataFileWriter, GraphBuilder};

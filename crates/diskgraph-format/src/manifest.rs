@@ -267,7 +267,7 @@ mod tests {
 
     use super::*;
     use crate::grid_sort::GridSort;
-    use crate::layout_record::{BascRecord, GridRecord};
+    use crate::layout_record::{BascRecord, GridRecord, ShardRecord};
 
     #[test]
     fn temporary_names_are_never_layout_names() {
@@ -332,7 +332,18 @@ mod tests {
                 })
             },
         );
-        prop_oneof![grid, basc]
+        let shards = (1u32..=4096, 1u64..=16384, any::<u64>(), any::<u64>()).prop_map(
+            |(num_shards, pages, num_arcs, bytes_on_disk)| {
+                LayoutRecord::Shards(ShardRecord {
+                    name: format!("shards-{num_shards}"),
+                    num_shards,
+                    block_bytes: pages * 4096,
+                    num_arcs,
+                    bytes_on_disk,
+                })
+            },
+        );
+        prop_oneof![grid, basc, shards]
     }
 
     proptest! {

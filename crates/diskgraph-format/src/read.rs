@@ -10,6 +10,7 @@ use crate::grid_meta::GridMeta;
 use crate::layout_meta::LayoutMeta;
 use crate::layout_record::{LayoutKind, LayoutRecord};
 use crate::manifest::{Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, OUT_ADJ, OUT_IDX, OUT_WGT};
+use crate::shard_meta::ShardMeta;
 
 #[cfg(target_endian = "big")]
 compile_error!("diskgraph files are little-endian and are read by casting; big-endian hosts are not supported");
@@ -239,8 +240,8 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
 }
 
 /// The record of layout `name` of the graph directory `dir` from the layout's metadata file:
-/// `grid.json` for a grid layout, `basc.json` for a BAsC selection (parsed, not checked: opening
-/// the layout checks it).
+/// `grid.json` for a grid layout, `basc.json` for a BAsC selection, `shards.json` for a shard
+/// layout (parsed, not checked: opening the layout checks it).
 fn record_from_meta(dir: &Path, name: &str) -> Result<LayoutRecord, FormatError> {
     fn from<M: LayoutMeta>(layout: &Path, name: &str) -> Option<Result<LayoutRecord, FormatError>> {
         let path = layout.join(M::FILE);
@@ -249,13 +250,15 @@ fn record_from_meta(dir: &Path, name: &str) -> Result<LayoutRecord, FormatError>
     let layout = dir.join(name);
     from::<GridMeta>(&layout, name)
         .or_else(|| from::<BascMeta>(&layout, name))
+        .or_else(|| from::<ShardMeta>(&layout, name))
         .unwrap_or_else(|| {
             Err(FormatError::Manifest {
                 path: dir.join(MANIFEST),
                 reason: format!(
-                    "layout {name} is listed by name only and {name}/ has neither {} nor {}",
+                    "layout {name} is listed by name only and {name}/ has none of {}, {} or {}",
                     GridMeta::FILE,
-                    BascMeta::FILE
+                    BascMeta::FILE,
+                    ShardMeta::FILE
                 ),
             })
         })

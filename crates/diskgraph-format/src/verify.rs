@@ -12,6 +12,7 @@ use crate::grid_sort::GridSort;
 use crate::layout_record::LayoutRecord;
 use crate::manifest::IDS;
 use crate::read::{Direction, GraphDir};
+use crate::shard_verify::verify_shards;
 
 /// What [`verify`] checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -33,7 +34,8 @@ const CHUNK: usize = 4 << 20;
 /// file's checksum and zero padding, every neighbour ID in range and each list ascending (or
 /// non-descending for multigraphs), no NaN weight, and original IDs strictly ascending (ordering
 /// `original`) or distinct (any other ordering); then every derived layout the manifest lists
-/// (see [`verify_grid`]).
+/// (see [`verify_grid`], [`verify_basc`](crate::verify_basc) and
+/// [`verify_shards`](crate::verify_shards)).
 pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
     let g = GraphDir::open(path)?;
     let mut report = VerifyReport::default();
@@ -88,6 +90,11 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
             LayoutRecord::Basc(basc) => {
                 report.bytes_checked += verify_basc(&g, &basc.name)?;
                 report.files_checked += 1;
+            }
+            LayoutRecord::Shards(shards) => {
+                let r = verify_shards(&g, &shards.name)?;
+                report.files_checked += r.files_checked;
+                report.bytes_checked += r.bytes_checked;
             }
         }
         report.layouts_checked += 1;

@@ -1,0 +1,220 @@
+//! [`verify_shards`]: the full O(E) check of a shard layout against its graph.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::PathBuf;
+
+use crate::arc_stream::ArcStream;
+use crate::data_file::read_range;
+use crate::error::FormatError;
+use crate::read::{Direction, GraphDir};
+use crate::shard_layout::ShardLayout;
+use crate::shard_meta::{interval_of, SHARD_DST, SHARD_SRC, SHARD_WINDOWS};
+use crate::verify::VerifyReport;
+
+/// Arcs read per chunk by the sequential pass over the columns.
+const SCAN_ARCS: u64 = 1 << 19;
+/// Read buffer of each graph file streamed by the comparison.
+const GRAPH_BUFFER: usize = 4 << 20;
+/// Bytes of all the shards' read buffers together in the comparison.
+const MERGE_BYTES: u64 = 16 << 20;
+
+/// Full check of the shard layout `name` of `g` (O(E) time, memory O(N²) for the window index
+/// plus fixed buffers): everything [`ShardLayout::open`] checks, plus each file's checksum and
+/// zero padding; every source inside its window's interval and every destination inside its
+/// shard's interval; each shard sorted by (src, dst); and the layout's arcs exactly the graph's
+/// `out.*` arcs. The last is a merge: the out-CSR is streamed in (src, dst) order, which is the
+/// order in which each shard lists the arcs whose destinations it holds, so every arc of the
+/// graph must be the next unread arc of its destination's shard — a changed, swapped, missing
+/// or extra arc is reported at the first position where the two differ.
+pub fn verify_shards(g: &GraphDir, name: &str) -> Result<VerifyReport, FormatError> {
+    let layout = ShardLayout::open(g, name)?;
+    let mut report = VerifyReport::default();
+    for (file, entry) in &layout.meta().files {
+        entry.check_content(&layout.column_path(file))?;
+        report.files_checked += 1;
+        report.bytes_checked += entry.len;
+    }
+    check_windows(&layout)?;
+    compare_with_graph(g, &layout)?;
+    report.arcs_checked = layout.num_arcs();
+    Ok(report)
+}
+
+/// One sequential pass over both columns: each arc's source lies in its window's interval, its
+/// destination in its shard's interval, and each shard is sorted by (src, dst).
+fn check_windows(layout: &ShardLayout) -> Result<(), FormatError> {
+    let n = layout.num_shards() as usize;
+    let windows = layout.windows();
+    let (src_path, dst_path) = (layout.column_path(SHARD_SRC), layout.column_path(SHARD_DST));
+    let mut w = 0usize;
+    let mut prev: Option<(u32, u32)> = None;
+    let mut start = 0u64;
+    while start < layout.num_arcs() {
+        let end = (start + SCAN_ARCS).min(layout.num_arcs());
+        let src: Vec<u32> = read_range(&src_path, start..end)?;
+        let dst: Vec<u32> = read_range(&dst_path, start..end)?;
+        for (i, (&s, &d)) in src.iter().zip(&dst).enumerate() {
+            let at = start + i as u64;
+            let before = w;
+            while windows[w + 1] <= at {
+                w += 1;
+            }
+            if w / n != before / n {
+                prev = None;
+            }
+            let (q, p) = ((w / n) as u32, (w % n) as u32);
+            let bad = |file: &str, what: String| FormatError::Content {
+                path: layout.column_path(file),
+                reason: format!(
+                    "arc {at} ({s} -> {d}) of shard {q}, window {p} (arcs {}..{} by {SHARD_WINDOWS}): {what}",
+                    windows[w],
+                    windows[w + 1]
+                ),
+            };
+            if !layout.interval(p).contains(&s) {
+                return Err(bad(
+                    SHARD_SRC,
+                    format!("source {s} lies outside interval {p} = {:?}", layout.interval(p)),
+                ));
+            }
+            if !layout.interval(q).contains(&d) {
+                return Err(bad(
+                    SHARD_DST,
+                    format!("destination {d} lies outside interval {q} = {:?}", layout.interval(q)),
+                ));
+            }
+            if let Some((ps, pd)) = prev.filter(|&before| before > (s, d)) {
+                let file = if ps > s { SHARD_SRC } else { SHARD_DST };
+                return Err(bad(
+                    file,
+                    format!("follows ({ps} -> {pd}): the shard is not sorted by (src, dst)"),
+                ));
+            }
+            prev = Some((s, d));
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// The layout's two columns, read at any position.
+struct Columns {
+    src: (PathBuf, File),
+    dst: (PathBuf, File),
+}
+
+impl Columns {
+    fn open(layout: &ShardLayout) -> Result<Columns, FormatError> {
+        let open = |name: &str| {
+            let path = layout.column_path(name);
+            File::open(&path)
+                .map(|f| (path.clone(), f))
+                .map_err(|e| FormatError::io(&path, e))
+        };
+        Ok(Columns {
+            src: open(SHARD_SRC)?,
+            dst: open(SHARD_DST)?,
+        })
+    }
+}
+
+/// Reads `values.len()` u32s from arc `at` of one column.
+fn read_column(column: &mut (PathBuf, File), at: u64, values: &mut [u32]) -> Result<(), FormatError> {
+    let (path, file) = column;
+    file.seek(SeekFrom::Start(at * 4))
+        .and_then(|_| file.read_exact(bytemuck::cast_slice_mut(values)))
+        .map_err(|e| FormatError::io(&*path, e))
+}
+
+/// The unread part of one shard, with a buffer of its next arcs.
+struct Cursor {
+    /// Arc number of `src[0]`.
+    start: u64,
+    /// Next arc to hand out.
+    at: u64,
+    /// End of the shard.
+    end: u64,
+    src: Vec<u32>,
+    dst: Vec<u32>,
+}
+
+impl Cursor {
+    /// The next arc of the shard (`None` at its end), refilling the buffer with up to `cap`
+    /// arcs when it is used up.
+    fn next(&mut self, cols: &mut Columns, cap: usize) -> Result<Option<(u32, u32)>, FormatError> {
+        if self.at >= self.end {
+            return Ok(None);
+        }
+        let mut i = (self.at - self.start) as usize;
+        if i >= self.src.len() {
+            let len = (self.end - self.at).min(cap as u64) as usize;
+            self.src.resize(len, 0);
+            self.dst.resize(len, 0);
+            read_column(&mut cols.src, self.at, &mut self.src)?;
+            read_column(&mut cols.dst, self.at, &mut self.dst)?;
+            (self.start, i) = (self.at, 0);
+        }
+        self.at += 1;
+        Ok(Some((self.src[i], self.dst[i])))
+    }
+}
+
+/// The merge of the out-CSR against the shards: the graph's arcs in (src, dst) order, each
+/// taken from the front of its destination's shard.
+fn compare_with_graph(g: &GraphDir, layout: &ShardLayout) -> Result<(), FormatError> {
+    let n = layout.num_shards();
+    let cap = (MERGE_BYTES / 8 / u64::from(n)).clamp(256, 1 << 16) as usize;
+    let mut cols = Columns::open(layout)?;
+    let mut cursors: Vec<Cursor> = (0..n)
+        .map(|q| {
+            let r = layout.shard(q);
+            Cursor {
+                start: r.start,
+                at: r.start,
+                end: r.end,
+                src: Vec::new(),
+                dst: Vec::new(),
+            }
+        })
+        .collect();
+    let mut s = ArcStream::open(g, Direction::Out, false, GRAPH_BUFFER)?;
+    while let Some((v, _)) = s.next_vertex()? {
+        while let Some((d, _)) = s.next_arc()? {
+            let q = interval_of(layout.intervals(), d);
+            let c = &mut cursors[q as usize];
+            let at = c.at;
+            let graph_arc = s.position() - 1;
+            match c.next(&mut cols, cap)? {
+                Some((a, b)) if (a, b) == (v, d) => {}
+                Some((a, b)) => {
+                    let file = if a != v { SHARD_SRC } else { SHARD_DST };
+                    return Err(FormatError::Content {
+                        path: layout.column_path(file),
+                        reason: format!(
+                            "arc {at} of shard {q} is ({a} -> {b}), where the graph's out.* (arc {graph_arc}) has ({v} -> {d})"
+                        ),
+                    });
+                }
+                None => {
+                    return Err(FormatError::Content {
+                        path: layout.column_path(SHARD_WINDOWS),
+                        reason: format!(
+                            "shard {q} ends at arc {at}, but the graph's out.* (arc {graph_arc}) has ({v} -> {d}) still to come in it"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    if let Some((q, c)) = cursors.iter().enumerate().find(|(_, c)| c.at != c.end) {
+        return Err(FormatError::Content {
+            path: layout.column_path(SHARD_WINDOWS),
+            reason: format!(
+                "shard {q} holds arcs {}..{} that the graph's out.* does not have",
+                c.at, c.end
+            ),
+        });
+    }
+    Ok(())
+}
