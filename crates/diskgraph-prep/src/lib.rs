@@ -9,10 +9,12 @@ pub mod parse;
 pub mod partition;
 pub mod reorder;
 pub mod select;
+pub mod shards;
 pub mod sort;
 mod source;
 
 pub use import::{import, ImportOptions, ImportSummary, NoProgress, Progress};
 pub use partition::{partition, partition_with_key, PartitionOptions, PartitionSummary, SortOrder};
 pub use reorder::{reorder, Method, ReorderOptions, ReorderSummary};
+pub use shards::{partition_shards, ShardOptions, ShardSummary};
 pub use source::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};
