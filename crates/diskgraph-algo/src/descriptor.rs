@@ -9,6 +9,7 @@
 
 use diskgraph_engine::options::{OptionKind, OptionSpec, Params};
 use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::shards::ShardGraph;
 use diskgraph_engine::stream::StreamGraph;
 use diskgraph_engine::sync::SyncGraph;
 use diskgraph_engine::{EngineKind, MemoryGraph, Vertices};
@@ -72,7 +73,8 @@ pub struct Needs {
     pub in_edges: bool,
     /// The edge weights, when the graph has them.
     pub weights: bool,
-    /// Whole lists assembled in memory (the selective engine reserves a share of the budget).
+    /// Whole lists assembled in memory (the selective engine reserves a share of the budget;
+    /// the shard engine leaves the variant half of it, as much as the engine's own budget).
     pub whole_lists: bool,
 }
 
@@ -112,6 +114,8 @@ pub enum Runner {
     ),
     /// On the sync engine: single-threaded code over its list reader and iterators.
     Sync(fn(&SyncGraph, &Run) -> Result<Outcome, AlgoError>),
+    /// On the shard engine: a vertex program over sliding windows.
+    Shards(fn(&ShardGraph, &Run) -> Result<Outcome, AlgoError>),
 }
 
 impl std::fmt::Debug for Runner {
@@ -128,6 +132,7 @@ impl Runner {
             Runner::Selective(_) => EngineKind::Selective,
             Runner::Stream(..) => EngineKind::Stream,
             Runner::Sync(_) => EngineKind::Sync,
+            Runner::Shards(_) => EngineKind::Shards,
         }
     }
 }

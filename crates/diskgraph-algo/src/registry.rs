@@ -15,6 +15,7 @@ use std::time::Instant;
 use diskgraph_engine::engine_options::{self, ENGINE, RUN_OPTIONS, THREADS};
 use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions};
+use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
     human_bytes, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources, Vertices,
@@ -257,6 +258,11 @@ fn minimum_budget(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: 
             };
             Ok(SyncGraph::minimum_budget(graph, &opts))
         }
+        Runner::Shards(_) => {
+            let memory = engine_options::memory(params);
+            let engine = ShardGraph::minimum_budget(graph, &ShardOptions::from_params(params, memory))?;
+            Ok(if needs.whole_lists { 2 * engine } else { engine })
+        }
     }
 }
 
@@ -379,6 +385,17 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 ..SyncOptions::from_params(params)
             };
             let g = SyncGraph::open(graph, &opts)?;
+            execute(&g, f, alg, req, start, stats)
+        }
+        Runner::Shards(f) => {
+            // A variant that holds lists of its own (`whole_lists`) gets half the budget for
+            // them; the engine the other half, which the variant reads as the engine's budget.
+            let engine_memory = if needs.whole_lists { memory / 2 } else { memory };
+            let opts = ShardOptions {
+                index,
+                ..ShardOptions::from_params(params, engine_memory)
+            };
+            let g = ShardGraph::open(graph, &opts)?;
             execute(&g, f, alg, req, start, stats)
         }
     }?;

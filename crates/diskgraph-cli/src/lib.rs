@@ -14,6 +14,7 @@ mod progress;
 mod reorder;
 mod run;
 mod select;
+mod threshold;
 mod verify;
 
 use std::ffi::OsString;
@@ -57,6 +58,8 @@ enum Command {
     Algorithms(algorithms::Args),
     /// Measure the device's own read rate (O_DIRECT, io_uring) for an access size and depth.
     Device(device::Args),
+    /// Measure the shard engine's memory-threshold curve, with Greedy Shard Caching off and on.
+    Threshold(threshold::Args),
 }
 
 /// Exit status of a run that stopped at its time limit with its state saved (sysexits'
@@ -90,6 +93,7 @@ where
         Command::Run(a) => run::run(a),
         Command::Algorithms(a) => algorithms::run(a),
         Command::Device(a) => device::run(a),
+        Command::Threshold(a) => threshold::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -26,15 +26,18 @@ pub enum EngineKind {
     Stream,
     /// PrefEdge: single-threaded code reading lists through a cache a prefetcher fills ahead.
     Sync,
+    /// GraphChi: vertex programs over shards with parallel sliding windows and a block cache.
+    Shards,
 }
 
 impl EngineKind {
     /// Every engine, in the order `auto` prefers out-of-core ones after `memory`.
-    pub const ALL: [EngineKind; 4] = [
+    pub const ALL: [EngineKind; 5] = [
         EngineKind::Memory,
         EngineKind::Selective,
         EngineKind::Stream,
         EngineKind::Sync,
+        EngineKind::Shards,
     ];
 
     /// The engine's name (`--engine NAME`).
@@ -44,6 +47,7 @@ impl EngineKind {
             EngineKind::Selective => "selective",
             EngineKind::Stream => "stream",
             EngineKind::Sync => "sync",
+            EngineKind::Shards => "shards",
         }
     }
 
@@ -54,6 +58,9 @@ impl EngineKind {
             EngineKind::Selective => "reads the adjacency lists of each iteration's active vertices from disk",
             EngineKind::Stream => "streams a grid layout (diskgraph partition) with loaded-data reentry",
             EngineKind::Sync => "single-threaded code reading lists through a cache a prefetcher fills ahead of it",
+            EngineKind::Shards => {
+                "vertex programs over a shards layout (diskgraph partition --shards): sliding windows and a block cache"
+            }
         }
     }
 
@@ -77,7 +84,7 @@ impl std::str::FromStr for EngineKind {
         EngineKind::ALL
             .into_iter()
             .find(|e| e.name() == s)
-            .ok_or_else(|| format!("unknown engine {s:?} (known: memory, selective, stream, sync, auto)"))
+            .ok_or_else(|| format!("unknown engine {s:?} (known: memory, selective, stream, sync, shards, auto)"))
     }
 }
 

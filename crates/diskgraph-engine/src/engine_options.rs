@@ -12,6 +12,7 @@ use crate::{EngineError, EngineKind};
 const SELECTIVE: Engines = Engines::Only(&[EngineKind::Selective]);
 const STREAM: Engines = Engines::Only(&[EngineKind::Stream]);
 const SYNC: Engines = Engines::Only(&[EngineKind::Sync]);
+const SHARDS: Engines = Engines::Only(&[EngineKind::Shards]);
 const OUT_OF_CORE: Engines = Engines::Only(&[EngineKind::Selective, EngineKind::Stream, EngineKind::Sync]);
 /// I/O sizes are u32 in the I/O layer.
 const IO_SIZE: OptionKind = OptionKind::Size { max: u32::MAX as u64 };
@@ -40,9 +41,13 @@ pub const ENGINE: OptionSpec = OptionSpec {
             "sync",
             "single-threaded code reading lists through a cache a prefetcher fills ahead of it",
         ),
+        Choice::new(
+            "shards",
+            "vertex programs over a shards layout (diskgraph partition --shards) with sliding windows",
+        ),
     ]),
     default: Default::Choice("auto"),
-    help: "engine: auto (memory when the CSR fits in --memory, else out of core), memory, selective, stream or sync",
+    help: "engine: auto (memory when the CSR fits in --memory, else out of core), memory, selective, stream, sync or shards",
     engines: Engines::All,
     examples: &[],
 };
@@ -254,8 +259,8 @@ pub const LAYOUT: OptionSpec = OptionSpec {
     name: "layout",
     kind: OptionKind::Text,
     default: Default::Absent,
-    help: "the grid layout to stream (default: the one the algorithm prefers among the graph's layouts)",
-    engines: STREAM,
+    help: "the layout to run over: a grid layout (stream) or a shards layout (shards); default: the one the engine prefers among the graph's layouts",
+    engines: Engines::Only(&[EngineKind::Stream, EngineKind::Shards]),
     examples: &[],
 };
 
@@ -294,6 +299,36 @@ pub const INDEX_SUMMARY: OptionSpec = OptionSpec {
     examples: &[],
 };
 
+/// `--gsc`: Greedy Shard Caching.
+pub const GSC: OptionSpec = OptionSpec {
+    name: "gsc",
+    kind: OptionKind::Flag,
+    default: Default::Flag(true),
+    help: "shards: keep loaded blocks between intervals while twice the average shard is free (Greedy Shard Caching); false writes back and drops them after every interval, as GraphChi does",
+    engines: SHARDS,
+    examples: &["false"],
+};
+
+/// `--deterministic`: one thread, updates in ID order.
+pub const DETERMINISTIC: OptionSpec = OptionSpec {
+    name: "deterministic",
+    kind: OptionKind::Flag,
+    default: Default::Flag(false),
+    help: "shards: run every update on one thread in ID order (the default runs updates that share no edge in parallel, with the same results)",
+    engines: SHARDS,
+    examples: &["true"],
+};
+
+/// `--scratch`: where the shard engine's scratch copy of the edge values goes.
+pub const SCRATCH: OptionSpec = OptionSpec {
+    name: "scratch",
+    kind: OptionKind::Text,
+    default: Default::Absent,
+    help: "shards: directory for the run's scratch copy of the edge values (default: the system's temporary directory)",
+    engines: SHARDS,
+    examples: &[],
+};
+
 /// The options of the out-of-core engines, in the order of `--help`.
 pub const ENGINE_OPTIONS: &[&OptionSpec] = &[
     &IO,
@@ -315,6 +350,9 @@ pub const ENGINE_OPTIONS: &[&OptionSpec] = &[
     &IFT,
     &IFT_SEQ,
     &INDEX_SUMMARY,
+    &GSC,
+    &DETERMINISTIC,
+    &SCRATCH,
 ];
 
 /// The options that say how the out-of-core engines read (what loading a static cache takes).

@@ -6,8 +6,9 @@
 //! - The engines: [`MemoryGraph`] (the whole CSR in memory: the ceiling every out-of-core
 //!   engine is measured against), [`selective`] (Graphene: a frontier's adjacency lists read
 //!   from disk on demand), [`stream`] (CLIP / GridGraph: a grid layout streamed block by
-//!   block) and [`sync`] (PrefEdge: single-threaded code reading lists through a cache that a
-//!   prefetcher fills ahead of it).
+//!   block), [`sync`] (PrefEdge: single-threaded code reading lists through a cache that a
+//!   prefetcher fills ahead of it) and [`shards`] (GraphChi: vertex programs over shards with
+//!   sliding windows, and Greedy Shard Caching).
 //! - Options as data ([`options`]): the run's and the engines' options with their defaults
 //!   ([`engine_options`]), from which the command line, the Python methods and the test harness
 //!   are generated.
@@ -21,6 +22,7 @@ mod index;
 mod memory;
 pub mod options;
 pub mod selective;
+pub mod shards;
 mod stats;
 pub mod stream;
 pub mod sync;

@@ -26,6 +26,9 @@ pub struct RunStats {
     pub edges_processed: u64,
     /// Bytes read from the graph's files.
     pub bytes_read: u64,
+    /// Bytes written back (the shard engine's edge values).
+    #[serde(default)]
+    pub bytes_written: u64,
     /// Read requests issued.
     pub io_requests: u64,
     /// Block requests before deduplication.

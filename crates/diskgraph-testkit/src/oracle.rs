@@ -200,6 +200,50 @@ pub fn pagerank(g: &TestGraph, alpha: f64, tol: f64, max_iter: usize, fixed: Opt
     (x, iterations, fixed.is_some())
 }
 
+/// PageRank by Gauss–Seidel sweeps over the vertices in `order` (GraphChi's schedule): each
+/// vertex takes NetworkX's update from the ranks as they stand — already swept this sweep for
+/// vertices before it in `order` — with the dangling mass of the start of the sweep. Runs
+/// `limit` sweeps when `fixed`, else until a sweep's L1 change is below `N · tol` (or `limit`).
+/// Returns the ranks and whether they converged (always with `fixed`).
+pub fn pagerank_sweeps(
+    g: &TestGraph,
+    alpha: f64,
+    order: &[u32],
+    tol: f64,
+    limit: usize,
+    fixed: bool,
+) -> (Vec<f64>, bool) {
+    let n = g.num_vertices;
+    if n == 0 {
+        return (Vec::new(), true);
+    }
+    let nf = n as f64;
+    let mut out_degree = vec![0usize; n];
+    let mut sources: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(s, d) in &g.arcs {
+        out_degree[s as usize] += 1;
+        sources[d as usize].push(s);
+    }
+    let mut x = vec![1.0 / nf; n];
+    for _ in 0..limit {
+        let dangling: f64 = (0..n).filter(|&u| out_degree[u] == 0).map(|u| x[u]).sum();
+        let mut change = 0.0;
+        for &v in order {
+            let pulled: f64 = sources[v as usize]
+                .iter()
+                .map(|&u| x[u as usize] / out_degree[u as usize] as f64)
+                .sum();
+            let next = alpha * pulled + alpha * dangling / nf + (1.0 - alpha) / nf;
+            change += (next - x[v as usize]).abs();
+            x[v as usize] = next;
+        }
+        if !fixed && change < nf * tol {
+            return (x, true);
+        }
+    }
+    (x, fixed)
+}
+
 /// Core numbers of the simple undirected view (direction ignored, duplicates merged,
 /// self-loops dropped), by repeatedly removing a vertex of minimum remaining degree.
 pub fn core_number(g: &TestGraph) -> Vec<u32> {

@@ -30,6 +30,7 @@ use crate::parallel::det_sum;
 use crate::AlgoError;
 
 pub mod selective;
+pub mod shards;
 pub mod stream;
 pub mod sync;
 
@@ -54,7 +55,7 @@ pub const ITERATIONS: OptionSpec = OptionSpec {
         max: u32::MAX as u64,
     },
     default: Default::Absent,
-    help: "run exactly this many iterations instead",
+    help: "run exactly this many iterations instead (on the shard engine, Gauss–Seidel sweeps as GraphChi runs them)",
     engines: Engines::All,
     examples: &["7"],
 };
@@ -97,6 +98,10 @@ pub const PAGERANK: Algorithm = Algorithm {
         Variant {
             needs: Needs::NONE,
             run: Runner::Sync(|g, run| Ok(present(sync::pagerank(g, &settings(run))?, run))),
+        },
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Shards(|g, run| Ok(present(shards::pagerank(g, &settings(run))?, run))),
         },
     ],
 };

@@ -28,6 +28,7 @@ use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, Valu
 use crate::streaming::LayoutNeed;
 
 pub mod selective;
+pub mod shards;
 pub mod stream;
 pub mod sync;
 
@@ -84,6 +85,10 @@ pub const WCC: Algorithm = Algorithm {
         Variant {
             needs: Needs::IN_EDGES,
             run: Runner::Sync(|g, run| Ok(present(sync::wcc(g)?, run))),
+        },
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Shards(|g, run| Ok(present(shards::wcc(g)?, run))),
         },
     ],
 };

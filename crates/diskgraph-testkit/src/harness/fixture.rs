@@ -1,7 +1,7 @@
 //! Test graphs as real graph directories: an [`EdgeList`] imported through the importer under
 //! one of several [`Naming`]s (dense IDs, sparse ones, IDs of 2⁶³ and more, or a reordered copy),
-//! with the derived layouts the engines read: grid layouts for the stream engine and a BAsC
-//! selection for the selective engine's static cache.
+//! with the derived layouts the engines read: grid layouts for the stream engine, shards layouts
+//! for the shard engine and a BAsC selection for the selective engine's static cache.
 
 use std::path::{Path, PathBuf};
 
@@ -10,8 +10,8 @@ use diskgraph_prep::parse::{open_input, ParseOptions};
 use diskgraph_prep::reorder::Method as Ordering;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_prep::{
-    import, partition, reorder, ImportOptions, InputFormat, InputInfo, NoProgress, PartitionOptions, RawEdge,
-    ReorderOptions, SortOrder,
+    import, partition, partition_shards, reorder, ImportOptions, InputFormat, InputInfo, NoProgress, PartitionOptions,
+    RawEdge, ReorderOptions, ShardOptions, SortOrder,
 };
 
 use crate::{EdgeList, Keep, TestGraph, VecSource};
@@ -143,6 +143,8 @@ pub struct Fixture {
     pub layouts: Vec<(String, GridSort)>,
     /// The BAsC selection made (`gvs`), when the graph has arcs.
     pub selection: Option<String>,
+    /// The shards layouts made, fewest shards first.
+    pub shard_layouts: Vec<String>,
 }
 
 impl Fixture {
@@ -193,6 +195,24 @@ impl Fixture {
             (s.name, sort.grid_sort())
         })
         .collect();
+        // One shard (the whole graph an interval), three, and as many as 4 KiB blocks of a
+        // 256 KiB budget ask for; small blocks, so that intervals span many.
+        let mut shard_layouts: Vec<(u32, String)> = [Some(1), Some(3), None]
+            .into_iter()
+            .map(|shards| {
+                let opts = ShardOptions {
+                    shards,
+                    memory: 64 << 10,
+                    block_bytes: 4096,
+                    force: true,
+                };
+                let s = partition_shards(&path, &opts, &mut NoProgress)
+                    .unwrap_or_else(|e| panic!("partition {} into {shards:?} shards: {e:#}", case.name));
+                (s.num_shards, s.name)
+            })
+            .collect();
+        shard_layouts.sort();
+        shard_layouts.dedup();
         let test = case.edges.build(case.keep);
         let selection = (!test.arcs.is_empty()).then(|| {
             let opts = SelectOptions {
@@ -216,6 +236,7 @@ impl Fixture {
             reordered: case.reordered,
             layouts,
             selection,
+            shard_layouts: shard_layouts.into_iter().map(|(_, name)| name).collect(),
         }
     }
 
@@ -235,8 +256,12 @@ impl Fixture {
     }
 }
 
-/// Imports `case` to `path`, and checks the importer stored what the testkit builds.
-fn store(case: &Case, path: &PathBuf) {
+/// Imports `case` to `path` (a graph directory without derived layouts), and checks the
+/// importer stored what the testkit builds.
+///
+/// # Panics
+/// If the import fails or stored something else.
+pub fn store(case: &Case, path: &PathBuf) {
     let el = &case.edges;
     let name = |v: u32| case.ids[v as usize];
     let info = InputInfo {

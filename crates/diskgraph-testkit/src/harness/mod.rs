@@ -21,7 +21,7 @@ use diskgraph_engine::engine_options::MEMORY;
 use diskgraph_engine::{EngineKind, RunStats};
 
 pub use expect::{expectation, Expectation};
-pub use fixture::{Case, Fixture, Naming};
+pub use fixture::{store, Case, Fixture, Naming};
 pub use option_sets::{option_sets, Depth, OptionSet, BUDGET};
 
 /// A run that did not give what the oracle expects.
@@ -119,7 +119,7 @@ fn check_stats(
     let allowed = match engine {
         EngineKind::Memory => u64::MAX,
         EngineKind::Selective => budget + largest_lists,
-        EngineKind::Stream | EngineKind::Sync => budget,
+        EngineKind::Stream | EngineKind::Sync | EngineKind::Shards => budget,
     };
     if stats.peak_engine_memory > allowed {
         return Err(format!(

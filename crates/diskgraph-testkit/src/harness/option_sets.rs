@@ -149,6 +149,9 @@ fn values(o: &OptionSpec, engine: EngineKind, f: &Fixture) -> Vec<Value> {
             .filter(|c| c.engines.contains(engine) && o.default != Default::Choice(c.name))
             .map(|c| Value::Choice(c.name))
             .collect(),
+        OptionKind::Text if o.name == "layout" && engine == EngineKind::Shards => {
+            f.shard_layouts.iter().map(|name| Value::Text(name.clone())).collect()
+        }
         OptionKind::Text if o.name == "layout" => f.layouts.iter().map(|(name, _)| Value::Text(name.clone())).collect(),
         OptionKind::Text if o.name == "basc" => f.selection.iter().map(|s| Value::Text(s.clone())).collect(),
         _ => o

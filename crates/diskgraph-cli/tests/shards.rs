@@ -1,0 +1,168 @@
+//! The shard engine from the command line: partition into shards, run every algorithm it runs
+//! with and without GSC against the memory engine, measure the threshold curve, and kill a run
+//! midway — the graph still verifies and nothing of the run is left in it.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{fails, ok, s};
+
+/// The `(id, value)` rows of a run's TSV output.
+fn rows(path: &std::path::Path) -> Vec<(String, String)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (a, b) = l.split_once('\t').unwrap();
+            (a.to_string(), b.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn shards_runs_equal_the_memory_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "10", "-o", s(&g)]);
+    let out = ok(&["partition", s(&g), "--shards", "4", "--block-size", "4KiB"]);
+    assert!(out.contains("shards-4"), "{out}");
+    ok(&["verify", s(&g)]);
+    for (algo, extra) in [("wcc", vec![]), ("pagerank", vec!["--tolerance", "1e-10"])] {
+        let want = dir.path().join(format!("{algo}-memory.tsv"));
+        let mut args = vec!["run", algo, s(&g), "--engine", "memory", "--out", s(&want)];
+        args.extend(&extra);
+        ok(&args);
+        for gsc in ["true", "false"] {
+            let got = dir.path().join(format!("{algo}-{gsc}.tsv"));
+            let mut args = vec![
+                "run",
+                algo,
+                s(&g),
+                "--engine",
+                "shards",
+                "--memory",
+                "1MiB",
+                "--gsc",
+                gsc,
+                "--out",
+                s(&got),
+            ];
+            args.extend(&extra);
+            ok(&args);
+            let (a, b) = (rows(&want), rows(&got));
+            assert_eq!(a.len(), b.len());
+            for ((ia, va), (ib, vb)) in a.iter().zip(&b) {
+                assert_eq!(ia, ib);
+                match algo {
+                    _ if va == vb => {}
+                    "wcc" => panic!("wcc {ia}: {va} vs {vb}"),
+                    _ => {
+                        let (x, y): (f64, f64) = (va.parse().unwrap(), vb.parse().unwrap());
+                        assert!((x - y).abs() <= 1e-5 * x.abs() + 1e-9, "{algo} {ia}: {x} vs {y}");
+                    }
+                }
+            }
+        }
+    }
+    let err = fails(&["run", "wcc", s(&g), "--engine", "shards", "--memory", "4KiB"]);
+    assert!(err.contains("give it at least"), "{err}");
+}
+
+#[test]
+fn threshold_prints_the_curve_with_and_without_gsc() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g");
+    ok(&[
+        "generate",
+        "erdos-renyi",
+        "--vertices",
+        "2000",
+        "--edges",
+        "20000",
+        "-o",
+        s(&g),
+    ]);
+    ok(&["partition", s(&g), "--shards", "3", "--block-size", "4KiB"]);
+    let out = ok(&[
+        "threshold",
+        s(&g),
+        "--algo",
+        "pagerank",
+        "--points",
+        "3",
+        "--set",
+        "iterations=3",
+    ]);
+    assert!(
+        out.contains("GraphChi") && out.contains("GSC") && out.contains("threshold"),
+        "{out}"
+    );
+    let json = ok(&["threshold", s(&g), "--algo", "wcc", "--points", "2", "--json"]);
+    let points: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let points = points.as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for p in points {
+        assert!(
+            p["gsc_io_bytes"].as_u64().unwrap() <= p["graphchi_io_bytes"].as_u64().unwrap(),
+            "{p}"
+        );
+    }
+    let err = fails(&["threshold", s(&g), "--algo", "pagerank", "--set", "nonsense"]);
+    assert!(err.contains("NAME=VALUE"), "{err}");
+}
+
+#[test]
+fn a_run_killed_midway_leaves_the_graph_verifying() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g");
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir(&scratch).unwrap();
+    ok(&["generate", "kronecker", "--scale", "12", "-o", s(&g)]);
+    ok(&["partition", s(&g), "--shards", "3", "--block-size", "4KiB"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_diskgraph"))
+        .args([
+            "run",
+            "pagerank",
+            s(&g),
+            "--engine",
+            "shards",
+            "--memory",
+            "2MiB",
+            "--gsc",
+            "false",
+            "--iterations",
+            "100000",
+            "--scratch",
+            s(&scratch),
+        ])
+        .spawn()
+        .unwrap();
+    // Kill it once its scratch copy is being written, or after a while.
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        let written = std::fs::read_dir(&scratch).unwrap().any(|e| {
+            let d = e.unwrap().path();
+            std::fs::metadata(d.join("values.u32")).is_ok()
+        });
+        if written && start.elapsed() > Duration::from_millis(500) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the run was killed, not finished");
+    ok(&["verify", s(&g)]);
+    // The graph directory holds nothing of the run; rerunning works.
+    let names: Vec<String> = std::fs::read_dir(&g)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with('.') && !n.contains("scratch")),
+        "{names:?}"
+    );
+    ok(&["run", "wcc", s(&g), "--engine", "shards", "--memory", "2MiB"]);
+}

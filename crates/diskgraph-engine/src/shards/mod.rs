@@ -1,0 +1,672 @@
+//! The shard engine: GraphChi's parallel sliding windows (Kyrola, Blelloch and Guestrin, OSDI
+//! '12) over a `shards-N` layout (`diskgraph partition --shards`), with a block cache that
+//! keeps loaded blocks between intervals by Greedy Shard Caching (GSC; Li and Zheng).
+//!
+//! # A run
+//!
+//! A vertex-centric [`Program`] is run for iterations of N intervals each. For interval `p`
+//! the engine loads the *memory shard* `p` (every arc into the interval, sorted by source) and
+//! the *sliding window* of `p` in every other shard (the arcs out of the interval, contiguous
+//! because each shard is sorted by source), groups the memory shard's arcs by target, and calls
+//! `update` once for every vertex of the interval with its in-edges and out-edges, whose `u32`
+//! values it may read and write. The values live in a scratch copy made for the run (the graph
+//! directory is never written); every value starts at 0.
+//!
+//! # Visibility
+//!
+//! Updates run in ascending vertex order as far as any edge can tell: an update of `v` in
+//! iteration `i` sees on an edge shared with `u` the value `u` last wrote — in iteration `i` if
+//! `u < v`, in iteration `i − 1` if `u > v` (and its own previous write on a self-loop).
+//! Vertices of the interval that share an edge with another vertex of the interval are updated
+//! one at a time in ID order; the others in parallel, which no edge can observe. With
+//! `deterministic` every update runs on one thread in ID order; results are the same.
+//!
+//! # Blocks and the budget
+//!
+//! The three columns (sources, targets, values) are read in blocks of the layout's block size
+//! through a [`BlockCache`]; modified value blocks are written back (GraphChi writes them after
+//! every interval; GSC delays the write while memory is free, see `diskgraph-cache`). The
+//! budget holds the cache and the interval's grouping arrays; the smallest budget is the
+//! largest interval's blocks and arrays ([`ShardGraph::minimum_budget`]). Vertex values are
+//! the program's, outside the budget, as every engine's O(V) state.
+
+mod columns;
+mod program;
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use diskgraph_cache::{BlockCache, BlockKey};
+use diskgraph_format::{shard_layouts, Direction, FormatError, GraphDir, ShardLayout, SHARD_DST, SHARD_SRC};
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::engine_options::{DETERMINISTIC, GSC, LAYOUT, SCRATCH};
+use crate::index::vertices_of;
+use crate::options::Params;
+use crate::{Engine, EngineError, EngineKind, GraphIndex, RunStats, Vertices};
+use columns::{ColumnFiles, Columns, DST, SRC, VALUES};
+pub use program::{InEdges, OutEdges, Program, ProgramNeeds, Update};
+
+/// Vertices per unit of work: updates of one chunk run in order on one thread.
+const CHUNK: usize = 1024;
+/// Block reads and write-backs the cache keeps in flight.
+const IO_THREADS: usize = 8;
+
+/// How to open the shard engine.
+#[derive(Clone, Debug)]
+pub struct ShardOptions {
+    /// The `shards-N` layout to run over (default: the fewest shards that fit the budget).
+    pub layout: Option<String>,
+    /// The budget, in bytes.
+    pub memory: u64,
+    /// Keep blocks between intervals by Greedy Shard Caching.
+    pub gsc: bool,
+    /// Run every update on one thread in ID order.
+    pub deterministic: bool,
+    /// Where the run's scratch copy of the edge values goes (default: the system's temporary
+    /// directory).
+    pub scratch: Option<PathBuf>,
+    /// A loaded index of the graph (its original IDs).
+    pub index: Option<GraphIndex>,
+}
+
+impl ShardOptions {
+    /// The options a run's `params` give, with budget `memory`.
+    pub fn from_params(params: &Params, memory: u64) -> ShardOptions {
+        ShardOptions {
+            layout: params.text(&LAYOUT),
+            memory,
+            gsc: params.flag(&GSC),
+            deterministic: params.flag(&DETERMINISTIC),
+            scratch: params.text(&SCRATCH).map(PathBuf::from),
+            index: None,
+        }
+    }
+}
+
+/// What one interval holds: its memory shard's grouping by target and, per shard, its window.
+struct Plan {
+    /// The interval's number.
+    p: u32,
+    /// The interval's vertices.
+    vertices: Range<u32>,
+    /// The memory shard's arcs.
+    shard: Range<u64>,
+    /// The interval's window in every shard (the memory shard's own among them), by shard.
+    windows: Vec<Range<u64>>,
+}
+
+/// A graph opened on the shard engine.
+pub struct ShardGraph {
+    graph: GraphDir,
+    layout: ShardLayout,
+    vertices: Vertices,
+    budget: u64,
+    gsc: bool,
+    deterministic: bool,
+    cache: BlockCache,
+    files: ColumnFiles,
+    /// Kept for its drop, which removes the scratch copy.
+    _scratch: tempfile::TempDir,
+    max_degree: OnceLock<Result<u32, String>>,
+    edges: AtomicU64,
+    io_nanos: AtomicU64,
+    peak_arrays: u64,
+}
+
+impl ShardGraph {
+    /// Opens `graph` over the layout `opts` name (or the default one).
+    ///
+    /// Errors: the graph has no shards layout (naming the command that makes one), the layout
+    /// is damaged, the budget cannot hold its largest interval, the scratch copy cannot be
+    /// made.
+    pub fn open(graph: &GraphDir, opts: &ShardOptions) -> Result<ShardGraph, EngineError> {
+        let layout = choose_layout(graph, opts.layout.as_deref(), opts.memory)?;
+        let sizes = Sizes::of(&layout);
+        let minimum = sizes.minimum();
+        if opts.memory < minimum {
+            return Err(EngineError::budget(
+                opts.memory,
+                format!("the largest interval of {} (its blocks and arrays)", layout.name()),
+                minimum,
+            ));
+        }
+        let vertices = vertices_of(graph, opts.index.as_ref())?;
+        let dir = opts.scratch.clone().unwrap_or_else(std::env::temp_dir);
+        let scratch = tempfile::Builder::new()
+            .prefix("diskgraph-shards-")
+            .tempdir_in(&dir)
+            .map_err(|source| EngineError::Scratch {
+                dir: dir.clone(),
+                source,
+            })?;
+        let files = ColumnFiles::open(
+            &layout.column_path(SHARD_SRC),
+            &layout.column_path(SHARD_DST),
+            scratch.path(),
+            layout.num_arcs(),
+            layout.block_bytes(),
+        )?;
+        let capacity = opts.memory - sizes.arrays;
+        let cache = BlockCache::new(
+            layout.block_bytes() as usize,
+            capacity,
+            opts.gsc,
+            sizes.reserve,
+            IO_THREADS,
+        );
+        Ok(ShardGraph {
+            graph: graph.clone(),
+            layout,
+            vertices,
+            budget: opts.memory,
+            gsc: opts.gsc,
+            deterministic: opts.deterministic,
+            cache,
+            files,
+            _scratch: scratch,
+            max_degree: OnceLock::new(),
+            edges: AtomicU64::new(0),
+            io_nanos: AtomicU64::new(0),
+            peak_arrays: sizes.arrays,
+        })
+    }
+
+    /// The smallest budget `opts` open `graph` with: the largest interval's blocks plus the
+    /// largest interval's grouping arrays, on the layout `opts` would choose.
+    pub fn minimum_budget(graph: &GraphDir, opts: &ShardOptions) -> Result<u64, EngineError> {
+        Ok(Sizes::of(&choose_layout(graph, opts.layout.as_deref(), opts.memory)?).minimum())
+    }
+
+    /// The layout the run goes over.
+    pub fn layout(&self) -> &ShardLayout {
+        &self.layout
+    }
+
+    /// Runs `program` for at most `max_iterations` iterations (fewer when
+    /// [`Program::after_iteration`] says stop) with vertex values `values` (one per vertex),
+    /// and writes back every modified block. Returns the iterations run.
+    ///
+    /// Errors: damaged layout data (an ID outside its interval, a shard out of order), an I/O
+    /// failure.
+    ///
+    /// # Panics
+    /// If `values` does not hold one value per vertex.
+    pub fn run<P: Program>(
+        &self,
+        program: &mut P,
+        values: &mut [P::Value],
+        max_iterations: u32,
+    ) -> Result<u32, EngineError> {
+        assert_eq!(values.len(), self.num_vertices(), "one value per vertex");
+        let needs = program.needs();
+        let shift = (self.layout.block_bytes() / 4).trailing_zeros();
+        let blocks = (4 * self.layout.num_arcs()).div_ceil(self.layout.block_bytes());
+        let mut columns = Columns::new(blocks, shift);
+        let mut iterations = 0;
+        for iteration in 0..max_iterations {
+            program.before_iteration(iteration, values);
+            for p in 0..self.layout.num_shards() {
+                let plan = self.plan(p);
+                if plan.vertices.is_empty() {
+                    continue;
+                }
+                self.timed(|| self.load(&plan, needs, &mut columns))?;
+                let interval = Interval::group(&self.layout, &plan, needs, &columns)?;
+                let range = plan.vertices.start as usize..plan.vertices.end as usize;
+                let edges = interval.execute(&*program, iteration, &mut values[range.clone()], self.deterministic);
+                self.edges.fetch_add(edges, Relaxed);
+                program.after_interval(iteration, plan.vertices.clone(), &mut values[range]);
+                drop(interval);
+                columns.clear();
+                self.timed(|| self.cache.after_interval(&self.files).map_err(EngineError::from))?;
+            }
+            iterations = iteration + 1;
+            if !program.after_iteration(iteration, values) {
+                break;
+            }
+        }
+        self.timed(|| self.cache.flush(&self.files).map_err(EngineError::from))?;
+        Ok(iterations)
+    }
+
+    /// Runs `f`, adding its time to the I/O time.
+    fn timed<T>(&self, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let r = f();
+        self.io_nanos.fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
+        r
+    }
+
+    /// Interval `p`'s vertices, memory shard and windows.
+    fn plan(&self, p: u32) -> Plan {
+        let l = &self.layout;
+        Plan {
+            p,
+            vertices: l.interval(p),
+            shard: l.shard(p),
+            windows: (0..l.num_shards()).map(|q| l.window(q, p)).collect(),
+        }
+    }
+
+    /// Loads the blocks `plan` needs into `columns`.
+    fn load(&self, plan: &Plan, needs: ProgramNeeds, columns: &mut Columns) -> Result<(), EngineError> {
+        let keys = block_keys(plan, needs, columns);
+        let blocks = self.cache.load(&keys, &self.files).map_err(|e| match e {
+            Some(e) => EngineError::from(e),
+            None => EngineError::Setting(format!(
+                "the blocks of an interval of {} do not fit in the budget's cache",
+                self.layout.name()
+            )),
+        })?;
+        columns.insert(&keys, blocks);
+        Ok(())
+    }
+
+    /// Out-offsets of direction `d`, read from the graph.
+    fn offsets(&self, d: Direction) -> Result<Vec<u64>, EngineError> {
+        if d == Direction::In && !self.graph.manifest().directed {
+            return Ok(self.graph.load_offsets(Direction::Out)?);
+        }
+        Ok(self.graph.load_offsets(d)?)
+    }
+}
+
+/// The distinct keys of the blocks `plan` reads, ascending.
+fn block_keys(plan: &Plan, needs: ProgramNeeds, columns: &Columns) -> Vec<BlockKey> {
+    let mut keys: Vec<BlockKey> = Vec::new();
+    keys.extend(columns.keys(DST, &plan.shard));
+    if needs.edge_values {
+        keys.extend(columns.keys(VALUES, &plan.shard));
+    }
+    for w in &plan.windows {
+        keys.extend(columns.keys(SRC, w));
+        if needs.edge_values {
+            keys.extend(columns.keys(VALUES, w));
+        }
+        if needs.out_targets {
+            keys.extend(columns.keys(DST, w));
+        }
+    }
+    if needs.in_sources {
+        keys.extend(columns.keys(SRC, &plan.shard));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// What a layout costs a run: the largest interval's blocks and arrays, and GSC's reserve.
+struct Sizes {
+    /// Most bytes of blocks one interval reads (all columns a program may ask for).
+    blocks: u64,
+    /// Most bytes of grouping arrays one interval holds.
+    arrays: u64,
+    /// Twice the average shard's blocks (targets and values).
+    reserve: u64,
+}
+
+impl Sizes {
+    fn of(l: &ShardLayout) -> Sizes {
+        let bb = l.block_bytes();
+        let per_block = bb / 4;
+        let blocks_of = |r: &Range<u64>| match r.is_empty() {
+            true => 0,
+            false => (r.end - 1) / per_block - r.start / per_block + 1,
+        };
+        let n = l.num_shards();
+        let (mut blocks, mut arrays, mut shard_blocks) = (0u64, 0u64, 0u64);
+        for p in 0..n {
+            let shard = l.shard(p);
+            let vertices = l.interval(p);
+            // Targets, values and sources of the memory shard; sources, values and targets of
+            // each window (a window's blocks may repeat at its ends: counted in full).
+            let mut b = 3 * blocks_of(&shard);
+            for q in (0..n).filter(|&q| q != p) {
+                b += 3 * blocks_of(&l.window(q, p));
+            }
+            blocks = blocks.max(b * bb);
+            let nv = u64::from(vertices.end - vertices.start);
+            arrays = arrays.max(4 * (shard.end - shard.start) + 5 * (nv + 1) + (CHUNK as u64) * 64);
+            shard_blocks += 2 * blocks_of(&shard);
+        }
+        Sizes {
+            blocks,
+            arrays,
+            reserve: 2 * (shard_blocks * bb).div_ceil(u64::from(n.max(1))),
+        }
+    }
+
+    fn minimum(&self) -> u64 {
+        self.blocks + self.arrays
+    }
+}
+
+/// The layout to run over: the one named, else among the graph's shards layouts the one with
+/// the fewest shards whose largest interval fits `memory` (the most shards when none fits, so
+/// that the open says how much it needs).
+fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<ShardLayout, EngineError> {
+    if let Some(name) = name {
+        return Ok(ShardLayout::open(graph, name)?);
+    }
+    let mut records: Vec<(u32, String)> = shard_layouts(graph)
+        .into_iter()
+        .map(|r| (r.num_shards, r.name.clone()))
+        .collect();
+    records.sort();
+    if records.is_empty() {
+        return Err(EngineError::Setting(format!(
+            "{} has no shards layout for the shard engine: make one with `diskgraph partition {} --shards auto --memory {}`",
+            graph.path().display(),
+            graph.path().display(),
+            crate::human_bytes(memory).replace(' ', "")
+        )));
+    }
+    let mut last = None;
+    for (_, name) in records {
+        let l = ShardLayout::open(graph, &name)?;
+        if Sizes::of(&l).minimum() <= memory {
+            return Ok(l);
+        }
+        last = Some(l);
+    }
+    Ok(last.expect("at least one layout"))
+}
+
+/// One interval's arcs grouped for its updates.
+struct Interval<'c> {
+    columns: &'c Columns,
+    plan_vertices: Range<u32>,
+    shard_start: u64,
+    windows: Vec<Range<u64>>,
+    /// Each vertex's in-edges in `positions`: `in_start[v - first]..in_start[v - first + 1]`.
+    in_start: Vec<u32>,
+    /// The memory shard's arcs, grouped by target, each group by ascending source.
+    positions: Vec<u32>,
+    /// Vertices sharing an edge with another vertex of the interval.
+    critical: Vec<bool>,
+}
+
+impl<'c> Interval<'c> {
+    /// Checks the interval's arcs and groups the memory shard by target.
+    fn group(
+        l: &ShardLayout,
+        plan: &Plan,
+        needs: ProgramNeeds,
+        columns: &'c Columns,
+    ) -> Result<Interval<'c>, EngineError> {
+        let first = plan.vertices.start;
+        let nv = (plan.vertices.end - first) as usize;
+        let bad = |file: &str, entry: u64, reason: String| {
+            EngineError::Format(FormatError::Index {
+                path: l.column_path(file),
+                entry,
+                reason,
+            })
+        };
+        if plan.shard.end - plan.shard.start > u64::from(u32::MAX) {
+            return Err(EngineError::Setting(format!(
+                "a shard of {} holds 2^32 arcs or more: partition it into more shards",
+                l.name()
+            )));
+        }
+        let mut in_start = vec![0u32; nv + 1];
+        for e in plan.shard.clone() {
+            let d = columns.target(e);
+            if !plan.vertices.contains(&d) {
+                return Err(bad(
+                    SHARD_DST,
+                    e,
+                    format!("target {d} is outside the shard's interval {:?}", plan.vertices),
+                ));
+            }
+            in_start[(d - first) as usize + 1] += 1;
+        }
+        for i in 0..nv {
+            in_start[i + 1] += in_start[i];
+        }
+        let mut fill = in_start.clone();
+        let mut positions = vec![0u32; (plan.shard.end - plan.shard.start) as usize];
+        for e in plan.shard.clone() {
+            let slot = &mut fill[(columns.target(e) - first) as usize];
+            positions[*slot as usize] = (e - plan.shard.start) as u32;
+            *slot += 1;
+        }
+        // Sources of every window in the interval, in order; targets where the program reads
+        // them; sources of the whole memory shard where it reads them.
+        let mut critical = vec![false; nv];
+        for (q, w) in plan.windows.iter().enumerate() {
+            let mut last = first;
+            for e in w.clone() {
+                let s = columns.source(e);
+                if !plan.vertices.contains(&s) || s < last {
+                    return Err(bad(
+                        SHARD_SRC,
+                        e,
+                        format!(
+                            "source {s} is outside interval {:?} or out of order in its window",
+                            plan.vertices
+                        ),
+                    ));
+                }
+                last = s;
+                if needs.out_targets || q as u32 == plan.p {
+                    let d = columns.target(e);
+                    if !l.interval(q as u32).contains(&d) {
+                        return Err(bad(SHARD_DST, e, format!("target {d} is outside shard {q}'s interval")));
+                    }
+                    if plan.vertices.contains(&d) && d != s {
+                        critical[(s - first) as usize] = true;
+                        critical[(d - first) as usize] = true;
+                    }
+                }
+            }
+        }
+        if needs.in_sources {
+            for q in 0..l.num_shards() {
+                let w = l.window(plan.p, q);
+                let range = l.interval(q);
+                let mut last = range.start;
+                for e in w.clone() {
+                    let s = columns.source(e);
+                    if !range.contains(&s) || s < last {
+                        return Err(bad(
+                            SHARD_SRC,
+                            e,
+                            format!("source {s} is outside interval {range:?} or out of order in its window"),
+                        ));
+                    }
+                    last = s;
+                }
+            }
+        }
+        Ok(Interval {
+            columns,
+            plan_vertices: plan.vertices.clone(),
+            shard_start: plan.shard.start,
+            windows: plan.windows.clone(),
+            in_start,
+            positions,
+            critical,
+        })
+    }
+
+    /// Runs the updates of the interval (`values` its vertices' values); returns the edges the
+    /// updates were given.
+    fn execute<P: Program>(&self, program: &P, iteration: u32, values: &mut [P::Value], deterministic: bool) -> u64 {
+        let edges = AtomicU64::new(0);
+        let run_chunk = |c: usize, chunk: &mut [P::Value], critical: bool| {
+            let n = self.chunk_updates(program, iteration, c, chunk, |v| {
+                deterministic || self.critical[v] == critical
+            });
+            edges.fetch_add(n, Relaxed);
+        };
+        if !deterministic {
+            values
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(|(c, chunk)| run_chunk(c, chunk, false));
+        }
+        if deterministic || self.critical.iter().any(|&c| c) {
+            for (c, chunk) in values.chunks_mut(CHUNK).enumerate() {
+                run_chunk(c, chunk, true);
+            }
+        }
+        edges.into_inner()
+    }
+
+    /// Runs the updates of chunk `c` (values `chunk`) whose local index `take` accepts, in
+    /// ID order; returns the edges given to them.
+    fn chunk_updates<P: Program>(
+        &self,
+        program: &P,
+        iteration: u32,
+        c: usize,
+        chunk: &mut [P::Value],
+        take: impl Fn(usize) -> bool,
+    ) -> u64 {
+        let first_local = c * CHUNK;
+        let first = self.plan_vertices.start + first_local as u32;
+        // A cursor per window at the chunk's first vertex.
+        let mut cursors: Vec<Range<u64>> = self
+            .windows
+            .iter()
+            .map(|w| {
+                let (mut lo, mut hi) = (w.start, w.end);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    match self.columns.source(mid) < first {
+                        true => lo = mid + 1,
+                        false => hi = mid,
+                    }
+                }
+                lo..w.end
+            })
+            .collect();
+        let mut runs: Vec<Range<u64>> = Vec::with_capacity(cursors.len());
+        let mut edges = 0u64;
+        for (i, value) in chunk.iter_mut().enumerate() {
+            let local = first_local + i;
+            let v = first + i as u32;
+            runs.clear();
+            let mut out_len = 0usize;
+            for cur in &mut cursors {
+                let start = cur.start;
+                while cur.start < cur.end && self.columns.source(cur.start) == v {
+                    cur.start += 1;
+                }
+                if cur.start > start {
+                    runs.push(start..cur.start);
+                    out_len += (cur.start - start) as usize;
+                }
+            }
+            if !take(local) {
+                continue;
+            }
+            let positions = &self.positions[self.in_start[local] as usize..self.in_start[local + 1] as usize];
+            edges += (positions.len() + out_len) as u64;
+            program.update(Update {
+                vertex: v,
+                iteration,
+                value,
+                in_edges: InEdges {
+                    columns: self.columns,
+                    base: self.shard_start,
+                    positions,
+                },
+                out_edges: OutEdges {
+                    columns: self.columns,
+                    runs: &runs,
+                    len: out_len,
+                },
+            });
+        }
+        edges
+    }
+}
+
+impl Engine for ShardGraph {
+    fn kind(&self) -> EngineKind {
+        EngineKind::Shards
+    }
+
+    fn num_vertices(&self) -> usize {
+        self.vertices.len()
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.layout.num_arcs()
+    }
+
+    fn directed(&self) -> bool {
+        self.graph.manifest().directed
+    }
+
+    fn weighted(&self) -> bool {
+        false
+    }
+
+    fn vertices(&self) -> &Vertices {
+        &self.vertices
+    }
+
+    fn max_degree_vertex(&self) -> Result<u32, EngineError> {
+        self.max_degree
+            .get_or_init(|| {
+                self.offsets(Direction::Out)
+                    .map(|o| self.vertices.max_degree(&o))
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(EngineError::Setting)
+    }
+
+    fn for_each_degree(&self, d: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), EngineError> {
+        let offsets = self.offsets(d)?;
+        for (v, w) in offsets.windows(2).enumerate() {
+            f(v as u32, w[1] - w[0]);
+        }
+        Ok(())
+    }
+
+    fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    fn edges_counted(&self) -> Option<u64> {
+        Some(self.edges.load(Relaxed))
+    }
+
+    /// The block cache's and the files' counters.
+    fn record(&self, stats: &mut RunStats) {
+        let c = self.cache.stats();
+        stats.bytes_read = self.files.bytes_read();
+        stats.bytes_written = self.files.bytes_written();
+        stats.io_requests = c.misses + c.write_backs;
+        stats.io_wait_seconds = self.io_nanos.load(Relaxed) as f64 * 1e-9;
+        stats.peak_engine_memory = c.peak_bytes + self.peak_arrays;
+        if c.hits + c.misses > 0 {
+            stats
+                .cache_hit_ratio
+                .insert("blocks".into(), c.hits as f64 / (c.hits + c.misses) as f64);
+        }
+        for (k, v) in [
+            ("layout", json!(self.layout.name())),
+            ("shards", json!(self.layout.num_shards())),
+            ("block_bytes", json!(self.layout.block_bytes())),
+            ("gsc", json!(self.gsc)),
+            ("deterministic", json!(self.deterministic)),
+            ("direct_io", json!(self.files.direct())),
+            ("block_hits", json!(c.hits)),
+            ("block_misses", json!(c.misses)),
+            ("block_write_backs", json!(c.write_backs)),
+            ("blocks_dropped_clean", json!(c.dropped_clean)),
+        ] {
+            stats.settings.insert(k.into(), v);
+        }
+    }
+}
