@@ -44,7 +44,7 @@ enum Command {
     Verify(verify::Args),
     /// Write a graph back out as an edge list in original IDs.
     Export(export::Args),
-    /// Publish a grid layout (P×P blocks of edges for streaming engines) inside a graph.
+    /// Publish a grid layout (P×P blocks of edges for streaming engines), or GraphChi's shards (--shards), inside a graph.
     Partition(partition::Args),
     /// Write a graph relabelled by an ordering (norder, degree, random, pagerank, gorder, original) as a new graph.
     Reorder(reorder::Args),

@@ -1,10 +1,12 @@
-//! `diskgraph partition`: publish a grid layout inside a graph directory.
+//! `diskgraph partition`: publish a grid layout, or GraphChi's shards (`--shards`), inside a
+//! graph directory.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use diskgraph_engine::parse_size;
-use diskgraph_prep::{PartitionOptions, PartitionSummary, SortOrder};
+use diskgraph_format::DEFAULT_SHARD_BLOCK_BYTES;
+use diskgraph_prep::{PartitionOptions, PartitionSummary, ShardOptions, ShardSummary, SortOrder};
 
 use crate::progress::Bar;
 
@@ -21,7 +23,15 @@ pub struct Args {
     /// destination (dst, src).
     #[arg(long, default_value = "grid")]
     sort: SortOrder,
-    /// Memory budget.
+    /// Publish GraphChi's shards for the shards engine instead of a grid layout: N shards
+    /// (1 to 4096) as `shards-N`, or `auto`, the smallest N with 24·E/N bytes ≤ memory/2.
+    #[arg(long, value_name = "N|auto", value_parser = parse_shards, conflicts_with_all = ["grid", "sort"])]
+    shards: Option<ShardCount>,
+    /// With `--shards`: the shards engine's edge-value block size (its scratch column's and its
+    /// cache's unit), a multiple of 4 KiB from 4 KiB to 64 MiB. Default 1 MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "shards")]
+    block_size: Option<u64>,
+    /// Memory budget (with `--shards auto`, also the budget the shards are sized for).
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     memory: u64,
     /// Replace an existing layout of the same name.
@@ -29,8 +39,43 @@ pub struct Args {
     force: bool,
 }
 
+/// The value of `--shards`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ShardCount {
+    /// Chosen from `--memory`.
+    Auto,
+    /// Exactly this many.
+    Fixed(u32),
+}
+
+/// Parses `--shards`: `auto` or a count.
+fn parse_shards(s: &str) -> Result<ShardCount, String> {
+    match s {
+        "auto" => Ok(ShardCount::Auto),
+        _ => s
+            .parse()
+            .map(ShardCount::Fixed)
+            .map_err(|_| format!("{s:?} is neither a number of shards nor auto")),
+    }
+}
+
 /// Runs `diskgraph partition`.
 pub fn run(a: Args) -> Result<()> {
+    if let Some(count) = a.shards {
+        let opts = ShardOptions {
+            shards: match count {
+                ShardCount::Auto => None,
+                ShardCount::Fixed(n) => Some(n),
+            },
+            memory: a.memory,
+            block_bytes: a.block_size.unwrap_or(DEFAULT_SHARD_BLOCK_BYTES),
+            force: a.force,
+        };
+        let summary = diskgraph_prep::partition_shards(&a.graph, &opts, &mut Bar::new(false))
+            .with_context(|| format!("cannot partition {} into shards", a.graph.display()))?;
+        print_shard_summary(&summary);
+        return Ok(());
+    }
     let opts = PartitionOptions {
         grid: a.grid,
         memory: a.memory,
@@ -57,11 +102,32 @@ fn print_summary(s: &PartitionSummary) {
         s.row_len,
         s.sort
     );
+    print_written(s.num_arcs, s.bytes_written, s.seconds, s.peak_memory);
+}
+
+/// Prints what a shard partition run wrote.
+fn print_shard_summary(s: &ShardSummary) {
+    let chosen = if s.shards_from_budget {
+        ", N chosen from --memory"
+    } else {
+        ""
+    };
     println!(
-        "wrote {} edges, {:.1} MiB in {:.2} s (planned memory {:.1} MiB)",
-        s.num_arcs,
-        s.bytes_written as f64 / (1u64 << 20) as f64,
-        s.seconds,
-        s.peak_memory as f64 / (1u64 << 20) as f64
+        "{}: {} shards, largest {} arcs, {} KiB edge-value blocks{chosen}",
+        s.path.display(),
+        s.num_shards,
+        s.largest_shard,
+        s.block_bytes >> 10
+    );
+    print_written(s.num_arcs, s.bytes_written, s.seconds, s.peak_memory);
+}
+
+/// The second line of a summary: what was written, how fast, in what memory.
+fn print_written(arcs: u64, bytes: u64, seconds: f64, memory: u64) {
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    println!(
+        "wrote {arcs} edges, {:.1} MiB in {seconds:.2} s (planned memory {:.1} MiB)",
+        mib(bytes),
+        mib(memory)
     );
 }

@@ -126,3 +126,89 @@ fn corrupt_layout_fails_verify_naming_the_file() {
     ok(&["partition", s(&g), "--grid", "2", "--force"]);
     ok(&["verify", s(&g)]);
 }
+
+#[test]
+fn shards_partition_then_verify_then_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generated(dir.path());
+    let json: serde_json::Value = serde_json::from_str(&ok(&["info", s(&g), "--json"])).unwrap();
+    let arcs = json["num_arcs"].as_u64().unwrap();
+    assert!((17_000..=18_000).contains(&arcs), "{arcs} arcs");
+    let out = ok(&["partition", s(&g), "--shards", "3"]);
+    assert!(out.contains("shards-3: 3 shards, largest"), "{out}");
+    assert!(out.contains("1024 KiB edge-value blocks"), "{out}");
+    assert!(!out.contains("chosen from --memory"), "{out}");
+    assert!(out.contains(&format!("wrote {arcs} edges")), "{out}");
+    // About 18000 stored arcs at 24 bytes within half of 1 MiB: N = ceil(48 · arcs / 2^20) = 1.
+    let out = ok(&["partition", s(&g), "--shards", "auto", "--memory", "1MiB"]);
+    assert!(out.contains("shards-1: 1 shards"), "{out}");
+    assert!(out.contains("N chosen from --memory"), "{out}");
+    // A smaller budget needs more shards: N = ceil(48 · arcs / 64 KiB) = 14.
+    assert_eq!((48 * arcs).div_ceil(64 << 10), 14);
+    let out = ok(&[
+        "partition",
+        s(&g),
+        "--shards",
+        "auto",
+        "--memory",
+        "64KiB",
+        "--block-size",
+        "64KiB",
+    ]);
+    assert!(out.contains("shards-14: 14 shards"), "{out}");
+    assert!(out.contains("64 KiB edge-value blocks"), "{out}");
+    ok(&["partition", s(&g), "--grid", "2"]);
+
+    let out = ok(&["verify", s(&g)]);
+    assert!(out.contains(": ok"), "{out}");
+    let info = ok(&["info", s(&g)]);
+    assert!(
+        info.contains("layouts    csr, grid-2, shards-1, shards-14, shards-3"),
+        "{info}"
+    );
+    assert!(info.contains("shards-3"), "{info}");
+    assert!(info.contains("3 shards, largest"), "{info}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&["info", s(&g), "--json"])).unwrap();
+    let d = &json["layout_details"][3];
+    assert_eq!(d["name"], "shards-3");
+    assert_eq!(d["shards"]["num_shards"], 3);
+    assert_eq!(d["shards"]["block_bytes"], 1 << 20);
+    let largest = d["shards"]["largest_shard"].as_u64().unwrap();
+    assert!((arcs / 3..arcs).contains(&largest), "{d}");
+    assert_eq!(d["error"], serde_json::Value::Null);
+
+    // A damaged column fails verify naming the file; info shows the layout still.
+    flip_byte(&g.join("shards-3").join("dst.u32"), 8);
+    let msg = fails(&["verify", s(&g)]);
+    assert!(msg.contains("shards-3/dst.u32") && msg.contains("checksum"), "{msg}");
+    ok(&["partition", s(&g), "--shards", "3", "--force"]);
+    ok(&["verify", s(&g)]);
+}
+
+#[test]
+fn shards_arguments_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generated(dir.path());
+    let msg = fails(&["partition", s(&g), "--shards", "0"]);
+    assert!(msg.contains("--shards 0") && msg.contains("4096"), "{msg}");
+    let msg = fails(&["partition", s(&g), "--shards", "4097"]);
+    assert!(msg.contains("--shards 4097"), "{msg}");
+    let msg = fails(&["partition", s(&g), "--shards", "2", "--block-size", "6000"]);
+    assert!(msg.contains("--block-size") && msg.contains("6000"), "{msg}");
+    for bad in [
+        &["--shards", "some"][..],
+        &["--shards", "2", "--grid", "2"],
+        &["--shards", "2", "--sort", "source"],
+        &["--block-size", "64KiB"],
+    ] {
+        let mut args = vec!["partition", s(&g)];
+        args.extend_from_slice(bad);
+        let out = common::diskgraph(&args);
+        assert!(!out.status.success(), "{bad:?} was accepted");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(bad[0]) || stderr.contains(bad[1]), "{bad:?}: {stderr}");
+    }
+    ok(&["partition", s(&g), "--shards", "2"]);
+    let msg = fails(&["partition", s(&g), "--shards", "2"]);
+    assert!(msg.contains("shards-2") && msg.contains("--force"), "{msg}");
+}
