@@ -24,7 +24,8 @@ pub struct Args {
     #[arg(long, default_value = "grid")]
     sort: SortOrder,
     /// Publish GraphChi's shards for the shards engine instead of a grid layout: N shards
-    /// (1 to 4096) as `shards-N`, or `auto`, the smallest N with 24·E/N bytes ≤ memory/2.
+    /// (1 to 4096) as `shards-N`, or `auto`: the smallest N whose interval working set
+    /// (28·E/N + 3·N·block bytes) is at most memory/2, else the N with the smallest one.
     #[arg(long, value_name = "N|auto", value_parser = parse_shards, conflicts_with_all = ["grid", "sort"])]
     shards: Option<ShardCount>,
     /// With `--shards`: the shards engine's edge-value block size (its scratch column's and its

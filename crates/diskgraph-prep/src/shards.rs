@@ -34,10 +34,13 @@
 //!
 //! **Automatic N** ([`auto_shards`]): GraphChi sizes shards so that one interval's working set
 //! fits in memory. The shards engine's working set for interval `p` is about
-//! [`WORKING_SET_BYTES_PER_ARC`] (24) bytes per arc of shard `p` and of the windows of interval
-//! `p` in the other shards, about `24·E/N`; N is the smallest count with `24·E/N ≤ M/2`
-//! (`N = ceil(48·E / M)`), at least 1, at most [`MAX_SHARDS`] and at most V. It need not be a
-//! power of two.
+//! [`WORKING_SET_BYTES_PER_ARC`] (28) bytes per arc of shard `p` and of the windows of interval
+//! `p` in the other shards — three 4-byte columns of each, and 4 bytes of grouping per arc of
+//! the shard — plus at least one block of each column for each of the N windows: about
+//! `w(N) = 28·E/N + 3·N·B` for blocks of `B` bytes. N is the smallest count with
+//! `w(N) ≤ M/2`; when no N fits, the N with the smallest `w(N)` (about `√(28·E / 3B)`), the
+//! layout that runs in the least memory. N is at least 1, at most [`MAX_SHARDS`] and at most V,
+//! and need not be a power of two.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,7 +56,7 @@ use crate::Progress;
 
 /// Bytes of the shards engine's working set per arc of the interval being processed (its shard
 /// and its windows in the other shards), the figure [`auto_shards`] sizes shards by.
-pub const WORKING_SET_BYTES_PER_ARC: u64 = 24;
+pub const WORKING_SET_BYTES_PER_ARC: u64 = 28;
 
 /// How to build a shard layout.
 #[derive(Clone, Debug)]
@@ -105,14 +108,22 @@ pub struct ShardSummary {
     pub seconds: f64,
 }
 
-/// N for a graph of `num_vertices` and `num_arcs` stored arcs under `memory` bytes: the smallest
-/// N with `24·E/N ≤ memory/2` ([`WORKING_SET_BYTES_PER_ARC`] per arc of one interval's working
-/// set), at least 1, at most [`MAX_SHARDS`] and at most V.
-pub fn auto_shards(num_vertices: u64, num_arcs: u64, memory: u64) -> u32 {
-    let need = u128::from(2 * WORKING_SET_BYTES_PER_ARC) * u128::from(num_arcs);
-    let n = need.div_ceil(u128::from(memory.max(1)));
-    let cap = u64::from(MAX_SHARDS).min(num_vertices).max(1);
-    n.clamp(1, u128::from(cap)) as u32
+/// The working set [`auto_shards`] estimates for `n` shards of `num_arcs` arcs in blocks of
+/// `block_bytes`: `28·E/N + 3·N·B` bytes.
+pub fn working_set(num_arcs: u64, n: u32, block_bytes: u64) -> u128 {
+    let n = u128::from(n.max(1));
+    (u128::from(WORKING_SET_BYTES_PER_ARC) * u128::from(num_arcs)).div_ceil(n) + 3 * n * u128::from(block_bytes)
+}
+
+/// N for a graph of `num_vertices` and `num_arcs` stored arcs under `memory` bytes with blocks of
+/// `block_bytes`: the smallest N whose [`working_set`] is at most `memory/2`, else the N with
+/// the smallest working set; at least 1, at most [`MAX_SHARDS`] and at most V.
+pub fn auto_shards(num_vertices: u64, num_arcs: u64, memory: u64, block_bytes: u64) -> u32 {
+    let cap = u64::from(MAX_SHARDS).min(num_vertices).max(1) as u32;
+    let w = |n: u32| working_set(num_arcs, n, block_bytes);
+    // w falls until about √(28·E / 3B), then rises: the fitting N, if any, is at most that.
+    let best = (1..=cap).min_by_key(|&n| (w(n), n)).expect("at least one count");
+    (1..=best).find(|&n| w(n) <= u128::from(memory / 2)).unwrap_or(best)
 }
 
 /// The N + 1 interval boundaries of `graph` for `num_shards` shards, by the rule of the module
@@ -209,7 +220,7 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
     let n = match opts.shards {
         Some(n) if (1..=MAX_SHARDS).contains(&n) => n,
         Some(n) => bail!("--shards {n}: the number of shards must be 1 to {MAX_SHARDS}"),
-        None => auto_shards(v_count, e, opts.memory),
+        None => auto_shards(v_count, e, opts.memory, opts.block_bytes),
     };
     let memory = Memory::plan(opts.memory, n);
     let builder = LayoutBuilder::create(&g, &shard_layout_name(n), opts.force)?;
@@ -458,25 +469,32 @@ mod tests {
 
     #[test]
     fn auto_shards_follows_the_rule() {
-        // 24·E/N ≤ M/2, i.e. N = ceil(48·E / M).
-        assert_eq!(auto_shards(1000, 0, 1 << 20), 1);
-        assert_eq!(auto_shards(1000, 1 << 20, 48 << 20), 1);
-        assert_eq!(auto_shards(1000, (1 << 20) + 1, 48 << 20), 2);
-        assert_eq!(auto_shards(1000, 3 << 20, 48 << 20), 3);
-        assert_eq!(auto_shards(1000, 10_000, 1 << 20), 1);
-        assert_eq!(auto_shards(1000, 100_000, 1 << 20), 5);
-        // At most V, at most MAX_SHARDS, at least 1.
-        assert_eq!(auto_shards(3, 1 << 30, 1 << 20), 3);
-        assert_eq!(auto_shards(0, 0, 0), 1);
-        assert_eq!(auto_shards(1 << 30, u64::MAX, 1), MAX_SHARDS);
-        for (e, m) in [(12_345u64, 1u64 << 16), (9_999_999, 123_456_789), (77, 4096)] {
-            let n = u64::from(auto_shards(u64::MAX, e, m));
-            assert!(24 * e <= n * m / 2 + n, "N={n} too small for E={e}, M={m}");
-            assert!(
-                n == 1 || 24 * e > (n - 1) * m / 2,
-                "N={n} not the smallest for E={e}, M={m}"
-            );
+        const B: u64 = 1 << 20;
+        // 28·E/N + 3·N·B ≤ M/2, the smallest such N.
+        assert_eq!(auto_shards(1000, 0, 1 << 30, B), 1);
+        assert_eq!(auto_shards(1000, 1 << 20, 1 << 30, B), 1);
+        for (e, m) in [(12_345u64, 1u64 << 24), (1 << 24, 256 << 20), (1 << 26, 256 << 20)] {
+            let n = auto_shards(u64::MAX, e, m, B);
+            let fits = |k: u32| working_set(e, k, B) <= u128::from(m / 2);
+            match (1..=MAX_SHARDS).any(fits) {
+                true => assert!(
+                    fits(n) && (n == 1 || !fits(n - 1)),
+                    "N={n} not the smallest for E={e}, M={m}"
+                ),
+                false => assert!((1..=MAX_SHARDS).all(|k| working_set(e, k, B) >= working_set(e, n, B))),
+            }
         }
+        assert_eq!(auto_shards(u64::MAX, 1 << 24, 256 << 20, B), 4);
+        // Nothing fits: the N of the smallest working set, about √(28·E / 3B).
+        let n = auto_shards(u64::MAX, 1 << 24, 1, 4096);
+        assert!(
+            (n as f64 - (28.0 * (1u64 << 24) as f64 / (3.0 * 4096.0)).sqrt()).abs() <= 1.0,
+            "{n}"
+        );
+        // At most V, at most MAX_SHARDS, at least 1.
+        assert_eq!(auto_shards(3, 1 << 30, 1 << 20, 4096), 3);
+        assert_eq!(auto_shards(0, 0, 0, B), 1);
+        assert_eq!(auto_shards(1 << 30, u64::MAX >> 8, 1, 1), MAX_SHARDS);
     }
 
     #[test]

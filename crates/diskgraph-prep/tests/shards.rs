@@ -11,7 +11,7 @@ use diskgraph_format::{
     shard_layout_name, verify, GraphBuilder, GraphDir, LayoutRecord, Manifest, ShardLayout, ShardRecord,
     DEFAULT_SHARD_BLOCK_BYTES, FORMAT_NAME, FORMAT_VERSION, MAX_SHARDS, SHARD_DST, SHARD_SRC, SHARD_WINDOWS,
 };
-use diskgraph_prep::shards::{auto_shards, shard_intervals, WORKING_SET_BYTES_PER_ARC};
+use diskgraph_prep::shards::{auto_shards, shard_intervals, working_set};
 use diskgraph_prep::{
     import, partition_shards, ImportOptions, InputFormat, InputInfo, NoProgress, RawEdge, ShardOptions,
 };
@@ -383,29 +383,24 @@ fn a_tiny_budget_streams_and_gives_identical_files() {
 fn automatic_shards_come_from_the_budget() {
     let st = big();
     let (v, e) = (st.test.num_vertices as u64, st.test.num_arcs() as u64);
+    let block = opts(None, 1, true).block_bytes;
     for memory in [1u64 << 30, 8 << 20, 1 << 20, 64 << 10] {
         let s = partition_shards(&st.path, &opts(None, memory, true), &mut NoProgress).unwrap();
         assert!(s.shards_from_budget);
-        let n = u64::from(s.num_shards);
-        assert_eq!(s.num_shards, auto_shards(v, e, memory));
-        assert!(
-            WORKING_SET_BYTES_PER_ARC * e * 2 <= n * memory,
-            "M={memory}: N={n} too few"
-        );
-        assert!(
-            n == 1 || WORKING_SET_BYTES_PER_ARC * e * 2 > (n - 1) * memory,
-            "M={memory}: N={n} not the least"
-        );
-        check_layout(&st, s.num_shards);
+        let n = s.num_shards;
+        assert_eq!(n, auto_shards(v, e, memory, block));
+        let fits = |n: u32| working_set(e, n, block) <= u128::from(memory / 2);
+        assert!(fits(n) || (1..=n).all(|k| !fits(k)), "M={memory}: N={n} too few");
+        assert!(n == 1 || !fits(n - 1), "M={memory}: N={n} not the least");
+        check_layout(&st, n);
     }
-    assert_eq!(auto_shards(v, e, 1 << 30), 1);
-    assert_eq!(auto_shards(v, e, 1 << 20), (48 * e).div_ceil(1 << 20) as u32);
+    assert_eq!(auto_shards(v, e, 1 << 30, block), 1);
     // At most V.
     let tiny = store("tiny", &gen::gnm(4, 12, true, 2), Keep::default());
     let s = partition_shards(&tiny.path, &opts(None, 1, false), &mut NoProgress).unwrap();
-    assert_eq!(s.num_shards, 4);
-    check_layout(&tiny, 4);
-    assert_eq!(auto_shards(1 << 20, 1 << 40, 1), MAX_SHARDS);
+    assert!(s.num_shards <= 4);
+    check_layout(&tiny, s.num_shards);
+    assert_eq!(auto_shards(1 << 20, 1 << 40, 1, 1), MAX_SHARDS);
 }
 
 #[test]
