@@ -278,7 +278,8 @@ class AlgorithmMethods:
             sources: a count K (K distinct vertices sampled with ``seed``; at most 64) or original
                 IDs a,b,c (a single one as a,) (default ``64``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities (default ``1``).
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -304,7 +305,8 @@ class AlgorithmMethods:
             sources: a count K (K distinct vertices sampled with ``seed``) or original IDs a,b,c (a
                 single one as a,) (default ``64``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities (default ``1``).
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -351,7 +353,8 @@ class AlgorithmMethods:
             method: greedy (by ascending ID; deterministic) or luby (randomized rounds seeded with
                 ``seed``): ``"greedy"`` or ``"luby"`` (default ``"greedy"``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities (default ``1``).
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``, ``"sync"``;
                 ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -424,7 +427,8 @@ class AlgorithmMethods:
             samples: sample this many sources (with ``seed``) instead of every vertex (NetworkX's
                 k).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities (default ``1``).
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -451,3 +455,51 @@ class AlgorithmMethods:
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("mst", engine=engine, memory=memory, threads=threads, **io)
+
+    def randomwalk(
+        self,
+        sources: SourcesSpec = 64,
+        *,
+        walks: int = 10000,
+        length: int = 20,
+        damping: float = 0.85,
+        seed: int = 1,
+        engine: Literal["auto", "memory"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Visit counts of ``walks`` random walks of ``length`` steps from ``sources``, restarting
+        with probability 1 - ``damping``.
+
+        Values (uint64): how many times the walks were at each vertex, at steps 0 to length (they
+        sum to walks × (length + 1)); over walks × (length + 1), personalised PageRank as length
+        grows.
+
+        Args:
+            sources: the walks' source slots: a count K (K distinct vertices sampled with ``seed``,
+                every vertex when the graph has fewer) or original IDs a,b,c in order, repeats
+                allowed (a single one as a,) (default ``64``).
+            walks: number of walks, dealt over the source slots in order (default ``10000``).
+            length: steps each walk takes (it visits length + 1 vertices, its start included)
+                (default ``20``).
+            damping: probability, in [0, 1], that a walk at a vertex with out-arcs follows one
+                rather than restarting at a source slot (default ``0.85``).
+            seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
+            engine: ``"auto"`` (the default) or one of ``"memory"``; ``memory``, ``threads`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
+        """
+        return self.run(
+            "randomwalk",
+            sources=sources,
+            walks=walks,
+            length=length,
+            damping=damping,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            **io,
+        )

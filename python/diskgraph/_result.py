@@ -15,8 +15,8 @@ class Result:
         values: One value per vertex, indexed like :attr:`vertex_ids`: int64 BFS levels or
             parents (original IDs), core numbers and msbfs distance sums (-1 = unreached),
             apsp's rows of hop distances (2-D, one column per source; -1 = unreached),
-            uint64 component labels (the smallest original ID in the component), float64
-            distances (``inf`` = unreached), ranks and spmv products.
+            uint64 component labels (the smallest original ID in the component) and random-walk
+            visit counts, float64 distances (``inf`` = unreached), ranks and spmv products.
         vertex_ids: Original vertex IDs, ascending (uint64).
         stats: What the run did and cost (the engine's ``RunStats`` as a dict): ``engine``,
             times, ``iterations``, ``edges_processed``, the I/O counters (``bytes_read``,

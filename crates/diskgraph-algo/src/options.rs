@@ -18,7 +18,7 @@ pub const SEED: OptionSpec = OptionSpec {
     name: "seed",
     kind: OptionKind::Count { min: 0, max: u64::MAX },
     default: Default::Count(1),
-    help: "seed of what is drawn at random: sampled sources (drawn by original ID, the same on every ordering of a graph), Luby's priorities",
+    help: "seed of what is drawn at random: sampled sources (drawn by original ID, the same on every ordering of a graph), Luby's priorities, random walks' moves",
     engines: Engines::All,
     examples: &["7"],
 };

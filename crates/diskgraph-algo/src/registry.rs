@@ -25,7 +25,8 @@ use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
 use crate::{
-    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, scc, sp, spmv, sssp, streaming, wcc, AlgoError,
+    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, randomwalk, scc, sp, spmv, sssp, streaming, wcc,
+    AlgoError,
 };
 
 /// Every algorithm, in the order `diskgraph algorithms` lists them.
@@ -44,6 +45,7 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &diameter::DIAMETER,
     &bc::BC,
     &mst::MST,
+    &randomwalk::RANDOMWALK,
 ];
 
 /// The names of every algorithm.

@@ -4,11 +4,12 @@
 //! level) and the algorithms that pull refuse them; sources out of range, bad settings and
 //! inputs, negative and NaN weights are refused (NaN weights and directed graphs by mst); SSSP
 //! with any Δ; PageRank's iteration counts; the component helpers; unnormalized betweenness and
-//! the textbook path; the diameter bound exact on trees.
+//! the textbook path; the diameter bound exact on trees; random walks the same on any number of
+//! threads.
 
 use diskgraph_algo::{
     bc, betweenness, bfs, diameter, kcore, msbfs, mst, pagerank, scc, spmv, sssp, sssp_with_delta, wcc, AlgoError,
-    BcOptions, PageRank,
+    BcOptions, PageRank, RandomWalk,
 };
 use diskgraph_engine::selective::{SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::stream::{StreamGraph, StreamOptions};
@@ -259,6 +260,27 @@ fn settings_are_checked() {
         Err(AlgoError::InvalidSetting(_))
     ));
     assert!(matches!(sssp_with_delta(&m, 0, 0.0), Err(AlgoError::InvalidSetting(_))));
+    let walks = RandomWalk {
+        walks: 10,
+        length: 3,
+        damping: 0.85,
+        seed: 1,
+    };
+    for damping in [1.5, -0.1, f64::NAN] {
+        let bad = RandomWalk { damping, ..walks };
+        assert!(
+            matches!(bad.run(&m, &[0]), Err(AlgoError::InvalidSetting(_))),
+            "{damping}"
+        );
+    }
+    assert!(matches!(walks.run(&m, &[]), Err(AlgoError::InvalidSetting(_))));
+    assert!(matches!(
+        walks.run(&m, &[3, 10]),
+        Err(AlgoError::Engine(EngineError::InvalidVertex {
+            vertex: 10,
+            num_vertices: 10
+        }))
+    ));
     let r = PageRank::new().tolerance(0.0).max_iterations(3).run(&m).unwrap();
     assert_eq!((r.iterations, r.converged), (3, false));
     assert_eq!(r.edges_processed, 3 * m.out().num_arcs() as u64);
@@ -488,4 +510,52 @@ fn the_diameter_bound_is_exact_on_trees() {
         assert_eq!(d.bound, exact, "from {start}");
         assert_eq!(diameter::selective::diameter(&g, start, 2, None).unwrap(), d);
     }
+}
+
+/// Random walks decide from hashes of their own counters: the visits are the same on any number
+/// of threads, change with the seed, and sum to walks × (length + 1); walks at damping 1 on a
+/// directed cycle stay in step, every walk at the same place.
+#[test]
+fn random_walks_are_the_same_on_any_number_of_threads() {
+    let g = gen::rmat(10, 8 << 10, true, 5).build(Keep::all());
+    let m = g.memory_graph(false);
+    let walks = RandomWalk {
+        walks: 30_000,
+        length: 25,
+        damping: 0.85,
+        seed: 3,
+    };
+    let sources = [0, 7, 0, 100];
+    let on = |threads: usize, w: RandomWalk| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| w.run(&m, &sources)).unwrap()
+    };
+    let one = on(1, walks);
+    assert_eq!(one.visits.iter().sum::<u64>(), 30_000 * 26);
+    assert_eq!(one.sources, sources);
+    for threads in [2, 3, 8] {
+        assert_eq!(on(threads, walks), one, "{threads} threads");
+    }
+    let other = on(2, RandomWalk { seed: 4, ..walks });
+    assert_ne!(other.visits, one.visits);
+    assert_eq!(other.visits.iter().sum::<u64>(), 30_000 * 26);
+    let cycle = gen::cycle_chain(1, 7, 0, 0, 1).build(Keep::default());
+    assert_eq!(cycle.num_arcs(), 7, "{cycle:?}");
+    let r = RandomWalk {
+        damping: 1.0,
+        walks: 5,
+        length: 9,
+        ..walks
+    }
+    .run(&cycle.memory_graph(false), &[0])
+    .unwrap();
+    assert_eq!(r.moves, 5 * 9);
+    let cycle_next = |v: u32| cycle.arcs.iter().find(|a| a.0 == v).unwrap().1;
+    let mut want = vec![0u64; 7];
+    let mut v = 0;
+    for _ in 0..=9 {
+        want[v as usize] += 5;
+        v = cycle_next(v);
+    }
+    assert_eq!(r.visits, want);
 }

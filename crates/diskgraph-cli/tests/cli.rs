@@ -298,6 +298,49 @@ fn run_outputs_and_bad_sources() {
     }
 }
 
+/// randomwalk from the command line: the same visits on one thread and on two, other visits
+/// with another seed, `walks × (length + 1)` of them in all; a damping outside [0, 1] refused.
+#[test]
+fn random_walks_repeat_per_seed() {
+    let (dir, g) = small_graph();
+    let walk = |seed: &str, threads: &str| {
+        let tsv = dir.path().join(format!("w{seed}-{threads}.tsv"));
+        let printed = ok(&[
+            "run",
+            "randomwalk",
+            s(&g),
+            "--walks",
+            "3000",
+            "--length",
+            "9",
+            "--sources",
+            "100,107,100,",
+            "--seed",
+            seed,
+            "--threads",
+            threads,
+            "--out",
+            s(&tsv),
+        ]);
+        assert!(
+            printed.contains("3000 walks of length 9 from 3 source slots: 30000 visits"),
+            "{printed}"
+        );
+        let visits: Vec<u64> = std::fs::read_to_string(&tsv)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_once('\t').unwrap().1.parse().unwrap())
+            .collect();
+        assert_eq!(visits.iter().sum::<u64>(), 30_000);
+        visits
+    };
+    let one = walk("5", "1");
+    assert_eq!(walk("5", "2"), one);
+    assert_ne!(walk("6", "2"), one);
+    let msg = fails(&["run", "randomwalk", s(&g), "--damping", "1.5"]);
+    assert!(msg.contains("damping must be in [0, 1], got 1.5"), "{msg}");
+}
+
 #[test]
 fn negative_weights_import_but_sssp_refuses() {
     let dir = tempfile::tempdir().unwrap();

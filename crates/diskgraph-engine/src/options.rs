@@ -295,6 +295,8 @@ impl OptionSpec {
             (&OptionKind::Float { above, below }, &Value::Float(x)) => {
                 if x.is_finite() && x > above && x < below {
                     Ok(())
+                } else if above.is_infinite() && below.is_infinite() {
+                    Err(format!("{name} must be a finite number, got {x}"))
                 } else if below.is_infinite() {
                     Err(format!("{name} must be a finite number above {above}, got {x}"))
                 } else {
@@ -542,6 +544,18 @@ mod tests {
         assert_eq!(FRACTION.parse("0.25"), Ok(Value::Float(0.25)));
         assert!(FRACTION.parse("1").is_err());
         assert!(FRACTION.parse("NaN").is_err());
+        const ANY: OptionSpec = OptionSpec {
+            kind: OptionKind::Float {
+                above: f64::NEG_INFINITY,
+                below: f64::INFINITY,
+            },
+            ..FRACTION
+        };
+        assert_eq!(ANY.parse("-3"), Ok(Value::Float(-3.0)));
+        assert_eq!(
+            ANY.parse("inf").unwrap_err(),
+            "fraction must be a finite number, got inf"
+        );
         assert_eq!(PICK.parse("PREAD"), Ok(Value::Choice("pread")));
         assert_eq!(
             PICK.parse("mmap").unwrap_err(),

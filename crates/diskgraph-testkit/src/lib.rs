@@ -169,6 +169,28 @@ mod tests {
     }
 
     #[test]
+    fn random_walk_visits_from_every_vertex_sum_pagerank_iterates() {
+        // One walk from each vertex starts at NetworkX's uniform start and restarts uniformly,
+        // so the expected walks at step t are n times PageRank's t-th iterate.
+        for g in small_graphs().into_iter().filter(|g| g.num_vertices > 0) {
+            let n = g.num_vertices;
+            let every: Vec<u32> = (0..n as u32).collect();
+            for alpha in [0.85, 0.3, 1.0] {
+                let visits = oracle::random_walk_visits(&g, &every, n as u64, 6, alpha);
+                let mut want = vec![1.0; n];
+                for t in 1..=6 {
+                    let (x, _, _) = oracle::pagerank(&g, alpha, 0.0, 0, Some(t));
+                    want.iter_mut().zip(&x).for_each(|(w, &x)| *w += n as f64 * x);
+                }
+                for (a, b) in visits.iter().zip(&want) {
+                    assert!((a - b).abs() < 1e-9 * b.max(1.0), "{g:?}: {visits:?} vs {want:?}");
+                }
+                assert!((visits.iter().sum::<f64>() - 7.0 * n as f64).abs() < 1e-9 * n as f64);
+            }
+        }
+    }
+
+    #[test]
     fn build_stores_as_the_importer_does() {
         let el = EdgeList {
             num_vertices: 4,

@@ -242,6 +242,47 @@ pub fn pagerank_sweeps(
         }
     }
     (x, fixed)
+
+/// Expected visit counts of random walks with restart, by propagating the walks' expected
+/// numbers step by step (no walk is drawn): `walks` walks dealt over the source slots `sources`
+/// in order (slot `i` of `S` gets `walks / S`, plus one if `i < walks % S`); each step, of the
+/// walks at a vertex with out-arcs, the `damping` share spreads evenly over its arcs (as
+/// stored: parallel arcs and self-loops each take their share) and the rest restarts; a
+/// dangling vertex restarts all of its walks; restarted walks spread evenly over the slots.
+/// Returns `Σ_{t=0..=length}` of the expected numbers at step `t`.
+pub fn random_walk_visits(g: &TestGraph, sources: &[u32], walks: u64, length: u32, damping: f64) -> Vec<f64> {
+    let n = g.num_vertices;
+    let slots = sources.len() as u64;
+    let mut out_degree = vec![0u64; n];
+    for &(s, _) in &g.arcs {
+        out_degree[s as usize] += 1;
+    }
+    let mut at = vec![0.0f64; n];
+    for (i, &s) in sources.iter().enumerate() {
+        let extra = if (i as u64) < walks % slots { 1 } else { 0 };
+        at[s as usize] += (walks / slots + extra) as f64;
+    }
+    let mut visits = at.clone();
+    for _ in 0..length {
+        let mut next = vec![0.0f64; n];
+        for &(s, d) in &g.arcs {
+            next[d as usize] += damping * at[s as usize] / out_degree[s as usize] as f64;
+        }
+        let restarted: f64 = (0..n)
+            .map(|v| match out_degree[v] {
+                0 => at[v],
+                _ => (1.0 - damping) * at[v],
+            })
+            .sum();
+        for &s in sources {
+            next[s as usize] += restarted / slots as f64;
+        }
+        at = next;
+        for (total, &x) in visits.iter_mut().zip(&at) {
+            *total += x;
+        }
+    }
+    visits
 }
 
 /// Core numbers of the simple undirected view (direction ignored, duplicates merged,

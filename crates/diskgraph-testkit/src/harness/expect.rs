@@ -3,7 +3,7 @@
 //! original-ID order.
 
 use diskgraph_algo::registry::RunOutput;
-use diskgraph_algo::{bc, bfs, mis, pagerank, spmv, Algorithm, Values};
+use diskgraph_algo::{bc, bfs, mis, pagerank, randomwalk, spmv, Algorithm, Values};
 use diskgraph_engine::engine_options::LAYOUT;
 use diskgraph_engine::options::Params;
 use diskgraph_engine::{EngineKind, Source, Sources, Vertices};
@@ -25,7 +25,21 @@ pub enum Expectation {
 
 /// The algorithms the harness has an oracle for: every descriptor must be here.
 pub const ORACLES: &[&str] = &[
-    "bfs", "sssp", "wcc", "scc", "pagerank", "kcore", "msbfs", "apsp", "spmv", "mis", "sp", "diameter", "bc", "mst",
+    "bfs",
+    "sssp",
+    "wcc",
+    "scc",
+    "pagerank",
+    "kcore",
+    "msbfs",
+    "apsp",
+    "spmv",
+    "mis",
+    "sp",
+    "diameter",
+    "bc",
+    "mst",
+    "randomwalk",
 ];
 
 /// What `alg` with `params` must give on `f` when run on `engine`.
@@ -89,6 +103,10 @@ pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Pa
                         hops,
                     },
                 )
+            }
+            "randomwalk" => {
+                let reached = (0..n).map(|v| rows.iter().any(|r| r[v] >= 0)).collect();
+                random_walks(f, sources, reached, params)
             }
             other => panic!("no oracle for {other}"),
         };
@@ -379,6 +397,136 @@ fn spanning_forest(f: &Fixture) -> Expectation {
     }))
 }
 
+/// Random-walk visits: exactly what holds for every run — `walks × (length + 1)` visits, none
+/// at a vertex the sources do not reach, each source at least the walks dealt to it, and with
+/// length 0 exactly the deal — and visits close to the oracle's expected counts by
+/// [`WalkChiSquare`].
+fn random_walks(f: &Fixture, sources: Vec<u32>, reached: Vec<bool>, params: &Params) -> Expectation {
+    let count = |spec| params.count(spec).expect("declared with a default");
+    let (walks, length) = (count(&randomwalk::WALKS), count(&randomwalk::LENGTH) as u32);
+    let damping = params.float(&randomwalk::DAMPING).expect("declared with a default");
+    let expected = oracle::random_walk_visits(&f.test, &sources, walks, length, damping);
+    let dealt = oracle::random_walk_visits(&f.test, &sources, walks, 0, damping);
+    output(f, move |values| {
+        let Values::Unsigned(visits) = values else {
+            return Err(format!("visit counts as {values:?}"));
+        };
+        if visits.len() != expected.len() {
+            return Err(format!("{} values, {} expected", visits.len(), expected.len()));
+        }
+        let total: u64 = visits.iter().sum();
+        if total != walks * (u64::from(length) + 1) {
+            return Err(format!("{total} visits, {walks} walks of length {length}"));
+        }
+        for (v, &x) in visits.iter().enumerate() {
+            if x > 0 && (!reached[v] || expected[v] == 0.0) {
+                return Err(format!("vertex {v}: {x} visits, but no walk can reach it"));
+            }
+            if (x as f64) < dealt[v] {
+                return Err(format!("vertex {v}: {x} visits, but {} walks start there", dealt[v]));
+            }
+            if length == 0 && x as f64 != dealt[v] {
+                return Err(format!(
+                    "vertex {v}: {x} visits at length 0, {} walks start there",
+                    dealt[v]
+                ));
+            }
+        }
+        let chi = WalkChiSquare::new(visits, &expected, length);
+        match chi.passes() {
+            true => Ok(()),
+            false => Err(format!("visits far from the expected counts: {chi:?}")),
+        }
+    })
+}
+
+/// Pearson's chi-square of random-walk visit counts against expected counts, in units of
+/// walks, and the bound it stays below when the counts come from the walks expected.
+///
+/// Why this statistic and this bound. The `W (L + 1)` visits are not independent draws: one
+/// walk's `L + 1` positions are correlated (a walk that restarts returns to the sources, one on
+/// a cycle comes back), so Pearson's χ² over visits is over-dispersed by up to `L + 1` (a walk
+/// that never leaves a vertex puts all its visits in one bin). Take the walks as the units
+/// instead. Walk `w` spends the share `Y_wb = X_wb / (L + 1)` of its visits in bin `b`; the
+/// walks are independent (every draw hashes its own counter) and alike, so `O_b / (L + 1) =
+/// Σ_w Y_wb`, with mean `W μ_b`, `μ_b = E Y_b = E_b / (W (L + 1))`. The statistic is
+///
+/// ```text
+/// χ²_w = Σ_b (O_b − E_b)² / ((L + 1) E_b) = Σ_b (Σ_w Y_wb − W μ_b)² / (W μ_b).
+/// ```
+///
+/// Since `Y_w` is a probability vector, `(Σ_b a_b Y_b)² ≤ Σ_b a_b² Y_b` for any `a` (Jensen),
+/// so `E[Y Yᵀ] ⪯ diag(μ)` and the covariance scaled by `diag(μ)^(-1/2)` has its eigenvalues in
+/// `[0, 1]`, one of them 0 (the visits' total is fixed). As `W` grows, `χ²_w` tends to `Σ λ_i
+/// Z_i²` with those eigenvalues and independent standard normals: at most `Σ Z_i²`, a
+/// chi-square of `df = bins − 1` degrees of freedom — with equality when each walk stays in
+/// one bin, and in the multinomial case `L = 0`. (The mean alone: `E χ²_w = Σ_b Var Y_b / μ_b ≤
+/// Σ_b (1 − μ_b) = df`, without the limit.) So `χ²_w` is compared with a chi-square's upper
+/// tail, by Laurent and Massart's bound `P(χ²_df ≥ df + 2 √(df x) + 2 x) ≤ e^(−x)`, at `x =
+/// 20` (`e^(−20) ≈ 2·10⁻⁹`: the harness runs thousands of walks, and the normal limit is only a
+/// limit).
+///
+/// Bins are the vertices expected to hold at least 5 walks' worth of visits (`E_v ≥ 5 (L +
+/// 1)`, the rule of five in the statistic's units); the others are pooled in one bin, which
+/// joins the smallest of those bins when it holds less than that itself. Units of walks are
+/// what keep this honest: in units of visits, a rare vertex (expected 5 visits) that one walk
+/// happens to sit on for 20 steps adds 80 to the statistic.
+///
+/// Power: a wrong expectation `E′` adds about `W · Σ_b (μ_b − μ′_b)² / μ′_b` (a chi-square
+/// divergence between the walks' occupation distributions) to `χ²_w`, which the length does
+/// not dilute; with a few thousand walks a divergence of a few hundredths already crosses the
+/// bound of a few dozen bins (the tests of this module show it crossed for damping 0.5 instead
+/// of 0.85 and for the uniform distribution over the reachable vertices).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WalkChiSquare {
+    /// `χ²_w`.
+    pub statistic: f64,
+    /// Degrees of freedom: bins − 1.
+    pub df: usize,
+    /// The bound `χ²_w` stays below: `df + 2 √(20 df) + 40` (0 when `df` is 0).
+    pub bound: f64,
+}
+
+impl WalkChiSquare {
+    /// The statistic of `observed` visits against `expected` visits (one each per vertex, the
+    /// same totals) of walks of `length` steps.
+    pub fn new(observed: &[u64], expected: &[f64], length: u32) -> WalkChiSquare {
+        let steps = f64::from(length) + 1.0;
+        let mut bins: Vec<(f64, f64)> = Vec::new();
+        let mut pooled = (0.0, 0.0);
+        for (&o, &e) in observed.iter().zip(expected) {
+            if e >= 5.0 * steps {
+                bins.push((o as f64, e));
+            } else {
+                pooled.0 += o as f64;
+                pooled.1 += e;
+            }
+        }
+        let smallest = bins.iter_mut().min_by(|a, b| a.1.total_cmp(&b.1));
+        match smallest {
+            Some(bin) if pooled.1 < 5.0 * steps => {
+                bin.0 += pooled.0;
+                bin.1 += pooled.1;
+            }
+            _ if pooled.1 > 0.0 => bins.push(pooled),
+            _ => {}
+        }
+        let statistic = bins.iter().map(|&(o, e)| (o - e) * (o - e) / (steps * e)).sum();
+        let df = bins.len().saturating_sub(1);
+        let x = 20.0;
+        let bound = match df {
+            0 => 0.0,
+            df => df as f64 + 2.0 * (df as f64 * x).sqrt() + 2.0 * x,
+        };
+        WalkChiSquare { statistic, df, bound }
+    }
+
+    /// Whether the statistic is within its bound (up to rounding: with one bin it is 0).
+    pub fn passes(&self) -> bool {
+        self.statistic <= self.bound + 1e-9
+    }
+}
+
 /// The floats of `values`.
 fn float_values(values: &Values) -> Result<&[f64], String> {
     match values {
@@ -419,5 +567,108 @@ fn first_difference(got: &Values, want: &Values) -> String {
             g.len(),
             w.len()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The random-walk statistic is calibrated (below its bound for the right expectation,
+    //! whatever the seed) and has power (above it for wrong ones).
+
+    use diskgraph_algo::RandomWalk;
+
+    use super::WalkChiSquare;
+    use crate::{gen, oracle, Keep, TestGraph};
+
+    const WALKS: u64 = 4000;
+    const LENGTH: u32 = 20;
+
+    /// Graphs, with their source slots, on which the walks' distribution is far from uniform
+    /// and depends on the damping.
+    fn graphs() -> Vec<(&'static str, TestGraph, Vec<u32>)> {
+        vec![
+            (
+                "gnm directed",
+                gen::gnm(200, 1000, true, 3).build(Keep::default()),
+                vec![0],
+            ),
+            (
+                "rmat multigraph",
+                gen::rmat(8, 2000, false, 4).build(Keep::all()),
+                vec![1, 2, 3],
+            ),
+            ("grid directed", gen::grid(10, 12, true).build(Keep::default()), vec![0]),
+            (
+                "star with noise",
+                gen::star(400, 60, false, 8).build(Keep::all()),
+                vec![5, 0, 5],
+            ),
+            (
+                "cycle chain",
+                gen::cycle_chain(12, 9, 2, 15, 3).build(Keep::all()),
+                vec![0, 40],
+            ),
+        ]
+    }
+
+    /// Visits of the walks at damping 0.85 with `seed`.
+    fn walk(g: &TestGraph, sources: &[u32], seed: u64) -> Vec<u64> {
+        let settings = RandomWalk {
+            walks: WALKS,
+            length: LENGTH,
+            damping: 0.85,
+            seed,
+        };
+        settings.run(&g.memory_graph(false), sources).unwrap().visits
+    }
+
+    #[test]
+    fn walk_chi_square_stays_below_its_bound_for_the_right_expectation() {
+        for (name, g, sources) in graphs() {
+            let want = oracle::random_walk_visits(&g, &sources, WALKS, LENGTH, 0.85);
+            let runs: Vec<WalkChiSquare> = (1..=20)
+                .map(|seed| WalkChiSquare::new(&walk(&g, &sources, seed), &want, LENGTH))
+                .collect();
+            let df = runs[0].df;
+            assert!(df >= 40, "{name}: {df} degrees of freedom, too few to test anything");
+            for (seed, chi) in runs.iter().enumerate() {
+                assert!(chi.passes(), "{name}, seed {}: {chi:?}", seed + 1);
+            }
+            // The mean is at most df (see WalkChiSquare); walks that seldom come back to a
+            // vertex make it about df / (length + 1).
+            let mean = runs.iter().map(|c| c.statistic).sum::<f64>() / runs.len() as f64;
+            assert!(mean <= df as f64, "{name}: mean {mean} over 20 seeds, df {df}");
+        }
+    }
+
+    #[test]
+    fn walk_chi_square_exceeds_its_bound_for_wrong_expectations() {
+        for (name, g, sources) in graphs() {
+            let got = walk(&g, &sources, 1);
+            let right = oracle::random_walk_visits(&g, &sources, WALKS, LENGTH, 0.85);
+            // Damping 0.5 instead of 0.85: twice and more of the walks at the sources.
+            let half = oracle::random_walk_visits(&g, &sources, WALKS, LENGTH, 0.5);
+            // Every reachable vertex alike.
+            let reached = right.iter().filter(|&&e| e > 0.0).count() as f64;
+            let total = (WALKS * (u64::from(LENGTH) + 1)) as f64;
+            let uniform: Vec<f64> = right
+                .iter()
+                .map(|&e| if e > 0.0 { total / reached } else { 0.0 })
+                .collect();
+            for (wrong, want) in [("damping 0.5", half), ("uniform", uniform)] {
+                let chi = WalkChiSquare::new(&got, &want, LENGTH);
+                assert!(!chi.passes(), "{name} against {wrong}: {chi:?}");
+            }
+        }
+        // Subtler: on a multigraph, arcs taken without their multiplicity (10% of the arcs
+        // are duplicates).
+        let (_, g, sources) = graphs().swap_remove(1);
+        let mut simple = g.clone();
+        simple.arcs.dedup();
+        simple.weights = None;
+        assert!(simple.num_arcs() * 10 < g.num_arcs() * 9);
+        let want = oracle::random_walk_visits(&simple, &sources, WALKS, LENGTH, 0.85);
+        let chi = WalkChiSquare::new(&walk(&g, &sources, 1), &want, LENGTH);
+        assert!(!chi.passes(), "rmat without multiplicity: {chi:?}");
     }
 }
