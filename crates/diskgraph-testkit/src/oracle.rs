@@ -242,6 +242,7 @@ pub fn pagerank_sweeps(
         }
     }
     (x, fixed)
+}
 
 /// Expected visit counts of random walks with restart, by propagating the walks' expected
 /// numbers step by step (no walk is drawn): `walks` walks dealt over the source slots `sources`

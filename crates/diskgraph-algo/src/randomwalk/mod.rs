@@ -30,7 +30,9 @@
 //! over the `L + 1` steps is within `1 / ((L + 1)(1 − damping))` of it.
 //!
 //! The memory variant runs each step in parallel over the vertices that hold walks, adding the
-//! walks' arrivals into the next step's counts with atomics: sums, the same in any order.
+//! walks' arrivals into the next step's counts with atomics: sums, the same in any order. The
+//! shard variant ([`shards`]) carries the walks as counts on the arcs, GraphChi's way, with the
+//! same calls to [`step`]: its visits are equal bit for bit.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -43,6 +45,8 @@ use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, Valu
 use crate::options::{SEED, SOURCES_DEFAULT};
 use crate::parallel::{atomics, chunk_len};
 use crate::AlgoError;
+
+pub mod shards;
 
 /// `--sources` of randomwalk: any number of slots.
 pub const SOURCES: OptionSpec = OptionSpec {
@@ -104,10 +108,16 @@ pub const RANDOMWALK: Algorithm = Algorithm {
         values: ValueType::Unsigned,
         help: "how many times the walks were at each vertex, at steps 0 to length (they sum to walks × (length + 1)); over walks × (length + 1), personalised PageRank as length grows",
     },
-    variants: &[Variant {
-        needs: Needs::NONE,
-        run: Runner::Memory(|g, run| Ok(present(settings(run).run(g, run.sources())?, run))),
-    }],
+    variants: &[
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Memory(|g, run| Ok(present(settings(run).run(g, run.sources())?, run))),
+        },
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Shards(|g, run| Ok(present(shards::randomwalk(g, &settings(run), run.sources())?, run))),
+        },
+    ],
 };
 
 /// The settings a run's options give.
