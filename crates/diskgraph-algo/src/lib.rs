@@ -31,6 +31,7 @@ pub mod sp;
 pub mod spmv;
 pub mod sssp;
 pub mod streaming;
+pub mod triangles;
 pub mod wcc;
 
 pub use apsp::Apsp;
@@ -47,4 +48,5 @@ pub use pagerank::{PageRank, PageRankResult};
 pub use scc::scc;
 pub use spmv::{spmv, Spmv};
 pub use sssp::{sssp, sssp_with_delta, Sssp};
+pub use triangles::{triangles, Triangles};
 pub use wcc::{wcc, Components};

@@ -24,7 +24,8 @@ use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
 use crate::{
-    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, scc, sp, spmv, sssp, streaming, wcc, AlgoError,
+    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, scc, sp, spmv, sssp, streaming, triangles, wcc,
+    AlgoError,
 };
 
 /// Every algorithm, in the order `diskgraph algorithms` lists them.
@@ -43,6 +44,7 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &diameter::DIAMETER,
     &bc::BC,
     &mst::MST,
+    &triangles::TRIANGLES,
 ];
 
 /// The names of every algorithm.
