@@ -4,11 +4,12 @@
 //! level) and the algorithms that pull refuse them; sources out of range, bad settings and
 //! inputs, negative and NaN weights are refused (NaN weights and directed graphs by mst); SSSP
 //! with any Δ; PageRank's iteration counts; the component helpers; unnormalized betweenness and
-//! the textbook path; the diameter bound exact on trees.
+//! the textbook path; the diameter bound exact on trees; triangles counted in chunks within
+//! the selective engine's smallest budget.
 
 use diskgraph_algo::{
-    bc, betweenness, bfs, diameter, kcore, msbfs, mst, pagerank, scc, spmv, sssp, sssp_with_delta, wcc, AlgoError,
-    BcOptions, PageRank,
+    bc, betweenness, bfs, diameter, kcore, msbfs, mst, pagerank, scc, spmv, sssp, sssp_with_delta, triangles, wcc,
+    AlgoError, BcOptions, PageRank,
 };
 use diskgraph_engine::selective::{SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::stream::{StreamGraph, StreamOptions};
@@ -117,6 +118,7 @@ fn empty_graph_results_are_empty() {
         let r = PageRank::new().run(&m).unwrap();
         assert!(r.ranks.is_empty() && r.converged);
         assert!(kcore(&m).core.is_empty());
+        assert_eq!(triangles(&m).total, 0);
         if !directed {
             let f = mst(&m).unwrap();
             assert!(f.parent.is_empty() && (f.edges, f.trees, f.total_weight) == (0, 0, 0.0));
@@ -487,5 +489,35 @@ fn the_diameter_bound_is_exact_on_trees() {
         let d = diameter(&t.memory_graph(true), start, 2, None).unwrap();
         assert_eq!(d.bound, exact, "from {start}");
         assert_eq!(diameter::selective::diameter(&g, start, 2, None).unwrap(), d);
+    }
+}
+
+/// Triangles out of core at the selective engine's smallest budget: several chunks of oriented
+/// lists (sized by a pass that counts them), within the budget, counted as in memory and as the
+/// oracle; with room for every list, one chunk (sized by the degrees).
+#[test]
+fn triangles_in_chunks_within_the_budget() {
+    for directed in [false, true] {
+        let el = gen::add_duplicates(gen::add_self_loops(gen::rmat(12, 16 << 12, directed, 5), 60, 5), 600, 5);
+        let f = fixture("rmat 12 with self-loops and duplicates", el, Keep::all());
+        let want = oracle::triangles(&f.test);
+        let total = want.iter().sum::<u64>() / 3;
+        let m = triangles(&f.test.memory_graph(true));
+        assert_eq!((&m.per_vertex, m.total), (&want, total), "memory, directed {directed}");
+        let opts = SelectiveOptions {
+            need_in: true,
+            assemble_lists: true,
+            ..SelectiveOptions::default()
+        };
+        let least = SelectiveGraph::minimum_budget(&f.graph, &opts);
+        for (memory, chunked) in [(least, true), (64 << 20, false)] {
+            let g = SelectiveGraph::open(&f.graph, &SelectiveOptions { memory, ..opts.clone() }).unwrap();
+            let t = triangles::selective::triangles(&g).unwrap();
+            let ctx = format!("selective at {memory} bytes, directed {directed}, {} chunks", t.chunks);
+            assert_eq!((&t.per_vertex, t.total), (&want, total), "{ctx}");
+            assert_eq!(t.chunks > 1, chunked, "{ctx}");
+            assert!(t.oriented_bytes <= g.assembly_bytes() / 2, "{ctx}");
+            assert!(g.peak_engine_memory() <= memory, "{ctx}: {}", g.peak_engine_memory());
+        }
     }
 }
