@@ -451,3 +451,22 @@ class AlgorithmMethods:
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("mst", engine=engine, memory=memory, threads=threads, **io)
+
+    def triangles(
+        self,
+        *,
+        engine: Literal["auto", "memory", "selective"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Triangles through every vertex and their total, on the undirected simple view.
+
+        Values (uint64): the number of triangles containing each vertex (directions, self-loops and
+        parallel edges ignored).
+
+        Args:
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+        """
+        return self.run("triangles", engine=engine, memory=memory, threads=threads, **io)
