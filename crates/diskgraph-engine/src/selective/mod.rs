@@ -10,7 +10,8 @@
 //! holds comes out of the `--memory` budget: the I/O buffers (handed to the I/O layer as
 //! [`IoConfig::buffer_bytes`]), a claim bitmap with one bit per block of the adjacency files, and,
 //! for algorithms that need whole adjacency lists at once, an assembly buffer (half of what the
-//! claims leave). The buffers get the rest, capped at what can be in use — four times
+//! claims leave; an algorithm may keep lists of its own in part of it,
+//! [`SelectiveGraph::hold_lists`]). The buffers get the rest, capped at what can be in use — four times
 //! (`queue_depth × io_threads + compute_threads`) maximal reads of every file read together —
 //! since more buffers than reads in flight plus a short queue per worker buy nothing. What is
 //! left may hold retained lists ([`SelectiveOptions::retain_lists`]).
@@ -39,7 +40,8 @@
 //!   concurrently with [`FrontierBuilder`].
 //! - [`SelectiveGraph::for_each_piece`] (the IoIterator: `compute(v, neighbours[, weights])` on
 //!   the lists of the active vertices) and [`SelectiveGraph::for_each_list`] (whole lists, both
-//!   directions merged per vertex, batched under the budget).
+//!   directions merged per vertex, batched under the budget, beside the lists the algorithm
+//!   holds in the same share: [`SelectiveGraph::hold_lists`]).
 //! - [`SelectiveGraph::edge_map`]: Ligra's `edgeMap(frontier, update, cond)` on top of it, push
 //!   (read the frontier's lists) or pull (read the candidates' reverse lists), chosen by I/O
 //!   volume ([`EdgeMapOptions`]). Beyond Graphene, a pull can read *head first* (the block
