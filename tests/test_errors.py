@@ -202,7 +202,7 @@ def test_negative_weights_refuse_sssp(tmp_path: Path) -> None:
 def test_run_arguments(graph_dir: Path) -> None:
     g = diskgraph.open(graph_dir)
     with pytest.raises(ValueError, match="unknown algorithm"):
-        g.run("triangles")
+        g.run("cliques")
     with pytest.raises(ValueError, match="unknown engine"):
         g.bfs(engine="gpu")
     with pytest.raises(TypeError, match="unknown option"):

@@ -278,8 +278,7 @@ class AlgorithmMethods:
             sources: a count K (K distinct vertices sampled with ``seed``; at most 64) or original
                 IDs a,b,c (a single one as a,) (default ``64``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities, random walks' moves (default
-                ``1``).
+                on every ordering of a graph), Luby's priorities (default ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -305,8 +304,7 @@ class AlgorithmMethods:
             sources: a count K (K distinct vertices sampled with ``seed``) or original IDs a,b,c (a
                 single one as a,) (default ``64``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities, random walks' moves (default
-                ``1``).
+                on every ordering of a graph), Luby's priorities (default ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -353,8 +351,7 @@ class AlgorithmMethods:
             method: greedy (by ascending ID; deterministic) or luby (randomized rounds seeded with
                 ``seed``): ``"greedy"`` or ``"luby"`` (default ``"greedy"``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities, random walks' moves (default
-                ``1``).
+                on every ordering of a graph), Luby's priorities (default ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``, ``"sync"``;
                 ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -427,8 +424,7 @@ class AlgorithmMethods:
             samples: sample this many sources (with ``seed``) instead of every vertex (NetworkX's
                 k).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities, random walks' moves (default
-                ``1``).
+                on every ordering of a graph), Luby's priorities (default ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -456,50 +452,21 @@ class AlgorithmMethods:
         """
         return self.run("mst", engine=engine, memory=memory, threads=threads, **io)
 
-    def randomwalk(
+    def triangles(
         self,
-        sources: SourcesSpec = 64,
         *,
-        walks: int = 10000,
-        length: int = 20,
-        damping: float = 0.85,
-        seed: int = 1,
-        engine: Literal["auto", "memory"] = "auto",
+        engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
-        """Visit counts of ``walks`` random walks of ``length`` steps from ``sources``, restarting
-        with probability 1 - ``damping``.
+        """Triangles through every vertex and their total, on the undirected simple view.
 
-        Values (uint64): how many times the walks were at each vertex, at steps 0 to length (they
-        sum to walks × (length + 1)); over walks × (length + 1), personalised PageRank as length
-        grows.
+        Values (uint64): the number of triangles containing each vertex (directions, self-loops and
+        parallel edges ignored).
 
         Args:
-            sources: the walks' source slots: a count K (K distinct vertices sampled with ``seed``,
-                every vertex when the graph has fewer) or original IDs a,b,c in order, repeats
-                allowed (a single one as a,) (default ``64``).
-            walks: number of walks, dealt over the source slots in order (default ``10000``).
-            length: steps each walk takes (it visits length + 1 vertices, its start included)
-                (default ``20``).
-            damping: probability, in [0, 1], that a walk at a vertex with out-arcs follows one
-                rather than restarting at a source slot (default ``0.85``).
-            seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities, random walks' moves (default
-                ``1``).
-            engine: ``"auto"`` (the default) or one of ``"memory"``; ``memory``, ``threads`` and the
-                engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run(
-            "randomwalk",
-            sources=sources,
-            walks=walks,
-            length=length,
-            damping=damping,
-            seed=seed,
-            engine=engine,
-            memory=memory,
-            threads=threads,
-            **io,
-        )
+        return self.run("triangles", engine=engine, memory=memory, threads=threads, **io)

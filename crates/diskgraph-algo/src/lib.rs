@@ -32,6 +32,7 @@ pub mod sp;
 pub mod spmv;
 pub mod sssp;
 pub mod streaming;
+pub mod triangles;
 pub mod wcc;
 
 pub use apsp::Apsp;
@@ -49,4 +50,5 @@ pub use randomwalk::{RandomWalk, RandomWalkResult};
 pub use scc::scc;
 pub use spmv::{spmv, Spmv};
 pub use sssp::{sssp, sssp_with_delta, Sssp};
+pub use triangles::{triangles, Triangles};
 pub use wcc::{wcc, Components};

@@ -25,8 +25,8 @@ use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
 use crate::{
-    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, randomwalk, scc, sp, spmv, sssp, streaming, wcc,
-    AlgoError,
+    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, randomwalk, scc, sp, spmv, sssp, streaming, triangles,
+    wcc, AlgoError,
 };
 
 /// Every algorithm, in the order `diskgraph algorithms` lists them.
@@ -46,6 +46,7 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &bc::BC,
     &mst::MST,
     &randomwalk::RANDOMWALK,
+    &triangles::TRIANGLES,
 ];
 
 /// The names of every algorithm.

@@ -5,11 +5,11 @@
 //! inputs, negative and NaN weights are refused (NaN weights and directed graphs by mst); SSSP
 //! with any Δ; PageRank's iteration counts; the component helpers; unnormalized betweenness and
 //! the textbook path; the diameter bound exact on trees; random walks the same on any number of
-//! threads.
+//! threads; triangles counted in chunks within the selective engine's smallest budget.
 
 use diskgraph_algo::{
-    bc, betweenness, bfs, diameter, kcore, msbfs, mst, pagerank, scc, spmv, sssp, sssp_with_delta, wcc, AlgoError,
-    BcOptions, PageRank, RandomWalk,
+    bc, betweenness, bfs, diameter, kcore, msbfs, mst, pagerank, scc, spmv, sssp, sssp_with_delta, triangles, wcc,
+    AlgoError, BcOptions, PageRank, RandomWalk,
 };
 use diskgraph_engine::selective::{SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::stream::{StreamGraph, StreamOptions};
@@ -118,6 +118,7 @@ fn empty_graph_results_are_empty() {
         let r = PageRank::new().run(&m).unwrap();
         assert!(r.ranks.is_empty() && r.converged);
         assert!(kcore(&m).core.is_empty());
+        assert_eq!(triangles(&m).total, 0);
         if !directed {
             let f = mst(&m).unwrap();
             assert!(f.parent.is_empty() && (f.edges, f.trees, f.total_weight) == (0, 0, 0.0));
@@ -558,4 +559,34 @@ fn random_walks_are_the_same_on_any_number_of_threads() {
         v = cycle_next(v);
     }
     assert_eq!(r.visits, want);
+}
+
+/// Triangles out of core at the selective engine's smallest budget: several chunks of oriented
+/// lists (sized by a pass that counts them), within the budget, counted as in memory and as the
+/// oracle; with room for every list, one chunk (sized by the degrees).
+#[test]
+fn triangles_in_chunks_within_the_budget() {
+    for directed in [false, true] {
+        let el = gen::add_duplicates(gen::add_self_loops(gen::rmat(12, 16 << 12, directed, 5), 60, 5), 600, 5);
+        let f = fixture("rmat 12 with self-loops and duplicates", el, Keep::all());
+        let want = oracle::triangles(&f.test);
+        let total = want.iter().sum::<u64>() / 3;
+        let m = triangles(&f.test.memory_graph(true));
+        assert_eq!((&m.per_vertex, m.total), (&want, total), "memory, directed {directed}");
+        let opts = SelectiveOptions {
+            need_in: true,
+            assemble_lists: true,
+            ..SelectiveOptions::default()
+        };
+        let least = SelectiveGraph::minimum_budget(&f.graph, &opts);
+        for (memory, chunked) in [(least, true), (64 << 20, false)] {
+            let g = SelectiveGraph::open(&f.graph, &SelectiveOptions { memory, ..opts.clone() }).unwrap();
+            let t = triangles::selective::triangles(&g).unwrap();
+            let ctx = format!("selective at {memory} bytes, directed {directed}, {} chunks", t.chunks);
+            assert_eq!((&t.per_vertex, t.total), (&want, total), "{ctx}");
+            assert_eq!(t.chunks > 1, chunked, "{ctx}");
+            assert!(t.oriented_bytes <= g.assembly_bytes() / 4 * 3, "{ctx}");
+            assert!(g.peak_engine_memory() <= memory, "{ctx}: {}", g.peak_engine_memory());
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! sharing no code with `diskgraph-algo`. They read a [`TestGraph`]'s arc list directly.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+use std::collections::{BTreeSet, BinaryHeap, HashSet, VecDeque};
 
 use crate::TestGraph;
 
@@ -315,6 +315,35 @@ pub fn core_number(g: &TestGraph) -> Vec<u32> {
         }
     }
     core
+}
+
+/// Triangles through each vertex of the simple undirected view (direction ignored, duplicates
+/// merged, self-loops dropped), straight from the definition: for every vertex, the pairs of its
+/// neighbours that are themselves neighbours, looked up in a set of the edges.
+pub fn triangles(g: &TestGraph) -> Vec<u64> {
+    let mut edges: HashSet<(u32, u32)> = HashSet::new();
+    let mut adj: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); g.num_vertices];
+    for &(s, d) in &g.arcs {
+        if s != d {
+            edges.insert((s.min(d), s.max(d)));
+            adj[s as usize].insert(d);
+            adj[d as usize].insert(s);
+        }
+    }
+    adj.iter()
+        .map(|nbrs| {
+            let nbrs: Vec<u32> = nbrs.iter().copied().collect();
+            let mut t = 0;
+            for (i, &a) in nbrs.iter().enumerate() {
+                for &b in &nbrs[i + 1..] {
+                    if edges.contains(&(a.min(b), a.max(b))) {
+                        t += 1;
+                    }
+                }
+            }
+            t
+        })
+        .collect()
 }
 
 /// Raw Brandes dependencies summed over `sources` (predecessor lists and a stack, as NetworkX's

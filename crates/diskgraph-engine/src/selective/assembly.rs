@@ -1,6 +1,9 @@
 //! Whole-list assembly: [`SelectiveGraph::for_each_list`] gathers the active vertices' whole
 //! lists (out and in) into a buffer from the budget, batch by batch, from rounds whose pieces
 //! land at their place in it ([`SharedSlice`]), and then computes on each vertex's lists at once.
+//! An algorithm that keeps lists of its own while it reads others (triangle counting keeps a
+//! chunk of oriented lists) holds them in the same share ([`SelectiveGraph::hold_lists`]), and
+//! the batches take what it leaves.
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -15,10 +18,11 @@ impl SelectiveGraph {
     /// Calls `compute(v, out_list, in_list)` with the *whole* lists of every vertex in `active`
     /// (the in-list is empty for an undirected graph, whose out-lists hold both directions, and
     /// when `with_in` is false). The lists are assembled in a buffer from the budget share
-    /// reserved by [`SelectiveOptions::assemble_lists`](super::SelectiveOptions): the active
-    /// vertices go in batches (ascending) whose lists fit, each batch is read (one round per
-    /// direction) and then computed in parallel. A single vertex whose lists alone exceed the
-    /// share gets a batch and a buffer of its own (reported in `peak_engine_memory`).
+    /// reserved by [`SelectiveOptions::assemble_lists`](super::SelectiveOptions), less what the
+    /// algorithm holds of it ([`hold_lists`](Self::hold_lists)): the active vertices go in
+    /// batches (ascending) whose lists fit, each batch is read (one round per direction) and
+    /// then computed in parallel. A single vertex whose lists alone exceed what is left gets a
+    /// batch and a buffer of its own (reported in `peak_engine_memory`).
     ///
     /// Errors: as [`for_each_piece`](Self::for_each_piece), and
     /// [`EngineError::Setting`] when no share was reserved.
@@ -37,7 +41,8 @@ impl SelectiveGraph {
                 "whole lists are assembled only on a graph opened with SelectiveOptions::assemble_lists".into(),
             ));
         }
-        let capacity = self.assembly_bytes / 4;
+        let held = self.held_lists.load(Relaxed);
+        let capacity = self.assembly_bytes.saturating_sub(held) / 4;
         let out_deg = |v: u32| self.degree(Direction::Out, v);
         let total_deg = |v: u32| out_deg(v) + if with_in { self.degree(Direction::In, v) } else { 0 };
         let mut buf: Vec<u32> = Vec::new();
@@ -62,7 +67,7 @@ impl SelectiveGraph {
             buf.clear();
             buf.reserve_exact(total as usize);
             buf.resize(total as usize, 0);
-            self.assembly_peak.fetch_max(buf.capacity() as u64 * 4, Relaxed);
+            self.assembly_peak.fetch_max(buf.capacity() as u64 * 4 + held, Relaxed);
             let subset = VertexSubset::from_sorted_unchecked(self.n, batch);
             let batch = subset.as_sparse().expect("sparse");
             {
@@ -89,5 +94,22 @@ impl SelectiveGraph {
             });
         }
         Ok(())
+    }
+
+    /// Bytes of the budget reserved for whole lists ([`SelectiveOptions::assemble_lists`](super::SelectiveOptions)):
+    /// [`for_each_list`](Self::for_each_list)'s batches and the lists the algorithm holds
+    /// ([`hold_lists`](Self::hold_lists)) share it. 0 when none was reserved.
+    pub fn assembly_bytes(&self) -> u64 {
+        self.assembly_bytes
+    }
+
+    /// Declares that the algorithm now holds `bytes` of lists it built in the whole-list share
+    /// (0 when it has dropped them), for an algorithm that keeps some lists while it reads
+    /// others: later [`for_each_list`](Self::for_each_list) batches take at most what the held
+    /// lists leave of [`assembly_bytes`](Self::assembly_bytes), and `peak_engine_memory` counts
+    /// them with the batch buffer beside them. Staying within the share is the caller's to keep.
+    pub fn hold_lists(&self, bytes: u64) {
+        self.held_lists.store(bytes, Relaxed);
+        self.assembly_peak.fetch_max(bytes, Relaxed);
     }
 }

@@ -10,7 +10,8 @@
 //! holds comes out of the `--memory` budget: the I/O buffers (handed to the I/O layer as
 //! [`IoConfig::buffer_bytes`]), a claim bitmap with one bit per block of the adjacency files, and,
 //! for algorithms that need whole adjacency lists at once, an assembly buffer (half of what the
-//! claims leave). The buffers get the rest, capped at what can be in use — four times
+//! claims leave; an algorithm may keep lists of its own in part of it,
+//! [`SelectiveGraph::hold_lists`]). The buffers get the rest, capped at what can be in use — four times
 //! (`queue_depth × io_threads + compute_threads`) maximal reads of every file read together —
 //! since more buffers than reads in flight plus a short queue per worker buy nothing. What is
 //! left may hold retained lists ([`SelectiveOptions::retain_lists`]).
@@ -39,7 +40,8 @@
 //!   concurrently with [`FrontierBuilder`].
 //! - [`SelectiveGraph::for_each_piece`] (the IoIterator: `compute(v, neighbours[, weights])` on
 //!   the lists of the active vertices) and [`SelectiveGraph::for_each_list`] (whole lists, both
-//!   directions merged per vertex, batched under the budget).
+//!   directions merged per vertex, batched under the budget, beside the lists the algorithm
+//!   holds in the same share: [`SelectiveGraph::hold_lists`]).
 //! - [`SelectiveGraph::edge_map`]: Ligra's `edgeMap(frontier, update, cond)` on top of it, push
 //!   (read the frontier's lists) or pull (read the candidates' reverse lists), chosen by I/O
 //!   volume ([`EdgeMapOptions`]). Beyond Graphene, a pull can read *head first* (the block
@@ -101,7 +103,8 @@ pub struct SelectiveOptions {
     pub need_in: bool,
     /// Open the weight files too (weighted graphs).
     pub need_weights: bool,
-    /// Reserve half of the budget for assembling whole lists ([`SelectiveGraph::for_each_list`]).
+    /// Reserve half of the budget for assembling whole lists ([`SelectiveGraph::for_each_list`])
+    /// and for the lists an algorithm builds from them ([`SelectiveGraph::hold_lists`]).
     pub assemble_lists: bool,
     /// Number of row partitions (default: four per compute thread).
     pub partitions: Option<usize>,
@@ -206,7 +209,11 @@ pub struct SelectiveGraph {
     demand: budget::Demand,
     buffer_bytes: u64,
     assembly_bytes: u64,
+    /// The largest assembly buffer used, plus the lists held from the share at the time.
     assembly_peak: AtomicU64,
+    /// Bytes of the whole-list share the algorithm holds lists in
+    /// ([`hold_lists`](Self::hold_lists)).
+    held_lists: AtomicU64,
     edges_delivered: AtomicU64,
     rounds: AtomicU64,
     /// Bytes the retained lists may take (0: retention off).
@@ -314,6 +321,7 @@ impl SelectiveGraph {
             buffer_bytes,
             assembly_bytes: carve.assembly_bytes,
             assembly_peak: AtomicU64::new(0),
+            held_lists: AtomicU64::new(0),
             edges_delivered: AtomicU64::new(0),
             rounds: AtomicU64::new(0),
             retain_capacity: carve.retain_capacity,
@@ -396,8 +404,9 @@ impl SelectiveGraph {
     }
 
     /// Peak bytes the engine held out of the budget: the I/O buffers granted, the claim bitmap,
-    /// and the largest assembly buffer used (which exceeds its share only for a single vertex
-    /// whose lists alone are larger).
+    /// and the largest assembly buffer used together with the lists the algorithm held from the
+    /// same share ([`hold_lists`](Self::hold_lists)) — which exceed the share only for a single
+    /// vertex whose lists alone are larger.
     pub fn peak_engine_memory(&self) -> u64 {
         let statics = self.static_cache.as_ref().map_or(0, |s| s.lists().bytes())
             + self.page_cache.as_ref().map_or(0, |c| c.bytes());

@@ -40,6 +40,7 @@ pub const ORACLES: &[&str] = &[
     "bc",
     "mst",
     "randomwalk",
+    "triangles",
 ];
 
 /// What `alg` with `params` must give on `f` when run on `engine`.
@@ -133,6 +134,7 @@ pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Pa
         "mis" => independent_set(f, engine, params),
         "bc" => centrality(f, params),
         "mst" => spanning_forest(f),
+        "triangles" => triangle_counts(f),
         other => panic!("no oracle for {other}"),
     }
 }
@@ -525,6 +527,27 @@ impl WalkChiSquare {
     pub fn passes(&self) -> bool {
         self.statistic <= self.bound + 1e-9
     }
+}
+
+/// The triangles through each vertex exactly, and their total (a third of their sum) in the
+/// settings' `triangles`.
+fn triangle_counts(f: &Fixture) -> Expectation {
+    let counts = oracle::triangles(&f.test);
+    let total = counts.iter().sum::<u64>() / 3;
+    let want = Values::Unsigned(counts);
+    let ids = f.ids.clone();
+    Expectation::Output(Box::new(move |out: &RunOutput| {
+        if out.vertex_ids != ids {
+            return Err("the rows are not the vertices in ascending ID order".into());
+        }
+        if out.values != want {
+            return Err(first_difference(&out.values, &want));
+        }
+        match out.stats.settings.get("triangles").and_then(|x| x.as_u64()) {
+            Some(t) if t == total => Ok(()),
+            other => Err(format!("settings.triangles {other:?}, expected {total}")),
+        }
+    }))
 }
 
 /// The floats of `values`.
