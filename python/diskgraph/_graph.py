@@ -180,6 +180,35 @@ class Graph(AlgorithmMethods):
         self._reopen()
         return summary
 
+    def partition_shards(
+        self,
+        shards: Optional[int] = None,
+        memory: Optional[Memory] = None,
+        block_size: Memory = "1MiB",
+        force: bool = False,
+    ) -> Dict[str, Any]:
+        """Publishes GraphChi's shards inside the graph directory for the shard engine (as
+        ``diskgraph partition --shards``) and returns its summary (``name``, ``num_shards``, ...).
+
+        Args:
+            shards: Number of shards N, 1 to 4096 (None: chosen from ``memory`` as GraphChi does,
+                so that one interval's working set fits in half of it).
+            memory: Memory budget, int bytes or a string like ``"256MiB"``.
+            block_size: Edge-value block the engine reads, writes and caches: a multiple of
+                4 KiB up to 64 MiB.
+            force: Replace an existing layout of the same name (else
+                :class:`OutputExistsError`).
+
+        The graph is reopened afterwards, so ``engine="shards"`` runs over it right away.
+        """
+        if shards is not None:
+            shards = _optional_count("shards", shards, 1)
+        summary = dict(
+            self._g.partition_shards(shards, memory_bytes(memory), memory_bytes(block_size), bool(force))
+        )
+        self._reopen()
+        return summary
+
     def sync(
         self,
         memory: Optional[Memory] = None,

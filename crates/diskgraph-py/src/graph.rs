@@ -241,6 +241,34 @@ impl PyGraph {
         json_to_py(py, &summary)
     }
 
+    /// Publishes GraphChi's shards inside the graph for the shard engine (`diskgraph partition
+    /// --shards`): `shards` of them (None: chosen from `memory`), with edge-value blocks of
+    /// `block_size` bytes. Returns the summary as a dict.
+    fn partition_shards<'py>(
+        &self,
+        py: Python<'py>,
+        shards: Option<Bound<'py, PyAny>>,
+        memory: u64,
+        block_size: u64,
+        force: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let shards = shards
+            .map(|n| options::count("shards", &n, 1, i128::from(diskgraph_format::MAX_SHARDS)))
+            .transpose()?
+            .map(|n| n as u32);
+        let opts = diskgraph_prep::ShardOptions {
+            shards,
+            memory,
+            block_bytes: block_size,
+            force,
+        };
+        let path = self.dir.path().to_path_buf();
+        let summary = py
+            .detach(|| diskgraph_prep::partition_shards(&path, &opts, &mut diskgraph_prep::NoProgress))
+            .map_err(export_error)?;
+        json_to_py(py, &summary)
+    }
+
     /// Chooses the vertices of a BAsC static cache and publishes them inside the graph as
     /// ``basc-<name>`` (``diskgraph select``): ``method`` ``"gvs"`` (``k`` rounds, pages of
     /// ``page_size`` bytes), ``"highd"``, ``"lowd"`` or ``"random"`` (``seed``), within
