@@ -2,15 +2,15 @@
 //! containing it, and the total (NetworkX's `triangles` of the simple undirected graph).
 //!
 //! Direction is ignored, duplicate edges and the two directions of an edge count once, and
-//! self-loops are dropped: the simple view, as for [`kcore`](crate::kcore). A vertex's simple
+//! self-loops are dropped: the simple view, as for [`kcore`](mod@crate::kcore). A vertex's simple
 //! neighbours come from merging its sorted out-list with its sorted in-list (directed graphs),
-//! skipping repeats and the vertex itself ([`simple_neighbours`]).
+//! skipping repeats and the vertex itself (`simple_neighbours`).
 //!
 //! The method is the standard one (Schank and Wagner's "forward" algorithm, as in GAP's `tc`):
-//! vertices are ranked by (simple degree, ID) ([`precedes`]), each simple edge is oriented from
+//! vertices are ranked by (simple degree, ID) (`precedes`), each simple edge is oriented from
 //! its lower-ranked end to its higher-ranked one, and a triangle `a < b < c` (in rank) is found
 //! exactly once, at `a`, as `c` in the intersection of the sorted oriented lists of `a` and `b`
-//! ([`for_each_common`]). Orienting by degree bounds every oriented list by `√(2E)` (a vertex
+//! (`for_each_common`). Orienting by degree bounds every oriented list by `√(2E)` (a vertex
 //! with `k` later neighbours has `k` neighbours of degree at least `k`), so hubs do not make
 //! quadratic work. Each triangle found adds 1 to each of its three vertices.
 //!
@@ -115,7 +115,7 @@ pub(crate) fn precedes(degree: &[u32], a: u32, b: u32) -> bool {
     (degree[a as usize], a) < (degree[b as usize], b)
 }
 
-/// Calls `f` on every simple neighbour of `v` that `v` precedes ([`precedes`]), ascending by
+/// Calls `f` on every simple neighbour of `v` that `v` precedes (`precedes`), ascending by
 /// ID — `v`'s oriented list — given `v`'s sorted out-list `out` and sorted in-list `inn` (empty
 /// for an undirected graph).
 #[inline]

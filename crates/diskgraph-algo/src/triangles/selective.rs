@@ -12,7 +12,7 @@
 //! smallest budget for `auto` holds.
 //!
 //! 1. **Degrees**: one pass over all lists gives every vertex's simple degree, hence the rank
-//!    order ([`precedes`]); O(V) vertex state, like the counts.
+//!    order (`precedes`); O(V) vertex state, like the counts.
 //! 2. **Slot sizes**: a chunk keeps, per vertex, its oriented list (4 bytes an entry) and where
 //!    it is (12 bytes). When every vertex's simple degree fits in the chunk share at once, the
 //!    degrees bound the lists and one chunk holds all; otherwise a second pass counts every
