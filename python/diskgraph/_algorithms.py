@@ -76,8 +76,8 @@ class IoOptions(ReadOptions, total=False):
             pass).
         vertex_state: stream: where vertex state lives: memory or mmap (a mapped scratch file next
             to the graph): ``"memory"`` or ``"mmap"``.
-        layout: stream: the grid layout to stream (default: the one the algorithm prefers among the
-            graph's layouts).
+        layout: stream, shards: the layout to run over: a grid layout (stream) or a shards layout
+            (shards); default: the one the engine prefers among the graph's layouts.
         ift: sync: sync: random reads the prefetcher keeps in flight ahead of the algorithm (0: no
             prefetching, the baseline).
         ift_seq: sync: sync: sequential reads (of up to 128 KiB) the prefetcher keeps in flight
@@ -85,6 +85,13 @@ class IoOptions(ReadOptions, total=False):
         index_summary: sync: sync: keep the O(V) row index on disk and every 64th offset in memory;
             a list is found by reading its index page alongside an interpolated range of the
             adjacency.
+        gsc: shards: shards: keep loaded blocks between intervals while twice the average shard is
+            free (Greedy Shard Caching); false writes back and drops them after every interval, as
+            GraphChi does.
+        deterministic: shards: shards: run every update on one thread in ID order (the default runs
+            updates that share no edge in parallel, with the same results).
+        scratch: shards: shards: directory for the run's scratch copy of the edge values (default:
+            the system's temporary directory).
     """
 
     retain_lists: Optional[bool]
@@ -99,6 +106,9 @@ class IoOptions(ReadOptions, total=False):
     ift: Optional[int]
     ift_seq: Optional[int]
     index_summary: Optional[bool]
+    gsc: Optional[bool]
+    deterministic: Optional[bool]
+    scratch: Optional[str]
 
 
 class AlgorithmMethods:
@@ -166,7 +176,7 @@ class AlgorithmMethods:
         self,
         *,
         method: Optional[Literal["union-find", "label-propagation"]] = None,
-        engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
+        engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -180,8 +190,8 @@ class AlgorithmMethods:
                 baseline): ``"union-find"`` or ``"label-propagation"`` (the stream engine only)
                 (default ``"union-find"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
         return self.run("wcc", method=method, engine=engine, memory=memory, threads=threads, **io)
 
@@ -209,7 +219,7 @@ class AlgorithmMethods:
         tolerance: float = 1e-09,
         iterations: Optional[int] = None,
         max_iterations: int = 10000,
-        engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
+        engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -222,11 +232,12 @@ class AlgorithmMethods:
         Args:
             tolerance: stop when the L1 change is below N × tolerance (NetworkX's rule) (default
                 ``1e-09``).
-            iterations: run exactly this many iterations instead.
+            iterations: run exactly this many iterations instead (on the shard engine, Gauss–Seidel
+                sweeps as GraphChi runs them).
             max_iterations: give up (and say so) after this many iterations (default ``10000``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
         return self.run(
             "pagerank",
@@ -278,7 +289,8 @@ class AlgorithmMethods:
             sources: a count K (K distinct vertices sampled with ``seed``; at most 64) or original
                 IDs a,b,c (a single one as a,) (default ``64``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities (default ``1``).
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -304,7 +316,8 @@ class AlgorithmMethods:
             sources: a count K (K distinct vertices sampled with ``seed``) or original IDs a,b,c (a
                 single one as a,) (default ``64``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities (default ``1``).
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -351,7 +364,8 @@ class AlgorithmMethods:
             method: greedy (by ascending ID; deterministic) or luby (randomized rounds seeded with
                 ``seed``): ``"greedy"`` or ``"luby"`` (default ``"greedy"``).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities (default ``1``).
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``, ``"sync"``;
                 ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -424,7 +438,8 @@ class AlgorithmMethods:
             samples: sample this many sources (with ``seed``) instead of every vertex (NetworkX's
                 k).
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
-                on every ordering of a graph), Luby's priorities (default ``1``).
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
                 ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
@@ -452,10 +467,58 @@ class AlgorithmMethods:
         """
         return self.run("mst", engine=engine, memory=memory, threads=threads, **io)
 
+    def randomwalk(
+        self,
+        sources: SourcesSpec = 64,
+        *,
+        walks: int = 10000,
+        length: int = 20,
+        damping: float = 0.85,
+        seed: int = 1,
+        engine: Literal["auto", "memory", "shards"] = "auto",
+        memory: Optional[Memory] = None,
+        threads: Optional[int] = None,
+        **io: Unpack[IoOptions],
+    ) -> Result:
+        """Visit counts of ``walks`` random walks of ``length`` steps from ``sources``, restarting
+        with probability 1 - ``damping``.
+
+        Values (uint64): how many times the walks were at each vertex, at steps 0 to length (they
+        sum to walks × (length + 1)); over walks × (length + 1), personalised PageRank as length
+        grows.
+
+        Args:
+            sources: the walks' source slots: a count K (K distinct vertices sampled with ``seed``,
+                every vertex when the graph has fewer) or original IDs a,b,c in order, repeats
+                allowed (a single one as a,) (default ``64``).
+            walks: number of walks, dealt over the source slots in order (default ``10000``).
+            length: steps each walk takes (it visits length + 1 vertices, its start included)
+                (default ``20``).
+            damping: probability, in [0, 1], that a walk at a vertex with out-arcs follows one
+                rather than restarting at a source slot (default ``0.85``).
+            seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
+                on every ordering of a graph), Luby's priorities, random walks' moves (default
+                ``1``).
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"shards"``; ``memory``,
+                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+        """
+        return self.run(
+            "randomwalk",
+            sources=sources,
+            walks=walks,
+            length=length,
+            damping=damping,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            **io,
+        )
+
     def triangles(
         self,
         *,
-        engine: Literal["auto", "memory", "selective"] = "auto",
+        engine: Literal["auto", "memory", "selective", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         **io: Unpack[IoOptions],
@@ -466,7 +529,7 @@ class AlgorithmMethods:
         parallel edges ignored).
 
         Args:
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"shards"``;
+                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run("triangles", engine=engine, memory=memory, threads=threads, **io)
