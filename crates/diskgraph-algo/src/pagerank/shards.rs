@@ -106,7 +106,7 @@ pub fn pagerank(g: &ShardGraph, pr: &PageRank) -> Result<PageRankResult, AlgoErr
         n: n as f64,
         base: 0.0,
         change: 0.0,
-        threshold: pr.fixed_iterations.is_none().then(|| n as f64 * pr.tolerance),
+        threshold: pr.fixed_iterations.is_none().then_some(n as f64 * pr.tolerance),
         converged: pr.fixed_iterations.is_some(),
     };
     let mut ranks = vec![Rank::default(); n];
