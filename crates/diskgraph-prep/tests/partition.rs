@@ -4,65 +4,19 @@
 //! each in its block, in the promised order, and the manifest records it; a tiny budget gives
 //! byte-identical files; and the publishing rules hold.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{store, Stored};
 use diskgraph_format::{
     verify, GraphDir, GridLayout, GridRecord, GridSort, LayoutRecord, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS,
 };
 use diskgraph_prep::partition::default_grid;
-use diskgraph_prep::{
-    import, partition, partition_with_key, ImportOptions, InputFormat, InputInfo, NoProgress, PartitionOptions,
-    RawEdge, SortOrder,
-};
+use diskgraph_prep::{partition, partition_with_key, NoProgress, PartitionOptions, SortOrder};
 use diskgraph_testkit::gen::{self, Weights};
-use diskgraph_testkit::{EdgeList, Keep, TestGraph, VecSource};
-
-/// A graph directory imported from a testkit edge list, with the testkit's model of it.
-struct Stored {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-    test: TestGraph,
-    name: String,
-}
-
-fn store(name: &str, el: &EdgeList, keep: Keep) -> Stored {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g");
-    let n = el.num_vertices as u64;
-    let info = InputInfo {
-        format: InputFormat::Generated,
-        directed: Some(el.directed),
-        weighted: el.weights.is_some(),
-        declared_vertices: Some(0..n),
-        description: name.to_string(),
-    };
-    let edges = el
-        .edges
-        .iter()
-        .enumerate()
-        .map(|(i, &(s, d))| RawEdge {
-            src: u64::from(s),
-            dst: u64::from(d),
-            weight: el.weights.as_ref().map(|w| w[i]),
-        })
-        .collect();
-    let mut src = VecSource::new(info, edges);
-    let opts = ImportOptions {
-        undirected: !el.directed,
-        keep_self_loops: keep.self_loops,
-        keep_duplicates: keep.duplicates,
-        memory: 64 << 20,
-        force: false,
-    };
-    import(&mut src, &path, &opts, &mut NoProgress).unwrap_or_else(|e| panic!("import {name}: {e:#}"));
-    Stored {
-        _dir: dir,
-        path,
-        test: el.build(keep),
-        name: name.to_string(),
-    }
-}
+use diskgraph_testkit::{Keep, TestGraph};
 
 /// Seeded graphs with the nasty features, each stored with and without self-loops/duplicates.
 fn graphs() -> Vec<Stored> {

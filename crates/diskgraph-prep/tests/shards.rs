@@ -5,64 +5,19 @@
 //! layout; a tiny budget gives byte-identical files; automatic N follows the budget rule; and
 //! the publishing rules hold.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::path::Path;
+
+use common::{store, Stored};
 use diskgraph_format::{
     shard_layout_name, verify, GraphBuilder, GraphDir, LayoutRecord, Manifest, ShardLayout, ShardRecord,
     DEFAULT_SHARD_BLOCK_BYTES, FORMAT_NAME, FORMAT_VERSION, MAX_SHARDS, SHARD_DST, SHARD_SRC, SHARD_WINDOWS,
 };
 use diskgraph_prep::shards::{auto_shards, shard_intervals, working_set};
-use diskgraph_prep::{
-    import, partition_shards, ImportOptions, InputFormat, InputInfo, NoProgress, RawEdge, ShardOptions,
-};
+use diskgraph_prep::{partition_shards, NoProgress, ShardOptions};
 use diskgraph_testkit::gen;
-use diskgraph_testkit::{EdgeList, Keep, TestGraph, VecSource};
-
-/// A graph directory imported from a testkit edge list, with the testkit's model of it.
-struct Stored {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-    test: TestGraph,
-    name: String,
-}
-
-fn store(name: &str, el: &EdgeList, keep: Keep) -> Stored {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g");
-    let n = el.num_vertices as u64;
-    let info = InputInfo {
-        format: InputFormat::Generated,
-        directed: Some(el.directed),
-        weighted: el.weights.is_some(),
-        declared_vertices: Some(0..n),
-        description: name.to_string(),
-    };
-    let edges = el
-        .edges
-        .iter()
-        .enumerate()
-        .map(|(i, &(s, d))| RawEdge {
-            src: u64::from(s),
-            dst: u64::from(d),
-            weight: el.weights.as_ref().map(|w| w[i]),
-        })
-        .collect();
-    let mut src = VecSource::new(info, edges);
-    let opts = ImportOptions {
-        undirected: !el.directed,
-        keep_self_loops: keep.self_loops,
-        keep_duplicates: keep.duplicates,
-        memory: 64 << 20,
-        force: false,
-    };
-    import(&mut src, &path, &opts, &mut NoProgress).unwrap_or_else(|e| panic!("import {name}: {e:#}"));
-    Stored {
-        _dir: dir,
-        path,
-        test: el.build(keep),
-        name: name.to_string(),
-    }
-}
+use diskgraph_testkit::{EdgeList, Keep, TestGraph};
 
 /// Seeded graphs with the nasty features, each stored with and without self-loops/duplicates.
 fn graphs() -> Vec<Stored> {
