@@ -72,6 +72,7 @@ def random_graph(path: Path, directed: bool) -> diskgraph.Graph:
     g = diskgraph.from_edges(src, dst, path, weights=rng.random(400), directed=directed)
     g.partition(grid=2)
     g.partition(grid=2, sort="source")
+    g.partition_shards(shards=2, block_size="4KiB")
     return g
 
 

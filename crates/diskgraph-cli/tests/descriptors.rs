@@ -28,6 +28,7 @@ fn graph() -> (tempfile::TempDir, std::path::PathBuf) {
     ]);
     ok(&["partition", s(&g), "--grid", "2"]);
     ok(&["partition", s(&g), "--grid", "2", "--sort", "source"]);
+    ok(&["partition", s(&g), "--shards", "2", "--block-size", "4KiB"]);
     (dir, g)
 }
 
