@@ -74,7 +74,7 @@ pub struct Needs {
     /// The edge weights, when the graph has them.
     pub weights: bool,
     /// Whole lists assembled in memory (the selective engine reserves a share of the budget;
-    /// the shard engine leaves the variant half of it, as much as the engine's own budget).
+    /// the shard engine leaves the variant half of it, or less when the engine needs more).
     pub whole_lists: bool,
 }
 

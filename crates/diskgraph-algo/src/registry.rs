@@ -264,7 +264,11 @@ fn minimum_budget(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: 
         Runner::Shards(_) => {
             let memory = engine_options::memory(params);
             let engine = ShardGraph::minimum_budget(graph, &ShardOptions::from_params(params, memory))?;
-            Ok(if needs.whole_lists { 2 * engine } else { engine })
+            Ok(if needs.whole_lists {
+                engine + MIN_HELD_LISTS
+            } else {
+                engine
+            })
         }
     }
 }
@@ -322,6 +326,10 @@ fn check_options(alg: &Algorithm, params: &Params, engine: EngineKind, auto: boo
     }
     Ok(())
 }
+
+/// The least a shard-engine variant that holds lists of its own (`whole_lists`) is left for
+/// them beside the engine's budget.
+const MIN_HELD_LISTS: u64 = 64 << 10;
 
 /// Opens `variant`'s engine and runs it.
 fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Variant) -> Result<RunOutput, AlgoError> {
@@ -391,9 +399,16 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             execute(&g, f, alg, req, start, stats)
         }
         Runner::Shards(f) => {
-            // A variant that holds lists of its own (`whole_lists`) gets half the budget for
-            // them; the engine the other half, which the variant reads as the engine's budget.
-            let engine_memory = if needs.whole_lists { memory / 2 } else { memory };
+            // A variant that holds lists of its own (`whole_lists`) gets what the engine
+            // leaves of the budget: half, or less when the engine needs more.
+            let engine_memory = match needs.whole_lists {
+                true => {
+                    let half = ShardOptions::from_params(params, memory / 2);
+                    let least = ShardGraph::minimum_budget(graph, &half)?;
+                    (memory / 2).max(least).min(memory)
+                }
+                false => memory,
+            };
             let opts = ShardOptions {
                 index,
                 ..ShardOptions::from_params(params, engine_memory)

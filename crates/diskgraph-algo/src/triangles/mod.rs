@@ -20,10 +20,11 @@
 //! fits in the budget), so this extra is not in either figure; the run's settings record it as
 //! `oriented_bytes`. The selective variant ([`selective`]) keeps the oriented lists of a chunk
 //! of vertices at a time within its budget, and so does the shard variant ([`shards`]),
-//! GraphChi's way, in the half of the budget the registry leaves it.
+//! GraphChi's way, in what the shard engine leaves of the budget.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use diskgraph_engine::engine_options;
 use diskgraph_engine::{Engine, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
@@ -63,7 +64,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
                 weights: false,
                 whole_lists: true,
             },
-            run: Runner::Shards(|g, run| Ok(present(shards::triangles(g)?, run))),
+            run: Runner::Shards(|g, run| Ok(present(shards::triangles(g, engine_options::memory(run.params))?, run))),
         },
     ],
 };

@@ -4,7 +4,7 @@
 //!
 //! Iteration 0 gives every vertex its simple degree (from its in-edges' sources and out-edges'
 //! targets, [`simple_neighbours`]), which ranks the vertices ([`precedes`]) and cuts them into
-//! chunks whose oriented lists fit the variant's half of the budget (bounding a list by the
+//! chunks whose oriented lists fit what the engine leaves of the budget (bounding a list by the
 //! vertex's degree and by `√(2E)`, which no oriented list exceeds). In iteration `k ≥ 1` each
 //! vertex of chunk `k − 1` keeps its oriented list, and every vertex counts the triangles whose
 //! lowest vertex (in rank) it is and whose middle vertex lies in chunk `k − 2`, whose lists the
@@ -137,16 +137,16 @@ impl Program for Counting {
     }
 }
 
-/// Triangle counts on the simple undirected view of `g` (see the module doc); the held lists
-/// take at most the engine's budget again (the registry gives this variant half of `--memory`
-/// and the engine the other half).
+/// Triangle counts on the simple undirected view of `g` (see the module doc) within a run's
+/// budget of `memory` bytes: the held lists take what the engine's budget leaves of it (the
+/// registry gives the engine half, or its minimum when that is more).
 ///
 /// Errors: engine failures.
-pub fn triangles(g: &ShardGraph) -> Result<Triangles, AlgoError> {
+pub fn triangles(g: &ShardGraph, memory: u64) -> Result<Triangles, AlgoError> {
     let n = g.num_vertices();
     let mut program = Counting {
         directed: g.directed(),
-        budget: g.budget(),
+        budget: memory.saturating_sub(g.budget()),
         degree: Vec::new(),
         chunks: Vec::new(),
         held: None,
