@@ -9,6 +9,8 @@ from typing import Dict, List, Optional, Tuple
 import networkx as nx
 import numpy as np
 
+import diskgraph
+
 KINDS = ("er", "hub", "path", "parts", "er", "dense")
 ID_MODES = ("identity", "offset", "sparse60", "top64")
 
@@ -43,6 +45,22 @@ class Case:
         if self.dtype == "list":
             return list(self.src), list(self.dst)
         return np.array(self.src, dtype=self.dtype), np.array(self.dst, dtype=self.dtype)
+
+
+def build(case: Case, path) -> diskgraph.Graph:
+    """Stores ``case`` as a graph directory at ``path`` (through ``diskgraph.from_edges``)."""
+    src, dst = case.arrays()
+    return diskgraph.from_edges(
+        src,
+        dst,
+        path,
+        weights=case.weights,
+        directed=case.directed,
+        vertices=case.isolated,
+        keep_self_loops=case.keep_self_loops,
+        keep_duplicates=case.keep_duplicates,
+        memory="32MiB",
+    )
 
 
 def random_case(seed: int) -> Case:

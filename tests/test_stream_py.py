@@ -15,26 +15,11 @@ import numpy as np
 import pytest
 
 import diskgraph
-from helpers import Case, min_labels, options_graph, random_case, reference_graph
+from helpers import build, min_labels, options_graph, random_case, reference_graph
 
 #: Seeds covering every kind of random case (see helpers.random_case), both directions, all
 #: weight kinds and ID modes, and (below) every P, MRT, vertex state and budget.
 SEEDS = range(16)
-
-
-def build(case: Case, path) -> diskgraph.Graph:
-    src, dst = case.arrays()
-    return diskgraph.from_edges(
-        src,
-        dst,
-        path,
-        weights=case.weights,
-        directed=case.directed,
-        vertices=case.isolated,
-        keep_self_loops=case.keep_self_loops,
-        keep_duplicates=case.keep_duplicates,
-        memory="32MiB",
-    )
 
 
 def undirected_simple(G: nx.Graph) -> nx.Graph:

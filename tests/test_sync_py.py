@@ -11,7 +11,7 @@ import networkx as nx
 import pytest
 
 import diskgraph
-from helpers import Case, kept_edges, random_case, reference_graph
+from helpers import Case, build, kept_edges, random_case, reference_graph
 
 SEEDS = range(12)
 
@@ -22,21 +22,6 @@ SETTINGS: List[Dict[str, Any]] = [
     {"io": "mmap"},
     {"io": "pread", "ift": 2},
 ]
-
-
-def build(case: Case, path) -> diskgraph.Graph:
-    src, dst = case.arrays()
-    return diskgraph.from_edges(
-        src,
-        dst,
-        path,
-        weights=case.weights,
-        directed=case.directed,
-        vertices=case.isolated,
-        keep_self_loops=case.keep_self_loops,
-        keep_duplicates=case.keep_duplicates,
-        memory="32MiB",
-    )
 
 
 def stored_lists(case: Case):

@@ -139,13 +139,13 @@ impl BlockCache {
         let mut missing = Vec::new();
         {
             let mut inner = self.inner.lock().expect("cache lock");
-            for (slot, key) in out.iter_mut().zip(keys) {
+            for (i, (slot, key)) in out.iter_mut().zip(keys).enumerate() {
                 match inner.blocks.get(key) {
                     Some(b) => {
                         *slot = Some(Arc::clone(b));
                         inner.stats.hits += 1;
                     }
-                    None => missing.push(*key),
+                    None => missing.push((i, *key)),
                 }
             }
             inner.stats.misses += missing.len() as u64;
@@ -153,13 +153,13 @@ impl BlockCache {
         let need = (missing.len() * self.block_bytes) as u64;
         // Pin what is already here (held in `out`) before making room.
         self.make_room(need, store)?;
-        let mut bufs: Vec<(BlockKey, PageBuf)> = missing
+        let mut bufs: Vec<(usize, BlockKey, PageBuf)> = missing
             .iter()
-            .map(|&k| (k, PageBuf::zeroed(self.block_bytes)))
+            .map(|&(i, k)| (i, k, PageBuf::zeroed(self.block_bytes)))
             .collect();
-        self.parallel(&mut bufs, |(k, b)| store.read(*k, b)).map_err(Some)?;
+        self.parallel(&mut bufs, |(_, k, b)| store.read(*k, b)).map_err(Some)?;
         let mut inner = self.inner.lock().expect("cache lock");
-        for (key, buf) in bufs {
+        for (i, key, buf) in bufs {
             let block = Arc::new(Block {
                 buf,
                 modified: AtomicBool::new(false),
@@ -170,7 +170,6 @@ impl BlockCache {
             inner.stamp.insert(key, stamp);
             inner.used += self.block_bytes as u64;
             inner.blocks.insert(key, Arc::clone(&block));
-            let i = keys.iter().position(|k| *k == key).expect("asked for");
             out[i] = Some(block);
         }
         inner.stats.peak_bytes = inner.stats.peak_bytes.max(inner.used);

@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{store, Stored};
+use common::{seeded, store, Stored};
 use diskgraph_format::{
     verify, GraphDir, GridLayout, GridRecord, GridSort, LayoutRecord, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS,
 };
@@ -17,54 +17,6 @@ use diskgraph_prep::partition::default_grid;
 use diskgraph_prep::{partition, partition_with_key, NoProgress, PartitionOptions, SortOrder};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::{Keep, TestGraph};
-
-/// Seeded graphs with the nasty features, each stored with and without self-loops/duplicates.
-fn graphs() -> Vec<Stored> {
-    let mut out = Vec::new();
-    for seed in 0..6u64 {
-        let directed = seed.is_multiple_of(2);
-        let n = 5 + 11 * seed as usize;
-        let lists = [
-            ("gnm", gen::gnm(n, 4 * n, directed, seed)),
-            (
-                "gnm+loops+dups+isolated",
-                gen::relabel(
-                    gen::add_isolated(
-                        gen::add_duplicates(
-                            gen::add_self_loops(gen::gnm(n, 3 * n, directed, seed), 5, seed),
-                            9,
-                            seed,
-                        ),
-                        7,
-                    ),
-                    seed,
-                ),
-            ),
-            ("star", gen::star(n + 3, n, directed, seed)),
-            (
-                "weighted",
-                gen::add_duplicates(
-                    gen::add_self_loops(
-                        gen::with_weights(gen::rmat(6, 300, directed, seed), Weights::Mixed, seed),
-                        4,
-                        seed,
-                    ),
-                    20,
-                    seed,
-                ),
-            ),
-        ];
-        for (i, (name, el)) in lists.into_iter().enumerate() {
-            let keep = if (seed as usize + i).is_multiple_of(2) {
-                Keep::all()
-            } else {
-                Keep::default()
-            };
-            out.push(store(&format!("{name}/seed{seed}/{keep:?}"), &el, keep));
-        }
-    }
-    out
-}
 
 /// An arc with the bits of its weight (0 when unweighted), for exact multiset comparison.
 type Arc = (u32, u32, u32);
@@ -163,7 +115,7 @@ fn opts(p: u32, memory: u64, force: bool) -> PartitionOptions {
 #[test]
 fn layouts_hold_the_graphs_arcs_in_order() {
     let orders = [SortOrder::Grid, SortOrder::Source, SortOrder::Destination];
-    for st in graphs() {
+    for st in seeded(true) {
         for p in [1u32, 4, 16] {
             for order in orders {
                 let s = partition(&st.path, order, &opts(p, 1 << 30, false), &mut NoProgress)

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{store, Stored};
+use common::{seeded, store, Stored};
 use diskgraph_format::{
     shard_layout_name, verify, GraphBuilder, GraphDir, LayoutRecord, Manifest, ShardLayout, ShardRecord,
     DEFAULT_SHARD_BLOCK_BYTES, FORMAT_NAME, FORMAT_VERSION, MAX_SHARDS, SHARD_DST, SHARD_SRC, SHARD_WINDOWS,
@@ -18,50 +18,6 @@ use diskgraph_prep::shards::{auto_shards, shard_intervals, working_set};
 use diskgraph_prep::{partition_shards, NoProgress, ShardOptions};
 use diskgraph_testkit::gen;
 use diskgraph_testkit::{EdgeList, Keep, TestGraph};
-
-/// Seeded graphs with the nasty features, each stored with and without self-loops/duplicates.
-fn graphs() -> Vec<Stored> {
-    let mut out = Vec::new();
-    for seed in 0..6u64 {
-        let directed = seed.is_multiple_of(2);
-        let n = 5 + 11 * seed as usize;
-        let lists = [
-            ("gnm", gen::gnm(n, 4 * n, directed, seed)),
-            (
-                "gnm+loops+dups+isolated",
-                gen::relabel(
-                    gen::add_isolated(
-                        gen::add_duplicates(
-                            gen::add_self_loops(gen::gnm(n, 3 * n, directed, seed), 5, seed),
-                            9,
-                            seed,
-                        ),
-                        7,
-                    ),
-                    seed,
-                ),
-            ),
-            ("star", gen::star(n + 3, n, directed, seed)),
-            (
-                "rmat+loops+dups",
-                gen::add_duplicates(
-                    gen::add_self_loops(gen::rmat(6, 300, directed, seed), 4, seed),
-                    20,
-                    seed,
-                ),
-            ),
-        ];
-        for (i, (name, el)) in lists.into_iter().enumerate() {
-            let keep = if (seed as usize + i).is_multiple_of(2) {
-                Keep::all()
-            } else {
-                Keep::default()
-            };
-            out.push(store(&format!("{name}/seed{seed}/{keep:?}"), &el, keep));
-        }
-    }
-    out
-}
 
 /// The model's stored arcs, sorted by (src, dst).
 fn model_arcs(t: &TestGraph) -> Vec<(u32, u32)> {
@@ -186,7 +142,7 @@ fn opts(n: Option<u32>, memory: u64, force: bool) -> ShardOptions {
 #[test]
 fn shards_hold_the_graphs_arcs_in_their_windows() {
     let counts = [1u32, 2, 3, 7, 16, 64];
-    for st in graphs() {
+    for st in seeded(false) {
         for n in counts {
             let s = partition_shards(&st.path, &opts(Some(n), 1 << 30, false), &mut NoProgress)
                 .unwrap_or_else(|e| panic!("{}: {e:#}", st.name));

@@ -25,6 +25,11 @@ use crate::AlgoError;
 /// Bytes a held oriented list costs besides its entries (its `Vec`).
 const LIST_OVERHEAD: u64 = 24;
 
+thread_local! {
+    /// An update's in-sources and out-targets, reused by every update on the thread.
+    static SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
 /// A vertex's simple degree and, while its chunk is being collected, its oriented list.
 #[derive(Clone, Debug, Default)]
 struct Vertex {
@@ -48,12 +53,20 @@ struct Counting {
 impl Counting {
     /// Calls `f` with the sorted out-targets and in-sources of the vertex of `u` (the in-sources
     /// alone, as neighbours, on an undirected graph).
+    /// The lists are gathered into the thread's reused buffers: no allocation per update.
     fn lists<R>(&self, u: &Update<'_, Vertex>, f: impl FnOnce(&[u32], &[u32]) -> R) -> R {
-        let sources: Vec<u32> = (0..u.in_edges.len()).map(|i| u.in_edges.source(i)).collect();
-        match self.directed {
-            true => f(&u.out_edges.targets().collect::<Vec<u32>>(), &sources),
-            false => f(&sources, &[]),
-        }
+        SCRATCH.with_borrow_mut(|(sources, targets)| {
+            sources.clear();
+            sources.extend((0..u.in_edges.len()).map(|i| u.in_edges.source(i)));
+            match self.directed {
+                true => {
+                    targets.clear();
+                    targets.extend(u.out_edges.targets());
+                    f(targets, sources)
+                }
+                false => f(sources, &[]),
+            }
+        })
     }
 
     /// The chunk of iteration `k`'s collection (`k − 1`), if any.
