@@ -8,7 +8,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use common::{fixture, reopened, stats};
@@ -52,6 +52,7 @@ impl Program for Stamps<'_> {
             in_sources: true,
             out_targets: true,
             edge_values: true,
+            out_edges: true,
         }
     }
 
@@ -177,6 +178,85 @@ fn updates_see_the_last_write_of_each_neighbour_under_every_schedule() {
                         );
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Reads no out-edges: each vertex checks, in a shared array, the stamp every in-neighbour
+/// last wrote (as [`Stamps`] does on edges), then stamps `v + i + 1` there. Only the engine's
+/// conflict detection from the memory shard alone keeps the parallel schedule in ID order.
+struct SharedStamps<'t> {
+    test: &'t TestGraph,
+    stamps: Vec<AtomicU32>,
+    checked: AtomicU64,
+    wrong: Mutex<Vec<String>>,
+}
+
+impl Program for SharedStamps<'_> {
+    type Value = u32;
+
+    fn needs(&self) -> ProgramNeeds {
+        ProgramNeeds {
+            in_sources: true,
+            out_targets: false,
+            edge_values: false,
+            out_edges: false,
+        }
+    }
+
+    fn update(&self, u: Update<'_, u32>) {
+        let (v, i) = (u.vertex, u.iteration);
+        let sources: Vec<u32> = (0..u.in_edges.len()).map(|k| u.in_edges.source(k)).collect();
+        let complain = |what: String| {
+            let mut w = self.wrong.lock().unwrap();
+            if w.len() < 5 {
+                w.push(what);
+            }
+        };
+        if sources != lists(self.test, v).0 || !u.out_edges.is_empty() {
+            complain(format!("vertex {v}: in {sources:?}, {} out-edges", u.out_edges.len()));
+        }
+        for &s in &sources {
+            let got = self.stamps[s as usize].load(Relaxed);
+            if got != Stamps::want(s, v, i) {
+                complain(format!(
+                    "iteration {i}: vertex {v} sees {got} from {s}, wants {}",
+                    Stamps::want(s, v, i)
+                ));
+            }
+        }
+        self.checked.fetch_add(sources.len() as u64, Relaxed);
+        self.stamps[v as usize].store(v + i + 1, Relaxed);
+        *u.value += 1;
+    }
+
+    fn after_iteration(&mut self, _iteration: u32, _values: &mut [u32]) -> bool {
+        true
+    }
+}
+
+#[test]
+fn updates_without_out_edges_see_the_last_state_of_each_in_neighbour() {
+    for (name, el, keep) in graphs() {
+        let f = fixture(name, el, keep);
+        for n in [1, 3, 7] {
+            let (g, layout) = sharded(&f, n, 4096);
+            for deterministic in [false, true] {
+                let opts = options(&layout, 64 << 20, true, deterministic);
+                let e = ShardGraph::open(&g, &opts).unwrap();
+                let mut p = SharedStamps {
+                    test: &f.test,
+                    stamps: (0..e.num_vertices()).map(|_| AtomicU32::new(0)).collect(),
+                    checked: AtomicU64::new(0),
+                    wrong: Mutex::new(Vec::new()),
+                };
+                let mut values = vec![0u32; e.num_vertices()];
+                assert_eq!(e.run(&mut p, &mut values, 4).unwrap(), 4);
+                let wrong = p.wrong.into_inner().unwrap();
+                assert!(wrong.is_empty(), "{name} {opts:?}: {wrong:#?}");
+                assert_eq!(p.checked.into_inner(), 4 * f.test.arcs.len() as u64, "{name}");
+                assert!(values.iter().all(|&k| k == 4), "{name}: one update per iteration");
             }
         }
     }

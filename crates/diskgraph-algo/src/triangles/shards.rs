@@ -103,6 +103,8 @@ impl Program for Counting {
             in_sources: true,
             out_targets: self.directed,
             edge_values: false,
+            // An undirected graph's in-edges are every neighbour.
+            out_edges: self.directed,
         }
     }
 

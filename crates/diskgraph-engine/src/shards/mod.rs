@@ -283,14 +283,19 @@ fn block_keys(plan: &Plan, needs: ProgramNeeds, columns: &Columns) -> Vec<BlockK
     if needs.edge_values {
         keys.extend(columns.keys(VALUES, &plan.shard));
     }
-    for w in &plan.windows {
-        keys.extend(columns.keys(SRC, w));
-        if needs.edge_values {
-            keys.extend(columns.keys(VALUES, w));
+    if needs.out_edges {
+        for w in &plan.windows {
+            keys.extend(columns.keys(SRC, w));
+            if needs.edge_values {
+                keys.extend(columns.keys(VALUES, w));
+            }
+            if needs.out_targets {
+                keys.extend(columns.keys(DST, w));
+            }
         }
-        if needs.out_targets {
-            keys.extend(columns.keys(DST, w));
-        }
+    } else {
+        // The memory shard's own window: the arcs inside the interval, for its conflicts.
+        keys.extend(columns.keys(SRC, &plan.windows[plan.p as usize]));
     }
     if needs.in_sources {
         keys.extend(columns.keys(SRC, &plan.shard));
@@ -436,10 +441,14 @@ impl<'c> Interval<'c> {
             positions[*slot as usize] = (e - plan.shard.start) as u32;
             *slot += 1;
         }
-        // Sources of every window in the interval, in order; targets where the program reads
-        // them; sources of the whole memory shard where it reads them.
+        // Sources of every window in the interval (of the memory shard's own alone when the
+        // program reads no out-edges), in order; targets where the program reads them; sources
+        // of the whole memory shard where it reads them.
         let mut critical = vec![false; nv];
         for (q, w) in plan.windows.iter().enumerate() {
+            if !needs.out_edges && q as u32 != plan.p {
+                continue;
+            }
             let mut last = first;
             for e in w.clone() {
                 let s = columns.source(e);
@@ -488,7 +497,10 @@ impl<'c> Interval<'c> {
             columns,
             plan_vertices: plan.vertices.clone(),
             shard_start: plan.shard.start,
-            windows: plan.windows.clone(),
+            windows: match needs.out_edges {
+                true => plan.windows.clone(),
+                false => Vec::new(),
+            },
             in_start,
             positions,
             critical,

@@ -21,15 +21,20 @@ pub struct ProgramNeeds {
     /// The edge values (a program that reads only the structure, such as triangle counting,
     /// saves their I/O).
     pub edge_values: bool,
+    /// The out-edges at all. A program whose updates read only their in-edges and state of its
+    /// own (PageRank with its ranks in memory) saves reading every window: its updates get no
+    /// out-edges, and the engine finds conflicting updates from the memory shard alone.
+    pub out_edges: bool,
 }
 
 impl Default for ProgramNeeds {
-    /// Edge values only.
+    /// Edge values of in- and out-edges, no sources or targets.
     fn default() -> Self {
         ProgramNeeds {
             in_sources: false,
             out_targets: false,
             edge_values: true,
+            out_edges: true,
         }
     }
 }
@@ -68,7 +73,8 @@ pub struct Update<'a, V> {
     pub value: &'a mut V,
     /// Its in-edges, by ascending source.
     pub in_edges: InEdges<'a>,
-    /// Its out-edges, by ascending target (the order of its out-list in the graph).
+    /// Its out-edges, by ascending target (the order of its out-list in the graph); none when
+    /// the program does not ask for them ([`ProgramNeeds::out_edges`]).
     pub out_edges: OutEdges<'a>,
 }
 
