@@ -388,10 +388,14 @@ struct Interval<'c> {
     plan_vertices: Range<u32>,
     shard_start: u64,
     windows: Vec<Range<u64>>,
-    /// Each vertex's in-edges in `positions`: `in_start[v - first]..in_start[v - first + 1]`.
+    /// Each vertex's in-edges in `grouped`: `in_start[v - first]..in_start[v - first + 1]`.
     in_start: Vec<u32>,
-    /// The memory shard's arcs, grouped by target, each group by ascending source.
-    positions: Vec<u32>,
+    /// The memory shard's arcs, grouped by target, each group by ascending source: their
+    /// sources when the program reads sources and no edge values (read in order, not looked
+    /// up in the shard's blocks), else their positions in the shard.
+    grouped: Vec<u32>,
+    /// Whether `grouped` holds sources.
+    grouped_sources: bool,
     /// Vertices sharing an edge with another vertex of the interval.
     critical: Vec<bool>,
 }
@@ -435,10 +439,14 @@ impl<'c> Interval<'c> {
             in_start[i + 1] += in_start[i];
         }
         let mut fill = in_start.clone();
-        let mut positions = vec![0u32; (plan.shard.end - plan.shard.start) as usize];
+        let grouped_sources = needs.in_sources && !needs.edge_values;
+        let mut grouped = vec![0u32; (plan.shard.end - plan.shard.start) as usize];
         for e in plan.shard.clone() {
             let slot = &mut fill[(columns.target(e) - first) as usize];
-            positions[*slot as usize] = (e - plan.shard.start) as u32;
+            grouped[*slot as usize] = match grouped_sources {
+                true => columns.source(e),
+                false => (e - plan.shard.start) as u32,
+            };
             *slot += 1;
         }
         // Sources of every window in the interval (of the memory shard's own alone when the
@@ -502,7 +510,8 @@ impl<'c> Interval<'c> {
                 false => Vec::new(),
             },
             in_start,
-            positions,
+            grouped,
+            grouped_sources,
             critical,
         })
     }
@@ -579,8 +588,8 @@ impl<'c> Interval<'c> {
             if !take(local) {
                 continue;
             }
-            let positions = &self.positions[self.in_start[local] as usize..self.in_start[local + 1] as usize];
-            edges += (positions.len() + out_len) as u64;
+            let grouped = &self.grouped[self.in_start[local] as usize..self.in_start[local + 1] as usize];
+            edges += (grouped.len() + out_len) as u64;
             program.update(Update {
                 vertex: v,
                 iteration,
@@ -588,7 +597,8 @@ impl<'c> Interval<'c> {
                 in_edges: InEdges {
                     columns: self.columns,
                     base: self.shard_start,
-                    positions,
+                    grouped,
+                    sources: self.grouped_sources,
                 },
                 out_edges: OutEdges {
                     columns: self.columns,

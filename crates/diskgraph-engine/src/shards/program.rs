@@ -78,28 +78,32 @@ pub struct Update<'a, V> {
     pub out_edges: OutEdges<'a>,
 }
 
-/// A vertex's in-edges: positions in its interval's memory shard.
+/// A vertex's in-edges: positions in its interval's memory shard, or their sources alone when
+/// the program reads sources and no edge values.
 pub struct InEdges<'a> {
     pub(super) columns: &'a Columns,
     /// First edge of the memory shard.
     pub(super) base: u64,
-    /// Edges, as offsets from `base`.
-    pub(super) positions: &'a [u32],
+    /// Edges, as offsets from `base`, or their sources when `sources`.
+    pub(super) grouped: &'a [u32],
+    /// Whether `grouped` holds the sources.
+    pub(super) sources: bool,
 }
 
 impl InEdges<'_> {
     /// Number of in-edges.
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.grouped.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.grouped.is_empty()
     }
 
     fn edge(&self, i: usize) -> u64 {
-        self.base + u64::from(self.positions[i])
+        assert!(!self.sources, "the program did not ask for edge values");
+        self.base + u64::from(self.grouped[i])
     }
 
     /// The value of in-edge `i`.
@@ -117,7 +121,10 @@ impl InEdges<'_> {
     /// # Panics
     /// If the program did not ask for in-edge sources ([`ProgramNeeds::in_sources`]).
     pub fn source(&self, i: usize) -> u32 {
-        self.columns.source(self.edge(i))
+        match self.sources {
+            true => self.grouped[i],
+            false => self.columns.source(self.edge(i)),
+        }
     }
 
     /// The values of all in-edges, in order.
