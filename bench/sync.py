@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -145,7 +146,7 @@ def table(rows: list[dict], cols: list[str]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graphs", default="k22,k24,grid")
-    ap.add_argument("--work", default="/work/bench/sync")
+    ap.add_argument("--work", default=str(Path(os.environ.get("DISKGRAPH_WORK", "work")) / "bench" / "sync"))
     ap.add_argument("--share", type=float, default=0.18, help="cache / adjacency for (a), (b), (d)")
     ap.add_argument("--only", default="a,b,c,d,e")
     ap.add_argument("--algorithms", default=",".join(PREFETCH_ALGOS), help="for (a)")
