@@ -26,7 +26,22 @@ struct Stamps<'t> {
     wrong: Mutex<Vec<String>>,
 }
 
-impl Stamps<'_> {
+impl<'t> Stamps<'t> {
+    fn new(test: &'t TestGraph) -> Self {
+        Stamps {
+            test,
+            checked: AtomicU64::new(0),
+            wrong: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Asserts nothing was wrong and `checked` edges were checked.
+    fn assert_clean(self, what: &str, checked: u64) {
+        let wrong = self.wrong.into_inner().unwrap();
+        assert!(wrong.is_empty(), "{what}: {wrong:#?}");
+        assert_eq!(self.checked.into_inner(), checked, "{what}");
+    }
+
     fn complain(&self, what: String) {
         let mut w = self.wrong.lock().unwrap();
         if w.len() < 5 {
@@ -162,16 +177,10 @@ fn updates_see_the_last_write_of_each_neighbour_under_every_schedule() {
                     for deterministic in [false, true] {
                         let opts = options(&layout, memory, gsc, deterministic);
                         let e = ShardGraph::open(&g, &opts).unwrap_or_else(|e| panic!("{name} {opts:?}: {e}"));
-                        let mut p = Stamps {
-                            test: &f.test,
-                            checked: AtomicU64::new(0),
-                            wrong: Mutex::new(Vec::new()),
-                        };
+                        let mut p = Stamps::new(&f.test);
                         let mut values = vec![0u32; e.num_vertices()];
                         assert_eq!(e.run(&mut p, &mut values, 4).unwrap(), 4);
-                        let wrong = p.wrong.into_inner().unwrap();
-                        assert!(wrong.is_empty(), "{name} {opts:?}: {wrong:#?}");
-                        assert_eq!(p.checked.into_inner(), 4 * 2 * f.test.arcs.len() as u64, "{name}");
+                        p.assert_clean(&format!("{name} {opts:?}"), 4 * 2 * f.test.arcs.len() as u64);
                         assert!(
                             values.iter().all(|&k| k == 4),
                             "{name}: every vertex updated once per iteration"
@@ -187,10 +196,8 @@ fn updates_see_the_last_write_of_each_neighbour_under_every_schedule() {
 /// last wrote (as [`Stamps`] does on edges), then stamps `v + i + 1` there. Only the engine's
 /// conflict detection from the memory shard alone keeps the parallel schedule in ID order.
 struct SharedStamps<'t> {
-    test: &'t TestGraph,
     stamps: Vec<AtomicU32>,
-    checked: AtomicU64,
-    wrong: Mutex<Vec<String>>,
+    check: Stamps<'t>,
 }
 
 impl Program for SharedStamps<'_> {
@@ -208,13 +215,8 @@ impl Program for SharedStamps<'_> {
     fn update(&self, u: Update<'_, u32>) {
         let (v, i) = (u.vertex, u.iteration);
         let sources: Vec<u32> = (0..u.in_edges.len()).map(|k| u.in_edges.source(k)).collect();
-        let complain = |what: String| {
-            let mut w = self.wrong.lock().unwrap();
-            if w.len() < 5 {
-                w.push(what);
-            }
-        };
-        if sources != lists(self.test, v).0 || !u.out_edges.is_empty() {
+        let complain = |what| self.check.complain(what);
+        if sources != lists(self.check.test, v).0 || !u.out_edges.is_empty() {
             complain(format!("vertex {v}: in {sources:?}, {} out-edges", u.out_edges.len()));
         }
         for &s in &sources {
@@ -226,7 +228,7 @@ impl Program for SharedStamps<'_> {
                 ));
             }
         }
-        self.checked.fetch_add(sources.len() as u64, Relaxed);
+        self.check.checked.fetch_add(sources.len() as u64, Relaxed);
         self.stamps[v as usize].store(v + i + 1, Relaxed);
         *u.value += 1;
     }
@@ -246,16 +248,13 @@ fn updates_without_out_edges_see_the_last_state_of_each_in_neighbour() {
                 let opts = options(&layout, 64 << 20, true, deterministic);
                 let e = ShardGraph::open(&g, &opts).unwrap();
                 let mut p = SharedStamps {
-                    test: &f.test,
                     stamps: (0..e.num_vertices()).map(|_| AtomicU32::new(0)).collect(),
-                    checked: AtomicU64::new(0),
-                    wrong: Mutex::new(Vec::new()),
+                    check: Stamps::new(&f.test),
                 };
                 let mut values = vec![0u32; e.num_vertices()];
                 assert_eq!(e.run(&mut p, &mut values, 4).unwrap(), 4);
-                let wrong = p.wrong.into_inner().unwrap();
-                assert!(wrong.is_empty(), "{name} {opts:?}: {wrong:#?}");
-                assert_eq!(p.checked.into_inner(), 4 * f.test.arcs.len() as u64, "{name}");
+                p.check
+                    .assert_clean(&format!("{name} {opts:?}"), 4 * f.test.arcs.len() as u64);
                 assert!(values.iter().all(|&k| k == 4), "{name}: one update per iteration");
             }
         }
