@@ -379,3 +379,31 @@ fn disk_full_during_import_leaves_nothing() {
     assert!(msg.contains("No space left on device"), "{msg}");
     assert_eq!(left, Vec::<PathBuf>::new());
 }
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let (_dir, g) = small_graph();
+    for args in [&["info", s(&g), "--json"][..], &["run", "bfs", s(&g)][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_diskgraph"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before the command writes, as `head` does once it has its lines.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.is_empty(),
+            "diskgraph {args:?} into a closed pipe said: {stderr}"
+        );
+        assert!(
+            out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
+            "diskgraph {args:?}: {:?}",
+            out.status
+        );
+    }
+}
