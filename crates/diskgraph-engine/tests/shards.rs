@@ -204,12 +204,7 @@ impl Program for SharedStamps<'_> {
     type Value = u32;
 
     fn needs(&self) -> ProgramNeeds {
-        ProgramNeeds {
-            in_sources: true,
-            out_targets: false,
-            edge_values: false,
-            out_edges: false,
-        }
+        ProgramNeeds::IN_SOURCES
     }
 
     fn update(&self, u: Update<'_, u32>) {

@@ -64,12 +64,7 @@ impl Program for Sweeps {
     type Value = Rank;
 
     fn needs(&self) -> ProgramNeeds {
-        ProgramNeeds {
-            in_sources: true,
-            out_targets: false,
-            edge_values: false,
-            out_edges: false,
-        }
+        ProgramNeeds::IN_SOURCES
     }
 
     fn before_iteration(&mut self, _iteration: u32, values: &mut [Rank]) {

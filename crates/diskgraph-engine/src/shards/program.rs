@@ -27,6 +27,17 @@ pub struct ProgramNeeds {
     pub out_edges: bool,
 }
 
+impl ProgramNeeds {
+    /// In-edge sources alone: no out-edges, no edge values (a program keeping its state in
+    /// memory, such as PageRank with its ranks). Only the memory shards are read.
+    pub const IN_SOURCES: ProgramNeeds = ProgramNeeds {
+        in_sources: true,
+        out_targets: false,
+        edge_values: false,
+        out_edges: false,
+    };
+}
+
 impl Default for ProgramNeeds {
     /// Edge values of in- and out-edges, no sources or targets.
     fn default() -> Self {
