@@ -267,9 +267,9 @@ fn ranks(f: &Fixture, params: &Params) -> Expectation {
 }
 
 /// PageRank on the shard engine, Gauss–Seidel sweeps in the graph's internal order (GraphChi
-/// style): fixed sweeps as the sweeping oracle, within the `f32` rounding of the contributions
-/// the edges carry; to a tolerance, within the tolerance's bound (and that rounding) of the fixed
-/// point, or as the oracle when the sweeps run out first.
+/// style): fixed sweeps as the sweeping oracle, within 1e-5 relative (the variant may sum in
+/// another order or carry contributions in less precision); to a tolerance, within the
+/// tolerance's bound of the fixed point, or as the oracle when the sweeps run out first.
 fn gauss_seidel(f: &Fixture, params: &Params) -> Expectation {
     let t = &f.test;
     let n = t.num_vertices;
