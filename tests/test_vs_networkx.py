@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import diskgraph
-from helpers import kept_edges, min_labels, options_graph, random_case, reference_graph
+from helpers import build, kept_edges, min_labels, options_graph, random_case, reference_graph
 
 SEEDS = range(200)
 
@@ -19,18 +19,7 @@ SEEDS = range(200)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_against_networkx(seed: int, tmp_path) -> None:
     case = random_case(seed)
-    src, dst = case.arrays()
-    g = diskgraph.from_edges(
-        src,
-        dst,
-        tmp_path / "g",
-        weights=case.weights,
-        directed=case.directed,
-        vertices=case.isolated,
-        keep_self_loops=case.keep_self_loops,
-        keep_duplicates=case.keep_duplicates,
-        memory="32MiB",
-    )
+    g = build(case, tmp_path / "g")
     G = reference_graph(case)
     ids = [int(x) for x in g.vertex_ids()]
 

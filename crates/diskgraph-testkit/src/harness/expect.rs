@@ -159,20 +159,30 @@ fn source(f: &Fixture, s: Source) -> u32 {
 
 /// Output that passes `check` on the values, with the rows checked to be the vertices by ID.
 fn output(f: &Fixture, check: impl Fn(&Values) -> Result<(), String> + 'static) -> Expectation {
+    whole_output(f, move |out| check(&out.values))
+}
+
+/// Rows of every vertex in ascending ID order, and the whole output as `check` wants it.
+fn whole_output(f: &Fixture, check: impl Fn(&RunOutput) -> Result<(), String> + 'static) -> Expectation {
     let ids = f.ids.clone();
     Expectation::Output(Box::new(move |out: &RunOutput| {
         if out.vertex_ids != ids {
             return Err("the rows are not the vertices in ascending ID order".into());
         }
-        check(&out.values)
+        check(out)
     }))
 }
 
 /// Exactly `want`.
 fn exact(f: &Fixture, want: Values) -> Expectation {
-    output(f, move |got| match *got == want {
-        true => Ok(()),
-        false => Err(first_difference(got, &want)),
+    exact_and(f, want, |_| Ok(()))
+}
+
+/// Exactly `want`, and the rest of the output as `then` wants it.
+fn exact_and(f: &Fixture, want: Values, then: impl Fn(&RunOutput) -> Result<(), String> + 'static) -> Expectation {
+    whole_output(f, move |out| match out.values == want {
+        true => then(out),
+        false => Err(first_difference(&out.values, &want)),
     })
 }
 
@@ -534,20 +544,12 @@ impl WalkChiSquare {
 fn triangle_counts(f: &Fixture) -> Expectation {
     let counts = oracle::triangles(&f.test);
     let total = counts.iter().sum::<u64>() / 3;
-    let want = Values::Unsigned(counts);
-    let ids = f.ids.clone();
-    Expectation::Output(Box::new(move |out: &RunOutput| {
-        if out.vertex_ids != ids {
-            return Err("the rows are not the vertices in ascending ID order".into());
-        }
-        if out.values != want {
-            return Err(first_difference(&out.values, &want));
-        }
+    exact_and(f, Values::Unsigned(counts), move |out| {
         match out.stats.settings.get("triangles").and_then(|x| x.as_u64()) {
             Some(t) if t == total => Ok(()),
             other => Err(format!("settings.triangles {other:?}, expected {total}")),
         }
-    }))
+    })
 }
 
 /// The floats of `values`.
