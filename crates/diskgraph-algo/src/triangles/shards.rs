@@ -4,8 +4,9 @@
 //!
 //! Iteration 0 gives every vertex its simple degree (from its in-edges' sources and out-edges'
 //! targets, [`simple_neighbours`]), which ranks the vertices ([`precedes`]) and cuts them into
-//! chunks whose oriented lists fit what the engine leaves of the budget (bounding a list by the
-//! vertex's degree and by `√(2E)`, which no oriented list exceeds). In iteration `k ≥ 1` each
+//! chunks whose oriented lists fit half of what the engine leaves of the budget — one chunk is
+//! held while the next is collected — (bounding a list by the vertex's degree and by `√(2E)`,
+//! which no oriented list exceeds). In iteration `k ≥ 1` each
 //! vertex of chunk `k − 1` keeps its oriented list, and every vertex counts the triangles whose
 //! lowest vertex (in rank) it is and whose middle vertex lies in chunk `k − 2`, whose lists the
 //! iteration before kept ([`count_at`]): a triangle `a < b < c` is found once, at `a`, when
@@ -28,6 +29,8 @@ const LIST_OVERHEAD: u64 = 24;
 thread_local! {
     /// An update's in-sources and out-targets, reused by every update on the thread.
     static SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    /// An update's oriented list, reused likewise (a collected list is copied out at its size).
+    static UP: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A vertex's simple degree and, while its chunk is being collected, its oriented list.
@@ -40,8 +43,8 @@ struct Vertex {
 /// The counting program.
 struct Counting {
     directed: bool,
-    /// Bytes the held lists may take.
-    budget: u64,
+    /// Bytes the lists of one chunk may take (two chunks are in memory at once).
+    chunk_budget: u64,
     degree: Vec<u32>,
     chunks: Vec<Range<u32>>,
     /// The chunk whose lists are held, and the lists.
@@ -74,14 +77,14 @@ impl Counting {
         (iteration as usize).checked_sub(1).and_then(|c| self.chunks.get(c))
     }
 
-    /// Cuts the vertices into chunks whose oriented lists fit the budget.
+    /// Cuts the vertices into chunks whose oriented lists fit the chunk budget.
     fn cut(&mut self) {
         let edges: u64 = self.degree.iter().map(|&d| u64::from(d)).sum::<u64>() / 2;
         let longest = (2.0 * edges as f64).sqrt() as u64 + 1;
         let (mut start, mut bytes) = (0u32, 0u64);
         for (v, &d) in self.degree.iter().enumerate() {
             let cost = 4 * u64::from(d).min(longest) + LIST_OVERHEAD;
-            if bytes + cost > self.budget && v as u32 > start {
+            if bytes + cost > self.chunk_budget && v as u32 > start {
                 self.chunks.push(start..v as u32);
                 self.largest_chunk_bytes = self.largest_chunk_bytes.max(bytes);
                 (start, bytes) = (v as u32, 0);
@@ -116,22 +119,24 @@ impl Program for Counting {
             u.value.degree = d;
             return;
         }
-        let mut up = Vec::new();
-        self.lists(&u, |out, inn| {
-            oriented_neighbours(v, out, inn, &self.degree, |w| up.push(w))
+        UP.with_borrow_mut(|up| {
+            up.clear();
+            self.lists(&u, |out, inn| {
+                oriented_neighbours(v, out, inn, &self.degree, |w| up.push(w))
+            });
+            if let Some((chunk, lists)) = &self.held {
+                let mut found = 0;
+                for &w in up.iter().filter(|w| chunk.contains(w)) {
+                    found += count_at(&self.counts, w, up, &lists[(w - chunk.start) as usize]);
+                }
+                if found > 0 {
+                    self.counts[v as usize].fetch_add(found, Relaxed);
+                }
+            }
+            if self.collecting(u.iteration).is_some_and(|c| c.contains(&v)) {
+                u.value.up = up.clone();
+            }
         });
-        if let Some((chunk, lists)) = &self.held {
-            let mut found = 0;
-            for &w in up.iter().filter(|w| chunk.contains(w)) {
-                found += count_at(&self.counts, w, &up, &lists[(w - chunk.start) as usize]);
-            }
-            if found > 0 {
-                self.counts[v as usize].fetch_add(found, Relaxed);
-            }
-        }
-        if self.collecting(u.iteration).is_some_and(|c| c.contains(&v)) {
-            u.value.up = up;
-        }
     }
 
     fn after_iteration(&mut self, iteration: u32, values: &mut [Vertex]) -> bool {
@@ -153,15 +158,15 @@ impl Program for Counting {
 }
 
 /// Triangle counts on the simple undirected view of `g` (see the module doc) within a run's
-/// budget of `memory` bytes: the held lists take what the engine's budget leaves of it (the
-/// registry gives the engine half, or its minimum when that is more).
+/// budget of `memory` bytes: the held and the collected chunk's lists share what the engine's
+/// budget leaves of it (the registry gives the engine half, or its minimum when that is more).
 ///
 /// Errors: engine failures.
 pub fn triangles(g: &ShardGraph, memory: u64) -> Result<Triangles, AlgoError> {
     let n = g.num_vertices();
     let mut program = Counting {
         directed: g.directed(),
-        budget: memory.saturating_sub(g.budget()),
+        chunk_budget: memory.saturating_sub(g.budget()) / 2,
         degree: Vec::new(),
         chunks: Vec::new(),
         held: None,
