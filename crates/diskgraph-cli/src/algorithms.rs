@@ -1,4 +1,4 @@
-//! `diskgraph algorithms [ALGO] [--json]`: which engine runs which algorithm, and each
+//! `diskgraph algorithms [ALGO] [--json | --names]`: which engine runs which algorithm, and each
 //! algorithm's options, from the descriptors.
 
 use anyhow::Result;
@@ -14,11 +14,20 @@ pub struct Args {
     /// Show this algorithm's options in full.
     algorithm: Option<String>,
     /// Print every descriptor (algorithms, engines, options) as JSON.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "names")]
     json: bool,
+    /// Print the algorithms' names alone, one per line (for scripts: `for a in $(...)`).
+    #[arg(long, conflicts_with = "algorithm")]
+    names: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
+    if a.names {
+        for algorithm in ALGORITHMS {
+            println!("{}", algorithm.name);
+        }
+        return Ok(());
+    }
     if a.json {
         let all = match &a.algorithm {
             Some(name) => diskgraph_algo::catalog::algorithm(registry::find(name)?),

@@ -51,6 +51,8 @@ fn algorithms_lists_every_algorithm_and_the_catalogue() {
     }
     let json: serde_json::Value = serde_json::from_str(&ok(&["algorithms", "--json"])).unwrap();
     assert_eq!(json, diskgraph_algo::catalog::catalog());
+    let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
+    assert_eq!(ok(&["algorithms", "--names"]), names.join("\n") + "\n");
     assert!(fails(&["algorithms", "nope"]).contains("unknown algorithm \"nope\""));
 }
 
