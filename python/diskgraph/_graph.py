@@ -5,8 +5,12 @@ from __future__ import annotations
 import numbers
 import operator
 import os
+import shutil
 import sys
-from typing import TYPE_CHECKING, Any, Dict, Optional, Union
+import tempfile
+import weakref
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Dict, Optional, Type, Union, cast
 
 import numpy as np
 
@@ -53,6 +57,25 @@ def _optional_count(name: str, value: Optional[int], minimum: int) -> Optional[i
     return v
 
 
+def temporary_graph_path() -> str:
+    """A path for a graph imported without one: ``graph.dg`` inside a new private directory
+    (``tempfile.mkdtemp``, so under ``TMPDIR``), which :meth:`Graph._own_directory` then hands to
+    the graph to delete."""
+    return os.path.join(tempfile.mkdtemp(prefix="diskgraph-"), "graph.dg")
+
+
+class _ClosedGraph:
+    """Stands in for the native graph of a closed :class:`Graph`: any use raises ValueError."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __getattr__(self, name: str) -> Any:
+        raise ValueError(f"the graph {self.path} is closed (Graph.close(), or the end of its with block)")
+
+
 class Graph(AlgorithmMethods):
     """A graph directory opened for reading (see :func:`diskgraph.open`).
 
@@ -60,20 +83,66 @@ class Graph(AlgorithmMethods):
     :meth:`verify` checks everything else. Every per-vertex array is indexed like
     :meth:`vertex_ids` (original IDs, ascending).
 
+    A graph is a context manager: leaving the ``with`` block closes it (:meth:`close`). A graph
+    imported without a path (``from_edges(src, dst)``, ``from_networkx(G)``, ...) lives in a
+    temporary directory, deleted when it is closed, garbage-collected, or at interpreter exit.
+
     >>> g = diskgraph.open("wiki-vote.dg")
     >>> g.num_vertices, g.directed
     (7115, True)
     >>> g.pagerank().values.sum()
     1.0
+    >>> with diskgraph.from_edges([1, 2], [2, 3]) as t:
+    ...     t.num_vertices
+    3
     """
 
-    __slots__ = ("_g", "_import_summary", "reorder_summary")
+    __slots__ = ("_g", "_import_summary", "reorder_summary", "_remove", "__weakref__")
 
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
         self._import_summary: Optional[Dict[str, Any]] = None
         #: What :meth:`reorder` reported when it wrote this graph (None otherwise).
         self.reorder_summary: Optional[Dict[str, Any]] = None
+        self._remove: Optional[weakref.finalize] = None
+
+    # ----- lifetime -------------------------------------------------------------------------
+
+    def _own_directory(self, directory: PathLike) -> None:
+        """Makes ``directory`` (the temporary directory holding this graph) this graph's to
+        delete: on :meth:`close`, when the graph is garbage-collected, or at interpreter exit."""
+        self._remove = weakref.finalize(self, shutil.rmtree, os.fspath(directory), ignore_errors=True)
+
+    @property
+    def temporary(self) -> bool:
+        """Whether the graph lives in a temporary directory that closing it deletes."""
+        return self._remove is not None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (any use but ``path`` then raises ValueError)."""
+        return isinstance(self._g, _ClosedGraph)
+
+    def close(self) -> None:
+        """Releases the graph's files and, for a temporary graph, deletes its directory. Any
+        later use of the graph raises ValueError; closing again does nothing."""
+        if self.closed:
+            return
+        path = os.fspath(self._g.path)
+        self._g = cast(Any, _ClosedGraph(path))
+        if self._remove is not None:
+            self._remove()
+
+    def __enter__(self) -> "Graph":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
 
     # ----- metadata -------------------------------------------------------------------------
 
@@ -425,6 +494,8 @@ class Graph(AlgorithmMethods):
         return g
 
     def __repr__(self) -> str:
+        if self.closed:
+            return f"<diskgraph.Graph {self.path!r} (closed)>"
         kind = ("directed" if self.directed else "undirected") + (", weighted" if self.weighted else "")
         return f"<diskgraph.Graph {self.path!r}: {self.num_vertices} vertices, {self.num_edges} edges ({kind})>"
 
