@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::errors::{export_error, format_error, run_error, OutputExistsError};
+use crate::errors::{export_error, format_error, open_error, run_error, value_error, OutputExistsError};
 use crate::json_to_py;
 use crate::options;
 use crate::static_cache::PyStaticCache;
@@ -49,7 +49,7 @@ impl PyGraph {
     /// Opens and checks the graph directory at ``path`` (O(V); raises ``GraphFormatError``).
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let dir = py.detach(|| GraphDir::open(&path)).map_err(format_error)?;
+        let dir = py.detach(|| GraphDir::open(&path)).map_err(|e| open_error(&path, e))?;
         Ok(PyGraph {
             dir,
             index: Mutex::new(None),
@@ -84,7 +84,7 @@ impl PyGraph {
                         .find(|s| s.name == name)
                         .ok_or_else(|| {
                             PyTypeError::new_err(format!(
-                                "sync() got an unexpected keyword argument {name:?} (valid: memory, ift, ift_seq, index_summary, io, in_edges, weights)"
+                                "sync() got an unexpected keyword argument '{name}' (valid: memory, ift, ift_seq, index_summary, io, in_edges, weights)"
                             ))
                         })?;
                     let value = options::value(spec, &obj)?;
@@ -413,15 +413,14 @@ impl PyGraph {
             match registry::option(alg, &name) {
                 Ok(spec) => {
                     let value = options::value(spec, &obj)?;
-                    req.params.set(spec, value).map_err(PyValueError::new_err)?;
+                    req.params.set(spec, value).map_err(value_error)?;
                 }
                 Err(_) => unknown.push(name),
             }
         }
-        if !unknown.is_empty() {
+        if let Some(name) = unknown.first() {
             return Err(PyTypeError::new_err(format!(
-                "{algorithm}() got unknown option(s) {}; known: {}",
-                unknown.join(", "),
+                "{algorithm}() got an unexpected keyword argument '{name}' (valid: {})",
                 known_options(alg).join(", ")
             )));
         }
@@ -471,22 +470,22 @@ impl PyGraph {
         params
             .set(&BASC, Value::Text(basc.to_string()))
             .map_err(PyValueError::new_err)?;
-        let takes = |name: &str| {
-            READ_OPTIONS
-                .iter()
-                .chain(&[&MEMORY, &BASC_FRACTION, &THREADS])
-                .copied()
-                .find(|o| o.name == name)
-        };
+        let taken = || READ_OPTIONS.iter().chain(&[&MEMORY, &BASC_FRACTION, &THREADS]).copied();
         for (key, obj) in options.iter() {
             let name: String = key.extract()?;
             if obj.is_none() {
                 continue;
             }
-            let spec = takes(&name)
-                .ok_or_else(|| PyTypeError::new_err(format!("load_static_cache() got an unknown option {name}")))?;
+            let spec = taken().find(|o| o.name == name).ok_or_else(|| {
+                let mut valid: Vec<&str> = taken().map(|o| o.name).collect();
+                valid.sort_unstable();
+                PyTypeError::new_err(format!(
+                    "load_static_cache() got an unexpected keyword argument '{name}' (valid: {})",
+                    valid.join(", ")
+                ))
+            })?;
             let value = options::value(spec, &obj)?;
-            params.set(spec, value).map_err(PyValueError::new_err)?;
+            params.set(spec, value).map_err(value_error)?;
         }
         let index = self.loaded_index();
         let loaded = py

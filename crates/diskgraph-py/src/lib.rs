@@ -65,6 +65,10 @@ mod native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        let py = m.py();
+        m.add("GraphNotFoundError", super::errors::graph_not_found_class(py)?)?;
+        m.add("NotAGraphError", super::errors::not_a_graph_class(py)?)?;
+        m.add("InputNotFoundError", super::errors::input_not_found_class(py)?)?;
         Ok(())
     }
 }
