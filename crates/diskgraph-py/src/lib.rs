@@ -7,6 +7,7 @@
 
 use pyo3::prelude::*;
 
+mod cli;
 mod errors;
 mod graph;
 mod importer;
@@ -45,6 +46,8 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 #[pymodule]
 #[pyo3(name = "_native")]
 mod native {
+    #[pymodule_export]
+    use super::cli::cli_main;
     #[pymodule_export]
     use super::errors::{
         AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError, Suspended,
