@@ -57,25 +57,6 @@ def _optional_count(name: str, value: Optional[int], minimum: int) -> Optional[i
     return v
 
 
-def temporary_graph_path() -> str:
-    """A path for a graph imported without one: ``graph.dg`` inside a new private directory
-    (``tempfile.mkdtemp``, so under ``TMPDIR``), which :meth:`Graph._own_directory` then hands to
-    the graph to delete."""
-    return os.path.join(tempfile.mkdtemp(prefix="diskgraph-"), "graph.dg")
-
-
-class _ClosedGraph:
-    """Stands in for the native graph of a closed :class:`Graph`: any use raises ValueError."""
-
-    __slots__ = ("path",)
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def __getattr__(self, name: str) -> Any:
-        raise ValueError(f"the graph {self.path} is closed (Graph.close(), or the end of its with block)")
-
-
 class Graph(AlgorithmMethods):
     """A graph directory opened for reading (see :func:`diskgraph.open`).
 
@@ -503,7 +484,9 @@ class Graph(AlgorithmMethods):
 def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.open
     """Opens the graph directory at ``path``.
 
-    Raises :class:`GraphFormatError` if it is missing, is not a graph directory, or fails the
+    Raises :class:`GraphNotFoundError` (a ``FileNotFoundError``) if it is missing,
+    :class:`NotAGraphError` (a ``NotADirectoryError``) if it is a file or a directory without
+    ``manifest.json``, and :class:`GraphFormatError` (the base of both) if it fails the
     open-time checks (manifest, file sizes, offset indexes).
 
     >>> g = diskgraph.open("rome99.dg")
@@ -511,3 +494,22 @@ def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.
     69102.0
     """
     return Graph(path)
+
+
+def temporary_graph_path() -> str:
+    """A path for a graph imported without one: ``graph.dg`` inside a new private directory
+    (``tempfile.mkdtemp``, so under ``TMPDIR``), which :meth:`Graph._own_directory` then hands to
+    the graph to delete."""
+    return os.path.join(tempfile.mkdtemp(prefix="diskgraph-"), "graph.dg")
+
+
+class _ClosedGraph:
+    """Stands in for the native graph of a closed :class:`Graph`: any use raises ValueError."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __getattr__(self, name: str) -> Any:
+        raise ValueError(f"the graph {self.path} is closed (Graph.close(), or the end of its with block)")
