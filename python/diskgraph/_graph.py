@@ -95,6 +95,10 @@ class Graph(AlgorithmMethods):
 
     __slots__ = ("_g", "_import_summary", "reorder_summary")
 
+    #: NetworkX dispatches its functions on this graph to the ``diskgraph`` backend
+    #: (:mod:`diskgraph.nx_backend`): ``networkx.pagerank(g)`` runs here, without conversion.
+    __networkx_backend__ = "diskgraph"
+
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
         self._import_summary: Optional[Dict[str, Any]] = None
