@@ -22,6 +22,8 @@ pub struct Args {
     graph: PathBuf,
     out: Option<PathBuf>,
     stats: Option<PathBuf>,
+    /// Where to write the HTML report (`--report`).
+    report: Option<PathBuf>,
     /// The options given, by name, as typed (a flag's as `true`).
     given: Vec<(&'static str, String)>,
 }
@@ -125,6 +127,12 @@ impl clap::Args for Args {
                     .long("stats")
                     .value_name("FILE")
                     .help("Write RunStats JSON"),
+            )
+            .arg(
+                Arg::new("report")
+                    .long("report")
+                    .value_name("FILE.html")
+                    .help("Write a self-contained HTML report: I/O throughput against the device's measured rates, active vertices and bytes per step, cache hit ratios, the stats"),
             );
         all_options().into_iter().fold(cmd, |cmd, o| cmd.arg(arg(o)))
     }
@@ -153,6 +161,7 @@ impl FromArgMatches for Args {
             graph: text("graph").map(PathBuf::from).unwrap_or_default(),
             out: text("out").map(PathBuf::from),
             stats: text("stats").map(PathBuf::from),
+            report: text("report").map(PathBuf::from),
             given,
         })
     }
@@ -185,6 +194,9 @@ fn params(a: &Args) -> Result<Params> {
 
 pub fn run(a: Args) -> Result<()> {
     let g = GraphDir::open(&a.graph)?;
+    if let Some(path) = &a.report {
+        crate::report::check(path)?;
+    }
     let req = RunRequest {
         params: params(&a)?,
         // Rows are put in ID order only to be written.
@@ -201,6 +213,10 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(path) = &a.stats {
         let json = serde_json::to_string_pretty(&out.stats)?;
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &a.report {
+        crate::report::write(path, &a.graph, &out)?;
+        println!("report written to {}", path.display());
     }
     Ok(())
 }
