@@ -164,3 +164,34 @@ def test_a_report_into_a_missing_directory_is_refused_before_the_run(graph: Path
     assert done.returncode != 0
     assert f"directory {target.parent} does not exist" in done.stderr
     assert "reached" not in done.stdout
+
+
+def test_run_shows_its_steps_on_a_terminal_and_nothing_otherwise(graph: Path) -> None:
+    import os
+    import pty
+    import select
+
+    exe = shutil.which("diskgraph")
+    assert exe
+    args = [exe, "run", "pagerank", str(graph), "--engine", "selective", "--memory", "1MiB"]
+    main, side = pty.openpty()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=side)
+    os.close(side)
+    shown = b""
+    while select.select([main], [], [], 30)[0]:
+        try:
+            chunk = os.read(main, 1 << 16)
+        except OSError:  # the run ended and closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(main)
+    stdout = proc.communicate(timeout=60)[0].decode()
+    assert proc.returncode == 0
+    text = shown.decode(errors="replace")
+    assert re.search(r"step \d+, \d+ active: [\d.]+\w*B read \([\d.]+ MB/s\), \d+ edges; [\d.]+\w*B read in all", text), text
+    assert "step" not in stdout
+    # Piped, stderr stays clean.
+    piped = subprocess.run(args, capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
-use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
+use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
 use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_format::GraphDir;
@@ -203,7 +203,7 @@ pub fn run(a: Args) -> Result<()> {
         in_id_order: a.out.is_some(),
         ..RunRequest::new(&a.algorithm)
     };
-    let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
+    let out = run_showing_steps(&g, req).with_context(|| format!("{} on {}", a.algorithm, a.graph.display()))?;
     println!("{}", out.summary);
     println!("{}", out.stats.summary());
     if let Some(path) = &a.out {
@@ -219,6 +219,17 @@ pub fn run(a: Args) -> Result<()> {
         println!("report written to {}", path.display());
     }
     Ok(())
+}
+
+/// Runs `req`, its steps shown on stderr when that is a terminal.
+fn run_showing_steps(g: &GraphDir, mut req: RunRequest) -> Result<RunOutput, diskgraph_algo::AlgoError> {
+    let line = crate::progress::StepLine::new();
+    req.progress = line.as_ref().map(crate::progress::StepLine::observer);
+    let out = registry::run(g, &req);
+    if let Some(line) = line {
+        line.finish();
+    }
+    out
 }
 
 /// Reads spmv's `x`: a `.npy` 1-D array of f8, f4, i8 or i4 (little-endian, C order), or text
