@@ -18,7 +18,8 @@ use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
-    human_bytes, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources, Vertices,
+    human_bytes, recorder, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, Observer, RunStats, Source,
+    Sources, Vertices,
 };
 use diskgraph_format::{GraphDir, IdRanking};
 use serde_json::json;
@@ -102,6 +103,8 @@ pub struct RunRequest {
     /// whose per-vertex values nobody reads (the CLI without `--out`) then neither ranks the
     /// IDs nor moves every row (0.1 s of a 0.9 s Kronecker 24 bfs).
     pub in_id_order: bool,
+    /// Called with each engine step's record as the step ends (progress display).
+    pub progress: Option<Observer>,
 }
 
 impl RunRequest {
@@ -113,6 +116,7 @@ impl RunRequest {
             index: None,
             static_cache: None,
             in_id_order: true,
+            progress: None,
         }
     }
 
@@ -444,6 +448,7 @@ fn execute<E: Engine>(
     mut stats: RunStats,
 ) -> Result<Ran, AlgoError> {
     let params = &req.params;
+    g.recorder().open(start, req.progress.clone(), g.snapshot());
     let vertices = g.vertices();
     let source = match alg.source_option() {
         Some(spec) => Some(match params.source(spec) {
@@ -465,9 +470,12 @@ fn execute<E: Engine>(
         source,
         sources,
     };
-    let outcome = f(g, &run)?;
+    let outcome = recorder::sampled(g, || f(g, &run))?;
     g.record(&mut stats);
     stats.edges_processed = g.edges_counted().unwrap_or(0);
+    let log = g.recorder().close(g.snapshot(), outcome.edges_processed);
+    stats.steps = log.steps;
+    stats.io_series = log.io;
     for name in params.given() {
         if let Some(Value::Choice(choice)) = alg.option(name).and_then(|o| params.get(o)) {
             stats.settings.insert(name.into(), json!(choice));

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
-use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
+use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
 use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_format::GraphDir;
@@ -22,6 +22,8 @@ pub struct Args {
     graph: PathBuf,
     out: Option<PathBuf>,
     stats: Option<PathBuf>,
+    /// Where to write the HTML report (`--report`).
+    report: Option<PathBuf>,
     /// The options given, by name, as typed (a flag's as `true`).
     given: Vec<(&'static str, String)>,
 }
@@ -125,6 +127,12 @@ impl clap::Args for Args {
                     .long("stats")
                     .value_name("FILE")
                     .help("Write RunStats JSON"),
+            )
+            .arg(
+                Arg::new("report")
+                    .long("report")
+                    .value_name("FILE.html")
+                    .help("Write a self-contained HTML report: I/O throughput against the device's measured rates, active vertices and bytes per step, cache hit ratios, the stats"),
             );
         all_options().into_iter().fold(cmd, |cmd, o| cmd.arg(arg(o)))
     }
@@ -153,6 +161,7 @@ impl FromArgMatches for Args {
             graph: text("graph").map(PathBuf::from).unwrap_or_default(),
             out: text("out").map(PathBuf::from),
             stats: text("stats").map(PathBuf::from),
+            report: text("report").map(PathBuf::from),
             given,
         })
     }
@@ -185,13 +194,16 @@ fn params(a: &Args) -> Result<Params> {
 
 pub fn run(a: Args) -> Result<()> {
     let g = GraphDir::open(&a.graph)?;
+    if let Some(path) = &a.report {
+        crate::report::check(path)?;
+    }
     let req = RunRequest {
         params: params(&a)?,
         // Rows are put in ID order only to be written.
         in_id_order: a.out.is_some(),
         ..RunRequest::new(&a.algorithm)
     };
-    let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
+    let out = run_showing_steps(&g, req).with_context(|| format!("{} on {}", a.algorithm, a.graph.display()))?;
     println!("{}", out.summary);
     println!("{}", out.stats.summary());
     if let Some(path) = &a.out {
@@ -202,7 +214,22 @@ pub fn run(a: Args) -> Result<()> {
         let json = serde_json::to_string_pretty(&out.stats)?;
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
+    if let Some(path) = &a.report {
+        crate::report::write(path, &a.graph, &out)?;
+        println!("report written to {}", path.display());
+    }
     Ok(())
+}
+
+/// Runs `req`, its steps shown on stderr when that is a terminal.
+fn run_showing_steps(g: &GraphDir, mut req: RunRequest) -> Result<RunOutput, diskgraph_algo::AlgoError> {
+    let line = crate::progress::StepLine::new();
+    req.progress = line.as_ref().map(crate::progress::StepLine::observer);
+    let out = registry::run(g, &req);
+    if let Some(line) = line {
+        line.finish();
+    }
+    out
 }
 
 /// Reads spmv's `x`: a `.npy` 1-D array of f8, f4, i8 or i4 (little-endian, C order), or text
