@@ -42,6 +42,7 @@ from ._native import (
 )
 from ._networkx import from_networkx
 from ._parquet import from_parquet
+from ._progress import Progress
 from ._result import Result
 from ._scipy import from_scipy
 
@@ -54,6 +55,7 @@ __all__ = [
     "InvalidVertex",
     "IoOptions",
     "OutputExistsError",
+    "Progress",
     "ReadOptions",
     "Result",
     "StaticCache",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 import numpy as np
 
-from . import _native
+from . import _native, _progress
 from ._algorithms import AlgorithmMethods, Memory, ReadOptions
 from ._native import StaticCache
 from ._result import Result
@@ -267,6 +267,9 @@ class Graph(AlgorithmMethods):
             memory: The budget: everything the engine holds (buffers, caches), as int bytes or
                 a string like ``"256MiB"`` (default 1 GiB).
             threads: Worker threads (default: all cores).
+            progress: Shows the run's engine steps as they end: True for a tqdm bar (a line on
+                stderr without tqdm), or a callable taking each step's record, a dict (see
+                :data:`diskgraph.Progress`). Each record is also in ``stats["steps"]``.
 
         An engine's settings are refused when another engine is asked for by name; under
         ``"auto"`` they are used if that engine is picked.
@@ -282,7 +285,13 @@ class Graph(AlgorithmMethods):
                 a budget too small for the engine included).
             TypeError: an option the algorithm does not take, or an option of the wrong type.
         """
-        values, ids, stats, summary = self._g.run(algorithm, options)
+        shown, done = _progress.callback(options.pop("progress", None), algorithm)
+        if shown is not None:
+            options["progress"] = shown
+        try:
+            values, ids, stats, summary = self._g.run(algorithm, options)
+        finally:
+            done()
         return Result(algorithm, values, ids, stats, summary)
 
     def select(
