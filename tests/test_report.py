@@ -253,3 +253,19 @@ def test_python_progress_errors(graph: Path) -> None:
         g.bfs(progress="yes")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="progress must be callable"):
         g._g.run("bfs", {"progress": 3})
+
+
+def test_python_report_is_the_cli_s_page(graph: Path, tmp_path: Path) -> None:
+    import diskgraph
+
+    g = diskgraph.open(graph)
+    path = tmp_path / "py.html"
+    r = g.bfs(engine="selective", memory="1MiB", page_size=4096, report=path)
+    page = path.read_text()
+    assert re.findall(r'<figure id="([a-z-]+)"', page) == ["plot-io", "plot-active", "plot-bytes", "plot-cache"]
+    assert f"<td>bytes_read</td><td class=\"n\">{r.stats['bytes_read']}</td>" in page
+    assert r.summary in html.unescape(page)
+    g.run("pagerank", engine="memory", report=str(tmp_path / "run.html"))
+    assert (tmp_path / "run.html").exists()
+    with pytest.raises(FileNotFoundError, match="directory .*no does not exist"):
+        g.bfs(report=tmp_path / "no" / "r.html")

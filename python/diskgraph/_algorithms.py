@@ -6,6 +6,7 @@ by hand (the test suite checks it is up to date).
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, TypedDict, Union
 
@@ -129,6 +130,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Breadth-first search levels from ``source`` (-1 unreached); ``parents`` for the parent
@@ -144,8 +146,8 @@ class AlgorithmMethods:
             parents: give each vertex's parent (an original ID; the source is its own parent, -1
                 unreached) instead of its level (default ``False``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads``, ``progress`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``"sync"``; ``memory``, ``threads``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "bfs",
@@ -155,6 +157,7 @@ class AlgorithmMethods:
             memory=memory,
             threads=threads,
             progress=progress,
+            report=report,
             **io,
         )
 
@@ -166,6 +169,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Single-source shortest path distances from ``source`` (inf unreached); refuses negative
@@ -179,10 +183,19 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads``, ``progress`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``"sync"``; ``memory``, ``threads``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads, progress=progress, **io)
+        return self.run(
+            "sssp",
+            source=source,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def wcc(
         self,
@@ -192,6 +205,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Weakly connected components, labelled by their smallest vertex ID.
@@ -203,10 +217,19 @@ class AlgorithmMethods:
                 baseline): ``"union-find"`` or ``"label-propagation"`` (the stream engine only)
                 (default ``"union-find"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress`` and the engines'
-                settings ``**io`` as in :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("wcc", method=method, engine=engine, memory=memory, threads=threads, progress=progress, **io)
+        return self.run(
+            "wcc",
+            method=method,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def scc(
         self,
@@ -215,6 +238,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Strongly connected components, labelled by their smallest vertex ID.
@@ -223,10 +247,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
-                ``memory``, ``threads``, ``progress`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("scc", engine=engine, memory=memory, threads=threads, progress=progress, **io)
+        return self.run("scc", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def pagerank(
         self,
@@ -238,6 +262,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """PageRank with NetworkX semantics (alpha 0.85, to ``tolerance`` or ``iterations``).
@@ -252,8 +277,8 @@ class AlgorithmMethods:
                 sweeps as GraphChi runs them).
             max_iterations: give up (and say so) after this many iterations (default ``10000``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress`` and the engines'
-                settings ``**io`` as in :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "pagerank",
@@ -264,6 +289,7 @@ class AlgorithmMethods:
             memory=memory,
             threads=threads,
             progress=progress,
+            report=report,
             **io,
         )
 
@@ -274,6 +300,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Core number of every vertex on the undirected simple view.
@@ -283,10 +310,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
-                ``memory``, ``threads``, ``progress`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("kcore", engine=engine, memory=memory, threads=threads, progress=progress, **io)
+        return self.run("kcore", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def msbfs(
         self,
@@ -297,6 +324,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Multi-source BFS from up to 64 ``sources`` at once: sum of finite distances (-1
@@ -312,7 +340,7 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress`` and the engines' settings ``**io`` as in
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
                 :meth:`Graph.run`.
         """
         return self.run(
@@ -323,6 +351,7 @@ class AlgorithmMethods:
             memory=memory,
             threads=threads,
             progress=progress,
+            report=report,
             **io,
         )
 
@@ -335,6 +364,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Hop distances from each of ``sources`` (K sampled, or IDs; msbfs in batches of 64), -1
@@ -350,7 +380,7 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress`` and the engines' settings ``**io`` as in
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
                 :meth:`Graph.run`.
         """
         return self.run(
@@ -361,6 +391,7 @@ class AlgorithmMethods:
             memory=memory,
             threads=threads,
             progress=progress,
+            report=report,
             **io,
         )
 
@@ -372,6 +403,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Y = A^T x with the edge weights (x from ``x``, or all ones).
@@ -383,10 +415,19 @@ class AlgorithmMethods:
             x: x, one number per vertex in ascending original-ID order: a text file (one value per
                 line) or a 1-D .npy array (f8, f4, i8 or i4); all ones when absent.
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
-                ``memory``, ``threads``, ``progress`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("spmv", x=x, engine=engine, memory=memory, threads=threads, progress=progress, **io)
+        return self.run(
+            "spmv",
+            x=x,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def mis(
         self,
@@ -397,6 +438,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Maximal independent set, 1 in the set and 0 not (greedy by ID; ``method`` luby).
@@ -411,8 +453,8 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``, ``"sync"``;
-                ``memory``, ``threads``, ``progress`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
         return self.run(
             "mis",
@@ -422,6 +464,7 @@ class AlgorithmMethods:
             memory=memory,
             threads=threads,
             progress=progress,
+            report=report,
             **io,
         )
 
@@ -433,6 +476,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Unweighted shortest-path lengths (hops) from ``source``, -1 unreached.
@@ -444,10 +488,19 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress`` and the engines' settings ``**io`` as in
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
                 :meth:`Graph.run`.
         """
-        return self.run("sp", source=source, engine=engine, memory=memory, threads=threads, progress=progress, **io)
+        return self.run(
+            "sp",
+            source=source,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def diameter(
         self,
@@ -458,6 +511,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Diameter lower bound by ``rounds`` BFS sweeps from ``source``: hop distances from the
@@ -472,7 +526,7 @@ class AlgorithmMethods:
                 equals) (default ``"smallest"``).
             rounds: BFS sweeps, each from the farthest vertex the last one found (default ``4``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress`` and the engines' settings ``**io`` as in
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
                 :meth:`Graph.run`.
         """
         return self.run(
@@ -483,6 +537,7 @@ class AlgorithmMethods:
             memory=memory,
             threads=threads,
             progress=progress,
+            report=report,
             **io,
         )
 
@@ -495,6 +550,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Betweenness centrality (Brandes, NetworkX scaling): exact, or from ``samples`` K sources.
@@ -509,7 +565,7 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress`` and the engines' settings ``**io`` as in
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
                 :meth:`Graph.run`.
         """
         return self.run(
@@ -520,6 +576,7 @@ class AlgorithmMethods:
             memory=memory,
             threads=threads,
             progress=progress,
+            report=report,
             **io,
         )
 
@@ -530,6 +587,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Minimum spanning forest of an undirected graph (weight 1 per edge when unweighted): each
@@ -542,10 +600,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"sync"``; ``memory``,
-                ``threads``, ``progress`` and the engines' settings ``**io`` as in
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
                 :meth:`Graph.run`.
         """
-        return self.run("mst", engine=engine, memory=memory, threads=threads, progress=progress, **io)
+        return self.run("mst", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def randomwalk(
         self,
@@ -559,6 +617,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Visit counts of ``walks`` random walks of ``length`` steps from ``sources``, restarting
@@ -581,7 +640,7 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"shards"``; ``memory``,
-                ``threads``, ``progress`` and the engines' settings ``**io`` as in
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
                 :meth:`Graph.run`.
         """
         return self.run(
@@ -595,6 +654,7 @@ class AlgorithmMethods:
             memory=memory,
             threads=threads,
             progress=progress,
+            report=report,
             **io,
         )
 
@@ -605,6 +665,7 @@ class AlgorithmMethods:
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Triangles through every vertex and their total, on the undirected simple view.
@@ -614,7 +675,15 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"shards"``;
-                ``memory``, ``threads``, ``progress`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("triangles", engine=engine, memory=memory, threads=threads, progress=progress, **io)
+        return self.run(
+            "triangles",
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )

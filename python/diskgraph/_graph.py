@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import numbers
 import operator
 import os
@@ -270,6 +271,10 @@ class Graph(AlgorithmMethods):
             progress: Shows the run's engine steps as they end: True for a tqdm bar (a line on
                 stderr without tqdm), or a callable taking each step's record, a dict (see
                 :data:`diskgraph.Progress`). Each record is also in ``stats["steps"]``.
+            report: Writes the run's HTML report to this path, as ``diskgraph run --report``
+                does (plots of the I/O throughput against the device's measured rates, of each
+                step's active vertices and bytes, of the caches' hit ratios; the stats). Its
+                directory must exist (FileNotFoundError before the run).
 
         An engine's settings are refused when another engine is asked for by name; under
         ``"auto"`` they are used if that engine is picked.
@@ -285,6 +290,9 @@ class Graph(AlgorithmMethods):
                 a budget too small for the engine included).
             TypeError: an option the algorithm does not take, or an option of the wrong type.
         """
+        report = options.pop("report", None)
+        if report is not None:
+            _progress.check_report(report)
         shown, done = _progress.callback(options.pop("progress", None), algorithm)
         if shown is not None:
             options["progress"] = shown
@@ -292,6 +300,8 @@ class Graph(AlgorithmMethods):
             values, ids, stats, summary = self._g.run(algorithm, options)
         finally:
             done()
+        if report is not None:
+            _native.write_report(report, self.path, summary, json.dumps(stats))
         return Result(algorithm, values, ids, stats, summary)
 
     def select(

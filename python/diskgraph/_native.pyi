@@ -25,6 +25,7 @@ __all__ = [
     "algorithms",
     "import_file",
     "parse_size",
+    "write_report",
     "__version__",
 ]
 
@@ -40,6 +41,7 @@ class Suspended(DiskgraphError): ...
 
 def parse_size(size: str) -> int: ...
 def algorithms() -> Dict[str, Any]: ...
+def write_report(path: _Path, graph: _Path, summary: str, stats: str) -> None: ...
 def import_file(
     input: _Path,
     output: _Path,

@@ -1,11 +1,14 @@
-"""Progress of a run: ``progress=`` of :meth:`diskgraph.Graph.run` and every algorithm method.
+"""Watching a run: ``progress=`` and ``report=`` of :meth:`diskgraph.Graph.run` and every
+algorithm method.
 
-A callable is called with each engine step's record as the step ends (see :data:`Progress`);
-``True`` shows a tqdm bar when tqdm is installed (``pip install tqdm``), else a line on stderr.
+A ``progress`` callable is called with each engine step's record as the step ends (see
+:data:`Progress`); ``True`` shows a tqdm bar when tqdm is installed (``pip install tqdm``), else a
+line on stderr. ``report`` names the HTML report written after the run.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
@@ -17,6 +20,13 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 #: The callable runs on the engine's thread, holding the GIL; an exception it raises stops the
 #: calls and is raised when the run ends.
 Progress = Union[bool, Callable[[Dict[str, Any]], Any], None]
+
+
+def check_report(path: "Union[str, os.PathLike[str]]") -> None:
+    """Refuses, before the run, a report path whose directory does not exist."""
+    parent = os.path.dirname(os.path.abspath(os.fspath(path)))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"cannot write the report {os.fspath(path)}: directory {parent} does not exist")
 
 
 def describe(record: Dict[str, Any]) -> str:
