@@ -195,3 +195,77 @@ def test_run_shows_its_steps_on_a_terminal_and_nothing_otherwise(graph: Path) ->
     # Piped, stderr stays clean.
     piped = subprocess.run(args, capture_output=True, text=True)
     assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+
+
+def test_python_progress_callback_sees_every_step_as_it_ends(graph: Path) -> None:
+    import diskgraph
+
+    g = diskgraph.open(graph)
+    seen: List[Dict[str, Any]] = []
+    r = g.pagerank(engine="selective", memory="1MiB", progress=seen.append)
+    assert seen == r.stats["steps"]
+    assert [s["step"] for s in seen] == list(range(len(seen)))
+    assert sum(s["bytes_read"] for s in seen) == r.stats["bytes_read"]
+    assert any(s["active"] for s in seen)
+    # Through Graph.run too, and a run's other steps are its own.
+    again: List[Dict[str, Any]] = []
+    g.run("bfs", engine="memory", progress=again.append)
+    assert [s["step"] for s in again] == [0, 1]
+
+
+def test_python_progress_true_shows_a_line_without_tqdm(
+    graph: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    import diskgraph
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # as if tqdm were not installed
+    diskgraph.open(graph).bfs(engine="selective", memory="1MiB", progress=True)
+    err = capsys.readouterr().err
+    assert re.search(r"bfs step \d+: \d+ active, [\d.]+ MB read \([\d.]+ MB/s\), \d+ edges", err), err
+    assert err.endswith("\n")
+
+
+def test_python_progress_true_uses_tqdm_when_installed(graph: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tqdm")
+    import diskgraph
+
+    diskgraph.open(graph).bfs(engine="selective", memory="1MiB", progress=True)
+    err = capsys.readouterr().err
+    assert re.search(r"bfs: .*step", err), err
+
+
+def test_python_progress_errors(graph: Path) -> None:
+    import diskgraph
+
+    g = diskgraph.open(graph)
+    calls: List[int] = []
+
+    def fail(record: Dict[str, Any]) -> None:
+        calls.append(record["step"])
+        raise KeyError("stop")
+
+    with pytest.raises(KeyError, match="stop"):
+        g.pagerank(engine="selective", memory="1MiB", progress=fail)
+    assert calls == [0]
+    with pytest.raises(TypeError, match="progress must be True, False, None or a callable, got str"):
+        g.bfs(progress="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="progress must be callable"):
+        g._g.run("bfs", {"progress": 3})
+
+
+def test_python_report_is_the_cli_s_page(graph: Path, tmp_path: Path) -> None:
+    import diskgraph
+
+    g = diskgraph.open(graph)
+    path = tmp_path / "py.html"
+    r = g.bfs(engine="selective", memory="1MiB", page_size=4096, report=path)
+    page = path.read_text()
+    assert re.findall(r'<figure id="([a-z-]+)"', page) == ["plot-io", "plot-active", "plot-bytes", "plot-cache"]
+    assert f"<td>bytes_read</td><td class=\"n\">{r.stats['bytes_read']}</td>" in page
+    assert r.summary in html.unescape(page)
+    g.run("pagerank", engine="memory", report=str(tmp_path / "run.html"))
+    assert (tmp_path / "run.html").exists()
+    with pytest.raises(FileNotFoundError, match="directory .*no does not exist"):
+        g.bfs(report=tmp_path / "no" / "r.html")

@@ -45,6 +45,7 @@ from ._native import (
 )
 from ._networkx import from_networkx
 from ._parquet import from_parquet
+from ._progress import Progress
 from ._result import Result
 from ._scipy import from_scipy
 
@@ -60,6 +61,7 @@ __all__ = [
     "IoOptions",
     "NotAGraphError",
     "OutputExistsError",
+    "Progress",
     "ReadOptions",
     "Result",
     "StaticCache",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import numbers
 import operator
 import os
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Type, Union, 
 
 import numpy as np
 
-from . import _native
+from . import _native, _progress
 from ._algorithms import AlgorithmMethods, Memory, ReadOptions
 from ._native import StaticCache
 from ._result import Result
@@ -445,6 +446,13 @@ class Graph(AlgorithmMethods):
             memory: The budget: everything the engine holds (buffers, caches), as int bytes or
                 a string like ``"256MiB"`` (default 1 GiB).
             threads: Worker threads (default: all cores).
+            progress: Shows the run's engine steps as they end: True for a tqdm bar (a line on
+                stderr without tqdm), or a callable taking each step's record, a dict (see
+                :data:`diskgraph.Progress`). Each record is also in ``stats["steps"]``.
+            report: Writes the run's HTML report to this path, as ``diskgraph run --report``
+                does (plots of the I/O throughput against the device's measured rates, of each
+                step's active vertices and bytes, of the caches' hit ratios; the stats). Its
+                directory must exist (FileNotFoundError before the run).
 
         An engine's settings are refused when another engine is asked for by name; under
         ``"auto"`` they are used if that engine is picked.
@@ -460,7 +468,18 @@ class Graph(AlgorithmMethods):
                 a budget too small for the engine included).
             TypeError: an option the algorithm does not take, or an option of the wrong type.
         """
-        values, ids, stats, summary = self._g.run(algorithm, options)
+        report = options.pop("report", None)
+        if report is not None:
+            _progress.check_report(report)
+        shown, done = _progress.callback(options.pop("progress", None), algorithm)
+        if shown is not None:
+            options["progress"] = shown
+        try:
+            values, ids, stats, summary = self._g.run(algorithm, options)
+        finally:
+            done()
+        if report is not None:
+            _native.write_report(report, self.path, summary, json.dumps(stats))
         return Result(algorithm, values, ids, stats, summary)
 
     def select(

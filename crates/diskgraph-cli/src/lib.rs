@@ -12,7 +12,7 @@ mod output;
 mod partition;
 mod progress;
 mod reorder;
-mod report;
+pub mod report;
 mod run;
 mod select;
 mod threshold;

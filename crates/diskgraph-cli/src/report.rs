@@ -1,4 +1,4 @@
-//! `diskgraph run ... --report FILE.html`: one self-contained page (no scripts, no links out)
+//! `diskgraph run ... --report FILE.html` (and Python's `report=`): one self-contained page (no scripts, no links out)
 //! with the run's plots as inline SVG drawn by `plotters` — the I/O throughput over time against
 //! the device's measured sequential and random rates, the active vertices and bytes read of each
 //! engine step, the caches' hit ratios when the run had a cache — and the stats as tables.
@@ -13,7 +13,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use diskgraph_algo::registry::RunOutput;
 use diskgraph_engine::{RunStats, StepRecord};
 use diskgraph_format::OUT_ADJ;
 use diskgraph_io::DeviceRate;
@@ -75,16 +74,15 @@ pub fn check(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes the report of `out`, a run on `graph`, to `path`.
-pub fn write(path: &Path, graph: &Path, out: &RunOutput) -> Result<()> {
+/// Writes the report of a run on `graph` (its `summary` and `stats`) to `path`.
+pub fn write(path: &Path, graph: &Path, summary: &str, stats: &RunStats) -> Result<()> {
     let device = Device::measure(graph);
-    let page = page(graph, out, &device)?;
+    let page = page(graph, summary, stats, &device)?;
     std::fs::write(path, page).with_context(|| format!("cannot write the report {}", path.display()))
 }
 
 /// The whole page.
-fn page(graph: &Path, out: &RunOutput, device: &Device) -> Result<String> {
-    let s = &out.stats;
+fn page(graph: &Path, summary: &str, s: &RunStats, device: &Device) -> Result<String> {
     let title = format!("{} on {} ({} engine)", s.algorithm, graph.display(), s.engine);
     let mut html = String::new();
     html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -95,7 +93,7 @@ fn page(graph: &Path, out: &RunOutput, device: &Device) -> Result<String> {
              td, th { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }\n\
              td.n { text-align: right; font-variant-numeric: tabular-nums; }\n</style>\n</head>\n<body>\n";
     let _ = writeln!(html, "<h1>{}</h1>", escape(&title));
-    let _ = writeln!(html, "<pre>{}\n{}</pre>", escape(&out.summary), escape(&s.summary()));
+    let _ = writeln!(html, "<pre>{}\n{}</pre>", escape(summary), escape(&s.summary()));
 
     html += "<h2>I/O throughput</h2>\n";
     let caption = format!(

@@ -215,7 +215,7 @@ pub fn run(a: Args) -> Result<()> {
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &a.report {
-        crate::report::write(path, &a.graph, &out)?;
+        crate::report::write(path, &a.graph, &out.summary, &out.stats)?;
         println!("report written to {}", path.display());
     }
     Ok(())

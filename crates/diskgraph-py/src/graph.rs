@@ -406,9 +406,14 @@ impl PyGraph {
         let mut req = RunRequest::new(algorithm);
         let mut unknown = Vec::new();
         let mut cache_settings = None;
+        let mut progress = None;
         for (key, obj) in options.iter() {
             let name: String = key.extract()?;
             if obj.is_none() {
+                continue;
+            }
+            if name == "progress" {
+                progress = Some(options::Progress::new(&obj)?);
                 continue;
             }
             if name == BASC.name {
@@ -447,7 +452,12 @@ impl PyGraph {
             }
         }
         req.index = self.loaded_index();
-        let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;
+        req.progress = progress.as_ref().map(options::Progress::observer);
+        let ran = py.detach(|| registry::run(&self.dir, &req));
+        if let Some(progress) = progress {
+            progress.finish()?;
+        }
+        let out = ran.map_err(run_error)?;
         let values = match out.values {
             Values::Signed(v) => v.into_pyarray(py).into_any(),
             Values::Unsigned(v) => v.into_pyarray(py).into_any(),
@@ -565,6 +575,7 @@ fn known_options(alg: &Algorithm) -> Vec<&'static str> {
         .chain(RUN_OPTIONS)
         .chain(ENGINE_OPTIONS)
         .map(|o| o.name)
+        .chain(["progress"])
         .collect();
     names.sort_unstable();
     names

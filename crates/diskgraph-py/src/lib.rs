@@ -12,6 +12,7 @@ mod errors;
 mod graph;
 mod importer;
 mod options;
+mod report;
 mod static_cache;
 mod sync_handle;
 
@@ -56,6 +57,8 @@ mod native {
     use super::graph::PyGraph;
     #[pymodule_export]
     use super::importer::{import_file, EdgeImporter};
+    #[pymodule_export]
+    use super::report::write_report;
     #[pymodule_export]
     use super::static_cache::PyStaticCache;
     #[pymodule_export]

@@ -6,10 +6,10 @@
 //! case-insensitive, as on the command line; sizes are ints (bytes) or strings such as
 //! `"16KiB"`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use diskgraph_engine::options::{OptionKind, OptionSpec, Value};
-use diskgraph_engine::{Source, Sources};
+use diskgraph_engine::{Observer, Source, Sources, StepRecord};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString};
@@ -213,4 +213,54 @@ pub fn value(spec: &OptionSpec, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     };
     spec.check(&value).map_err(value_error)?;
     Ok(value)
+}
+
+/// A run's `progress=` callback: called with each engine step's record (a dict) as the step ends,
+/// holding the GIL for the call. The first exception it raises is kept (later steps are not
+/// shown) and raised when the run ends.
+pub struct Progress {
+    callback: Arc<Py<PyAny>>,
+    raised: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl Progress {
+    /// The callback `obj`, which must be callable.
+    pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Progress> {
+        if !obj.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "progress must be callable (or True for a progress bar), got {}",
+                type_name(obj)
+            )));
+        }
+        Ok(Progress {
+            callback: Arc::new(obj.clone().unbind()),
+            raised: Arc::default(),
+        })
+    }
+
+    /// The observer a run request takes.
+    pub fn observer(&self) -> Observer {
+        let (callback, raised) = (Arc::clone(&self.callback), Arc::clone(&self.raised));
+        Observer::new(move |r: &StepRecord| {
+            let mut first = raised.lock().unwrap_or_else(PoisonError::into_inner);
+            if first.is_some() {
+                return;
+            }
+            let called = Python::attach(|py| -> PyResult<()> {
+                callback.call1(py, (crate::json_to_py(py, r)?,))?;
+                Ok(())
+            });
+            if let Err(e) = called {
+                *first = Some(e);
+            }
+        })
+    }
+
+    /// The callback's first exception, if it raised one.
+    pub fn finish(self) -> PyResult<()> {
+        match self.raised.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }

@@ -518,7 +518,7 @@ impl Engine for SelectiveGraph {
     fn snapshot(&self) -> Snapshot {
         let mut cache_hit_ratio = std::collections::BTreeMap::new();
         if let Some(c) = &self.page_cache {
-            cache_hit_ratio.insert("page".into(), c.stats().hit_ratio());
+            cache_hit_ratio.insert("page".into(), c.hit_ratio());
         }
         if let Some(c) = &self.static_cache {
             cache_hit_ratio.insert("basc".into(), c.hit_ratio());
