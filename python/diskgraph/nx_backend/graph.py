@@ -89,14 +89,13 @@ class BackendGraph:
 
     def __init__(
         self,
-        nodes: List[Any],
+        nodes: Optional[List[Any]],
         directed: bool,
         *,
         source: Optional[Any] = None,
         disk: Optional[Graph] = None,
     ) -> None:
-        #: The node key of each vertex, in vertex-ID order.
-        self.nodes = nodes
+        self._nodes = nodes
         self.directed = directed
         self._source = source
         self._opened = disk
@@ -122,7 +121,7 @@ class BackendGraph:
     def from_disk(cls, g: Graph) -> "BackendGraph":
         """Wraps an opened graph: its vertex IDs are the node keys and its weights (if any) the
         weights of every weight attribute."""
-        return cls(g.vertex_ids().tolist(), g.directed, disk=g)
+        return cls(None, g.directed, disk=g)
 
     def _store(self, weight: Optional[str], default: Any) -> Optional[Graph]:
         """Writes the variant of the source graph weighted by ``weight`` (None: unweighted)."""
@@ -161,7 +160,18 @@ class BackendGraph:
 
     # ----- what the algorithms use --------------------------------------------------------
 
+    @property
+    def nodes(self) -> List[Any]:
+        """The node key of each vertex, in vertex-ID order (an opened graph's IDs, read on first
+        use)."""
+        if self._nodes is None:
+            assert self._opened is not None
+            self._nodes = self._opened.vertex_ids().tolist()
+        return self._nodes
+
     def __len__(self) -> int:
+        if self._nodes is None and self._opened is not None:
+            return self._opened.num_vertices
         return len(self.nodes)
 
     def is_directed(self) -> bool:
@@ -215,10 +225,9 @@ class BackendGraph:
         except TypeError:  # unhashable
             return None
 
-    def vertex(self, node: Any) -> Optional[int]:
-        """The vertex ID of ``node`` in the stored graph, None if it is not a node."""
-        i = self.position(node)
-        return i if i is None or self._opened is None else int(self.nodes[i])
+    def id_at(self, i: int) -> int:
+        """The vertex ID in the stored graph of the node at position ``i``."""
+        return i if self._opened is None else int(self.nodes[i])
 
     def arcs(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every arc ``u -> v`` (both ways for undirected edges) as position arrays ``(u, v,
@@ -239,7 +248,7 @@ class BackendGraph:
             else:
                 A = self.graph().to_scipy()
                 counts = np.diff(A.indptr)
-                u = np.repeat(np.arange(len(self.nodes)), counts)
+                u = np.repeat(np.arange(len(self)), counts)
                 rank = np.arange(u.shape[0]) - np.repeat(A.indptr[:-1], counts)
                 self._arcs = (u, A.indices.astype(np.int64), rank)
         return self._arcs
@@ -259,4 +268,4 @@ class BackendGraph:
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
         origin = "converted from NetworkX" if self._source is not None else "opened"
-        return f"<diskgraph backend graph, {kind}, {len(self.nodes)} nodes, {origin}>"
+        return f"<diskgraph backend graph, {kind}, {len(self)} nodes, {origin}>"
