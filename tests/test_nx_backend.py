@@ -261,6 +261,7 @@ def test_cannot_run_falls_back_or_refuses() -> None:
     assert isinstance(can_run("single_source_dijkstra_path_length", (mixed, 0), {}), str)
     assert isinstance(can_run("single_source_dijkstra_path_length", (G, 0), {"weight": lambda u, v, d: 1}), str)
     assert isinstance(can_run("bfs_edges", (directed(), 0), {"reverse": True}), str)
+    assert isinstance(can_run("diameter", (nx.path_graph(3),), {"weight": lambda u, v, d: 2}), str)
     assert isinstance(can_run("pagerank", (nx.MultiGraph(G),), {}), str)
     assert can_run("pagerank", (G,), {"weight": None}) is True
     with pytest.raises(NotImplementedError):

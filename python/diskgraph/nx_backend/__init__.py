@@ -61,8 +61,8 @@ def get_info() -> Dict[str, Any]:
     """The backend's description for NetworkX (the ``networkx.backend_info`` entry point):
     its functions with their limits, and its configuration ``nx.config.backends.diskgraph``:
     ``memory`` (the budget of every conversion and run, bytes or a string like ``"256MiB"``)
-    and ``tmpdir`` (where converted graphs are written; None: the system's temporary
-    directory)."""
+    and ``tmpdir`` (where converted graphs are written; None: ``/dev/shm`` when writable, else
+    the system's temporary directory)."""
     return {
         "backend_name": "diskgraph",
         "project": "diskgraph",

@@ -210,7 +210,7 @@ def _bfs_tree(bg: BackendGraph, dist: np.ndarray, first: List[int]) -> Tuple[Lis
 
 def _levels(bg: BackendGraph, sources: List[int]) -> np.ndarray:
     """Hop distances (-1 unreached) from the nearest of the source positions ``sources``."""
-    ids = [int(bg.vertex(bg.nodes[i])) for i in sources]  # type: ignore[arg-type]
+    ids = [bg.id_at(i) for i in sources]
     if len(ids) == 1:
         return _run(bg, "bfs", source=ids[0]).values
     hops = _run(bg, "apsp", sources=ids).values
@@ -293,8 +293,7 @@ def _distances(bg: BackendGraph, s: int, weight: Optional[str]) -> Tuple[np.ndar
         dist = _levels(bg, [s])
         return dist, dist >= 0, int
     facts = bg.facts(weight)
-    source = bg.vertex(bg.nodes[s])
-    dist = _run(bg, "sssp", weight, source=source).values
+    dist = _run(bg, "sssp", weight, source=bg.id_at(s)).values
     return dist, np.isfinite(dist), int if facts.integral else float
 
 

@@ -57,6 +57,18 @@ class WeightFacts:
         )
 
 
+def scratch_dir() -> Optional[str]:
+    """Where converted graphs go: ``nx.config.backends.diskgraph.tmpdir`` if set, else
+    ``/dev/shm`` when it is a writable directory (a converted graph is no larger than the
+    NetworkX graph already in memory, and a disk's syncs cost ~30 ms per conversion), else the
+    system's temporary directory (None)."""
+    configured = config("tmpdir", None)
+    if configured is not None:
+        return str(configured)
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
 def config(name: str, default: Any) -> Any:
     """The backend's setting ``nx.config.backends.diskgraph.<name>`` (``default`` if unset)."""
     backends = getattr(nx.config, "backends", None)
@@ -77,14 +89,13 @@ class BackendGraph:
 
     def __init__(
         self,
-        nodes: List[Any],
+        nodes: Optional[List[Any]],
         directed: bool,
         *,
         source: Optional[Any] = None,
         disk: Optional[Graph] = None,
     ) -> None:
-        #: The node key of each vertex, in vertex-ID order.
-        self.nodes = nodes
+        self._nodes = nodes
         self.directed = directed
         self._source = source
         self._opened = disk
@@ -110,7 +121,7 @@ class BackendGraph:
     def from_disk(cls, g: Graph) -> "BackendGraph":
         """Wraps an opened graph: its vertex IDs are the node keys and its weights (if any) the
         weights of every weight attribute."""
-        return cls(g.vertex_ids().tolist(), g.directed, disk=g)
+        return cls(None, g.directed, disk=g)
 
     def _store(self, weight: Optional[str], default: Any) -> Optional[Graph]:
         """Writes the variant of the source graph weighted by ``weight`` (None: unweighted)."""
@@ -129,7 +140,7 @@ class BackendGraph:
         if not self.nodes:
             return None
         if self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="diskgraph-nx-", dir=config("tmpdir", None))
+            self._tmp = tempfile.TemporaryDirectory(prefix="diskgraph-nx-", dir=scratch_dir())
         m = len(pairs)
         src = np.fromiter((index[u] for u, _ in pairs), dtype=np.uint64, count=m)
         dst = np.fromiter((index[v] for _, v in pairs), dtype=np.uint64, count=m)
@@ -149,7 +160,18 @@ class BackendGraph:
 
     # ----- what the algorithms use --------------------------------------------------------
 
+    @property
+    def nodes(self) -> List[Any]:
+        """The node key of each vertex, in vertex-ID order (an opened graph's IDs, read on first
+        use)."""
+        if self._nodes is None:
+            assert self._opened is not None
+            self._nodes = self._opened.vertex_ids().tolist()
+        return self._nodes
+
     def __len__(self) -> int:
+        if self._nodes is None and self._opened is not None:
+            return self._opened.num_vertices
         return len(self.nodes)
 
     def is_directed(self) -> bool:
@@ -203,10 +225,9 @@ class BackendGraph:
         except TypeError:  # unhashable
             return None
 
-    def vertex(self, node: Any) -> Optional[int]:
-        """The vertex ID of ``node`` in the stored graph, None if it is not a node."""
-        i = self.position(node)
-        return i if i is None or self._opened is None else int(self.nodes[i])
+    def id_at(self, i: int) -> int:
+        """The vertex ID in the stored graph of the node at position ``i``."""
+        return i if self._opened is None else int(self.nodes[i])
 
     def arcs(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every arc ``u -> v`` (both ways for undirected edges) as position arrays ``(u, v,
@@ -227,7 +248,7 @@ class BackendGraph:
             else:
                 A = self.graph().to_scipy()
                 counts = np.diff(A.indptr)
-                u = np.repeat(np.arange(len(self.nodes)), counts)
+                u = np.repeat(np.arange(len(self)), counts)
                 rank = np.arange(u.shape[0]) - np.repeat(A.indptr[:-1], counts)
                 self._arcs = (u, A.indices.astype(np.int64), rank)
         return self._arcs
@@ -247,4 +268,4 @@ class BackendGraph:
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
         origin = "converted from NetworkX" if self._source is not None else "opened"
-        return f"<diskgraph backend graph, {kind}, {len(self.nodes)} nodes, {origin}>"
+        return f"<diskgraph backend graph, {kind}, {len(self)} nodes, {origin}>"

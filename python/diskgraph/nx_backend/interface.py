@@ -131,6 +131,8 @@ def _diameter(G: Any, a: Dict[str, Any]) -> Reason:
     if len(G) == 0:
         return "the null graph"
     if a["weight"] is not None:
+        if not isinstance(a["weight"], str):
+            return "weight is not an attribute name"
         facts = _weight_facts(G, a["weight"])
         if not (facts.exact and facts.uniform and facts.minimum == 1):
             return "weighted diameter is not supported"
