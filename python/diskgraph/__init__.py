@@ -42,11 +42,12 @@ from ._native import (
 )
 from ._networkx import from_networkx
 from ._parquet import from_parquet
-from ._result import Result
+from ._result import ConvergenceError, Result
 from ._scipy import from_scipy
 
 __all__ = [
     "AlgorithmError",
+    "ConvergenceError",
     "DiskgraphError",
     "Graph",
     "GraphFormatError",

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
-use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
+use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
 use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_format::GraphDir;
 
-use crate::output::write_values;
+use crate::out_path;
+use crate::output::{write_values, RESULT_FORMATS};
 
 /// Arguments of `diskgraph run`.
 #[derive(Debug)]
@@ -22,6 +23,8 @@ pub struct Args {
     graph: PathBuf,
     out: Option<PathBuf>,
     stats: Option<PathBuf>,
+    /// Replace an existing `--out` file.
+    force: bool,
     /// The options given, by name, as typed (a flag's as `true`).
     given: Vec<(&'static str, String)>,
 }
@@ -125,6 +128,12 @@ impl clap::Args for Args {
                     .long("stats")
                     .value_name("FILE")
                     .help("Write RunStats JSON"),
+            )
+            .arg(
+                Arg::new("force")
+                    .long("force")
+                    .action(ArgAction::SetTrue)
+                    .help("Replace an existing --out file"),
             );
         all_options().into_iter().fold(cmd, |cmd, o| cmd.arg(arg(o)))
     }
@@ -153,6 +162,7 @@ impl FromArgMatches for Args {
             graph: text("graph").map(PathBuf::from).unwrap_or_default(),
             out: text("out").map(PathBuf::from),
             stats: text("stats").map(PathBuf::from),
+            force: m.get_flag("force"),
             given,
         })
     }
@@ -184,6 +194,7 @@ fn params(a: &Args) -> Result<Params> {
 }
 
 pub fn run(a: Args) -> Result<()> {
+    check_outputs(&a)?;
     let g = GraphDir::open(&a.graph)?;
     let req = RunRequest {
         params: params(&a)?,
@@ -202,7 +213,33 @@ pub fn run(a: Args) -> Result<()> {
         let json = serde_json::to_string_pretty(&out.stats)?;
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
+    check_converged(&a, &req, &out)
+}
+
+/// Checks `--out` (a known extension, an existing directory, replaced only with `--force`) and
+/// `--stats` (an existing directory) before the run.
+fn check_outputs(a: &Args) -> Result<()> {
+    if let Some(path) = &a.out {
+        out_path::check_output(path, "--out", RESULT_FORMATS, a.force)?;
+    }
+    if let Some(path) = &a.stats {
+        out_path::check_output(path, "--stats", &[], true)?;
+    }
     Ok(())
+}
+
+/// Fails a run that stopped at its iteration limit without converging, unless
+/// `--allow-unconverged` was given; its results and stats are written by then, and the message
+/// says where.
+fn check_converged(a: &Args, req: &RunRequest, out: &RunOutput) -> Result<()> {
+    let Some(why) = registry::unconverged(req, out) else {
+        return Ok(());
+    };
+    let kept = match &a.out {
+        Some(path) => format!("its results were written to {}", path.display()),
+        None => "no results were written (no --out)".to_string(),
+    };
+    bail!("{why}; {kept}; raise --max-iterations, or give --allow-unconverged to accept such a result")
 }
 
 /// Reads spmv's `x`: a `.npy` 1-D array of f8, f4, i8 or i4 (little-endian, C order), or text

@@ -183,7 +183,14 @@ impl GraphBuilder {
             _ => PathBuf::from("."),
         };
         let tmp_path = parent.join(temporary_name(&name, "tmp"));
-        std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(&tmp_path, e))?;
+        // Errors name the path asked for, never the temporary one.
+        std::fs::create_dir(&tmp_path).map_err(|e| match parent.is_dir() {
+            true => FormatError::io(path, e),
+            false => FormatError::io(
+                path,
+                std::io::Error::new(e.kind(), format!("directory {} does not exist", parent.display())),
+            ),
+        })?;
         Ok(GraphBuilder {
             final_path: path.to_path_buf(),
             tmp_path,
