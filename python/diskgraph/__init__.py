@@ -46,11 +46,12 @@ from ._native import (
 from ._networkx import from_networkx
 from ._parquet import from_parquet
 from ._progress import Progress
-from ._result import Result
+from ._result import ConvergenceError, Result
 from ._scipy import from_scipy
 
 __all__ = [
     "AlgorithmError",
+    "ConvergenceError",
     "DiskgraphError",
     "Graph",
     "GraphFormatError",

@@ -258,6 +258,7 @@ class AlgorithmMethods:
         tolerance: float = 1e-09,
         iterations: Optional[int] = None,
         max_iterations: int = 10000,
+        allow_unconverged: bool = False,
         engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
@@ -275,7 +276,11 @@ class AlgorithmMethods:
                 ``1e-09``).
             iterations: run exactly this many iterations instead (on the shard engine, Gauss–Seidel
                 sweeps as GraphChi runs them).
-            max_iterations: give up (and say so) after this many iterations (default ``10000``).
+            max_iterations: the iteration limit: a run that has not converged by then fails (see
+                allow_unconverged) (default ``10000``).
+            allow_unconverged: accept a run that reaches its iteration limit before converging (else
+                it fails, its values kept: written by the command line, held by Python's
+                ConvergenceError) (default ``False``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
                 ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
                 engines' settings ``**io`` as in :meth:`Graph.run`.
@@ -285,6 +290,7 @@ class AlgorithmMethods:
             tolerance=tolerance,
             iterations=iterations,
             max_iterations=max_iterations,
+            allow_unconverged=allow_unconverged,
             engine=engine,
             memory=memory,
             threads=threads,

@@ -18,7 +18,7 @@ import numpy as np
 from . import _native, _progress
 from ._algorithms import AlgorithmMethods, Memory, ReadOptions
 from ._native import StaticCache
-from ._result import Result
+from ._result import Result, check_converged
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -219,13 +219,15 @@ class Graph(AlgorithmMethods):
         return dict(self._g.verify())
 
     def export(self, path: PathLike, format: str = "el", force: bool = False) -> int:
-        """Writes the edges as text in original IDs and returns the number of lines written.
+        """Writes the edges in original IDs and returns the number of edges written.
 
         Args:
             path: Output file (written atomically).
             format: ``"el"`` (``u v``), ``"wel"`` (``u v w``, weighted graphs), ``"snap"``
-                (``#`` header, tab-separated, weights if any) or ``"mtx"`` (Matrix Market; IDs
-                shifted by one if the graph has vertex 0).
+                (``#`` header, tab-separated, weights if any), ``"mtx"`` (Matrix Market; IDs
+                shifted by one if the graph has vertex 0) or ``"parquet"`` (uint64 columns
+                ``src`` and ``dst``, float32 ``weight`` if weighted: what :func:`from_parquet`
+                reads).
             force: Replace an existing file (else :class:`OutputExistsError`).
 
         Undirected graphs write each edge once (smaller ID first).
@@ -462,6 +464,9 @@ class Graph(AlgorithmMethods):
         Raises:
             InvalidVertex: a source is not a vertex of the graph.
             AlgorithmError: the algorithm refused the graph (e.g. sssp with negative weights).
+            ConvergenceError: an iterative run (pagerank) reached ``max_iterations`` before
+                converging, without ``allow_unconverged=True``; the exception's ``result`` holds
+                what it computed. (An AlgorithmError.)
             GraphFormatError: a graph file is damaged.
             ValueError: an unknown algorithm, engine or choice, an option value out of range, an
                 option that does not apply to the engine asked for (the I/O layer's refusals and
@@ -480,7 +485,8 @@ class Graph(AlgorithmMethods):
             done()
         if report is not None:
             _native.write_report(report, self.path, summary, json.dumps(stats))
-        return Result(algorithm, values, ids, stats, summary)
+        result = Result(algorithm, values, ids, stats, summary)
+        return check_converged(result, bool(options.get("allow_unconverged")))
 
     def select(
         self,

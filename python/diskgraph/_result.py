@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Union
 
 import numpy as np
 
-from ._native import OutputExistsError
+from ._native import AlgorithmError, OutputExistsError
 
 if TYPE_CHECKING:
     import pandas
@@ -233,3 +233,37 @@ def _rust_float(x: float) -> str:
     if not e:
         return text
     return f"{mantissa}e{int(exponent)}"
+
+
+class ConvergenceError(AlgorithmError):
+    """An iterative run (pagerank) reached its iteration limit (``max_iterations``) before
+    converging, and ``allow_unconverged=True`` was not given. As NetworkX raises
+    ``PowerIterationFailedConvergence``, but the values are not lost: :attr:`result` holds the
+    run's :class:`Result` as it stood, its ``stats["converged"]`` False.
+
+    >>> try:
+    ...     r = g.pagerank(max_iterations=2)
+    ... except diskgraph.ConvergenceError as e:
+    ...     r = e.result
+    """
+
+    def __init__(self, message: str, result: Result) -> None:
+        super().__init__(message)
+        #: The run's result as it stood at the iteration limit.
+        self.result = result
+
+
+ConvergenceError.__module__ = "diskgraph"
+
+
+def check_converged(result: Result, allowed: bool) -> Result:
+    """``result``, unless it stopped at its iteration limit without converging and that is not
+    ``allowed``: then :class:`ConvergenceError` holding it."""
+    if result.stats.get("converged") is False and not allowed:
+        raise ConvergenceError(
+            f"{result.algorithm} stopped at its iteration limit ({result.stats['iterations']} iterations) "
+            "without converging; raise max_iterations, or pass allow_unconverged=True to accept such a "
+            "result (this exception holds it as .result)",
+            result,
+        )
+    return result

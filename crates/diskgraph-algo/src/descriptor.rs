@@ -273,6 +273,9 @@ pub struct Outcome {
     pub iterations: u64,
     /// Edges examined, when the algorithm counts them (else the engine's count stands).
     pub edges_processed: Option<u64>,
+    /// Whether an iterative algorithm converged before its iteration limit (`None` when it has
+    /// no such limit, or ran a fixed number of iterations).
+    pub converged: Option<bool>,
     /// Settings that shaped the answer (the source, the tolerance...), for the stats.
     pub settings: Vec<(&'static str, Json)>,
 }
@@ -285,6 +288,7 @@ impl Outcome {
             summary,
             iterations: 0,
             edges_processed: None,
+            converged: None,
             settings: Vec::new(),
         }
     }
@@ -298,6 +302,12 @@ impl Outcome {
     /// With `edges` examined.
     pub fn edges(mut self, edges: u64) -> Self {
         self.edges_processed = Some(edges);
+        self
+    }
+
+    /// With whether it converged before its iteration limit.
+    pub fn converged(mut self, converged: bool) -> Self {
+        self.converged = Some(converged);
         self
     }
 

@@ -499,6 +499,7 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
         compute,
     } = ran;
     stats.iterations = outcome.iterations;
+    stats.converged = outcome.converged;
     if let Some(edges) = outcome.edges_processed {
         stats.edges_processed = edges;
     }
@@ -576,6 +577,21 @@ fn ascending_by_id(values: Values, ids: &[u64], ranking: &IdRanking) -> (Values,
         }
     };
     (values, order.sorted_ids())
+}
+
+/// Why the output `out` of request `req` is not an answer to take: it stopped at its iteration
+/// limit without converging, and the request does not allow that
+/// ([`ALLOW_UNCONVERGED`](crate::options::ALLOW_UNCONVERGED)). `None` when it converged, has
+/// no such limit, or may stop short. The run itself succeeds either way, so that its callers
+/// can keep its values (the CLI writes them) before they fail.
+pub fn unconverged(req: &RunRequest, out: &RunOutput) -> Option<String> {
+    let allowed = req.params.flag(&crate::options::ALLOW_UNCONVERGED);
+    (out.stats.converged == Some(false) && !allowed).then(|| {
+        format!(
+            "{} stopped at its iteration limit ({} iterations) without converging",
+            out.stats.algorithm, out.stats.iterations
+        )
+    })
 }
 
 /// Loads the static cache `params` ask for (the `basc` selection, `basc_fraction` of `memory`,

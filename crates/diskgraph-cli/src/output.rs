@@ -14,15 +14,18 @@ use anyhow::{bail, Context, Result};
 use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::Values;
 
+/// The extensions of the result formats [`write_values`] writes.
+pub const RESULT_FORMATS: &[&str] = &["tsv", "npy", "parquet"];
+
 /// Writes `values` (parallel to `ids`) to `path`, choosing the format by extension.
 pub fn write_values(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if !matches!(ext.as_str(), "tsv" | "npy" | "parquet") {
-        bail!("{}: unknown result format (use .tsv, .npy or .parquet)", path.display());
+    let ext = crate::out_path::extension(path);
+    if !RESULT_FORMATS.contains(&ext.as_str()) {
+        bail!(
+            "{}: unknown result format (use {})",
+            path.display(),
+            crate::out_path::listed(RESULT_FORMATS)
+        );
     }
     let name = path
         .file_name()

@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use diskgraph_engine::{RunStats, StepRecord};
 use diskgraph_format::OUT_ADJ;
 use diskgraph_io::DeviceRate;
@@ -56,22 +56,6 @@ impl Device {
             file,
         }
     }
-}
-
-/// Refuses a report path whose directory does not exist, before the run.
-pub fn check(path: &Path) -> Result<()> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        bail!(
-            "cannot write the report {}: directory {} does not exist",
-            path.display(),
-            parent.display()
-        );
-    }
-    Ok(())
 }
 
 /// Writes the report of a run on `graph` (its `summary` and `stats`) to `path`.

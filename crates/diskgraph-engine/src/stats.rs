@@ -24,6 +24,11 @@ pub struct RunStats {
     pub io_wait_seconds: f64,
     /// Iterations (BFS levels, PageRank sweeps, ...).
     pub iterations: u64,
+    /// Whether an iterative run converged: `Some(false)` when it stopped at its iteration limit
+    /// first. Absent (`None`) for algorithms that run to completion and for runs of a fixed
+    /// number of iterations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converged: Option<bool>,
     /// Edges examined by the algorithm.
     pub edges_processed: u64,
     /// Bytes read from the graph's files.

@@ -27,11 +27,14 @@ fn json_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> 
     py.import("json")?.call_method1("loads", (text,))
 }
 
-/// Parses a memory size such as ``"1GiB"``, ``"256MiB"``, ``"512M"``, ``"1.5G"`` or ``"4096"``
-/// (binary units, case-insensitive) into bytes.
+/// Parses a memory size such as ``"1GiB"``, ``"256MiB"``, ``"1GB"``, ``"512M"`` or ``"4096"``
+/// into bytes (case-insensitive): ``KiB``, ``MiB``, ``GiB``, ``TiB`` and a bare ``K``, ``M``,
+/// ``G``, ``T`` are powers of 2; ``KB``, ``MB``, ``GB``, ``TB`` are powers of 10.
 ///
 /// >>> parse_size("256MiB")
 /// 268435456
+/// >>> parse_size("1GB")
+/// 1000000000
 #[pyfunction]
 fn parse_size(size: &str) -> PyResult<u64> {
     diskgraph_engine::parse_size(size).map_err(pyo3::exceptions::PyValueError::new_err)
