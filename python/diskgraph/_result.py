@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import importlib
+import json
+import math
+import os
+import tempfile
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Union
 
 import numpy as np
+
+from ._native import OutputExistsError
+
+if TYPE_CHECKING:
+    import pandas
+    import pyarrow
 
 
 class Result:
@@ -47,8 +58,178 @@ class Result:
         """Maps each original vertex ID to its value (Python ints and floats)."""
         return dict(zip(self.vertex_ids.tolist(), self.values.tolist()))
 
+    @property
+    def value_name(self) -> str:
+        """The name of the values (``"level"``, ``"rank"``, ``"component"``, ...; ``"parent"`` for
+        bfs with ``parents=True``), as the run recorded it in ``stats["settings"]["value"]``:
+        the value column of :meth:`to_pandas` and :meth:`to_arrow`."""
+        return str(self.stats["settings"]["value"])
+
+    def _value_columns(self) -> List[str]:
+        """The value columns' names: the value name, or for a matrix (apsp) one column per
+        source, ``<name>_<source ID>``, in the order of ``stats["settings"]["sources"]``."""
+        if self.values.ndim == 1:
+            return [self.value_name]
+        return [f"{self.value_name}_{s}" for s in self.stats["settings"]["sources"]]
+
+    def _columns(self) -> Dict[str, np.ndarray]:
+        """The ``node`` column and the value columns, as :meth:`to_pandas` has them."""
+        columns = {"node": self.vertex_ids}
+        columns.update(zip(self._value_columns(), self._value_arrays()))
+        return columns
+
+    def _value_arrays(self) -> List[np.ndarray]:
+        """The values as columns: one, or one per source for a matrix."""
+        if self.values.ndim == 1:
+            return [self.values]
+        return [self.values[:, i] for i in range(self.values.shape[1])]
+
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The result as a DataFrame: a ``node`` column (the vertex IDs, ascending) and a value
+        column named after the values (:attr:`value_name`: ``level``, ``rank``, ...). A matrix
+        result (apsp) has one column per source instead, ``hops_<source ID>``, in the order of
+        ``stats["settings"]["sources"]``. Needs pandas (``pip install 'diskgraph[pandas]'``).
+
+        >>> g.pagerank().to_pandas().nlargest(1, "rank")  # doctest: +SKIP
+        """
+        pd = _optional("pandas", "to_pandas")
+        return pd.DataFrame(self._columns())
+
+    def to_arrow(self) -> "pyarrow.Table":
+        """The result as a ``pyarrow.Table`` with the columns of :meth:`to_pandas` (``node``
+        uint64, then the values). Needs pyarrow (``pip install 'diskgraph[pyarrow]'``)."""
+        pa = _optional("pyarrow", "to_arrow")
+        return pa.table(self._columns())
+
+    def write(self, path: Union[str, "os.PathLike[str]"], force: bool = False) -> None:
+        """Writes one row per vertex to ``path``, the format chosen by its extension:
+
+        - ``.tsv``: ``vertex<TAB>value`` (apsp: a value per source), no header — the very bytes
+          ``diskgraph run --out FILE.tsv`` writes;
+        - ``.npy``: a structured array of fields ``vertex`` (u64) and ``value``, as the CLI's;
+        - ``.parquet``: columns ``vertex`` (uint64) and ``value`` (apsp: ``value_0``, ...), as
+          the CLI's (needs pyarrow);
+        - ``.csv``: the Parquet columns with a header line;
+        - ``.json``: a list of ``{"vertex": ID, "value": V}`` records (apsp: a list of values),
+          ``null`` for an infinite or NaN float.
+
+        The file is written under a temporary name beside it and renamed into place.
+
+        Raises:
+            ValueError: an extension not in the list above.
+            OutputExistsError: ``path`` exists and ``force`` is false.
+            FileNotFoundError: the directory of ``path`` does not exist.
+        """
+        target = os.fspath(path)
+        ext = os.path.splitext(target)[1].lower()
+        writers: Dict[str, Callable[[str], None]] = {
+            ".tsv": self._write_tsv,
+            ".csv": self._write_csv,
+            ".json": self._write_json,
+            ".npy": self._write_npy,
+            ".parquet": self._write_parquet,
+        }
+        if ext not in writers:
+            known = ", ".join(writers)
+            raise ValueError(f"{target}: unknown result format {ext or '(no extension)'!r} (use {known})")
+        if os.path.lexists(target) and not force:
+            raise OutputExistsError(f"{target} exists (pass force=True to replace it)")
+        directory = os.path.dirname(os.path.abspath(target))
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(f"cannot write {target}: directory {directory} does not exist")
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=directory)
+        os.close(fd)
+        try:
+            writers[ext](tmp)
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    def _file_names(self) -> List[str]:
+        """The value columns' names in the CLI's files: ``value``, or ``value_0``, ... per source."""
+        if self.values.ndim == 1:
+            return ["value"]
+        return [f"value_{i}" for i in range(self.values.shape[1])]
+
+    def _text_rows(self, sep: str) -> Iterator[str]:
+        """The rows of a text file: the vertex, then its values, ``sep`` between them."""
+        texts = [_texts(c) for c in self._value_arrays()]
+        for i, vertex in enumerate(self.vertex_ids.tolist()):
+            yield sep.join([str(vertex)] + [t[i] for t in texts]) + "\n"
+
+    def _write_tsv(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.writelines(self._text_rows("\t"))
+
+    def _write_csv(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(",".join(["vertex"] + self._file_names()) + "\n")
+            f.writelines(self._text_rows(","))
+
+    def _write_json(self, path: str) -> None:
+        values = self.values.tolist()
+        if self.values.dtype.kind == "f":
+            values = [None if not math.isfinite(x) else x for x in values]
+        records = [{"vertex": v, "value": x} for v, x in zip(self.vertex_ids.tolist(), values)]
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(records, f, allow_nan=False)
+            f.write("\n")
+
+    def _write_npy(self, path: str) -> None:
+        n = self.values.shape[0]
+        shape = () if self.values.ndim == 1 else (self.values.shape[1],)
+        dtype = np.dtype([("vertex", "<u8"), ("value", self.values.dtype.newbyteorder("<"), shape)])
+        rows = np.empty(n, dtype=dtype)
+        rows["vertex"] = self.vertex_ids
+        rows["value"] = self.values
+        with open(path, "wb") as f:
+            np.save(f, rows)
+
+    def _write_parquet(self, path: str) -> None:
+        pa = _optional("pyarrow", "write")
+        import pyarrow.parquet as pq
+
+        columns = {"vertex": self.vertex_ids}
+        columns.update(zip(self._file_names(), self._value_arrays()))
+        # REQUIRED columns, as the CLI writes them: every vertex has a value.
+        schema = pa.schema([pa.field(name, pa.from_numpy_dtype(c.dtype), nullable=False) for name, c in columns.items()])
+        pq.write_table(pa.table(columns, schema=schema), path)
+
     def __len__(self) -> int:
         return int(self.values.shape[0])
 
     def __repr__(self) -> str:
         return f"Result({self.algorithm!r}, {len(self)} vertices, dtype={self.values.dtype}: {self.summary})"
+
+
+def _optional(module: str, method: str) -> Any:
+    """Imports an optional dependency, or raises ImportError naming the extra that installs it
+    (each extra is named after its package)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(
+            f"Result.{method}() needs {module}: pip install 'diskgraph[{module}]' (or pip install {module})"
+        ) from e
+
+
+def _texts(column: np.ndarray) -> List[str]:
+    """Each value as the CLI's TSV prints it: integers in decimal, floats as Rust's ``{:?}``
+    (the shortest text that round-trips: ``0.5``, ``1e-5``, ``1e16``, ``inf``, ``NaN``)."""
+    if column.dtype.kind != "f":
+        return [str(x) for x in column.tolist()]
+    return [_rust_float(x) for x in column.tolist()]
+
+
+def _rust_float(x: float) -> str:
+    """``x`` as Rust's ``{:?}`` formats an f64: Python's ``repr`` (the same shortest digits and
+    the same switch to exponents below 1e-4 and from 1e16) with Rust's exponent (``e-5``, ``e16``)
+    and ``NaN``."""
+    if math.isnan(x):
+        return "NaN"
+    text = repr(x)
+    mantissa, e, exponent = text.partition("e")
+    if not e:
+        return text
+    return f"{mantissa}e{int(exponent)}"

@@ -38,6 +38,10 @@ pub struct Algorithm {
 pub struct ResultKind {
     /// Their type.
     pub values: ValueType,
+    /// Their name, a column name (`level`, `rank`, `component`, ...): Python's `to_pandas()`
+    /// and `to_arrow()` name the value column so, and every run records it as the `value`
+    /// setting (a variant may record another, as bfs records `parent` with `--parents`).
+    pub name: &'static str,
     /// What they mean, for the help and the docstrings.
     pub help: &'static str,
 }

@@ -161,6 +161,10 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
         .map_err(|e| AlgoError::InvalidSetting(format!("cannot start the worker threads: {e}")))?;
     let variant = alg.variant(engine).expect("the engine chosen runs the algorithm");
     let mut out = pool.install(|| run_variant(graph, req, alg, variant))?;
+    out.stats
+        .settings
+        .entry("value".into())
+        .or_insert(json!(alg.result.name));
     if let Some(note) = note {
         out.summary = format!("{}\n{note}", out.summary);
         out.stats.settings.insert("engine_choice".into(), json!(note));

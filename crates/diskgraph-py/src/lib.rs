@@ -7,6 +7,7 @@
 
 use pyo3::prelude::*;
 
+mod cli;
 mod errors;
 mod graph;
 mod importer;
@@ -47,6 +48,8 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 #[pyo3(name = "_native")]
 mod native {
     #[pymodule_export]
+    use super::cli::cli_main;
+    #[pymodule_export]
     use super::errors::{
         AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError, Suspended,
     };
@@ -68,6 +71,10 @@ mod native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        let py = m.py();
+        m.add("GraphNotFoundError", super::errors::graph_not_found_class(py)?)?;
+        m.add("NotAGraphError", super::errors::not_a_graph_class(py)?)?;
+        m.add("InputNotFoundError", super::errors::input_not_found_class(py)?)?;
         Ok(())
     }
 }

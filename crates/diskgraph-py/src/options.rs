@@ -14,7 +14,7 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString};
 
-use crate::errors::InvalidVertex;
+use crate::errors::{value_error, InvalidVertex};
 
 /// Python's name of `obj`'s type, for messages.
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -113,7 +113,7 @@ fn source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
 /// text form (`"K"` or `"a,b,c"`).
 fn sources(obj: &Bound<'_, PyAny>, max: Option<usize>) -> PyResult<Sources> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return s.to_cow()?.parse().map_err(PyValueError::new_err);
+        return s.to_cow()?.parse().map_err(value_error);
     }
     if obj.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(
@@ -204,14 +204,14 @@ pub fn value(spec: &OptionSpec, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         OptionKind::Choice(_) => {
             let choices = spec.kind.describe();
             let given = text(name, obj, &format!("{choices} (a str)"))?;
-            spec.parse(&given).map_err(PyValueError::new_err)?
+            spec.parse(&given).map_err(value_error)?
         }
         OptionKind::Text => Value::Text(text(name, obj, "a str or None")?),
         OptionKind::Source => Value::Source(source(obj)?),
         &OptionKind::Sources { max } => Value::Sources(sources(obj, max)?),
         OptionKind::Vector => Value::Vector(Arc::new(vector(name, obj)?)),
     };
-    spec.check(&value).map_err(PyValueError::new_err)?;
+    spec.check(&value).map_err(value_error)?;
     Ok(value)
 }
 

@@ -42,6 +42,7 @@ pub const BC: Algorithm = Algorithm {
     options: &[&SAMPLES, &SEED],
     result: ResultKind {
         values: ValueType::Float,
+        name: "betweenness",
         help: "the betweenness of each vertex, scaled as NetworkX's betweenness_centrality (normalized, endpoints excluded)",
     },
     variants: &[

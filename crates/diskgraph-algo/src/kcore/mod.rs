@@ -37,6 +37,7 @@ pub const KCORE: Algorithm = Algorithm {
     options: &[],
     result: ResultKind {
         values: ValueType::Signed,
+        name: "core",
         help: "the core number of each vertex (directions, self-loops and parallel edges ignored)",
     },
     variants: &[

@@ -77,6 +77,7 @@ pub const PAGERANK: Algorithm = Algorithm {
     options: &[&TOLERANCE, &ITERATIONS, &MAX_ITERATIONS],
     result: ResultKind {
         values: ValueType::Float,
+        name: "rank",
         help: "the rank of each vertex (they sum to 1): alpha 0.85, weights ignored, dangling mass spread uniformly",
     },
     variants: &[

@@ -54,6 +54,7 @@ pub const SSSP: Algorithm = Algorithm {
     options: &[&SOURCE],
     result: ResultKind {
         values: ValueType::Float,
+        name: "distance",
         help: "the distance from the source along out-edges, summing the weights (hops when unweighted), inf unreached",
     },
     variants: &[
