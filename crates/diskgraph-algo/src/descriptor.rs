@@ -13,6 +13,7 @@ use diskgraph_engine::shards::ShardGraph;
 use diskgraph_engine::stream::StreamGraph;
 use diskgraph_engine::sync::SyncGraph;
 use diskgraph_engine::{EngineKind, MemoryGraph, Vertices};
+use diskgraph_format::VertexNames;
 use serde_json::Value as Json;
 
 use crate::streaming::LayoutNeed;
@@ -192,6 +193,8 @@ pub struct Run<'a> {
     pub params: &'a Params,
     /// The graph's vertices.
     pub vertices: &'a Vertices,
+    /// The graph's vertex names, by original ID, when it has them.
+    pub names: Option<&'a VertexNames>,
     pub(crate) source: Option<u32>,
     pub(crate) sources: Option<Vec<u32>>,
 }
@@ -218,6 +221,16 @@ impl Run<'_> {
     /// The original ID of internal vertex `v`.
     pub fn id(&self, v: u32) -> u64 {
         self.vertices.ids()[v as usize]
+    }
+
+    /// Internal vertex `v` as a summary shows it: its name when the graph has names, else its
+    /// original ID.
+    pub fn label(&self, v: u32) -> String {
+        let id = self.id(v);
+        match self.names.and_then(|n| n.get(id)) {
+            Some(name) => name.to_string(),
+            None => id.to_string(),
+        }
     }
 }
 

@@ -8,6 +8,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod names;
 mod output;
 mod partition;
 mod progress;

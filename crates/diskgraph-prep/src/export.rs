@@ -1,13 +1,15 @@
 //! Writing a graph back out as text, in original IDs: GAP `.el`/`.wel`, SNAP text, or Matrix
-//! Market. Undirected graphs write each edge once (source ≤ target); Matrix Market writes them
-//! as `symmetric`. Matrix Market is 1-based: a graph whose IDs include 0 is written with every
-//! ID shifted by one, and a comment line says so.
+//! Market; or as CSV (`source,target[,weight]` header, quoted as needed), which writes vertex
+//! names when the graph has them (and original IDs otherwise), so a graph imported from a CSV of
+//! names exports back to one. Undirected graphs write each edge once (source ≤ target); Matrix
+//! Market writes them as `symmetric`. Matrix Market is 1-based: a graph whose IDs include 0 is
+//! written with every ID shifted by one, and a comment line says so.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{Direction, GraphDir};
+use diskgraph_format::{Direction, GraphDir, VertexNames};
 
 /// Text formats `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,17 +22,20 @@ pub enum ExportFormat {
     Snap,
     /// Matrix Market coordinate (pattern or real; general or symmetric).
     Mtx,
+    /// CSV with a header, vertex names (or IDs), and weights if any.
+    Csv,
 }
 
 impl ExportFormat {
-    /// Parses `el|wel|snap|mtx`.
+    /// Parses `el|wel|snap|mtx|csv`.
     pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "el" => ExportFormat::El,
             "wel" => ExportFormat::Wel,
             "snap" => ExportFormat::Snap,
             "mtx" => ExportFormat::Mtx,
-            _ => bail!("unknown export format {s:?} (expected el, wel, snap or mtx)"),
+            "csv" => ExportFormat::Csv,
+            _ => bail!("unknown export format {s:?} (expected el, wel, snap, mtx or csv)"),
         })
     }
 }
@@ -49,6 +54,10 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
     }
     let csr = graph.load_csr(Direction::Out, true)?;
     let ids = graph.original_ids()?;
+    let names = match format {
+        ExportFormat::Csv => graph.names()?,
+        _ => None,
+    };
     let tmp = output.with_file_name(format!(
         ".{}.tmp-{}",
         output
@@ -57,8 +66,11 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
             .unwrap_or_default(),
         std::process::id()
     ));
-    let written =
-        write_edges(&csr, &ids, m, format, &tmp).with_context(|| format!("cannot write {}", output.display()));
+    let written = match format {
+        ExportFormat::Csv => write_csv(&csr, &ids, names.as_ref(), m, &tmp),
+        _ => write_edges(&csr, &ids, m, format, &tmp),
+    }
+    .with_context(|| format!("cannot write {}", output.display()));
     match written {
         Ok(count) => {
             std::fs::rename(&tmp, output).with_context(|| format!("cannot write {}", output.display()))?;
@@ -101,7 +113,7 @@ fn write_edges(
             writeln!(w, "# Nodes: {} Edges: {}", m.num_vertices, m.num_edges)?;
             writeln!(w, "# FromNodeId\tToNodeId{}", if with_weight { "\tWeight" } else { "" })?;
         }
-        ExportFormat::El | ExportFormat::Wel => {}
+        ExportFormat::El | ExportFormat::Wel | ExportFormat::Csv => {}
     }
     let sep = if format == ExportFormat::Snap { '\t' } else { ' ' };
     let mut count = 0u64;
@@ -120,5 +132,46 @@ fn write_edges(
         }
     }
     w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    Ok(count)
+}
+
+/// Writes the edges as CSV: a `source,target[,weight]` header, then one row per edge naming
+/// its vertices by name (or original ID).
+fn write_csv(
+    csr: &diskgraph_format::Csr,
+    ids: &[u64],
+    names: Option<&VertexNames>,
+    m: &diskgraph_format::Manifest,
+    path: &Path,
+) -> Result<u64> {
+    let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?));
+    match m.weighted {
+        true => w.write_record(["source", "target", "weight"])?,
+        false => w.write_record(["source", "target"])?,
+    }
+    let label = |v: u32| -> String {
+        let id = ids[v as usize];
+        names
+            .and_then(|n| n.get(id))
+            .map_or_else(|| id.to_string(), str::to_string)
+    };
+    let mut count = 0u64;
+    for u in 0..csr.num_vertices() as u32 {
+        let weights = csr.edge_weights(u);
+        let source = label(u);
+        for (i, &v) in csr.neighbours(u).iter().enumerate() {
+            if !m.directed && v < u {
+                continue;
+            }
+            let target = label(v);
+            match weights {
+                Some(ws) => w.write_record([source.as_str(), target.as_str(), &ws[i].to_string()])?,
+                None => w.write_record([source.as_str(), target.as_str()])?,
+            }
+            count += 1;
+        }
+    }
+    let inner = w.into_inner().map_err(|e| anyhow::anyhow!("{}", e.error()))?;
+    inner.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok(count)
 }

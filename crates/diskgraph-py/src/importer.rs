@@ -58,6 +58,7 @@ pub fn import_file<'py>(
         format: choice,
         weighted,
         weight_file,
+        ..ParseOptions::default()
     };
     let iopts = ImportOptions {
         undirected,
