@@ -6,7 +6,8 @@ import numbers
 import operator
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Dict, Optional, Union
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Dict, Hashable, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -67,11 +68,15 @@ class Graph(AlgorithmMethods):
     1.0
     """
 
-    __slots__ = ("_g", "_import_summary", "reorder_summary")
+    __slots__ = ("_g", "_import_summary", "reorder_summary", "_node_keys", "_keys_read", "_key_ids")
 
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
         self._import_summary: Optional[Dict[str, Any]] = None
+        #: Node keys by original ID (names, or the nodes :func:`from_networkx` was given), once read.
+        self._node_keys: Optional[np.ndarray] = None
+        self._keys_read = False
+        self._key_ids: Optional[Dict[Hashable, int]] = None
         #: What :meth:`reorder` reported when it wrote this graph (None otherwise).
         self.reorder_summary: Optional[Dict[str, Any]] = None
 
@@ -121,6 +126,50 @@ class Graph(AlgorithmMethods):
     def vertex_ids(self) -> np.ndarray:
         """Original vertex IDs, ascending (uint64). Every per-vertex result is indexed like this."""
         return self._g.vertex_ids()
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """The graph's node keys, indexed like :meth:`vertex_ids` (and every per-vertex result):
+        the NetworkX nodes of a graph :func:`from_networkx` made from non-integer nodes, the
+        vertex names (str) of a graph that has them (a CSV of names, or such a graph reopened),
+        else the original IDs (uint64). Algorithm sources may be given as node keys."""
+        keys = self._keys()
+        return self.vertex_ids() if keys is None else keys
+
+    def _keys(self) -> Optional[np.ndarray]:
+        """The node keys (an object array by original ID) of a graph with names, else None."""
+        if not self._keys_read:
+            has_names = "names.idx" in self._g.manifest["files"]
+            names = _native.read_names(self.path) if has_names else None
+            self._node_keys = None if names is None else object_array(names)
+            self._keys_read = True
+        return self._node_keys
+
+    def _set_nodes(self, nodes: Sequence[Any]) -> None:
+        """Keeps ``nodes`` (one per original ID) as the node keys."""
+        self._node_keys = object_array(nodes)
+        self._keys_read = True
+        self._key_ids = None
+
+    def _vertex_options(self, algorithm: str, options: Dict[str, Any]) -> Dict[str, Any]:
+        """``options`` with every node key given as a source turned into its original ID."""
+        keys = self._keys()
+        if keys is None:
+            return options
+        if self._key_ids is None:
+            self._key_ids = {key: i for i, key in enumerate(keys.tolist())}
+        ids = self._key_ids
+        kinds = _vertex_option_kinds().get(algorithm, {})
+        out = dict(options)
+        for name, kind in kinds.items():
+            value = options.get(name)
+            if value is None or isinstance(value, bool):
+                continue
+            if kind == "source" and not (isinstance(value, str) and value in ("smallest", "max-degree")):
+                out[name] = _vertex_id(ids, value)
+            elif kind == "sources" and not isinstance(value, (int, np.integer)):
+                out[name] = [_vertex_id(ids, v) for v in value]
+        return out
 
     def out_degree(self) -> np.ndarray:
         """Out-degree of every vertex (int64; undirected: the degree, self-loops counted once)."""
@@ -282,8 +331,10 @@ class Graph(AlgorithmMethods):
                 a budget too small for the engine included).
             TypeError: an option the algorithm does not take, or an option of the wrong type.
         """
-        values, ids, stats, summary = self._g.run(algorithm, options)
-        return Result(algorithm, values, ids, stats, summary)
+        values, ids, stats, summary = self._g.run(algorithm, self._vertex_options(algorithm, options))
+        keys = self._keys()
+        rows = None if keys is None else keys[ids.astype(np.intp)]
+        return Result(algorithm, values, ids, stats, summary, rows)
 
     def select(
         self,
@@ -427,6 +478,34 @@ class Graph(AlgorithmMethods):
     def __repr__(self) -> str:
         kind = ("directed" if self.directed else "undirected") + (", weighted" if self.weighted else "")
         return f"<diskgraph.Graph {self.path!r}: {self.num_vertices} vertices, {self.num_edges} edges ({kind})>"
+
+
+def object_array(items: Iterable[Any]) -> np.ndarray:
+    """A one-dimensional object array of ``items`` (tuples stay elements, not rows)."""
+    listed: List[Any] = list(items)
+    return np.fromiter(listed, dtype=object, count=len(listed))
+
+
+@lru_cache(maxsize=1)
+def _vertex_option_kinds() -> Dict[str, Dict[str, str]]:
+    """Per algorithm, its options that take vertices, with their kind (source or sources)."""
+    return {
+        a["name"]: {o["name"]: o["kind"] for o in a["options"] if o["kind"] in ("source", "sources")}
+        for a in _native.algorithms()["algorithms"]
+    }
+
+
+def _vertex_id(ids: Dict[Hashable, int], key: Any) -> Any:
+    """The original ID of node ``key``; an integer that is no key is taken as an ID, anything
+    else is refused."""
+    try:
+        return ids[key]
+    except KeyError:
+        if isinstance(key, (int, np.integer)):
+            return key
+        raise _native.InvalidVertex(f"{key!r} is not a node of the graph") from None
+    except TypeError:
+        raise TypeError(f"a vertex must be a node key (hashable), got {key!r}") from None
 
 
 def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.open

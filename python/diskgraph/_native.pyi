@@ -25,6 +25,7 @@ __all__ = [
     "algorithms",
     "import_file",
     "parse_size",
+    "read_names",
     "__version__",
 ]
 
@@ -52,7 +53,14 @@ def import_file(
     keep_duplicates: bool = False,
     memory: int = 1073741824,
     force: bool = False,
+    header: str = "auto",
+    delimiter: Optional[str] = None,
+    source_column: Union[int, str, None] = None,
+    target_column: Union[int, str, None] = None,
+    weight_column: Union[int, str, None] = None,
+    ids: str = "auto",
 ) -> Dict[str, Any]: ...
+def read_names(path: _Path) -> Optional[List[str]]: ...
 
 @final
 class SyncQueue:
@@ -172,6 +180,7 @@ class EdgeImporter:
         weights: Optional[npt.NDArray[np.float32]] = None,
     ) -> None: ...
     def add_vertices(self, ids: npt.NDArray[np.uint64]) -> None: ...
+    def add_names(self, names: List[str]) -> None: ...
     def finish(self) -> Dict[str, Any]: ...
     def abort(self) -> None: ...
     @property

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Hashable, Optional
 
 import numpy as np
 
@@ -18,6 +18,8 @@ class Result:
             uint64 component labels (the smallest original ID in the component) and random-walk
             visit counts, float64 distances (``inf`` = unreached), ranks and spmv products.
         vertex_ids: Original vertex IDs, ascending (uint64).
+        nodes: The node keys of the rows: the vertex names (str) or the NetworkX nodes of a graph
+            that has them, else :attr:`vertex_ids`.
         stats: What the run did and cost (the engine's ``RunStats`` as a dict): ``engine``,
             times, ``iterations``, ``edges_processed``, the I/O counters (``bytes_read``,
             ``io_requests``, ``blocks_requested``, ``blocks_after_dedup``, ``merged_runs``,
@@ -32,20 +34,35 @@ class Result:
     0
     """
 
-    __slots__ = ("algorithm", "values", "vertex_ids", "stats", "summary")
+    __slots__ = ("algorithm", "values", "vertex_ids", "stats", "summary", "_keys")
 
     def __init__(
-        self, algorithm: str, values: np.ndarray, vertex_ids: np.ndarray, stats: Dict[str, Any], summary: str
+        self,
+        algorithm: str,
+        values: np.ndarray,
+        vertex_ids: np.ndarray,
+        stats: Dict[str, Any],
+        summary: str,
+        keys: Optional[np.ndarray] = None,
     ) -> None:
         self.algorithm = algorithm
         self.values = values
         self.vertex_ids = vertex_ids
         self.stats = stats
         self.summary = summary
+        #: The rows' node keys (an object array) when the graph has names or nodes, else None.
+        self._keys = keys
 
-    def to_dict(self) -> Dict[int, Any]:
-        """Maps each original vertex ID to its value (Python ints and floats)."""
-        return dict(zip(self.vertex_ids.tolist(), self.values.tolist()))
+    @property
+    def nodes(self) -> np.ndarray:
+        """The node key of each row: a vertex's name (str) or its NetworkX node when the graph
+        has them, else its original ID (then the same as :attr:`vertex_ids`)."""
+        return self.vertex_ids if self._keys is None else self._keys
+
+    def to_dict(self) -> Dict[Hashable, Any]:
+        """Maps each node key (see :attr:`nodes`: names or NetworkX nodes when the graph has
+        them, else original vertex IDs) to its value (Python ints and floats)."""
+        return dict(zip(self.nodes.tolist(), self.values.tolist()))
 
     def __len__(self) -> int:
         return int(self.values.shape[0])
