@@ -52,6 +52,14 @@ def test_arbitrary_hashable_nodes_are_kept(tmp_path: Path) -> None:
         g.bfs(source="nowhere")
     reopened = diskgraph.open(tmp_path / "g")
     assert reopened.nodes.tolist() == [str(n) for n in nodes]
+    # A reordered copy keeps the nodes, and its answers per node.
+    reordered = g.reorder(tmp_path / "r", "degree")
+    assert reordered.nodes.tolist() == nodes
+    assert reordered.sssp(source=(0, 1)).to_dict() == r.to_dict()
+    csv = tmp_path / "g.csv"
+    assert reordered.export(csv, "csv") == len(nodes) - 1
+    lines = csv.read_text().splitlines()
+    assert lines[0] == "source,target" and '"(0, 1)",b' in lines
     # Integer nodes stay IDs.
     ints = diskgraph.from_networkx(nx.path_graph([5, 9, 12]), tmp_path / "ints")
     assert ints.nodes.dtype == np.uint64 and ints.nodes.tolist() == [5, 9, 12]

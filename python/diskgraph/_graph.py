@@ -7,7 +7,7 @@ import operator
 import os
 import sys
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Hashable, Iterable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Hashable, Iterable, List, Optional, Union
 
 import numpy as np
 
@@ -145,7 +145,7 @@ class Graph(AlgorithmMethods):
             self._keys_read = True
         return self._node_keys
 
-    def _set_nodes(self, nodes: Sequence[Any]) -> None:
+    def _set_nodes(self, nodes: Iterable[Any]) -> None:
         """Keeps ``nodes`` (one per original ID) as the node keys."""
         self._node_keys = object_array(nodes)
         self._keys_read = True
@@ -192,8 +192,9 @@ class Graph(AlgorithmMethods):
         Args:
             path: Output file (written atomically).
             format: ``"el"`` (``u v``), ``"wel"`` (``u v w``, weighted graphs), ``"snap"``
-                (``#`` header, tab-separated, weights if any) or ``"mtx"`` (Matrix Market; IDs
-                shifted by one if the graph has vertex 0).
+                (``#`` header, tab-separated, weights if any), ``"mtx"`` (Matrix Market; IDs
+                shifted by one if the graph has vertex 0) or ``"csv"`` (a ``source,target[,weight]``
+                header, then vertex names when the graph has them, else IDs).
             force: Replace an existing file (else :class:`OutputExistsError`).
 
         Undirected graphs write each edge once (smaller ID first).
@@ -473,6 +474,8 @@ class Graph(AlgorithmMethods):
         )
         g = Graph(output)
         g.reorder_summary = summary
+        if self._node_keys is not None:
+            g._set_nodes(self._node_keys)  # names follow original IDs, which a reordering keeps
         return g
 
     def __repr__(self) -> str:
