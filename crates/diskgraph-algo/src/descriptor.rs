@@ -284,6 +284,9 @@ pub struct Outcome {
     pub edges_processed: Option<u64>,
     /// Settings that shaped the answer (the source, the tolerance...), for the stats.
     pub settings: Vec<(&'static str, Json)>,
+    /// Whether the values are original vertex IDs (parents, component labels; a negative value
+    /// is none), which outputs that name vertices name too.
+    pub vertex_values: bool,
 }
 
 impl Outcome {
@@ -295,7 +298,14 @@ impl Outcome {
             iterations: 0,
             edges_processed: None,
             settings: Vec::new(),
+            vertex_values: false,
         }
+    }
+
+    /// With values that are original vertex IDs (see [`Outcome::vertex_values`]).
+    pub fn vertex_valued(mut self) -> Self {
+        self.vertex_values = true;
+        self
     }
 
     /// With `iterations`.

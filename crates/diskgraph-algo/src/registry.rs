@@ -138,6 +138,8 @@ pub struct RunOutput {
     pub stats: RunStats,
     /// A few lines describing the answer (reached vertices, component count, top ranks...).
     pub summary: String,
+    /// Whether the values are original vertex IDs (parents, component labels; negative: none).
+    pub vertex_values: bool,
 }
 
 /// Runs `req` on `graph`.
@@ -512,6 +514,7 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
         vertex_ids,
         stats,
         summary: outcome.summary,
+        vertex_values: outcome.vertex_values,
     }
 }
 

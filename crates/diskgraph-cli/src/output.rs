@@ -3,9 +3,10 @@
 //! UINT64 and `value`). Files are written under a temporary name and renamed into place.
 //!
 //! On a graph with vertex names, TSV rows start with the vertex's name (a tab, a line break,
-//! a carriage return and a backslash written `\t`, `\n`, `\r`, `\\`) and Parquet's `vertex`
-//! column holds the names (UTF-8 strings); `.npy`, a numeric array, keeps the original IDs
-//! (which index the names).
+//! a carriage return and a backslash written `\t`, `\n`, `\r`, `\\`), and values that are
+//! vertices (parents, component labels) are names too (`-1` stays none); Parquet's `vertex`
+//! column holds the names (UTF-8 strings) and its values stay numeric; `.npy`, a numeric array,
+//! keeps the original IDs (which index the names).
 //!
 //! Distances from several sources (apsp) give each vertex one value per source, in the order of
 //! the stats' `sources`, `-1` when unreached: TSV `vertex<TAB>d0<TAB>d1…`, `.npy` field `value`
@@ -21,8 +22,15 @@ use diskgraph_algo::Values;
 use diskgraph_format::VertexNames;
 
 /// Writes `values` (parallel to `ids`) to `path`, choosing the format by extension; with
-/// `names`, TSV and Parquet name each vertex.
-pub fn write_values(path: &Path, ids: &[u64], names: Option<&VertexNames>, values: &Values) -> Result<()> {
+/// `names`, TSV and Parquet name each vertex, and TSV names the values too when
+/// `vertex_values` says they are original vertex IDs.
+pub fn write_values(
+    path: &Path,
+    ids: &[u64],
+    names: Option<&VertexNames>,
+    values: &Values,
+    vertex_values: bool,
+) -> Result<()> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -37,7 +45,7 @@ pub fn write_values(path: &Path, ids: &[u64], names: Option<&VertexNames>, value
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
     let res = match ext.as_str() {
-        "tsv" => write_tsv(&tmp, ids, names, values),
+        "tsv" => write_tsv(&tmp, ids, names, values, vertex_values),
         "npy" => write_npy(&tmp, ids, values),
         _ => write_parquet(&tmp, ids, names, values),
     };
@@ -76,29 +84,38 @@ fn write_vertex(w: &mut impl Write, id: u64, names: Option<&VertexNames>) -> std
     w.write_all(rest.as_bytes())
 }
 
-fn write_tsv(path: &Path, ids: &[u64], names: Option<&VertexNames>, values: &Values) -> Result<()> {
+fn write_tsv(
+    path: &Path,
+    ids: &[u64],
+    names: Option<&VertexNames>,
+    values: &Values,
+    vertex_values: bool,
+) -> Result<()> {
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     let n = ids.len();
-    let mut row = |id: u64, value: &dyn std::fmt::Display| -> std::io::Result<()> {
+    let value_names = names.filter(|_| vertex_values);
+    for (k, &id) in ids.iter().enumerate() {
         write_vertex(&mut w, id, names)?;
-        writeln!(w, "\t{value}")
-    };
-    match values {
-        Values::Signed(v) => ids.iter().zip(v).try_for_each(|(&i, x)| row(i, x))?,
-        Values::Unsigned(v) => ids.iter().zip(v).try_for_each(|(&i, x)| row(i, x))?,
-        Values::Float(v) => ids
-            .iter()
-            .zip(v)
-            .try_for_each(|(&i, x)| row(i, &format_args!("{x:?}")))?,
-        Values::Distances { sources, hops } => {
-            for (v, &id) in ids.iter().enumerate() {
-                write_vertex(&mut w, id, names)?;
-                for i in 0..*sources {
-                    write!(w, "\t{}", hop(hops, n, i, v))?;
+        match values {
+            Values::Signed(v) => match u64::try_from(v[k]) {
+                Ok(vertex) if value_names.is_some() => {
+                    w.write_all(b"\t")?;
+                    write_vertex(&mut w, vertex, value_names)?;
                 }
-                writeln!(w)?;
+                _ => write!(w, "\t{}", v[k])?,
+            },
+            Values::Unsigned(v) => {
+                w.write_all(b"\t")?;
+                write_vertex(&mut w, v[k], value_names)?;
+            }
+            Values::Float(v) => write!(w, "\t{:?}", v[k])?,
+            Values::Distances { sources, hops } => {
+                for i in 0..*sources {
+                    write!(w, "\t{}", hop(hops, n, i, k))?;
+                }
             }
         }
+        writeln!(w)?;
     }
     w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok(())

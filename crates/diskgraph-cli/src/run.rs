@@ -204,7 +204,7 @@ pub fn run(a: Args) -> Result<()> {
     println!("{}", out.summary);
     println!("{}", out.stats.summary());
     if let Some(path) = &a.out {
-        write_values(path, &out.vertex_ids, names.as_ref(), &out.values)?;
+        write_values(path, &out.vertex_ids, names.as_ref(), &out.values, out.vertex_values)?;
         println!("results written to {}", path.display());
     }
     if let Some(path) = &a.stats {

@@ -68,6 +68,24 @@ fn a_csv_of_names_round_trips_through_run_export_and_info() {
     ok(&["run", "msbfs", s(&graph), "--sources", "alice, dave", "--out", s(&tsv)]);
     let sums = std::fs::read_to_string(&tsv).unwrap();
     assert_eq!(sums, "alice\t1\nbob\t3\ncarol, jr\t5\ndave\t0\n", "distance sums");
+    // Values that are vertices are named too.
+    let tsv = dir.path().join("parents.tsv");
+    ok(&[
+        "run",
+        "bfs",
+        s(&graph),
+        "--source",
+        "bob",
+        "--parents",
+        "--out",
+        s(&tsv),
+    ]);
+    let parents = std::fs::read_to_string(&tsv).unwrap();
+    assert_eq!(parents, "alice\tcarol, jr\nbob\tbob\ncarol, jr\tbob\ndave\t-1\n");
+    let tsv = dir.path().join("wcc.tsv");
+    ok(&["run", "wcc", s(&graph), "--out", s(&tsv)]);
+    let labels = std::fs::read_to_string(&tsv).unwrap();
+    assert_eq!(labels, "alice\talice\nbob\talice\ncarol, jr\talice\ndave\talice\n");
     let err = fails(&["run", "bfs", s(&graph), "--source", "erin"]);
     assert!(err.contains("no vertex is named \"erin\""), "{err}");
 

@@ -123,7 +123,7 @@ pub(crate) fn present(r: Bfs, run: &Run, parents: bool) -> Outcome {
         .edges(r.edges_processed)
         .setting("source", json!(run.id(run.source())));
     match parents {
-        true => outcome.setting("parents", json!(true)),
+        true => outcome.setting("parents", json!(true)).vertex_valued(),
         false => outcome,
     }
 }
