@@ -33,6 +33,7 @@ by hand (the test suite checks it is up to date).
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any, Hashable, Literal, Optional, Sequence, TypedDict, Union
 
@@ -40,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._native import StaticCache
+from ._progress import Progress
 from ._result import Result
 
 if TYPE_CHECKING:
@@ -147,6 +149,8 @@ def method(algorithm: Dict[str, Any]) -> List[str]:
         f'engine: {literal(engines)} = "auto"',
         "memory: Optional[Memory] = None",
         "threads: Optional[int] = None",
+        "progress: Progress = None",
+        'report: Union[str, "os.PathLike[str]", None] = None',
         "**io: Unpack[IoOptions]",
     ]
     lines = [f"    def {name}(", *[f"        {p}," for p in params], '    ) -> Result:']
@@ -166,15 +170,15 @@ def method(algorithm: Dict[str, Any]) -> List[str]:
         doc += wrap(text + describe_default(o) + ".", "            ", f"{o['name']}: ")
     engine_names = ", ".join(f'``"{e}"``' for e in engines[1:])
     doc += wrap(
-        f'``"auto"`` (the default) or one of {engine_names}; ``memory``, ``threads`` and the engines\' '
-        f"settings ``**io`` as in :meth:`Graph.run`.",
+        f'``"auto"`` (the default) or one of {engine_names}; ``memory``, ``threads``, ``progress``, ``report`` '
+        f"and the engines' settings ``**io`` as in :meth:`Graph.run`.",
         "            ",
         "engine: ",
     )
     doc.append('        """')
     lines += doc
     call = [f'"{name}"'] + [f"{o['name']}={o['name']}" for o in options]
-    call += ["engine=engine", "memory=memory", "threads=threads", "**io"]
+    call += ["engine=engine", "memory=memory", "threads=threads", "progress=progress", "report=report", "**io"]
     one_line = f"        return self.run({', '.join(call)})"
     if len(one_line) <= WIDTH + 20:
         lines.append(one_line)

@@ -29,8 +29,11 @@ from ._native import (
     AlgorithmError,
     DiskgraphError,
     GraphFormatError,
+    GraphNotFoundError,
     InputFormatError,
+    InputNotFoundError,
     InvalidVertex,
+    NotAGraphError,
     OutputExistsError,
     StaticCache,
     Suspended,
@@ -42,18 +45,24 @@ from ._native import (
 )
 from ._networkx import from_networkx
 from ._parquet import from_parquet
-from ._result import Result
+from ._progress import Progress
+from ._result import ConvergenceError, Result
 from ._scipy import from_scipy
 
 __all__ = [
     "AlgorithmError",
+    "ConvergenceError",
     "DiskgraphError",
     "Graph",
     "GraphFormatError",
+    "GraphNotFoundError",
     "InputFormatError",
+    "InputNotFoundError",
     "InvalidVertex",
     "IoOptions",
+    "NotAGraphError",
     "OutputExistsError",
+    "Progress",
     "ReadOptions",
     "Result",
     "StaticCache",

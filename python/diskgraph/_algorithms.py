@@ -6,6 +6,7 @@ by hand (the test suite checks it is up to date).
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any, Hashable, Literal, Optional, Sequence, TypedDict, Union
 
@@ -13,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._native import StaticCache
+from ._progress import Progress
 from ._result import Result
 
 if TYPE_CHECKING:
@@ -128,6 +130,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Breadth-first search levels from ``source`` (-1 unreached); ``parents`` for the parent
@@ -143,10 +147,20 @@ class AlgorithmMethods:
             parents: give each vertex's parent (an original ID; the source is its own parent, -1
                 unreached) instead of its level (default ``False``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``"sync"``; ``memory``, ``threads``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "bfs",
+            source=source,
+            parents=parents,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def sssp(
         self,
@@ -155,6 +169,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Single-source shortest path distances from ``source`` (inf unreached); refuses negative
@@ -168,10 +184,19 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``"sync"``; ``memory``, ``threads``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "sssp",
+            source=source,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def wcc(
         self,
@@ -180,6 +205,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Weakly connected components, labelled by their smallest vertex ID.
@@ -191,10 +218,19 @@ class AlgorithmMethods:
                 baseline): ``"union-find"`` or ``"label-propagation"`` (the stream engine only)
                 (default ``"union-find"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``, ``"shards"``; ``memory``, ``threads`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("wcc", method=method, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "wcc",
+            method=method,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def scc(
         self,
@@ -202,6 +238,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Strongly connected components, labelled by their smallest vertex ID.
@@ -210,9 +248,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("scc", engine=engine, memory=memory, threads=threads, **io)
+        return self.run("scc", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def pagerank(
         self,
@@ -220,9 +259,12 @@ class AlgorithmMethods:
         tolerance: float = 1e-09,
         iterations: Optional[int] = None,
         max_iterations: int = 10000,
+        allow_unconverged: bool = False,
         engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """PageRank with NetworkX semantics (alpha 0.85, to ``tolerance`` or ``iterations``).
@@ -235,19 +277,26 @@ class AlgorithmMethods:
                 ``1e-09``).
             iterations: run exactly this many iterations instead (on the shard engine, Gauss–Seidel
                 sweeps as GraphChi runs them).
-            max_iterations: give up (and say so) after this many iterations (default ``10000``).
+            max_iterations: the iteration limit: a run that has not converged by then fails (see
+                allow_unconverged) (default ``10000``).
+            allow_unconverged: accept a run that reaches its iteration limit before converging (else
+                it fails, its values kept: written by the command line, held by Python's
+                ConvergenceError) (default ``False``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``, ``"shards"``; ``memory``, ``threads`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "pagerank",
             tolerance=tolerance,
             iterations=iterations,
             max_iterations=max_iterations,
+            allow_unconverged=allow_unconverged,
             engine=engine,
             memory=memory,
             threads=threads,
+            progress=progress,
+            report=report,
             **io,
         )
 
@@ -257,6 +306,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Core number of every vertex on the undirected simple view.
@@ -266,9 +317,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("kcore", engine=engine, memory=memory, threads=threads, **io)
+        return self.run("kcore", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def msbfs(
         self,
@@ -278,6 +330,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Multi-source BFS from up to 64 ``sources`` at once: sum of finite distances (-1
@@ -293,9 +347,20 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("msbfs", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "msbfs",
+            sources=sources,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def apsp(
         self,
@@ -305,6 +370,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Hop distances from each of ``sources`` (K sampled, or IDs; msbfs in batches of 64), -1
@@ -320,9 +387,20 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("apsp", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "apsp",
+            sources=sources,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def spmv(
         self,
@@ -331,6 +409,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Y = A^T x with the edge weights (x from ``x``, or all ones).
@@ -342,9 +422,19 @@ class AlgorithmMethods:
             x: x, one number per vertex in ascending original-ID order: a text file (one value per
                 line) or a 1-D .npy array (f8, f4, i8 or i4); all ones when absent.
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("spmv", x=x, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "spmv",
+            x=x,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def mis(
         self,
@@ -354,6 +444,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Maximal independent set, 1 in the set and 0 not (greedy by ID; ``method`` luby).
@@ -368,9 +460,20 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``, ``"sync"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("mis", method=method, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "mis",
+            method=method,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def sp(
         self,
@@ -379,6 +482,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Unweighted shortest-path lengths (hops) from ``source``, -1 unreached.
@@ -390,9 +495,19 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("sp", source=source, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "sp",
+            source=source,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def diameter(
         self,
@@ -402,6 +517,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Diameter lower bound by ``rounds`` BFS sweeps from ``source``: hop distances from the
@@ -416,9 +533,20 @@ class AlgorithmMethods:
                 equals) (default ``"smallest"``).
             rounds: BFS sweeps, each from the farthest vertex the last one found (default ``4``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("diameter", source=source, rounds=rounds, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "diameter",
+            source=source,
+            rounds=rounds,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def bc(
         self,
@@ -428,6 +556,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Betweenness centrality (Brandes, NetworkX scaling): exact, or from ``samples`` K sources.
@@ -442,9 +572,20 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("bc", samples=samples, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "bc",
+            samples=samples,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def mst(
         self,
@@ -452,6 +593,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Minimum spanning forest of an undirected graph (weight 1 per edge when unweighted): each
@@ -464,9 +607,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"sync"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("mst", engine=engine, memory=memory, threads=threads, **io)
+        return self.run("mst", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def randomwalk(
         self,
@@ -479,6 +623,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Visit counts of ``walks`` random walks of ``length`` steps from ``sources``, restarting
@@ -501,7 +647,8 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"shards"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
         return self.run(
             "randomwalk",
@@ -513,6 +660,8 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            progress=progress,
+            report=report,
             **io,
         )
 
@@ -522,6 +671,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Triangles through every vertex and their total, on the undirected simple view.
@@ -531,6 +682,15 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"shards"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("triangles", engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "triangles",
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )

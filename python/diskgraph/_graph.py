@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import numbers
 import operator
 import os
+import shutil
 import sys
+import tempfile
+import weakref
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Hashable, Iterable, List, Optional, Union
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Dict, Hashable, Iterable, List, NamedTuple, Optional, Type, Union, cast
 
 import numpy as np
 
-from . import _native
+from . import _native, _progress
 from ._algorithms import AlgorithmMethods, Memory, ReadOptions
 from ._native import StaticCache
-from ._result import Result
+from ._result import Result, check_converged
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -54,6 +59,32 @@ def _optional_count(name: str, value: Optional[int], minimum: int) -> Optional[i
     return v
 
 
+class Edges(NamedTuple):
+    """The edges of a graph (:meth:`Graph.edges`): original IDs and weights, one entry per edge."""
+
+    #: Source of each edge (uint64 original IDs).
+    src: np.ndarray
+    #: Target of each edge (uint64 original IDs).
+    dst: np.ndarray
+    #: Weight of each edge (float32), or None for an unweighted graph.
+    weight: Optional[np.ndarray]
+
+
+def _vertex_id(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise TypeError(f"a vertex is an original ID (a non-negative integer), got {v!r}")
+    value = int(v)
+    if not 0 <= value < _U64_LIMIT:
+        raise ValueError(f"a vertex ID is in 0 .. 2**64-1, got {value}")
+    return value
+
+
+def _direction(direction: str) -> str:
+    if direction not in ("out", "in"):
+        raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
+    return direction
+
+
 class Graph(AlgorithmMethods):
     """A graph directory opened for reading (see :func:`diskgraph.open`).
 
@@ -61,14 +92,34 @@ class Graph(AlgorithmMethods):
     :meth:`verify` checks everything else. Every per-vertex array is indexed like
     :meth:`vertex_ids` (original IDs, ascending).
 
+    A graph is a context manager: leaving the ``with`` block closes it (:meth:`close`). A graph
+    imported without a path (``from_edges(src, dst)``, ``from_networkx(G)``, ...) lives in a
+    temporary directory, deleted when it is closed, garbage-collected, or at interpreter exit.
+
     >>> g = diskgraph.open("wiki-vote.dg")
     >>> g.num_vertices, g.directed
     (7115, True)
     >>> g.pagerank().values.sum()
     1.0
+    >>> with diskgraph.from_edges([1, 2], [2, 3]) as t:
+    ...     t.num_vertices
+    3
     """
 
-    __slots__ = ("_g", "_import_summary", "reorder_summary", "_node_keys", "_keys_read", "_key_ids")
+    __slots__ = (
+        "_g",
+        "_import_summary",
+        "reorder_summary",
+        "_remove",
+        "__weakref__",
+        "_node_keys",
+        "_keys_read",
+        "_key_ids",
+    )
+
+    #: NetworkX dispatches its functions on this graph to the ``diskgraph`` backend
+    #: (:mod:`diskgraph.nx_backend`): ``networkx.pagerank(g)`` runs here, without conversion.
+    __networkx_backend__ = "diskgraph"
 
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
@@ -79,6 +130,45 @@ class Graph(AlgorithmMethods):
         self._key_ids: Optional[Dict[Hashable, int]] = None
         #: What :meth:`reorder` reported when it wrote this graph (None otherwise).
         self.reorder_summary: Optional[Dict[str, Any]] = None
+        self._remove: Optional[weakref.finalize] = None
+
+    # ----- lifetime -------------------------------------------------------------------------
+
+    def _own_directory(self, directory: PathLike) -> None:
+        """Makes ``directory`` (the temporary directory holding this graph) this graph's to
+        delete: on :meth:`close`, when the graph is garbage-collected, or at interpreter exit."""
+        self._remove = weakref.finalize(self, shutil.rmtree, os.fspath(directory), ignore_errors=True)
+
+    @property
+    def temporary(self) -> bool:
+        """Whether the graph lives in a temporary directory that closing it deletes."""
+        return self._remove is not None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (any use but ``path`` then raises ValueError)."""
+        return isinstance(self._g, _ClosedGraph)
+
+    def close(self) -> None:
+        """Releases the graph's files and, for a temporary graph, deletes its directory. Any
+        later use of the graph raises ValueError; closing again does nothing."""
+        if self.closed:
+            return
+        path = os.fspath(self._g.path)
+        self._g = cast(Any, _ClosedGraph(path))
+        if self._remove is not None:
+            self._remove()
+
+    def __enter__(self) -> "Graph":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
 
     # ----- metadata -------------------------------------------------------------------------
 
@@ -166,9 +256,9 @@ class Graph(AlgorithmMethods):
             if value is None or isinstance(value, bool):
                 continue
             if kind == "source" and not (isinstance(value, str) and value in ("smallest", "max-degree")):
-                out[name] = _vertex_id(ids, value)
+                out[name] = _key_id(ids, value)
             elif kind == "sources" and not isinstance(value, (int, np.integer)):
-                out[name] = [_vertex_id(ids, v) for v in value]
+                out[name] = [_key_id(ids, v) for v in value]
         return out
 
     def out_degree(self) -> np.ndarray:
@@ -187,19 +277,119 @@ class Graph(AlgorithmMethods):
         return dict(self._g.verify())
 
     def export(self, path: PathLike, format: str = "el", force: bool = False) -> int:
-        """Writes the edges as text in original IDs and returns the number of lines written.
+        """Writes the edges in original IDs and returns the number of edges written.
 
         Args:
             path: Output file (written atomically).
             format: ``"el"`` (``u v``), ``"wel"`` (``u v w``, weighted graphs), ``"snap"``
                 (``#`` header, tab-separated, weights if any), ``"mtx"`` (Matrix Market; IDs
-                shifted by one if the graph has vertex 0) or ``"csv"`` (a ``source,target[,weight]``
-                header, then vertex names when the graph has them, else IDs).
+                shifted by one if the graph has vertex 0) or ``"parquet"`` (uint64 columns
+                ``src`` and ``dst``, float32 ``weight`` if weighted: what :func:`from_parquet`
+                reads) or ``"csv"`` (a ``source,target[,weight]`` header, then vertex names when
+                the graph has them, else IDs).
             force: Replace an existing file (else :class:`OutputExistsError`).
 
         Undirected graphs write each edge once (smaller ID first).
         """
         return int(self._g.export(os.fspath(path), format, force))
+
+    # ----- adjacency ------------------------------------------------------------------------
+
+    def neighbors(self, v: int, direction: str = "out") -> np.ndarray:
+        """The out-neighbours of vertex ``v`` (an original ID) as original IDs, ascending (uint64;
+        a parallel edge repeats its neighbour). ``direction="in"`` gives the in-neighbours of a
+        directed graph (an undirected graph's are the same list).
+
+        Reads one list from disk; the first call reads the vertex index and keeps it, as
+        :meth:`load_index` does. Raises :class:`InvalidVertex` if ``v`` is not a vertex.
+
+        >>> g.neighbors(3)  # doctest: +SKIP
+        array([  4,  28, 6505], dtype=uint64)
+        """
+        return self._g.neighbors(_vertex_id(v), _direction(direction))
+
+    def edges(self) -> "Edges":
+        """Every edge as numpy arrays ``Edges(src, dst, weight)`` of original IDs, sorted by
+        ``(src, dst)``: the arcs of a directed graph; each undirected edge once, with
+        ``src <= dst``. ``weight`` is the float32 weights, or None for an unweighted graph. A
+        multigraph repeats its parallel edges.
+
+        Holds the whole graph in memory (16 to 20 bytes per edge in the result).
+
+        >>> src, dst, weight = g.edges()  # doctest: +SKIP
+        """
+        indptr, indices, weights = self._g.csr("out")
+        ids = self.vertex_ids()
+        rows = np.repeat(np.arange(ids.shape[0]), (indptr[1:] - indptr[:-1]).astype(np.int64))
+        if not self.directed:
+            keep = rows <= indices
+            rows, indices = rows[keep], indices[keep]
+            weights = None if weights is None else weights[keep]
+        return Edges(ids[rows], ids[indices], weights)
+
+    def degree(self) -> np.ndarray:
+        """The degree of every vertex (int64), NetworkX's ``G.degree``: in- plus out-degree of a
+        directed graph; the number of incident edges of an undirected one, a self-loop counting
+        twice. Reads only the offset indexes, and the lists too when the graph has self-loops
+        (undirected)."""
+        if self.directed:
+            return self.out_degree() + self.in_degree()
+        degree = self.out_degree()
+        if int(self._g.manifest.get("num_self_loops", 0)) == 0:
+            return degree
+        indptr, indices, _ = self._g.csr("out")
+        rows = np.repeat(np.arange(degree.shape[0]), (indptr[1:] - indptr[:-1]).astype(np.int64))
+        return degree + np.bincount(rows[rows == indices], minlength=degree.shape[0])
+
+    def to_scipy(self, dtype: Any = np.float64) -> Any:
+        """The adjacency matrix as a ``scipy.sparse.csr_array`` of ``dtype``, rows and columns in
+        :meth:`vertex_ids` order: ``A[i, j]`` is the weight of the edge from ``vertex_ids()[i]``
+        to ``vertex_ids()[j]`` (1 when unweighted; parallel edges summed, as
+        ``networkx.to_scipy_sparse_array`` does). Undirected graphs give a symmetric matrix.
+        Holds the whole graph in memory."""
+        import scipy.sparse as sp
+
+        indptr, indices, weights = self._g.csr("out")
+        n = self.num_vertices
+        data = np.ones(indices.shape[0], dtype=dtype) if weights is None else weights.astype(dtype)
+        index_dtype = np.int32 if max(n, indices.shape[0]) < 2**31 else np.int64
+        A = sp.csr_array(
+            (data, indices.astype(index_dtype), indptr.astype(index_dtype)), shape=(n, n)
+        )
+        A.sum_duplicates()
+        return A
+
+    def is_directed(self) -> bool:
+        """Whether the graph is directed (NetworkX's name for :attr:`directed`)."""
+        return self.directed
+
+    def is_multigraph(self) -> bool:
+        """Whether parallel edges were kept on import (``keep_duplicates``)."""
+        return bool(self._g.manifest.get("multi_edges", False))
+
+    def to_networkx(self, weight: Optional[str] = "weight") -> Any:
+        """The graph as a NetworkX graph: ``DiGraph`` or ``Graph`` (``MultiDiGraph`` or
+        ``MultiGraph`` when parallel edges were kept), nodes the original IDs in ascending order
+        (isolated vertices included), each edge carrying its weight as the ``weight`` attribute
+        when the graph is weighted (``weight=None``: no attributes). Holds the whole graph in
+        memory, as NetworkX does."""
+        import networkx as nx
+
+        multi = self.is_multigraph()
+        cls = {
+            (True, False): nx.DiGraph,
+            (False, False): nx.Graph,
+            (True, True): nx.MultiDiGraph,
+            (False, True): nx.MultiGraph,
+        }[(self.directed, multi)]
+        G = cls()
+        G.add_nodes_from(self.vertex_ids().tolist())
+        src, dst, w = self.edges()
+        if w is None or weight is None:
+            G.add_edges_from(zip(src.tolist(), dst.tolist()))
+        else:
+            G.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()), weight=weight)
+        return G
 
     # ----- algorithms -----------------------------------------------------------------------
 
@@ -317,6 +507,13 @@ class Graph(AlgorithmMethods):
             memory: The budget: everything the engine holds (buffers, caches), as int bytes or
                 a string like ``"256MiB"`` (default 1 GiB).
             threads: Worker threads (default: all cores).
+            progress: Shows the run's engine steps as they end: True for a tqdm bar (a line on
+                stderr without tqdm), or a callable taking each step's record, a dict (see
+                :data:`diskgraph.Progress`). Each record is also in ``stats["steps"]``.
+            report: Writes the run's HTML report to this path, as ``diskgraph run --report``
+                does (plots of the I/O throughput against the device's measured rates, of each
+                step's active vertices and bytes, of the caches' hit ratios; the stats). Its
+                directory must exist (FileNotFoundError before the run).
 
         An engine's settings are refused when another engine is asked for by name; under
         ``"auto"`` they are used if that engine is picked.
@@ -326,16 +523,31 @@ class Graph(AlgorithmMethods):
         Raises:
             InvalidVertex: a source is not a vertex of the graph.
             AlgorithmError: the algorithm refused the graph (e.g. sssp with negative weights).
+            ConvergenceError: an iterative run (pagerank) reached ``max_iterations`` before
+                converging, without ``allow_unconverged=True``; the exception's ``result`` holds
+                what it computed. (An AlgorithmError.)
             GraphFormatError: a graph file is damaged.
             ValueError: an unknown algorithm, engine or choice, an option value out of range, an
                 option that does not apply to the engine asked for (the I/O layer's refusals and
                 a budget too small for the engine included).
             TypeError: an option the algorithm does not take, or an option of the wrong type.
         """
-        values, ids, stats, summary = self._g.run(algorithm, self._vertex_options(algorithm, options))
+        report = options.pop("report", None)
+        if report is not None:
+            _progress.check_report(report)
+        shown, done = _progress.callback(options.pop("progress", None), algorithm)
+        if shown is not None:
+            options["progress"] = shown
+        try:
+            values, ids, stats, summary = self._g.run(algorithm, self._vertex_options(algorithm, options))
+        finally:
+            done()
+        if report is not None:
+            _native.write_report(report, self.path, summary, json.dumps(stats))
         keys = self._keys()
         rows = None if keys is None else keys[ids.astype(np.intp)]
-        return Result(algorithm, values, ids, stats, summary, rows)
+        result = Result(algorithm, values, ids, stats, summary, rows)
+        return check_converged(result, bool(options.get("allow_unconverged")))
 
     def select(
         self,
@@ -479,6 +691,8 @@ class Graph(AlgorithmMethods):
         return g
 
     def __repr__(self) -> str:
+        if self.closed:
+            return f"<diskgraph.Graph {self.path!r} (closed)>"
         kind = ("directed" if self.directed else "undirected") + (", weighted" if self.weighted else "")
         return f"<diskgraph.Graph {self.path!r}: {self.num_vertices} vertices, {self.num_edges} edges ({kind})>"
 
@@ -498,7 +712,7 @@ def _vertex_option_kinds() -> Dict[str, Dict[str, str]]:
     }
 
 
-def _vertex_id(ids: Dict[Hashable, int], key: Any) -> Any:
+def _key_id(ids: Dict[Hashable, int], key: Any) -> Any:
     """The original ID of node ``key``; an integer that is no key is taken as an ID, anything
     else is refused."""
     try:
@@ -514,7 +728,9 @@ def _vertex_id(ids: Dict[Hashable, int], key: Any) -> Any:
 def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.open
     """Opens the graph directory at ``path``.
 
-    Raises :class:`GraphFormatError` if it is missing, is not a graph directory, or fails the
+    Raises :class:`GraphNotFoundError` (a ``FileNotFoundError``) if it is missing,
+    :class:`NotAGraphError` (a ``NotADirectoryError``) if it is a file or a directory without
+    ``manifest.json``, and :class:`GraphFormatError` (the base of both) if it fails the
     open-time checks (manifest, file sizes, offset indexes).
 
     >>> g = diskgraph.open("rome99.dg")
@@ -522,3 +738,22 @@ def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.
     69102.0
     """
     return Graph(path)
+
+
+def temporary_graph_path() -> str:
+    """A path for a graph imported without one: ``graph.dg`` inside a new private directory
+    (``tempfile.mkdtemp``, so under ``TMPDIR``), which :meth:`Graph._own_directory` then hands to
+    the graph to delete."""
+    return os.path.join(tempfile.mkdtemp(prefix="diskgraph-"), "graph.dg")
+
+
+class _ClosedGraph:
+    """Stands in for the native graph of a closed :class:`Graph`: any use raises ValueError."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __getattr__(self, name: str) -> Any:
+        raise ValueError(f"the graph {self.path} is closed (Graph.close(), or the end of its with block)")

@@ -4,13 +4,14 @@ machinery the other converters use to stream batches into a native ``EdgeImporte
 from __future__ import annotations
 
 import os
+import shutil
 import warnings
 from typing import Any, Callable, Iterable, Optional, Union
 
 import numpy as np
 
 from . import _native
-from ._graph import Graph, Memory, PathLike, memory_bytes
+from ._graph import Graph, Memory, PathLike, memory_bytes, temporary_graph_path
 
 #: Edges converted and pushed per step, so a conversion never holds more than one chunk.
 CHUNK = 1 << 20
@@ -80,7 +81,7 @@ def as_weights(values: Any, name: str = "weights", offset: int = 0) -> np.ndarra
 
 
 def run_import(
-    path: PathLike,
+    path: Optional[PathLike],
     feed: Callable[["_native.EdgeImporter"], None],
     *,
     directed: bool,
@@ -94,25 +95,35 @@ def run_import(
     """Starts a native importer, lets ``feed`` push into it, publishes and opens the graph.
 
     Any exception from ``feed`` (including KeyboardInterrupt) aborts the import, which then
-    leaves nothing at ``path``.
+    leaves nothing at ``path``. With ``path=None`` the graph goes to a temporary directory
+    that the returned graph deletes when closed or collected.
     """
-    importer = _native.EdgeImporter(
-        os.fspath(path),
-        directed=bool(directed),
-        weighted=bool(weighted),
-        keep_self_loops=bool(keep_self_loops),
-        keep_duplicates=bool(keep_duplicates),
-        memory=memory_bytes(memory),
-        force=bool(force),
-        description=description,
-    )
+    target = temporary_graph_path() if path is None else os.fspath(path)
     try:
-        feed(importer)
-        summary = importer.finish()
+        importer = _native.EdgeImporter(
+            target,
+            directed=bool(directed),
+            weighted=bool(weighted),
+            keep_self_loops=bool(keep_self_loops),
+            keep_duplicates=bool(keep_duplicates),
+            memory=memory_bytes(memory),
+            force=bool(force),
+            description=description,
+        )
+        try:
+            feed(importer)
+            summary = importer.finish()
+        except BaseException:
+            importer.abort()
+            raise
+        g = opened(target, summary)
     except BaseException:
-        importer.abort()
+        if path is None:
+            shutil.rmtree(os.path.dirname(target), ignore_errors=True)
         raise
-    return opened(path, summary)
+    if path is None:
+        g._own_directory(os.path.dirname(target))
+    return g
 
 
 def opened(path: PathLike, summary: Any) -> Graph:
@@ -225,7 +236,7 @@ def _header(header: Union[str, bool]) -> str:
 def from_edges(
     src: Any,
     dst: Any,
-    path: PathLike,
+    path: Optional[PathLike] = None,
     weights: Any = None,
     directed: bool = True,
     vertices: Any = None,
@@ -240,7 +251,8 @@ def from_edges(
     Args:
         src, dst: Vertex IDs (any integer dtype or sequence of ints, non-negative, below 2**64),
             of equal length.
-        path: The graph directory to create.
+        path: The graph directory to create; ``None`` makes a temporary graph, deleted when
+            it is closed (see :class:`Graph`).
         weights: Optional edge weights (finite reals, stored as float32); the graph is weighted
             iff given.
         directed: ``False`` stores each edge both ways.

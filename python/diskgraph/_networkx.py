@@ -67,7 +67,7 @@ def _chunks(items: Iterator[Any], size: int) -> Iterator[List[Any]]:
 
 def from_networkx(
     G: Any,
-    path: PathLike,
+    path: Optional[PathLike] = None,
     *,
     weight: Optional[str] = "weight",
     keep_self_loops: bool = False,
@@ -88,7 +88,8 @@ def from_networkx(
 
     Args:
         G: A ``Graph``, ``DiGraph``, ``MultiGraph`` or ``MultiDiGraph``.
-        path: The graph directory to create.
+        path: The graph directory to create; ``None`` makes a temporary graph, deleted when
+            it is closed (see :class:`Graph`).
         weight: Edge attribute holding the weight; ``None`` ignores weights.
         keep_self_loops, keep_duplicates, memory, force: as in :func:`import_file`.
 

@@ -39,6 +39,10 @@ pub struct Algorithm {
 pub struct ResultKind {
     /// Their type.
     pub values: ValueType,
+    /// Their name, a column name (`level`, `rank`, `component`, ...): Python's `to_pandas()`
+    /// and `to_arrow()` name the value column so, and every run records it as the `value`
+    /// setting (a variant may record another, as bfs records `parent` with `--parents`).
+    pub name: &'static str,
     /// What they mean, for the help and the docstrings.
     pub help: &'static str,
 }
@@ -282,6 +286,9 @@ pub struct Outcome {
     pub iterations: u64,
     /// Edges examined, when the algorithm counts them (else the engine's count stands).
     pub edges_processed: Option<u64>,
+    /// Whether an iterative algorithm converged before its iteration limit (`None` when it has
+    /// no such limit, or ran a fixed number of iterations).
+    pub converged: Option<bool>,
     /// Settings that shaped the answer (the source, the tolerance...), for the stats.
     pub settings: Vec<(&'static str, Json)>,
     /// Whether the values are original vertex IDs (parents, component labels; a negative value
@@ -297,6 +304,7 @@ impl Outcome {
             summary,
             iterations: 0,
             edges_processed: None,
+            converged: None,
             settings: Vec::new(),
             vertex_values: false,
         }
@@ -317,6 +325,12 @@ impl Outcome {
     /// With `edges` examined.
     pub fn edges(mut self, edges: u64) -> Self {
         self.edges_processed = Some(edges);
+        self
+    }
+
+    /// With whether it converged before its iteration limit.
+    pub fn converged(mut self, converged: bool) -> Self {
+        self.converged = Some(converged);
         self
     }
 

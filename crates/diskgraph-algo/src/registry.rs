@@ -18,7 +18,8 @@ use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
-    human_bytes, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources, Vertices,
+    human_bytes, recorder, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, Observer, RunStats, Source,
+    Sources, Vertices,
 };
 use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
@@ -102,6 +103,8 @@ pub struct RunRequest {
     /// whose per-vertex values nobody reads (the CLI without `--out`) then neither ranks the
     /// IDs nor moves every row (0.1 s of a 0.9 s Kronecker 24 bfs).
     pub in_id_order: bool,
+    /// Called with each engine step's record as the step ends (progress display).
+    pub progress: Option<Observer>,
 }
 
 impl RunRequest {
@@ -113,6 +116,7 @@ impl RunRequest {
             index: None,
             static_cache: None,
             in_id_order: true,
+            progress: None,
         }
     }
 
@@ -159,6 +163,10 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
         .map_err(|e| AlgoError::InvalidSetting(format!("cannot start the worker threads: {e}")))?;
     let variant = alg.variant(engine).expect("the engine chosen runs the algorithm");
     let mut out = pool.install(|| run_variant(graph, req, alg, variant))?;
+    out.stats
+        .settings
+        .entry("value".into())
+        .or_insert(json!(alg.result.name));
     if let Some(note) = note {
         out.summary = format!("{}\n{note}", out.summary);
         out.stats.settings.insert("engine_choice".into(), json!(note));
@@ -444,6 +452,7 @@ fn execute<E: Engine>(
     mut stats: RunStats,
 ) -> Result<Ran, AlgoError> {
     let params = &req.params;
+    g.recorder().open(start, req.progress.clone(), g.snapshot());
     let vertices = g.vertices();
     let source = match alg.source_option() {
         Some(spec) => Some(match params.source(spec) {
@@ -466,9 +475,12 @@ fn execute<E: Engine>(
         source,
         sources,
     };
-    let outcome = f(g, &run)?;
+    let outcome = recorder::sampled(g, || f(g, &run))?;
     g.record(&mut stats);
     stats.edges_processed = g.edges_counted().unwrap_or(0);
+    let log = g.recorder().close(g.snapshot(), outcome.edges_processed);
+    stats.steps = log.steps;
+    stats.io_series = log.io;
     for name in params.given() {
         if let Some(Value::Choice(choice)) = alg.option(name).and_then(|o| params.get(o)) {
             stats.settings.insert(name.into(), json!(choice));
@@ -492,6 +504,7 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
         compute,
     } = ran;
     stats.iterations = outcome.iterations;
+    stats.converged = outcome.converged;
     if let Some(edges) = outcome.edges_processed {
         stats.edges_processed = edges;
     }
@@ -570,6 +583,21 @@ fn ascending_by_id(values: Values, ids: &[u64], ranking: &IdRanking) -> (Values,
         }
     };
     (values, order.sorted_ids())
+}
+
+/// Why the output `out` of request `req` is not an answer to take: it stopped at its iteration
+/// limit without converging, and the request does not allow that
+/// ([`ALLOW_UNCONVERGED`](crate::options::ALLOW_UNCONVERGED)). `None` when it converged, has
+/// no such limit, or may stop short. The run itself succeeds either way, so that its callers
+/// can keep its values (the CLI writes them) before they fail.
+pub fn unconverged(req: &RunRequest, out: &RunOutput) -> Option<String> {
+    let allowed = req.params.flag(&crate::options::ALLOW_UNCONVERGED);
+    (out.stats.converged == Some(false) && !allowed).then(|| {
+        format!(
+            "{} stopped at its iteration limit ({} iterations) without converging",
+            out.stats.algorithm, out.stats.iterations
+        )
+    })
 }
 
 /// Loads the static cache `params` ask for (the `basc` selection, `basc_fraction` of `memory`,

@@ -21,6 +21,9 @@ use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::Values;
 use diskgraph_format::VertexNames;
 
+/// The extensions of the result formats [`write_values`] writes.
+pub const RESULT_FORMATS: &[&str] = &["tsv", "npy", "parquet"];
+
 /// Writes `values` (parallel to `ids`) to `path`, choosing the format by extension; with
 /// `names`, TSV and Parquet name each vertex, and TSV names the values too when
 /// `vertex_values` says they are original vertex IDs.
@@ -31,13 +34,13 @@ pub fn write_values(
     values: &Values,
     vertex_values: bool,
 ) -> Result<()> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if !matches!(ext.as_str(), "tsv" | "npy" | "parquet") {
-        bail!("{}: unknown result format (use .tsv, .npy or .parquet)", path.display());
+    let ext = crate::out_path::extension(path);
+    if !RESULT_FORMATS.contains(&ext.as_str()) {
+        bail!(
+            "{}: unknown result format (use {})",
+            path.display(),
+            crate::out_path::listed(RESULT_FORMATS)
+        );
     }
     let name = path
         .file_name()

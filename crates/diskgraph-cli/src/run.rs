@@ -8,14 +8,14 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
-use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
+use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
 use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_format::GraphDir;
 
 use crate::names::Names;
-
-use crate::output::write_values;
+use crate::out_path;
+use crate::output::{write_values, RESULT_FORMATS};
 
 /// Arguments of `diskgraph run`.
 #[derive(Debug)]
@@ -24,6 +24,10 @@ pub struct Args {
     graph: PathBuf,
     out: Option<PathBuf>,
     stats: Option<PathBuf>,
+    /// Where to write the HTML report (`--report`).
+    report: Option<PathBuf>,
+    /// Replace an existing `--out` file.
+    force: bool,
     /// The options given, by name, as typed (a flag's as `true`).
     given: Vec<(&'static str, String)>,
 }
@@ -127,6 +131,18 @@ impl clap::Args for Args {
                     .long("stats")
                     .value_name("FILE")
                     .help("Write RunStats JSON"),
+            )
+            .arg(
+                Arg::new("report")
+                    .long("report")
+                    .value_name("FILE.html")
+                    .help("Write a self-contained HTML report: I/O throughput against the device's measured rates, active vertices and bytes per step, cache hit ratios, the stats"),
+            )
+            .arg(
+                Arg::new("force")
+                    .long("force")
+                    .action(ArgAction::SetTrue)
+                    .help("Replace an existing --out or --report file"),
             );
         all_options().into_iter().fold(cmd, |cmd, o| cmd.arg(arg(o)))
     }
@@ -155,6 +171,8 @@ impl FromArgMatches for Args {
             graph: text("graph").map(PathBuf::from).unwrap_or_default(),
             out: text("out").map(PathBuf::from),
             stats: text("stats").map(PathBuf::from),
+            report: text("report").map(PathBuf::from),
+            force: m.get_flag("force"),
             given,
         })
     }
@@ -192,15 +210,16 @@ fn params(a: &Args, names: Option<&Names>) -> Result<Params> {
 }
 
 pub fn run(a: Args) -> Result<()> {
+    check_outputs(&a)?;
     let g = GraphDir::open(&a.graph)?;
     let names = g.names()?;
-    let req = RunRequest {
+    let mut req = RunRequest {
         params: params(&a, names.as_ref().map(Names::new).as_ref())?,
         // Rows are put in ID order only to be written.
         in_id_order: a.out.is_some(),
         ..RunRequest::new(&a.algorithm)
     };
-    let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
+    let out = run_showing_steps(&g, &mut req).with_context(|| format!("{} on {}", a.algorithm, a.graph.display()))?;
     println!("{}", out.summary);
     println!("{}", out.stats.summary());
     if let Some(path) = &a.out {
@@ -211,7 +230,51 @@ pub fn run(a: Args) -> Result<()> {
         let json = serde_json::to_string_pretty(&out.stats)?;
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
+    if let Some(path) = &a.report {
+        crate::report::write(path, &a.graph, &out.summary, &out.stats)?;
+        println!("report written to {}", path.display());
+    }
+    check_converged(&a, &req, &out)
+}
+
+/// Checks `--out` and `--report` (a known extension, an existing directory, replaced only with
+/// `--force`) and `--stats` (an existing directory) before the run.
+fn check_outputs(a: &Args) -> Result<()> {
+    if let Some(path) = &a.out {
+        out_path::check_output(path, "--out", RESULT_FORMATS, a.force)?;
+    }
+    if let Some(path) = &a.stats {
+        out_path::check_output(path, "--stats", &[], true)?;
+    }
+    if let Some(path) = &a.report {
+        out_path::check_output(path, "--report", &["html"], a.force)?;
+    }
     Ok(())
+}
+
+/// Runs `req`, its steps shown on stderr when that is a terminal.
+fn run_showing_steps(g: &GraphDir, req: &mut RunRequest) -> Result<RunOutput, diskgraph_algo::AlgoError> {
+    let line = crate::progress::StepLine::new();
+    req.progress = line.as_ref().map(crate::progress::StepLine::observer);
+    let out = registry::run(g, req);
+    if let Some(line) = line {
+        line.finish();
+    }
+    out
+}
+
+/// Fails a run that stopped at its iteration limit without converging, unless
+/// `--allow-unconverged` was given; its results and stats are written by then, and the message
+/// says where.
+fn check_converged(a: &Args, req: &RunRequest, out: &RunOutput) -> Result<()> {
+    let Some(why) = registry::unconverged(req, out) else {
+        return Ok(());
+    };
+    let kept = match &a.out {
+        Some(path) => format!("its results were written to {}", path.display()),
+        None => "no results were written (no --out)".to_string(),
+    };
+    bail!("{why}; {kept}; raise --max-iterations, or give --allow-unconverged to accept such a result")
 }
 
 /// Reads spmv's `x`: a `.npy` 1-D array of f8, f4, i8 or i4 (little-endian, C order), or text

@@ -263,7 +263,13 @@ impl GraphDir {
 /// Reads the manifest of the graph directory `dir`, giving each layout listed by name only
 /// the record its metadata file implies (see [`record_from_meta`]).
 pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
-    Manifest::read(&dir.join(MANIFEST), |name| record_from_meta(dir, name))
+    let path = dir.join(MANIFEST);
+    if let Ok(false) = path.try_exists() {
+        return Err(FormatError::NotAGraph {
+            path: dir.to_path_buf(),
+        });
+    }
+    Manifest::read(&path, |name| record_from_meta(dir, name))
 }
 
 /// The record of layout `name` of the graph directory `dir` from the layout's metadata file:

@@ -17,6 +17,7 @@ const WRITE_BUFFER: usize = 1 << 20;
 
 /// Writes one data file: buffers, checksums the logical bytes, pads to [`PAGE`](crate::PAGE) on finish.
 pub struct DataFileWriter {
+    /// The file as errors name it: where it will be once its graph is published.
     path: PathBuf,
     name: String,
     file: File,
@@ -26,9 +27,11 @@ pub struct DataFileWriter {
 }
 
 impl DataFileWriter {
-    fn create(dir: &Path, name: &str) -> Result<Self, FormatError> {
-        let path = dir.join(name);
-        let file = File::create(&path).map_err(|e| FormatError::io(&path, e))?;
+    /// Creates `name` in `dir`, a graph's temporary directory; errors name it in `published`,
+    /// the graph's destination.
+    fn create(dir: &Path, published: &Path, name: &str) -> Result<Self, FormatError> {
+        let path = published.join(name);
+        let file = File::create(dir.join(name)).map_err(|e| FormatError::io(&path, e))?;
         Ok(DataFileWriter {
             path,
             name: name.to_string(),
@@ -184,7 +187,14 @@ impl GraphBuilder {
             _ => PathBuf::from("."),
         };
         let tmp_path = parent.join(temporary_name(&name, "tmp"));
-        std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(&tmp_path, e))?;
+        // Errors name the path asked for, never the temporary one.
+        std::fs::create_dir(&tmp_path).map_err(|e| match parent.is_dir() {
+            true => FormatError::io(path, e),
+            false => FormatError::io(
+                path,
+                std::io::Error::new(e.kind(), format!("directory {} does not exist", parent.display())),
+            ),
+        })?;
         Ok(GraphBuilder {
             final_path: path.to_path_buf(),
             tmp_path,
@@ -205,7 +215,7 @@ impl GraphBuilder {
 
     /// Creates a data file in the graph.
     pub fn file(&self, name: &str) -> Result<DataFileWriter, FormatError> {
-        DataFileWriter::create(&self.tmp_path, name)
+        DataFileWriter::create(&self.tmp_path, &self.final_path, name)
     }
 
     /// Creates the CSR files `{prefix}.idx`, `{prefix}.adj` and, if weighted, `{prefix}.wgt`.

@@ -1,19 +1,21 @@
 //! `_native.Graph`: an opened graph directory, its metadata, degree arrays, verify, export,
 //! grid layouts (partition) and algorithm runs.
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::registry::{self, RunRequest};
-use diskgraph_algo::{Algorithm, Values};
+use diskgraph_algo::{AlgoError, Algorithm, Values};
 use diskgraph_engine::engine_options::{
     BASC, BASC_FRACTION, ENGINE_OPTIONS, IFT, IFT_SEQ, INDEX_SUMMARY, IO, MEMORY, READ_OPTIONS, RUN_OPTIONS, THREADS,
 };
 use diskgraph_engine::options::{Params, Value};
 use diskgraph_engine::GraphIndex;
-use diskgraph_format::{Direction, GraphDir};
+use diskgraph_format::{Csr, Direction, FormatError, GraphDir};
 use diskgraph_prep::export::{export, ExportFormat};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -21,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::errors::{export_error, format_error, run_error, OutputExistsError};
+use crate::errors::{export_error, format_error, open_error, run_error, value_error, OutputExistsError};
 use crate::json_to_py;
 use crate::options;
 use crate::static_cache::PyStaticCache;
@@ -33,6 +35,13 @@ use diskgraph_prep::{Method as ReorderMethod, PartitionOptions, ReorderOptions, 
 
 /// What `run` hands to Python: per-vertex values, their original IDs, the stats dict, the summary.
 type RunTuple<'py> = (Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, PyAny>, String);
+
+/// What `csr` hands to Python: row offsets, column positions and the weights, if any.
+type CsrTuple<'py> = (
+    Bound<'py, PyArray1<u64>>,
+    Bound<'py, PyArray1<u32>>,
+    Option<Bound<'py, PyArray1<f32>>>,
+);
 
 /// An opened graph directory (checked on open: manifest, file sizes, offset indexes).
 ///
@@ -49,7 +58,7 @@ impl PyGraph {
     /// Opens and checks the graph directory at ``path`` (O(V); raises ``GraphFormatError``).
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let dir = py.detach(|| GraphDir::open(&path)).map_err(format_error)?;
+        let dir = py.detach(|| GraphDir::open(&path)).map_err(|e| open_error(&path, e))?;
         Ok(PyGraph {
             dir,
             index: Mutex::new(None),
@@ -84,7 +93,7 @@ impl PyGraph {
                         .find(|s| s.name == name)
                         .ok_or_else(|| {
                             PyTypeError::new_err(format!(
-                                "sync() got an unexpected keyword argument {name:?} (valid: memory, ift, ift_seq, index_summary, io, in_edges, weights)"
+                                "sync() got an unexpected keyword argument '{name}' (valid: memory, ift, ift_seq, index_summary, io, in_edges, weights)"
                             ))
                         })?;
                     let value = options::value(spec, &obj)?;
@@ -397,9 +406,14 @@ impl PyGraph {
         let mut req = RunRequest::new(algorithm);
         let mut unknown = Vec::new();
         let mut cache_settings = None;
+        let mut progress = None;
         for (key, obj) in options.iter() {
             let name: String = key.extract()?;
             if obj.is_none() {
+                continue;
+            }
+            if name == "progress" {
+                progress = Some(options::Progress::new(&obj)?);
                 continue;
             }
             if name == BASC.name {
@@ -413,15 +427,14 @@ impl PyGraph {
             match registry::option(alg, &name) {
                 Ok(spec) => {
                     let value = options::value(spec, &obj)?;
-                    req.params.set(spec, value).map_err(PyValueError::new_err)?;
+                    req.params.set(spec, value).map_err(value_error)?;
                 }
                 Err(_) => unknown.push(name),
             }
         }
-        if !unknown.is_empty() {
+        if let Some(name) = unknown.first() {
             return Err(PyTypeError::new_err(format!(
-                "{algorithm}() got unknown option(s) {}; known: {}",
-                unknown.join(", "),
+                "{algorithm}() got an unexpected keyword argument '{name}' (valid: {})",
                 known_options(alg).join(", ")
             )));
         }
@@ -439,7 +452,12 @@ impl PyGraph {
             }
         }
         req.index = self.loaded_index();
-        let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;
+        req.progress = progress.as_ref().map(options::Progress::observer);
+        let ran = py.detach(|| registry::run(&self.dir, &req));
+        if let Some(progress) = progress {
+            progress.finish()?;
+        }
+        let out = ran.map_err(run_error)?;
         let values = match out.values {
             Values::Signed(v) => v.into_pyarray(py).into_any(),
             Values::Unsigned(v) => v.into_pyarray(py).into_any(),
@@ -471,22 +489,22 @@ impl PyGraph {
         params
             .set(&BASC, Value::Text(basc.to_string()))
             .map_err(PyValueError::new_err)?;
-        let takes = |name: &str| {
-            READ_OPTIONS
-                .iter()
-                .chain(&[&MEMORY, &BASC_FRACTION, &THREADS])
-                .copied()
-                .find(|o| o.name == name)
-        };
+        let taken = || READ_OPTIONS.iter().chain(&[&MEMORY, &BASC_FRACTION, &THREADS]).copied();
         for (key, obj) in options.iter() {
             let name: String = key.extract()?;
             if obj.is_none() {
                 continue;
             }
-            let spec = takes(&name)
-                .ok_or_else(|| PyTypeError::new_err(format!("load_static_cache() got an unknown option {name}")))?;
+            let spec = taken().find(|o| o.name == name).ok_or_else(|| {
+                let mut valid: Vec<&str> = taken().map(|o| o.name).collect();
+                valid.sort_unstable();
+                PyTypeError::new_err(format!(
+                    "load_static_cache() got an unexpected keyword argument '{name}' (valid: {})",
+                    valid.join(", ")
+                ))
+            })?;
             let value = options::value(spec, &obj)?;
-            params.set(spec, value).map_err(PyValueError::new_err)?;
+            params.set(spec, value).map_err(value_error)?;
         }
         let index = self.loaded_index();
         let loaded = py
@@ -495,6 +513,45 @@ impl PyGraph {
         let memory = params.size(&MEMORY).expect("declared with a default");
         let fraction = params.float(&BASC_FRACTION).expect("declared with a default");
         Ok(PyStaticCache::new(loaded, memory, fraction))
+    }
+
+    /// The out-neighbours (``direction="in"``: in-neighbours) of vertex ``v``, an original ID,
+    /// as original IDs in ascending order (uint64; a parallel edge repeats its neighbour). Reads
+    /// one list from disk; the vertex index is read on first use and kept, as ``load_index``
+    /// does.
+    #[pyo3(signature = (v, direction = "out"))]
+    fn neighbors<'py>(&self, py: Python<'py>, v: u64, direction: &str) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let d = parse_direction(direction)?;
+        let index = self.index_or_load(py)?;
+        let u = index
+            .vertices()
+            .resolve(v)
+            .map_err(|e| run_error(AlgoError::Engine(e)))?;
+        let list = py.detach(|| self.read_list(&index, d, u)).map_err(format_error)?;
+        Ok(list.into_pyarray(py))
+    }
+
+    /// One direction of the graph (``"out"`` or ``"in"``) as a CSR with rows and columns in
+    /// ascending original-ID order (the order of ``vertex_ids``): ``(indptr, indices, weights)``
+    /// — uint64 offsets (V + 1), uint32 column positions ascending within each row, float32
+    /// weights or None. Reads the whole direction into memory (12 to 16 bytes per arc).
+    #[pyo3(signature = (direction = "out"))]
+    fn csr<'py>(&self, py: Python<'py>, direction: &str) -> PyResult<CsrTuple<'py>> {
+        let d = parse_direction(direction)?;
+        let csr = py
+            .detach(|| -> Result<Csr, FormatError> {
+                let csr = self.dir.load_csr(d, true)?;
+                if self.dir.manifest().ids_ascending() {
+                    return Ok(csr);
+                }
+                Ok(in_id_order(&csr, &self.dir.original_ids()?))
+            })
+            .map_err(format_error)?;
+        Ok((
+            csr.offsets.into_pyarray(py),
+            csr.targets.into_pyarray(py),
+            csr.weights.map(|w| w.into_pyarray(py)),
+        ))
     }
 
     fn __repr__(&self) -> String {
@@ -518,6 +575,7 @@ fn known_options(alg: &Algorithm) -> Vec<&'static str> {
         .chain(RUN_OPTIONS)
         .chain(ENGINE_OPTIONS)
         .map(|o| o.name)
+        .chain(["progress"])
         .collect();
     names.sort_unstable();
     names
@@ -527,6 +585,48 @@ impl PyGraph {
     /// The index [`load_index`](Self::load_index) read, if any.
     fn loaded_index(&self) -> Option<GraphIndex> {
         self.index.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The loaded index, reading (and keeping) it first if [`load_index`](Self::load_index) has
+    /// not.
+    fn index_or_load(&self, py: Python<'_>) -> PyResult<GraphIndex> {
+        if let Some(index) = self.loaded_index() {
+            return Ok(index);
+        }
+        self.load_index(py)?;
+        Ok(self.loaded_index().expect("load_index keeps the index"))
+    }
+
+    /// The neighbours of internal vertex `u` in direction `d`, as original IDs, ascending.
+    fn read_list(&self, index: &GraphIndex, d: Direction, u: u32) -> Result<Vec<u64>, FormatError> {
+        // An undirected graph stores one CSR, which serves both directions.
+        let stored = if self.dir.manifest().directed {
+            d
+        } else {
+            Direction::Out
+        };
+        let offsets = index
+            .offsets()
+            .get(stored)
+            .expect("the index holds every stored direction");
+        let (start, end) = (offsets[u as usize], offsets[u as usize + 1]);
+        let (_, adj, _) = self.dir.files_of(stored);
+        let path = self.dir.file_path(adj);
+        let ids = index.vertices().ids();
+        let mut list = Vec::with_capacity((end - start) as usize);
+        for (i, t) in read_u32s(&path, start, (end - start) as usize)?.into_iter().enumerate() {
+            let id = ids.get(t as usize).ok_or_else(|| FormatError::NeighbourOutOfRange {
+                path: path.clone(),
+                index: start + i as u64,
+                value: t,
+                num_vertices: ids.len() as u64,
+            })?;
+            list.push(*id);
+        }
+        if !index.vertices().ascending() {
+            list.sort_unstable();
+        }
+        Ok(list)
     }
 
     fn degrees<'py>(&self, py: Python<'py>, dir: Direction) -> PyResult<Bound<'py, PyArray1<i64>>> {
@@ -539,6 +639,70 @@ impl PyGraph {
         }
         Ok(degrees.into_pyarray(py))
     }
+}
+
+/// `"out"` or `"in"`.
+fn parse_direction(name: &str) -> PyResult<Direction> {
+    match name {
+        "out" => Ok(Direction::Out),
+        "in" => Ok(Direction::In),
+        _ => Err(PyValueError::new_err(format!(
+            "unknown direction {name:?}: expected 'out' or 'in'"
+        ))),
+    }
+}
+
+/// `csr` with its rows and neighbour columns put in ascending order of the original IDs `ids`
+/// (a reordered graph's internal order is not ID order), each row's columns sorted.
+fn in_id_order(csr: &Csr, ids: &[u64]) -> Csr {
+    let n = ids.len();
+    let mut by_rank: Vec<u32> = (0..n as u32).collect();
+    by_rank.par_sort_unstable_by_key(|&v| ids[v as usize]);
+    let mut rank = vec![0u32; n];
+    for (r, &v) in by_rank.iter().enumerate() {
+        rank[v as usize] = r as u32;
+    }
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut targets = Vec::with_capacity(csr.num_arcs());
+    let mut weights = csr.weights.as_ref().map(|_| Vec::with_capacity(csr.num_arcs()));
+    let mut row: Vec<(u32, f32)> = Vec::new();
+    for &v in &by_rank {
+        let w = csr.edge_weights(v);
+        row.clear();
+        row.extend(
+            csr.neighbours(v)
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (rank[t as usize], w.map_or(1.0, |w| w[i]))),
+        );
+        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        targets.extend(row.iter().map(|&(t, _)| t));
+        if let Some(ws) = weights.as_mut() {
+            ws.extend(row.iter().map(|&(_, x)| x));
+        }
+        offsets.push(targets.len() as u64);
+    }
+    Csr {
+        offsets,
+        targets,
+        weights,
+    }
+}
+
+/// Reads `count` little-endian u32 values from element `start` of the array file `path`.
+fn read_u32s(path: &Path, start: u64, count: usize) -> Result<Vec<u32>, FormatError> {
+    let mut bytes = vec![0u8; count * 4];
+    File::open(path)
+        .and_then(|f| f.read_exact_at(&mut bytes, start * 4))
+        .map_err(|source| FormatError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
 }
 
 /// The source-major distance matrix `hops` (`sources` rows of `n`) as vertex-major rows of

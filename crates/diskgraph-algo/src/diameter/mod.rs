@@ -36,6 +36,7 @@ pub const DIAMETER: Algorithm = Algorithm {
     options: &[&SOURCE, &ROUNDS],
     result: ResultKind {
         values: ValueType::Signed,
+        name: "hops",
         help: "hop distances from the vertex whose eccentricity is the bound (-1 unreached); the stats' settings have bound, from and to",
     },
     variants: &[

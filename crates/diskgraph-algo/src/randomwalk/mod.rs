@@ -106,6 +106,7 @@ pub const RANDOMWALK: Algorithm = Algorithm {
     options: &[&SOURCES, &WALKS, &LENGTH, &DAMPING, &SEED],
     result: ResultKind {
         values: ValueType::Unsigned,
+        name: "visits",
         help: "how many times the walks were at each vertex, at steps 0 to length (they sum to walks × (length + 1)); over walks × (length + 1), personalised PageRank as length grows",
     },
     variants: &[

@@ -43,6 +43,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
     options: &[],
     result: ResultKind {
         values: ValueType::Unsigned,
+        name: "triangles",
         help: "the number of triangles containing each vertex (directions, self-loops and parallel edges ignored)",
     },
     variants: &[

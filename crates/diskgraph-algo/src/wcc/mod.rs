@@ -58,6 +58,7 @@ pub const WCC: Algorithm = Algorithm {
     options: &[&METHOD],
     result: ResultKind {
         values: ValueType::Unsigned,
+        name: "component",
         help: "the component of each vertex, named by the smallest original ID in it",
     },
     variants: &[

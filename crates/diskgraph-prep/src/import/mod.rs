@@ -141,8 +141,9 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     let memory = opts.memory.max(1 << 20) as usize;
     let builder = GraphBuilder::create(output, opts.force)?;
     let scratch = builder.dir().join("scratch");
-    std::fs::create_dir(&scratch).with_context(|| format!("cannot create {}", scratch.display()))?;
-    let scratch_err = || format!("scratch files in {}", scratch.display());
+    // Named by the graph being made: the scratch directory's name is a temporary one.
+    let scratch_err = || format!("the sort's scratch files for {}", output.display());
+    std::fs::create_dir(&scratch).with_context(scratch_err)?;
     let mut summary = ImportSummary {
         directed,
         weighted: info.weighted,
