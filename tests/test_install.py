@@ -123,3 +123,47 @@ def test_interrupt_ends_the_command(tmp_path: Path) -> None:
         pass
     child.send_signal(signal.SIGINT)
     assert child.wait(timeout=10) == -signal.SIGINT
+
+
+#: Packages the command line must not load: numpy alone costs more than the command's own start.
+HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "networkx")
+
+
+@pytest.mark.parametrize("args", [["--version"], ["algorithms", "--names"]])
+def test_the_command_loads_neither_numpy_nor_the_python_modules(args: List[str]) -> None:
+    # The console script needs only the extension module; the package's Python modules, and numpy
+    # with them, load on first use of their names (PEP 562), so the command starts as fast as the
+    # interpreter does. What was loaded is read when the process exits, after the command ran.
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}"
+        " or m.startswith('diskgraph')), file=sys.stderr))\n"
+        "from diskgraph._cli import main\n"
+        f"main({args!r})\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout
+    loaded = done.stderr.strip().splitlines()[-1]
+    assert loaded == str(["diskgraph", "diskgraph._cli", "diskgraph._native"]), loaded
+
+
+def test_the_public_names_load_on_first_use() -> None:
+    code = (
+        "import sys, diskgraph\n"
+        "assert 'numpy' not in sys.modules and 'diskgraph._graph' not in sys.modules\n"
+        "assert set(diskgraph.__all__) <= set(dir(diskgraph))\n"
+        "from diskgraph import *\n"
+        "import diskgraph._graph, diskgraph._result\n"
+        "assert Graph is diskgraph._graph.Graph and open is diskgraph._graph.open\n"
+        "assert diskgraph.Result is diskgraph._result.Result\n"
+        "assert 'numpy' in sys.modules\n"
+        "try:\n"
+        "    diskgraph.Grpah\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "module 'diskgraph' has no attribute 'Grpah'\n"
+    assert all(getattr(diskgraph, name) is not None for name in diskgraph.__all__)

@@ -1,13 +1,15 @@
-//! `diskgraph run ... --report FILE.html` (and Python's `report=`): one self-contained page (no scripts, no links out)
-//! with the run's plots as inline SVG drawn by `plotters` — the I/O throughput over time against
+//! `diskgraph run ... --report FILE.html` (and Python's `report=`): one self-contained page (no
+//! scripts, no links out) with the run's plots as inline SVG drawn by `plotters` — the I/O throughput over time against
 //! the device's measured sequential and random rates, the active vertices and bytes read of each
 //! engine step, the caches' hit ratios when the run had a cache — and the stats as tables.
 //!
 //! The device's rates are measured when the report is written, as `diskgraph device` measures
-//! them (O_DIRECT reads through io_uring, 4 KiB at depth 64, on the graph's `out.adj`), briefly:
-//! at most [`SEQUENTIAL_BYTES`] sequentially and [`RANDOM_BYTES`] at random offsets. A
-//! measurement that cannot be made (a file under one access, no O_DIRECT on the file system)
-//! is stated on the page instead of its line.
+//! them (O_DIRECT reads through io_uring on the graph's `out.adj`), briefly: its ceiling, at most
+//! [`SEQUENTIAL_BYTES`] read sequentially in reads of [`SEQUENTIAL_ACCESS`] (less on a smaller
+//! file) at depth [`SEQUENTIAL_DEPTH`], and its floor, [`RANDOM_BYTES`] at random offsets in
+//! `diskgraph device`'s default reads (4 KiB at depth 64). The engines' requests fall between
+//! the two. A measurement that cannot be made (a file under 4 KiB, no O_DIRECT on the file
+//! system) is stated on the page instead of its line.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,6 +22,10 @@ use plotters::prelude::*;
 
 /// Most bytes the sequential measurement reads (less when `out.adj` is smaller).
 pub const SEQUENTIAL_BYTES: u64 = 64 << 20;
+/// Largest read of the sequential measurement.
+pub const SEQUENTIAL_ACCESS: u64 = 1 << 20;
+/// Sequential reads in flight.
+pub const SEQUENTIAL_DEPTH: u32 = 16;
 /// Bytes the random measurement reads.
 pub const RANDOM_BYTES: u64 = 8 << 20;
 
@@ -46,13 +52,16 @@ impl Device {
     /// Measures the device holding `graph`'s `out.adj`.
     fn measure(graph: &Path) -> Device {
         let file = graph.join(OUT_ADJ);
-        let rate = |bytes, random| {
-            diskgraph_io::measure_device(&file, bytes, crate::device::ACCESS, crate::device::DEPTH, random)
-                .map_err(|e| e.to_string())
+        let rate = |bytes, access: u64, depth, random| {
+            diskgraph_io::measure_device(&file, bytes, access as usize, depth, random).map_err(|e| e.to_string())
         };
+        // Sequential reads as large as the file allows, up to the ceiling's size.
+        let small = crate::device::ACCESS as u64;
+        let len = std::fs::metadata(&file).map_or(0, |m| m.len());
+        let access = (len / small * small).clamp(small, SEQUENTIAL_ACCESS);
         Device {
-            sequential: rate(SEQUENTIAL_BYTES, false),
-            random: rate(RANDOM_BYTES, true),
+            sequential: rate(SEQUENTIAL_BYTES, access, SEQUENTIAL_DEPTH, false),
+            random: rate(RANDOM_BYTES, small, crate::device::DEPTH, true),
             file,
         }
     }

@@ -264,7 +264,8 @@ impl GraphDir {
 /// the record its metadata file implies (see [`record_from_meta`]).
 pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
     let path = dir.join(MANIFEST);
-    if let Ok(false) = path.try_exists() {
+    // A missing directory, or a file, is left to the manifest's read to report as what it is.
+    if dir.is_dir() && matches!(path.try_exists(), Ok(false)) {
         return Err(FormatError::NotAGraph {
             path: dir.to_path_buf(),
         });

@@ -155,14 +155,17 @@ fn missing(class: fn(Python<'_>) -> PyResult<Bound<'_, PyType>>, path: &Path, so
 /// `GraphNotFoundError`, a file or a directory without a manifest a `NotAGraphError`, anything
 /// else as [`format_error`].
 pub fn open_error(path: &Path, e: FormatError) -> PyErr {
+    let not_a_graph = |why: &str| {
+        let msg = format!("{} is not a diskgraph graph directory ({why})", path.display());
+        Python::attach(|py| match not_a_graph_class(py) {
+            Ok(class) => PyErr::from_type(class, (msg,)),
+            Err(e) => e,
+        })
+    };
+    if let FormatError::NotAGraph { .. } = &e {
+        return not_a_graph("no manifest.json");
+    }
     if let FormatError::Io { path: at, source } = &e {
-        let not_a_graph = |why: &str| {
-            let msg = format!("{} is not a diskgraph graph directory ({why})", path.display());
-            Python::attach(|py| match not_a_graph_class(py) {
-                Ok(class) => PyErr::from_type(class, (msg,)),
-                Err(e) => e,
-            })
-        };
         if at == path && source.kind() == std::io::ErrorKind::NotFound {
             return missing(graph_not_found_class, path, source);
         }

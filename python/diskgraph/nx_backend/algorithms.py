@@ -156,7 +156,7 @@ def pagerank(
     bg = view(G)
     if len(bg) == 0:
         return {}
-    result = _run(bg, "pagerank", tolerance=tol, max_iterations=max_iter)
+    result = _run(bg, "pagerank", tolerance=tol, max_iterations=max_iter, allow_unconverged=True)
     if not _converged(result):
         raise nx.PowerIterationFailedConvergence(max_iter)
     return bg.mapped(result.values.tolist())
