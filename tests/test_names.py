@@ -31,6 +31,9 @@ def test_les_miserables_pagerank_keys_are_networkx_nodes(tmp_path: Path) -> None
     hops = g.bfs(source="Myriel").to_dict()
     assert hops == nx.single_source_shortest_path_length(G, "Myriel")
     assert "Valjean" in r.summary
+    # Back to NetworkX with the same nodes and edges.
+    back = g.to_networkx()
+    assert set(back.nodes) == set(G.nodes) and set(map(frozenset, back.edges)) == set(map(frozenset, G.edges))
     # Reopened, the names are strings.
     again = diskgraph.open(tmp_path / "les")
     assert again.nodes.tolist() == list(G)

@@ -369,8 +369,9 @@ class Graph(AlgorithmMethods):
 
     def to_networkx(self, weight: Optional[str] = "weight") -> Any:
         """The graph as a NetworkX graph: ``DiGraph`` or ``Graph`` (``MultiDiGraph`` or
-        ``MultiGraph`` when parallel edges were kept), nodes the original IDs in ascending order
-        (isolated vertices included), each edge carrying its weight as the ``weight`` attribute
+        ``MultiGraph`` when parallel edges were kept), nodes the node keys (:attr:`nodes`: the
+        original IDs in ascending order, or the names / NetworkX nodes of a graph that has them;
+        isolated vertices included), each edge carrying its weight as the ``weight`` attribute
         when the graph is weighted (``weight=None``: no attributes). Holds the whole graph in
         memory, as NetworkX does."""
         import networkx as nx
@@ -383,12 +384,17 @@ class Graph(AlgorithmMethods):
             (False, True): nx.MultiGraph,
         }[(self.directed, multi)]
         G = cls()
-        G.add_nodes_from(self.vertex_ids().tolist())
-        src, dst, w = self.edges()
+        keys = self._keys()
+        G.add_nodes_from(self.vertex_ids().tolist() if keys is None else keys.tolist())
+        src_ids, dst_ids, w = self.edges()
+        if keys is None:
+            src, dst = src_ids.tolist(), dst_ids.tolist()
+        else:  # a graph with names has the original IDs 0..V-1, which index its keys
+            src, dst = keys[src_ids.astype(np.intp)].tolist(), keys[dst_ids.astype(np.intp)].tolist()
         if w is None or weight is None:
-            G.add_edges_from(zip(src.tolist(), dst.tolist()))
+            G.add_edges_from(zip(src, dst))
         else:
-            G.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()), weight=weight)
+            G.add_weighted_edges_from(zip(src, dst, w.tolist()), weight=weight)
         return G
 
     # ----- algorithms -----------------------------------------------------------------------
