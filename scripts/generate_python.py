@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Hashable, Literal, Optional, Sequence, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -52,12 +52,13 @@ if TYPE_CHECKING:
 
 #: A memory budget: bytes as an int, or a string such as ``"256MiB"`` or ``"1.5G"``.
 Memory = Union[int, str]
-#: A traversal source: an original vertex ID, ``"smallest"`` (the smallest ID) or
-#: ``"max-degree"`` (the vertex with the most out-edges, the smallest ID among equals).
-SourceSpec = Union[int, str]
+#: A traversal source: a node key (an original vertex ID; on a graph with names, a name or the
+#: NetworkX node, see :attr:`Graph.nodes`), ``"smallest"`` (the smallest ID) or ``"max-degree"``
+#: (the vertex with the most out-edges, the smallest ID among equals).
+SourceSpec = Hashable
 #: Sources: a count K (K distinct vertices sampled with ``seed``) or a sequence (or numpy array)
-#: of original vertex IDs.
-SourcesSpec = Union[int, Sequence[int], "npt.NDArray[np.integer[Any]]"]
+#: of node keys (original vertex IDs, or names / NetworkX nodes on a graph with names).
+SourcesSpec = Union[int, Sequence[Hashable], "npt.NDArray[np.integer[Any]]"]
 '''
 
 WIDTH = 100

@@ -10,8 +10,9 @@ import shutil
 import sys
 import tempfile
 import weakref
+from functools import lru_cache
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Type, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, Hashable, Iterable, List, NamedTuple, Optional, Type, Union, cast
 
 import numpy as np
 
@@ -105,7 +106,16 @@ class Graph(AlgorithmMethods):
     3
     """
 
-    __slots__ = ("_g", "_import_summary", "reorder_summary", "_remove", "__weakref__")
+    __slots__ = (
+        "_g",
+        "_import_summary",
+        "reorder_summary",
+        "_remove",
+        "__weakref__",
+        "_node_keys",
+        "_keys_read",
+        "_key_ids",
+    )
 
     #: NetworkX dispatches its functions on this graph to the ``diskgraph`` backend
     #: (:mod:`diskgraph.nx_backend`): ``networkx.pagerank(g)`` runs here, without conversion.
@@ -114,6 +124,10 @@ class Graph(AlgorithmMethods):
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
         self._import_summary: Optional[Dict[str, Any]] = None
+        #: Node keys by original ID (names, or the nodes :func:`from_networkx` was given), once read.
+        self._node_keys: Optional[np.ndarray] = None
+        self._keys_read = False
+        self._key_ids: Optional[Dict[Hashable, int]] = None
         #: What :meth:`reorder` reported when it wrote this graph (None otherwise).
         self.reorder_summary: Optional[Dict[str, Any]] = None
         self._remove: Optional[weakref.finalize] = None
@@ -203,6 +217,50 @@ class Graph(AlgorithmMethods):
         """Original vertex IDs, ascending (uint64). Every per-vertex result is indexed like this."""
         return self._g.vertex_ids()
 
+    @property
+    def nodes(self) -> np.ndarray:
+        """The graph's node keys, indexed like :meth:`vertex_ids` (and every per-vertex result):
+        the NetworkX nodes of a graph :func:`from_networkx` made from non-integer nodes, the
+        vertex names (str) of a graph that has them (a CSV of names, or such a graph reopened),
+        else the original IDs (uint64). Algorithm sources may be given as node keys."""
+        keys = self._keys()
+        return self.vertex_ids() if keys is None else keys
+
+    def _keys(self) -> Optional[np.ndarray]:
+        """The node keys (an object array by original ID) of a graph with names, else None."""
+        if not self._keys_read:
+            has_names = "names.idx" in self._g.manifest["files"]
+            names = _native.read_names(self.path) if has_names else None
+            self._node_keys = None if names is None else object_array(names)
+            self._keys_read = True
+        return self._node_keys
+
+    def _set_nodes(self, nodes: Iterable[Any]) -> None:
+        """Keeps ``nodes`` (one per original ID) as the node keys."""
+        self._node_keys = object_array(nodes)
+        self._keys_read = True
+        self._key_ids = None
+
+    def _vertex_options(self, algorithm: str, options: Dict[str, Any]) -> Dict[str, Any]:
+        """``options`` with every node key given as a source turned into its original ID."""
+        keys = self._keys()
+        if keys is None:
+            return options
+        if self._key_ids is None:
+            self._key_ids = {key: i for i, key in enumerate(keys.tolist())}
+        ids = self._key_ids
+        kinds = _vertex_option_kinds().get(algorithm, {})
+        out = dict(options)
+        for name, kind in kinds.items():
+            value = options.get(name)
+            if value is None or isinstance(value, bool):
+                continue
+            if kind == "source" and not (isinstance(value, str) and value in ("smallest", "max-degree")):
+                out[name] = _key_id(ids, value)
+            elif kind == "sources" and not isinstance(value, (int, np.integer)):
+                out[name] = [_key_id(ids, v) for v in value]
+        return out
+
     def out_degree(self) -> np.ndarray:
         """Out-degree of every vertex (int64; undirected: the degree, self-loops counted once)."""
         return self._g.out_degree()
@@ -227,7 +285,8 @@ class Graph(AlgorithmMethods):
                 (``#`` header, tab-separated, weights if any), ``"mtx"`` (Matrix Market; IDs
                 shifted by one if the graph has vertex 0) or ``"parquet"`` (uint64 columns
                 ``src`` and ``dst``, float32 ``weight`` if weighted: what :func:`from_parquet`
-                reads).
+                reads) or ``"csv"`` (a ``source,target[,weight]`` header, then vertex names when
+                the graph has them, else IDs).
             force: Replace an existing file (else :class:`OutputExistsError`).
 
         Undirected graphs write each edge once (smaller ID first).
@@ -310,8 +369,9 @@ class Graph(AlgorithmMethods):
 
     def to_networkx(self, weight: Optional[str] = "weight") -> Any:
         """The graph as a NetworkX graph: ``DiGraph`` or ``Graph`` (``MultiDiGraph`` or
-        ``MultiGraph`` when parallel edges were kept), nodes the original IDs in ascending order
-        (isolated vertices included), each edge carrying its weight as the ``weight`` attribute
+        ``MultiGraph`` when parallel edges were kept), nodes the node keys (:attr:`nodes`: the
+        original IDs in ascending order, or the names / NetworkX nodes of a graph that has them;
+        isolated vertices included), each edge carrying its weight as the ``weight`` attribute
         when the graph is weighted (``weight=None``: no attributes). Holds the whole graph in
         memory, as NetworkX does."""
         import networkx as nx
@@ -324,12 +384,17 @@ class Graph(AlgorithmMethods):
             (False, True): nx.MultiGraph,
         }[(self.directed, multi)]
         G = cls()
-        G.add_nodes_from(self.vertex_ids().tolist())
-        src, dst, w = self.edges()
+        keys = self._keys()
+        G.add_nodes_from(self.vertex_ids().tolist() if keys is None else keys.tolist())
+        src_ids, dst_ids, w = self.edges()
+        if keys is None:
+            src, dst = src_ids.tolist(), dst_ids.tolist()
+        else:  # a graph with names has the original IDs 0..V-1, which index its keys
+            src, dst = keys[src_ids.astype(np.intp)].tolist(), keys[dst_ids.astype(np.intp)].tolist()
         if w is None or weight is None:
-            G.add_edges_from(zip(src.tolist(), dst.tolist()))
+            G.add_edges_from(zip(src, dst))
         else:
-            G.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()), weight=weight)
+            G.add_weighted_edges_from(zip(src, dst, w.tolist()), weight=weight)
         return G
 
     # ----- algorithms -----------------------------------------------------------------------
@@ -480,12 +545,14 @@ class Graph(AlgorithmMethods):
         if shown is not None:
             options["progress"] = shown
         try:
-            values, ids, stats, summary = self._g.run(algorithm, options)
+            values, ids, stats, summary = self._g.run(algorithm, self._vertex_options(algorithm, options))
         finally:
             done()
         if report is not None:
             _native.write_report(report, self.path, summary, json.dumps(stats))
-        result = Result(algorithm, values, ids, stats, summary)
+        keys = self._keys()
+        rows = None if keys is None else keys[ids.astype(np.intp)]
+        result = Result(algorithm, values, ids, stats, summary, rows)
         return check_converged(result, bool(options.get("allow_unconverged")))
 
     def select(
@@ -625,6 +692,8 @@ class Graph(AlgorithmMethods):
         )
         g = Graph(output)
         g.reorder_summary = summary
+        if self._node_keys is not None:
+            g._set_nodes(self._node_keys)  # names follow original IDs, which a reordering keeps
         return g
 
     def __repr__(self) -> str:
@@ -632,6 +701,34 @@ class Graph(AlgorithmMethods):
             return f"<diskgraph.Graph {self.path!r} (closed)>"
         kind = ("directed" if self.directed else "undirected") + (", weighted" if self.weighted else "")
         return f"<diskgraph.Graph {self.path!r}: {self.num_vertices} vertices, {self.num_edges} edges ({kind})>"
+
+
+def object_array(items: Iterable[Any]) -> np.ndarray:
+    """A one-dimensional object array of ``items`` (tuples stay elements, not rows)."""
+    listed: List[Any] = list(items)
+    return np.fromiter(listed, dtype=object, count=len(listed))
+
+
+@lru_cache(maxsize=1)
+def _vertex_option_kinds() -> Dict[str, Dict[str, str]]:
+    """Per algorithm, its options that take vertices, with their kind (source or sources)."""
+    return {
+        a["name"]: {o["name"]: o["kind"] for o in a["options"] if o["kind"] in ("source", "sources")}
+        for a in _native.algorithms()["algorithms"]
+    }
+
+
+def _key_id(ids: Dict[Hashable, int], key: Any) -> Any:
+    """The original ID of node ``key``; an integer that is no key is taken as an ID, anything
+    else is refused."""
+    try:
+        return ids[key]
+    except KeyError:
+        if isinstance(key, (int, np.integer)):
+            return key
+        raise _native.InvalidVertex(f"{key!r} is not a node of the graph") from None
+    except TypeError:
+        raise TypeError(f"a vertex must be a node key (hashable), got {key!r}") from None
 
 
 def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.open

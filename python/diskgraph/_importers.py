@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Any, Callable, Iterable, Optional
+import warnings
+from typing import Any, Callable, Iterable, Optional, Union
 
 import numpy as np
 
@@ -126,9 +127,12 @@ def run_import(
 
 
 def opened(path: PathLike, summary: Any) -> Graph:
-    """Opens a graph just imported and attaches the import summary."""
+    """Opens a graph just imported, attaches the import summary, and issues its warnings about
+    the input (an ignored column, a rounded weight) as Python warnings."""
     g = Graph(path)
     g._import_summary = dict(summary)
+    for message in g._import_summary.get("warnings", []):
+        warnings.warn(message, UserWarning, stacklevel=3)
     return g
 
 
@@ -151,6 +155,12 @@ def import_file(
     keep_duplicates: bool = False,
     memory: Memory = "1GiB",
     force: bool = False,
+    header: Union[str, bool] = "auto",
+    delimiter: Optional[str] = None,
+    source_column: Union[int, str, None] = None,
+    target_column: Union[int, str, None] = None,
+    weight_column: Union[int, str, None] = None,
+    ids: str = "auto",
 ) -> Graph:
     """Imports an edge-list file into a new graph directory at ``path`` and opens it.
 
@@ -163,7 +173,8 @@ def import_file(
         input: The input file.
         path: The graph directory to create.
         format: ``"auto"`` (from the file name, then the first line) or one of ``snap``,
-            ``konect``, ``mtx``, ``dimacs``, ``el``, ``wel``, ``bin32``, ``bin64``, ``bvgraph``.
+            ``csv``, ``konect``, ``mtx``, ``dimacs``, ``el``, ``wel``, ``bin32``, ``bin64``,
+            ``bvgraph``. ``.csv`` and ``.tsv`` names, and a first line with commas, are csv.
         undirected: Store as undirected even if the input does not declare it (Matrix Market
             ``symmetric`` and KONECT ``sym`` inputs are undirected anyway).
         weighted: Read weights from the third column of text edge lists (formats that carry
@@ -173,9 +184,21 @@ def import_file(
         keep_duplicates: Keep parallel edges (a multigraph).
         memory: Budget for the external sort (int bytes or e.g. ``"256MiB"``).
         force: Replace an existing graph at ``path``.
+        header: CSV: ``"auto"`` (the first row is a header when a column is given by name or
+            its source and target are not both integers), ``"yes"``/``True`` or ``"no"``/``False``.
+        delimiter: CSV: one character, or ``"tab"`` (default ``,``; a tab for ``.tsv``).
+        source_column, target_column, weight_column: CSV: a column by 0-based index (int) or
+            header name (str); source 0 and target 1 by default; a weight column makes the
+            graph weighted (``weighted`` alone takes the header's ``weight`` column, else 2).
+        ids: CSV: ``"auto"`` (integers when the first edge's are), ``"integer"`` or ``"name"``:
+            names get IDs in order of first appearance and are stored as the graph's vertex
+            names (:attr:`Graph.nodes`; results' :meth:`Result.to_dict` keys).
+
+    Warns about an ignored numeric column and about the first weight float32 rounds
+    (``UserWarning``, naming file and line).
 
     Raises:
-        InputFormatError: the input is malformed (the message names file and line).
+        InputFormatError: the input is malformed (the message names file, line and column).
         OutputExistsError: ``path`` exists and ``force`` is false.
 
     >>> g = diskgraph.import_file("rome99.gr", "rome99.dg")
@@ -193,8 +216,21 @@ def import_file(
         keep_duplicates=bool(keep_duplicates),
         memory=memory_bytes(memory),
         force=bool(force),
+        header=_header(header),
+        delimiter=delimiter,
+        source_column=source_column,
+        target_column=target_column,
+        weight_column=weight_column,
+        ids=ids,
     )
     return opened(path, summary)
+
+
+def _header(header: Union[str, bool]) -> str:
+    """``header`` as the native importer spells it."""
+    if isinstance(header, bool):
+        return "yes" if header else "no"
+    return str(header)
 
 
 def from_edges(

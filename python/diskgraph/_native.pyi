@@ -29,6 +29,7 @@ __all__ = [
     "cli_main",
     "import_file",
     "parse_size",
+    "read_names",
     "write_report",
     "__version__",
 ]
@@ -62,7 +63,14 @@ def import_file(
     keep_duplicates: bool = False,
     memory: int = 1073741824,
     force: bool = False,
+    header: str = "auto",
+    delimiter: Optional[str] = None,
+    source_column: Union[int, str, None] = None,
+    target_column: Union[int, str, None] = None,
+    weight_column: Union[int, str, None] = None,
+    ids: str = "auto",
 ) -> Dict[str, Any]: ...
+def read_names(path: _Path) -> Optional[List[str]]: ...
 
 @final
 class SyncQueue:
@@ -186,6 +194,7 @@ class EdgeImporter:
         weights: Optional[npt.NDArray[np.float32]] = None,
     ) -> None: ...
     def add_vertices(self, ids: npt.NDArray[np.uint64]) -> None: ...
+    def add_names(self, names: List[str]) -> None: ...
     def finish(self) -> Dict[str, Any]: ...
     def abort(self) -> None: ...
     @property

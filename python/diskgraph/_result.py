@@ -7,7 +7,7 @@ import json
 import math
 import os
 import tempfile
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, Iterator, List, Optional, Union
 
 import numpy as np
 
@@ -29,6 +29,8 @@ class Result:
             uint64 component labels (the smallest original ID in the component) and random-walk
             visit counts, float64 distances (``inf`` = unreached), ranks and spmv products.
         vertex_ids: Original vertex IDs, ascending (uint64).
+        nodes: The node keys of the rows: the vertex names (str) or the NetworkX nodes of a graph
+            that has them, else :attr:`vertex_ids`.
         stats: What the run did and cost (the engine's ``RunStats`` as a dict): ``engine``,
             times, ``iterations``, ``edges_processed``, the I/O counters (``bytes_read``,
             ``io_requests``, ``blocks_requested``, ``blocks_after_dedup``, ``merged_runs``,
@@ -43,20 +45,35 @@ class Result:
     0
     """
 
-    __slots__ = ("algorithm", "values", "vertex_ids", "stats", "summary")
+    __slots__ = ("algorithm", "values", "vertex_ids", "stats", "summary", "_keys")
 
     def __init__(
-        self, algorithm: str, values: np.ndarray, vertex_ids: np.ndarray, stats: Dict[str, Any], summary: str
+        self,
+        algorithm: str,
+        values: np.ndarray,
+        vertex_ids: np.ndarray,
+        stats: Dict[str, Any],
+        summary: str,
+        keys: Optional[np.ndarray] = None,
     ) -> None:
         self.algorithm = algorithm
         self.values = values
         self.vertex_ids = vertex_ids
         self.stats = stats
         self.summary = summary
+        #: The rows' node keys (an object array) when the graph has names or nodes, else None.
+        self._keys = keys
 
-    def to_dict(self) -> Dict[int, Any]:
-        """Maps each original vertex ID to its value (Python ints and floats)."""
-        return dict(zip(self.vertex_ids.tolist(), self.values.tolist()))
+    @property
+    def nodes(self) -> np.ndarray:
+        """The node key of each row: a vertex's name (str) or its NetworkX node when the graph
+        has them, else its original ID (then the same as :attr:`vertex_ids`)."""
+        return self.vertex_ids if self._keys is None else self._keys
+
+    def to_dict(self) -> Dict[Hashable, Any]:
+        """Maps each node key (see :attr:`nodes`: names or NetworkX nodes when the graph has
+        them, else original vertex IDs) to its value (Python ints and floats)."""
+        return dict(zip(self.nodes.tolist(), self.values.tolist()))
 
     @property
     def value_name(self) -> str:
@@ -74,7 +91,7 @@ class Result:
 
     def _columns(self) -> Dict[str, np.ndarray]:
         """The ``node`` column and the value columns, as :meth:`to_pandas` has them."""
-        columns = {"node": self.vertex_ids}
+        columns = {"node": self.nodes}
         columns.update(zip(self._value_columns(), self._value_arrays()))
         return columns
 
@@ -152,11 +169,17 @@ class Result:
             return ["value"]
         return [f"value_{i}" for i in range(self.values.shape[1])]
 
+    def _labels(self) -> List[str]:
+        """Each row's vertex as the CLI's files name it: its name (the ``str`` of its node key)
+        when the graph has names, else its original ID."""
+        return [str(k) for k in self.nodes.tolist()]
+
     def _text_rows(self, sep: str) -> Iterator[str]:
-        """The rows of a text file: the vertex, then its values, ``sep`` between them."""
+        """The rows of a text file: the vertex (a name escaped as the CLI's TSV escapes it),
+        then its values, ``sep`` between them."""
         texts = [_texts(c) for c in self._value_arrays()]
-        for i, vertex in enumerate(self.vertex_ids.tolist()):
-            yield sep.join([str(vertex)] + [t[i] for t in texts]) + "\n"
+        for i, vertex in enumerate(self._labels()):
+            yield sep.join([vertex.translate(_TSV_ESCAPES)] + [t[i] for t in texts]) + "\n"
 
     def _write_tsv(self, path: str) -> None:
         with open(path, "w", encoding="utf-8", newline="") as f:
@@ -171,7 +194,8 @@ class Result:
         values = self.values.tolist()
         if self.values.dtype.kind == "f":
             values = [None if not math.isfinite(x) else x for x in values]
-        records = [{"vertex": v, "value": x} for v, x in zip(self.vertex_ids.tolist(), values)]
+        vertices: List[Any] = self.vertex_ids.tolist() if self._keys is None else self._labels()
+        records = [{"vertex": v, "value": x} for v, x in zip(vertices, values)]
         with open(path, "w", encoding="utf-8") as f:
             json.dump(records, f, allow_nan=False)
             f.write("\n")
@@ -190,11 +214,15 @@ class Result:
         pa = _optional("pyarrow", "write")
         import pyarrow.parquet as pq
 
-        columns = {"vertex": self.vertex_ids}
-        columns.update(zip(self._file_names(), self._value_arrays()))
-        # REQUIRED columns, as the CLI writes them: every vertex has a value.
-        schema = pa.schema([pa.field(name, pa.from_numpy_dtype(c.dtype), nullable=False) for name, c in columns.items()])
-        pq.write_table(pa.table(columns, schema=schema), path)
+        # The vertex column holds the names when the graph has them, as the CLI's does.
+        vertex = pa.array(self._labels(), pa.string()) if self._keys is not None else pa.array(self.vertex_ids)
+        fields = [pa.field("vertex", vertex.type, nullable=False)]
+        arrays = [vertex]
+        for name, c in zip(self._file_names(), self._value_arrays()):
+            # REQUIRED columns, as the CLI writes them: every vertex has a value.
+            fields.append(pa.field(name, pa.from_numpy_dtype(c.dtype), nullable=False))
+            arrays.append(pa.array(c))
+        pq.write_table(pa.Table.from_arrays(arrays, schema=pa.schema(fields)), path)
 
     def __len__(self) -> int:
         return int(self.values.shape[0])
@@ -212,6 +240,10 @@ def _optional(module: str, method: str) -> Any:
         raise ImportError(
             f"Result.{method}() needs {module}: pip install 'diskgraph[{module}]' (or pip install {module})"
         ) from e
+
+
+#: How the CLI's TSV escapes a vertex name.
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
 def _texts(column: np.ndarray) -> List[str]:

@@ -21,7 +21,7 @@ use diskgraph_engine::{
     human_bytes, recorder, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, Observer, RunStats, Source,
     Sources, Vertices,
 };
-use diskgraph_format::{GraphDir, IdRanking};
+use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
@@ -142,6 +142,8 @@ pub struct RunOutput {
     pub stats: RunStats,
     /// A few lines describing the answer (reached vertices, component count, top ranks...).
     pub summary: String,
+    /// Whether the values are original vertex IDs (parents, component labels; negative: none).
+    pub vertex_values: bool,
 }
 
 /// Runs `req` on `graph`.
@@ -357,6 +359,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
         json!(params.choice(&ENGINE).expect("declared with a default")),
     );
     let index = req.index.clone();
+    let names = graph.names()?;
     let needs = variant.needs;
     // Each arm drops its engine before the rows are put in order: the IDs are then the run's
     // alone and go out without a copy.
@@ -369,7 +372,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 index,
             };
             let g = MemoryGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Selective(f) => {
             let mut opts = SelectiveOptions::from_params(params, threads)?;
@@ -390,11 +393,11 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 basc.preloaded = Some(loaded.clone());
             }
             let g = SelectiveGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Stream(f, need) => {
             let g = streaming::open(alg.name, graph, params, need(params), needs.weights, index)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Sync(f) => {
             let opts = SyncOptions {
@@ -404,7 +407,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 ..SyncOptions::from_params(params)
             };
             let g = SyncGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Shards(f) => {
             // A variant that holds lists of its own (`whole_lists`) gets what the engine
@@ -422,7 +425,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 ..ShardOptions::from_params(params, engine_memory)
             };
             let g = ShardGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
     }?;
     Ok(in_id_order(ran, req, start))
@@ -437,13 +440,14 @@ struct Ran {
     compute: Instant,
 }
 
-/// Resolves the run's sources on the opened engine `g`, runs `f`, and records the engine's
-/// figures.
+/// Resolves the run's sources on the opened engine `g`, runs `f` (which labels vertices with
+/// `names`, when the graph has them), and records the engine's figures.
 fn execute<E: Engine>(
     g: &E,
     f: fn(&E, &Run) -> Result<Outcome, AlgoError>,
     alg: &Algorithm,
     req: &RunRequest,
+    names: Option<&VertexNames>,
     start: Instant,
     mut stats: RunStats,
 ) -> Result<Ran, AlgoError> {
@@ -467,6 +471,7 @@ fn execute<E: Engine>(
     let run = Run {
         params,
         vertices,
+        names,
         source,
         sources,
     };
@@ -522,6 +527,7 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
         vertex_ids,
         stats,
         summary: outcome.summary,
+        vertex_values: outcome.vertex_values,
     }
 }
 

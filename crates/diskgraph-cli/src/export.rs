@@ -13,10 +13,10 @@ use crate::out_path;
 pub struct Args {
     /// Graph directory.
     graph: PathBuf,
-    /// Output file: .el, .wel, .snap, .mtx, .parquet, or .txt/.tsv (SNAP text unless --format says otherwise).
+    /// Output file: .el, .wel, .snap, .mtx, .parquet, .csv, or .txt/.tsv (SNAP text unless --format says otherwise).
     #[arg(short, long)]
     output: PathBuf,
-    /// Output format: el|wel|snap|mtx|parquet (default: by the output's extension).
+    /// Output format: el|wel|snap|mtx|parquet (original IDs) or csv (vertex names when the graph has them) [default: by the output's extension].
     #[arg(long, value_parser = ExportFormat::parse)]
     format: Option<ExportFormat>,
     /// Replace an existing output.
@@ -29,6 +29,12 @@ pub fn run(a: Args) -> Result<()> {
     out_path::check_output(&a.output, "-o", &known, a.force)?;
     let format = format_of(&a.output, a.format)?;
     let g = diskgraph_format::GraphDir::open(&a.graph)?;
+    if g.manifest().has_names() && format != ExportFormat::Csv {
+        eprintln!(
+            "note: {} writes original IDs; csv (a .csv output) writes the graph's vertex names",
+            format.name()
+        );
+    }
     let n = export(&g, &a.output, format, a.force)?;
     println!("{}: {n} edges written", a.output.display());
     Ok(())

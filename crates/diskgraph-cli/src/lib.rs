@@ -8,6 +8,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod names;
 mod out_path;
 mod output;
 mod partition;

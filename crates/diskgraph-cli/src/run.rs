@@ -13,6 +13,7 @@ use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_format::GraphDir;
 
+use crate::names::Names;
 use crate::out_path;
 use crate::output::{write_values, RESULT_FORMATS};
 
@@ -183,8 +184,8 @@ impl FromArgMatches for Args {
 }
 
 /// The run's options: each given flag parsed by the algorithm's (or the run's, or the engine's)
-/// declaration of it.
-fn params(a: &Args) -> Result<Params> {
+/// declaration of it; on a graph with `names`, a vertex may be given by name.
+fn params(a: &Args, names: Option<&Names>) -> Result<Params> {
     let alg = registry::find(&a.algorithm)?;
     let mut params = Params::new();
     for (name, text) in &a.given {
@@ -195,7 +196,13 @@ fn params(a: &Args) -> Result<Params> {
                 let x = read_x(path).with_context(|| format!("cannot read {} from {}", name, path.display()))?;
                 Value::Vector(Arc::new(x))
             }
-            _ => spec.parse(text).map_err(anyhow::Error::msg)?,
+            _ => {
+                let text = match names {
+                    Some(names) => names.resolve(&spec.kind, text)?,
+                    None => text.clone(),
+                };
+                spec.parse(&text).map_err(anyhow::Error::msg)?
+            }
         };
         params.set(spec, value).map_err(anyhow::Error::msg)?;
     }
@@ -205,8 +212,9 @@ fn params(a: &Args) -> Result<Params> {
 pub fn run(a: Args) -> Result<()> {
     check_outputs(&a)?;
     let g = GraphDir::open(&a.graph)?;
+    let names = g.names()?;
     let mut req = RunRequest {
-        params: params(&a)?,
+        params: params(&a, names.as_ref().map(Names::new).as_ref())?,
         // Rows are put in ID order only to be written.
         in_id_order: a.out.is_some(),
         ..RunRequest::new(&a.algorithm)
@@ -215,7 +223,7 @@ pub fn run(a: Args) -> Result<()> {
     println!("{}", out.summary);
     println!("{}", out.stats.summary());
     if let Some(path) = &a.out {
-        write_values(path, &out.vertex_ids, &out.values)?;
+        write_values(path, &out.vertex_ids, names.as_ref(), &out.values, out.vertex_values)?;
         println!("results written to {}", path.display());
     }
     if let Some(path) = &a.stats {

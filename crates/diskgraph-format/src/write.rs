@@ -10,7 +10,8 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::atomic::{remove_path, sync_dir, temporary_name, write_synced};
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
-use crate::manifest::{Manifest, IDS, MANIFEST};
+use crate::manifest::{Manifest, IDS, MANIFEST, NAMES_BIN, NAMES_IDX};
+use crate::names::VertexNames;
 
 const WRITE_BUFFER: usize = 1 << 20;
 
@@ -239,6 +240,16 @@ impl GraphBuilder {
         let mut w = self.file(IDS)?;
         w.write_u64s(ids)?;
         w.finish()
+    }
+
+    /// Writes `names.idx` and `names.bin` (the vertex names, by original ID; see
+    /// [`VertexNames`]).
+    pub fn names(&self, names: &VertexNames) -> Result<Vec<(String, FileEntry)>, FormatError> {
+        let mut idx = self.file(NAMES_IDX)?;
+        idx.write_u64s(names.offsets())?;
+        let mut bin = self.file(NAMES_BIN)?;
+        bin.write_bytes(names.bytes())?;
+        Ok(vec![idx.finish()?, bin.finish()?])
     }
 
     /// Writes the manifest, removes scratch files not listed in it, and renames the directory

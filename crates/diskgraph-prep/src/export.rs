@@ -1,6 +1,8 @@
 //! Writing a graph back out in original IDs: as text (GAP `.el`/`.wel`, SNAP text, Matrix
 //! Market) or as Parquet (columns `src`, `dst` and, for a weighted graph, `weight`: what
-//! `diskgraph.from_parquet` reads). Undirected graphs write each edge once (source ≤ target);
+//! `diskgraph.from_parquet` reads); or as CSV (`source,target[,weight]` header, quoted as
+//! needed), which writes vertex names when the graph has them (original IDs otherwise), so a
+//! graph imported from a CSV of names exports back to one. Undirected graphs write each edge once (source ≤ target);
 //! Matrix Market writes them as `symmetric`. Matrix Market is 1-based: a graph whose IDs
 //! include 0 is written with every ID shifted by one, and a comment line says so.
 
@@ -8,7 +10,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{Direction, GraphDir};
+use diskgraph_format::{Direction, GraphDir, VertexNames};
 
 /// Text formats `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +26,8 @@ pub enum ExportFormat {
     /// Parquet: UINT64 columns `src` and `dst`, and FLOAT `weight` for a weighted graph, in row
     /// groups of [`PARQUET_ROWS`] edges.
     Parquet,
+    /// CSV with a header, vertex names (or IDs), and weights if any.
+    Csv,
 }
 
 /// Edges per Parquet row group.
@@ -39,10 +43,11 @@ pub const EXTENSIONS: &[(&str, ExportFormat)] = &[
     ("tsv", ExportFormat::Snap),
     ("mtx", ExportFormat::Mtx),
     ("parquet", ExportFormat::Parquet),
+    ("csv", ExportFormat::Csv),
 ];
 
 impl ExportFormat {
-    /// Parses `el|wel|snap|mtx|parquet`.
+    /// Parses `el|wel|snap|mtx|parquet|csv`.
     pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "el" => ExportFormat::El,
@@ -50,7 +55,8 @@ impl ExportFormat {
             "snap" => ExportFormat::Snap,
             "mtx" => ExportFormat::Mtx,
             "parquet" => ExportFormat::Parquet,
-            _ => bail!("unknown export format {s:?} (expected el, wel, snap, mtx or parquet)"),
+            "csv" => ExportFormat::Csv,
+            _ => bail!("unknown export format {s:?} (expected el, wel, snap, mtx, parquet or csv)"),
         })
     }
 
@@ -62,6 +68,7 @@ impl ExportFormat {
             ExportFormat::Snap => "snap",
             ExportFormat::Mtx => "mtx",
             ExportFormat::Parquet => "parquet",
+            ExportFormat::Csv => "csv",
         }
     }
 
@@ -85,6 +92,10 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
     }
     let csr = graph.load_csr(Direction::Out, true)?;
     let ids = graph.original_ids()?;
+    let names = match format {
+        ExportFormat::Csv => graph.names()?,
+        _ => None,
+    };
     let tmp = output.with_file_name(format!(
         ".{}.tmp-{}",
         output
@@ -95,6 +106,7 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
     ));
     let written = match format {
         ExportFormat::Parquet => write_parquet(&csr, &ids, m, &tmp),
+        ExportFormat::Csv => write_csv(&csr, &ids, names.as_ref(), m, &tmp),
         _ => write_edges(&csr, &ids, m, format, &tmp),
     }
     .with_context(|| format!("cannot write {}", output.display()));
@@ -140,7 +152,7 @@ fn write_edges(
             writeln!(w, "# Nodes: {} Edges: {}", m.num_vertices, m.num_edges)?;
             writeln!(w, "# FromNodeId\tToNodeId{}", if with_weight { "\tWeight" } else { "" })?;
         }
-        ExportFormat::El | ExportFormat::Wel | ExportFormat::Parquet => {}
+        ExportFormat::El | ExportFormat::Wel | ExportFormat::Parquet | ExportFormat::Csv => {}
     }
     let sep = if format == ExportFormat::Snap { '\t' } else { ' ' };
     let mut count = 0u64;
@@ -219,5 +231,46 @@ fn write_parquet(csr: &diskgraph_format::Csr, ids: &[u64], m: &diskgraph_format:
         flush(&mut src, &mut dst, &mut w)?;
     }
     writer.into_inner()?.sync_all()?;
+    Ok(count)
+}
+
+/// Writes the edges as CSV: a `source,target[,weight]` header, then one row per edge naming
+/// its vertices by name (or original ID).
+fn write_csv(
+    csr: &diskgraph_format::Csr,
+    ids: &[u64],
+    names: Option<&VertexNames>,
+    m: &diskgraph_format::Manifest,
+    path: &Path,
+) -> Result<u64> {
+    let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?));
+    match m.weighted {
+        true => w.write_record(["source", "target", "weight"])?,
+        false => w.write_record(["source", "target"])?,
+    }
+    let label = |v: u32| -> String {
+        let id = ids[v as usize];
+        names
+            .and_then(|n| n.get(id))
+            .map_or_else(|| id.to_string(), str::to_string)
+    };
+    let mut count = 0u64;
+    for u in 0..csr.num_vertices() as u32 {
+        let weights = csr.edge_weights(u);
+        let source = label(u);
+        for (i, &v) in csr.neighbours(u).iter().enumerate() {
+            if !m.directed && v < u {
+                continue;
+            }
+            let target = label(v);
+            match weights {
+                Some(ws) => w.write_record([source.as_str(), target.as_str(), &ws[i].to_string()])?,
+                None => w.write_record([source.as_str(), target.as_str()])?,
+            }
+            count += 1;
+        }
+    }
+    let inner = w.into_inner().map_err(|e| anyhow::anyhow!("{}", e.error()))?;
+    inner.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok(count)
 }

@@ -59,7 +59,7 @@ mod native {
     #[pymodule_export]
     use super::graph::PyGraph;
     #[pymodule_export]
-    use super::importer::{import_file, EdgeImporter};
+    use super::importer::{import_file, read_names, EdgeImporter};
     #[pymodule_export]
     use super::report::write_report;
     #[pymodule_export]

@@ -84,7 +84,7 @@ fn present(b: Betweenness, run: &Run) -> Outcome {
         .iter()
         .enumerate()
         .max_by(|x, y| x.1.total_cmp(y.1).then(run.id(y.0 as u32).cmp(&run.id(x.0 as u32))))
-        .map_or((0, 0.0), |(v, &x)| (run.id(v as u32), x));
+        .map_or(("none".to_string(), 0.0), |(v, &x)| (run.label(v as u32), x));
     let summary = format!(
         "betweenness from {} sources ({}): largest {:.6} at vertex {}",
         b.sources,

@@ -126,7 +126,8 @@ pub(crate) fn present(r: Bfs, run: &Run, parents: bool) -> Outcome {
     match parents {
         true => outcome
             .setting("parents", json!(true))
-            .setting("value", json!("parent")),
+            .setting("value", json!("parent"))
+            .vertex_valued(),
         false => outcome,
     }
 }

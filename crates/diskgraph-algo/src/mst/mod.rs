@@ -74,6 +74,7 @@ pub(crate) fn present(r: Mst, run: &Run) -> Outcome {
         false => Json::String(r.total_weight.to_string()),
     };
     Outcome::new(values, summary)
+        .vertex_valued()
         .edges(r.edges_processed)
         .setting("total_weight", total)
         .setting("forest_edges", json!(r.edges))

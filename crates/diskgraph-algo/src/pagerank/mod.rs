@@ -124,7 +124,7 @@ fn present(r: PageRankResult, run: &Run) -> Outcome {
     let fixed = run.params.count(&ITERATIONS);
     let top: Vec<String> = highest_ranks(&r.ranks, 5)
         .into_iter()
-        .map(|v| format!("{} {:.6e}", run.id(v as u32), r.ranks[v]))
+        .map(|v| format!("{} {:.6e}", run.label(v as u32), r.ranks[v]))
         .collect();
     let conv = if fixed.is_some() || r.converged {
         ""

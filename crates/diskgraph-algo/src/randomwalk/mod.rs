@@ -141,7 +141,7 @@ fn present(r: RandomWalkResult, run: &Run) -> Outcome {
     // Ties go to the smallest original ID, so every ordering of a graph names the same vertex.
     let top = (0..r.visits.len() as u32).max_by_key(|&v| (r.visits[v as usize], std::cmp::Reverse(run.id(v))));
     let top = match top {
-        Some(v) => format!("{} ({} visits)", run.id(v), r.visits[v as usize]),
+        Some(v) => format!("{} ({} visits)", run.label(v), r.visits[v as usize]),
         None => "none".into(),
     };
     let ids: Vec<u64> = r.sources.iter().map(|&s| run.id(s)).collect();

@@ -80,7 +80,9 @@ fn present(t: Triangles, run: &Run) -> Outcome {
     let summary = match most {
         Some(v) if t.total > 0 => format!(
             "{} triangles; most through vertex {} ({})",
-            t.total, ids[v], t.per_vertex[v]
+            t.total,
+            run.label(v as u32),
+            t.per_vertex[v]
         ),
         _ => format!("{} triangles", t.total),
     };

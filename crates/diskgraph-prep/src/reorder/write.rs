@@ -6,7 +6,8 @@
 //! gives ascending lists and orders the copies of a duplicate arc by weight, as import does;
 //! self-loops and duplicates pass through untouched. A directed graph's `in.*` is relabelled
 //! from the input's own `in.*`. `ids.u64` is written from the order and the input's IDs in
-//! chunks, and omitted when the new internal IDs equal the original IDs.
+//! chunks, and omitted when the new internal IDs equal the original IDs. Vertex names, indexed
+//! by original ID, are copied unchanged.
 //!
 //! Memory: three read buffers of [`read_buffer`] bytes (index, lists, weights) and the sorter's
 //! buffer, the rest of the budget (at least 16 KiB); the merge reads each run through a buffer
@@ -90,6 +91,10 @@ pub(super) fn write_relabelled(
     }
     std::fs::remove_dir_all(&scratch).with_context(|| plan.scratch_err())?;
     let ids_remapped = write_ids(g, builder, order, &mut files)?;
+    // Names follow original IDs, which a reordering keeps: they are copied as they are.
+    if let Some(names) = g.names()? {
+        files.extend(builder.names(&names)?);
+    }
     Ok(Written {
         files,
         ids_remapped,
