@@ -93,7 +93,10 @@ def test_string_ids_round_trip_through_the_cli(tmp_path: Path) -> None:
     rows = dict(line.split("\t") for line in out.read_text().splitlines())
     g = diskgraph.open(graph)
     assert g.nodes.tolist() == ["alice", "bob", "carol, jr", "dave"]
-    py = g.sssp(source="dave").to_dict()
+    r = g.sssp(source="dave")
+    py = r.to_dict()
+    r.write(tmp_path / "py.tsv")
+    assert (tmp_path / "py.tsv").read_bytes() == out.read_bytes(), "Result.write names rows as the CLI does"
     assert {k: float(v) for k, v in rows.items()} == py == {"alice": 3.0, "bob": 4.5, "carol, jr": 6.5, "dave": 0.0}
     exported = tmp_path / "out.csv"
     subprocess.run(

@@ -25,7 +25,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::errors::{format_error, import_error, DiskgraphError, OutputExistsError};
+use crate::errors::{format_error, import_error, pythonic, DiskgraphError, OutputExistsError};
 use crate::json_to_py;
 
 /// Edges per message on the channel (24 bytes each).
@@ -117,11 +117,17 @@ pub fn import_file<'py>(
             Ok((summary, detected))
         })
         .map_err(import_error)?;
-    let d = json_to_py(py, &summary)?;
+    let d = json_to_py(py, &in_python_terms(summary))?;
     if let Some(msg) = detected {
         d.set_item("format_detected", msg)?;
     }
     Ok(d)
+}
+
+/// `summary` with its warnings' command-line flags spelled as keyword arguments.
+fn in_python_terms(mut summary: ImportSummary) -> ImportSummary {
+    summary.warnings = summary.warnings.iter().map(|w| pythonic(w)).collect();
+    summary
 }
 
 /// Raises `OutputExistsError` up front, before any input is read (the import checks again
@@ -389,7 +395,7 @@ impl EdgeImporter {
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let running = self.take()?;
         let summary = py.detach(|| running.finish())?;
-        json_to_py(py, &summary)
+        json_to_py(py, &in_python_terms(summary))
     }
 
     /// Abandons the import: nothing is published and temporary files are removed. Does nothing

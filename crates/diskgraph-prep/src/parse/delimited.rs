@@ -16,7 +16,7 @@
 //!   only, as in every text format), names otherwise. Integer IDs are kept as written; names
 //!   get dense IDs `0..n` in order of first appearance and are stored as the graph's vertex
 //!   names (held in memory while importing: O(V) vertex state). With integer IDs, a later
-//!   non-integer ID is an error suggesting `--ids name`.
+//!   non-integer ID is an error suggesting `--ids=name`.
 //! - Without a weight column, a row with a numeric field beyond the ID columns gets a warning
 //!   (once), and so does the first weight that f32 rounds.
 //! - Errors name the file, the line (where the row starts) and the column (index, and header
@@ -443,7 +443,7 @@ impl<R: Read> CsvSource<R> {
         match &mut self.ids {
             Ids::Integer => integer(field).map_err(|message| {
                 let hint = match self.ids_auto {
-                    true => " (IDs are read as integers, as the first edge's are: pass --ids name to read every ID as a name)",
+                    true => " (IDs are read as integers, as the first edge's are: pass --ids=name to read every ID as a name)",
                     false => "",
                 };
                 self.fault(line, format!("{}: {message}{hint}", label()))
