@@ -102,7 +102,7 @@ class Result:
         return [self.values[:, i] for i in range(self.values.shape[1])]
 
     def to_pandas(self) -> "pandas.DataFrame":
-        """The result as a DataFrame: a ``node`` column (the vertex IDs, ascending) and a value
+        """The result as a DataFrame: a ``node`` column (:attr:`nodes`: names on a graph with names, else the vertex IDs, ascending) and a value
         column named after the values (:attr:`value_name`: ``level``, ``rank``, ...). A matrix
         result (apsp) has one column per source instead, ``hops_<source ID>``, in the order of
         ``stats["settings"]["sources"]``. Needs pandas (``pip install 'diskgraph[pandas]'``).
@@ -113,8 +113,8 @@ class Result:
         return pd.DataFrame(self._columns())
 
     def to_arrow(self) -> "pyarrow.Table":
-        """The result as a ``pyarrow.Table`` with the columns of :meth:`to_pandas` (``node``
-        uint64, then the values). Needs pyarrow (``pip install 'diskgraph[pyarrow]'``)."""
+        """The result as a ``pyarrow.Table`` with the columns of :meth:`to_pandas` (``node``:
+        uint64 IDs, or strings on a graph with names; then the values). Needs pyarrow (``pip install 'diskgraph[pyarrow]'``)."""
         pa = _optional("pyarrow", "to_arrow")
         return pa.table(self._columns())
 
