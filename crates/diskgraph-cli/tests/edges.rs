@@ -138,7 +138,10 @@ fn export_writes_the_format_its_extension_names() {
     let before = entries(d);
     let msg = fails(&["export", s(&g), "-o", s(&d.join("g.xlsx"))]);
     assert!(msg.contains("unknown extension .xlsx"), "{msg}");
-    assert!(msg.contains(".el, .wel, .snap, .txt, .tsv, .mtx, .parquet or .csv"), "{msg}");
+    assert!(
+        msg.contains(".el, .wel, .snap, .txt, .tsv, .mtx, .parquet or .csv"),
+        "{msg}"
+    );
     let msg = fails(&["export", s(&g), "-o", s(&d.join("x.parquet")), "--format", "el"]);
     assert!(msg.contains("--format is el"), "{msg}");
     let missing = d.join("no").join("g.el");

@@ -55,16 +55,17 @@ def _unweighted(G: Any, weight: Any) -> Reason:
 
 
 def _pagerank(G: Any, a: Dict[str, Any]) -> Reason:
-    if a["alpha"] != 0.85:
-        return "alpha other than 0.85"
     for name in ("personalization", "nstart", "dangling"):
-        if a[name] is not None:
-            return f"{name} is not supported"
+        if a[name] is not None and not isinstance(a[name], dict):
+            return f"{name} is not a dict"
     if not isinstance(a["max_iter"], numbers.Integral) or a["max_iter"] < 1:
         return "max_iter must be a positive int"
     if not a["tol"] > 0:
         return "tol must be positive"
-    return _unweighted(G, a["weight"])
+    plain = a["alpha"] == 0.85 and all(a[name] is None for name in ("personalization", "nstart", "dangling"))
+    if a["weight"] is None and not plain and isinstance(G, BackendGraph) and not G.has_unweighted_view():
+        return "weight=None on a weighted graph takes the engine's pagerank's defaults only"
+    return _weight(positive=False, nonnegative=True)(G, a["weight"])
 
 
 def _dijkstra(positive: bool) -> Callable[[Any, Dict[str, Any]], Reason]:
