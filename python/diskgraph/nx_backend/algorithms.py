@@ -201,6 +201,8 @@ def _pagerank_by_spmv(
             i = bg.position(node)
             if i is not None:
                 x[i] = value
+        if x.sum() == 0:
+            raise ZeroDivisionError  # as NetworkX does
         return x / x.sum()
 
     p = vector(personalization, np.full(n, 1.0 / n))
@@ -423,7 +425,8 @@ def triangles(G: Any, nodes: Any = None) -> Union[int, Dict[Hashable, int]]:
 
 def maximal_independent_set(G: Any, nodes: Any = None, seed: Optional[int] = None) -> List[Hashable]:
     """A maximal independent set: greedy by vertex order (``seed`` None) or Luby's rounds seeded
-    with ``seed``."""
+    from NetworkX's generator (a call given a seed runs on NetworkX: only its algorithm gives
+    its set for that seed)."""
     bg = view(G)
     _not_directed(bg)
     options: Dict[str, Any] = {"method": "greedy"} if seed is None else {"method": "luby", "seed": engine_seed(seed)}
@@ -500,8 +503,9 @@ def betweenness_centrality(
     endpoints: bool = False,
     seed: Optional[int] = None,
 ) -> Dict[Hashable, float]:
-    """Brandes' betweenness with NetworkX's scaling; ``k`` sampled sources (diskgraph's sampler,
-    seeded with ``seed``)."""
+    """Brandes' betweenness with NetworkX's scaling; ``k`` sampled sources by diskgraph's
+    sampler, drawn from NetworkX's generator (a call given a seed runs on NetworkX:
+    :func:`~diskgraph.nx_backend.interface.can_run`)."""
     bg = view(G)
     n = len(bg)
     if n == 0:

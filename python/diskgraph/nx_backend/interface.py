@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import random
 from typing import Any, Callable, Dict, Optional, Union
 
 from .._graph import Graph
@@ -89,12 +90,21 @@ def _core_number(G: Any, a: Dict[str, Any]) -> Reason:
     return "core_number of a directed graph (NetworkX counts in- and out-edges)" if G.is_directed() else True
 
 
+def _seeded(seed: Any) -> bool:
+    """Whether the caller gave a seed (NetworkX's ``py_random_state`` turns ``seed=None`` into
+    the ``random`` module's own generator before dispatching): a seeded call asks for NetworkX's
+    own random draws, which the engine's samplers do not reproduce."""
+    return seed is not None and seed is not random._inst  # type: ignore[attr-defined]
+
+
 def _betweenness(G: Any, a: Dict[str, Any]) -> Reason:
     k, seed = a["k"], a["seed"]
     if k is not None and (not isinstance(k, numbers.Integral) or k < 1):
         return "k must be a positive int"
     if k is not None and not algorithms.seedable(seed):
         return "seed must be an int or a random.Random"
+    if k is not None and k < len(G) and _seeded(seed):
+        return "k sources drawn with a given seed: only NetworkX's sampler draws NetworkX's sources"
     if a["endpoints"] and (k is not None or G.is_directed()):
         return "endpoints=True only on undirected graphs without k"
     return _unweighted(G, a["weight"])
@@ -105,6 +115,8 @@ def _mis(G: Any, a: Dict[str, Any]) -> Reason:
         return "nodes is not supported"
     if not algorithms.seedable(a["seed"]):
         return "seed must be an int or a random.Random"
+    if _seeded(a["seed"]):
+        return "a given seed: only NetworkX's algorithm gives NetworkX's set for it"
     if len(G) == 0:
         return "the null graph"
     if G.number_of_selfloops() if isinstance(G, BackendGraph) else _nx_selfloops(G):
