@@ -226,7 +226,7 @@ pub fn export_error(e: anyhow::Error) -> PyErr {
 }
 
 fn chain_error(e: anyhow::Error, reading_graph: bool) -> PyErr {
-    let msg = pythonic(&one_line(&e));
+    let msg = pythonic(&diskgraph_cli::one_line(&e));
     for cause in e.chain() {
         if cause.is::<GorderSuspended>() {
             return Suspended::new_err(msg);
@@ -248,22 +248,6 @@ fn chain_error(e: anyhow::Error, reading_graph: bool) -> PyErr {
         }
     }
     DiskgraphError::new_err(msg)
-}
-
-/// The error and its causes on one line, skipping causes whose text the message already holds
-/// (typed errors print their source themselves), as the command line prints errors.
-fn one_line(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if !line.contains(&text) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&text);
-        }
-    }
-    line.replace('\n', " ")
 }
 
 /// Flags of the command line that are boolean keyword arguments in Python but no option of a
