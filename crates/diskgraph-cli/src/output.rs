@@ -42,17 +42,22 @@ pub fn write_values(
             crate::out_path::listed(RESULT_FORMATS)
         );
     }
+    written_whole(path, |tmp| match ext.as_str() {
+        "tsv" => write_tsv(tmp, ids, names, values, vertex_values),
+        "npy" => write_npy(tmp, ids, values),
+        _ => write_parquet(tmp, ids, names, values),
+    })
+}
+
+/// Writes `path` through `write` into a hidden temporary beside it, renamed into place only when
+/// the write succeeded (removed otherwise), so no half-written file ever carries the name.
+pub(crate) fn written_whole(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let res = match ext.as_str() {
-        "tsv" => write_tsv(&tmp, ids, names, values, vertex_values),
-        "npy" => write_npy(&tmp, ids, values),
-        _ => write_parquet(&tmp, ids, names, values),
-    };
-    let res = res.and_then(|_| Ok(std::fs::rename(&tmp, path)?));
+    let res = write(&tmp).and_then(|_| Ok(std::fs::rename(&tmp, path)?));
     if res.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }

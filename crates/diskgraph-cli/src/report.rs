@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use diskgraph_engine::{RunStats, StepRecord};
 use diskgraph_format::OUT_ADJ;
 use diskgraph_io::DeviceRate;
@@ -71,7 +71,7 @@ impl Device {
 pub fn write(path: &Path, graph: &Path, summary: &str, stats: &RunStats) -> Result<()> {
     let device = Device::measure(graph);
     let page = page(graph, summary, stats, &device)?;
-    std::fs::write(path, page).with_context(|| format!("cannot write the report {}", path.display()))
+    crate::output::written_whole(path, |tmp| Ok(std::fs::write(tmp, page)?))
 }
 
 /// The whole page.
