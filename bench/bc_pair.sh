@@ -17,6 +17,7 @@ for rep in $(seq "$repeats"); do
     for tag in before after; do
       bin=$before; [ "$tag" = after ] && bin=$after
       sync; echo 3 > /proc/sys/vm/drop_caches
+      rm -f "$out/$tag-$g.npy" # run refuses to replace an output without --force
       "$bin" run bc "$work/$g" --engine selective --memory 128309998 --retain-lists false \
         --page-size 4KiB --samples 32 --stats "$out/stats.json" --out "$out/$tag-$g.npy" > /dev/null
       python3 - "$out/stats.json" "$rep $g $tag" <<'PY'

@@ -33,13 +33,15 @@ by hand (the test suite checks it is up to date).
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Hashable, Literal, Optional, Sequence, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
 
 from ._native import StaticCache
+from ._progress import Progress
 from ._result import Result
 
 if TYPE_CHECKING:
@@ -50,12 +52,13 @@ if TYPE_CHECKING:
 
 #: A memory budget: bytes as an int, or a string such as ``"256MiB"`` or ``"1.5G"``.
 Memory = Union[int, str]
-#: A traversal source: an original vertex ID, ``"smallest"`` (the smallest ID) or
-#: ``"max-degree"`` (the vertex with the most out-edges, the smallest ID among equals).
-SourceSpec = Union[int, str]
+#: A traversal source: a node key (an original vertex ID; on a graph with names, a name or the
+#: NetworkX node, see :attr:`Graph.nodes`), ``"smallest"`` (the smallest ID) or ``"max-degree"``
+#: (the vertex with the most out-edges, the smallest ID among equals).
+SourceSpec = Hashable
 #: Sources: a count K (K distinct vertices sampled with ``seed``) or a sequence (or numpy array)
-#: of original vertex IDs.
-SourcesSpec = Union[int, Sequence[int], "npt.NDArray[np.integer[Any]]"]
+#: of node keys (original vertex IDs, or names / NetworkX nodes on a graph with names).
+SourcesSpec = Union[int, Sequence[Hashable], "npt.NDArray[np.integer[Any]]"]
 '''
 
 WIDTH = 100
@@ -146,6 +149,8 @@ def method(algorithm: Dict[str, Any]) -> List[str]:
         f'engine: {literal(engines)} = "auto"',
         "memory: Optional[Memory] = None",
         "threads: Optional[int] = None",
+        "progress: Progress = None",
+        'report: Union[str, "os.PathLike[str]", None] = None',
         "**io: Unpack[IoOptions]",
     ]
     lines = [f"    def {name}(", *[f"        {p}," for p in params], '    ) -> Result:']
@@ -165,15 +170,15 @@ def method(algorithm: Dict[str, Any]) -> List[str]:
         doc += wrap(text + describe_default(o) + ".", "            ", f"{o['name']}: ")
     engine_names = ", ".join(f'``"{e}"``' for e in engines[1:])
     doc += wrap(
-        f'``"auto"`` (the default) or one of {engine_names}; ``memory``, ``threads`` and the engines\' '
-        f"settings ``**io`` as in :meth:`Graph.run`.",
+        f'``"auto"`` (the default) or one of {engine_names}; ``memory``, ``threads``, ``progress``, ``report`` '
+        f"and the engines' settings ``**io`` as in :meth:`Graph.run`.",
         "            ",
         "engine: ",
     )
     doc.append('        """')
     lines += doc
     call = [f'"{name}"'] + [f"{o['name']}={o['name']}" for o in options]
-    call += ["engine=engine", "memory=memory", "threads=threads", "**io"]
+    call += ["engine=engine", "memory=memory", "threads=threads", "progress=progress", "report=report", "**io"]
     one_line = f"        return self.run({', '.join(call)})"
     if len(one_line) <= WIDTH + 20:
         lines.append(one_line)

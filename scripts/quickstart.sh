@@ -35,7 +35,7 @@ declare -A options=(
 for algo in $(diskgraph algorithms --json | python3 -c 'import json, sys; print(" ".join(a["name"] for a in json.load(sys.stdin)["algorithms"]))'); do
     echo; echo "== run $algo (--memory $budget)"
     # shellcheck disable=SC2086 # the options are words
-    diskgraph run "$algo" "$graph" --memory "$budget" ${options[$algo]:-} --out "$work/$algo.tsv" --stats "$work/$algo.stats.json"
+    diskgraph run "$algo" "$graph" --memory "$budget" ${options[$algo]:-} --out "$work/$algo.tsv" --force --stats "$work/$algo.stats.json"
 done
 echo; echo "== the same graph from Python"
 python3 - "$graph" <<'PY'

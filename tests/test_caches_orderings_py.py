@@ -350,7 +350,7 @@ def test_gorder_window_defaults_to_the_lists_per_page(tmp_path: Any) -> None:
     windows = {page: g.reorder(tmp_path / f"w{page}", "gorder", page_size=page).reorder_summary["window"]
                for page in (None, 8192, "16KiB")}
     assert windows == {None: 128, 8192: 256, "16KiB": 512}
-    with pytest.raises(Exception, match="give it or --window, not both"):
+    with pytest.raises(Exception, match="page_size sets the default window: give it or window, not both"):
         g.reorder(tmp_path / "x", "gorder", window=3, page_size=8192)
     with pytest.raises(Exception, match="applies to gorder only"):
         g.reorder(tmp_path / "x", "norder", page_size=8192)

@@ -22,15 +22,18 @@ algorithm, the engines that run it and its options.
 
 from __future__ import annotations
 
-from ._algorithms import IoOptions, ReadOptions
-from ._graph import Graph, open
-from ._importers import from_edges, import_file
+import importlib
+from typing import TYPE_CHECKING, Any, Dict, List
+
 from ._native import (
     AlgorithmError,
     DiskgraphError,
     GraphFormatError,
+    GraphNotFoundError,
     InputFormatError,
+    InputNotFoundError,
     InvalidVertex,
+    NotAGraphError,
     OutputExistsError,
     StaticCache,
     Suspended,
@@ -40,20 +43,65 @@ from ._native import (
     algorithms,
     parse_size,
 )
-from ._networkx import from_networkx
-from ._parquet import from_parquet
-from ._result import Result
-from ._scipy import from_scipy
+
+if TYPE_CHECKING:
+    from ._algorithms import IoOptions, ReadOptions
+    from ._graph import Graph, open
+    from ._importers import from_edges, import_file
+    from ._networkx import from_networkx
+    from ._parquet import from_parquet
+    from ._progress import Progress
+    from ._result import ConvergenceError, Result
+    from ._scipy import from_scipy
+
+#: The public names defined in Python modules, and the module of each. They load on first use
+#: (PEP 562), so the ``diskgraph`` command, which needs only the extension module, starts
+#: without importing numpy.
+_LAZY: Dict[str, str] = {
+    "IoOptions": "._algorithms",
+    "ReadOptions": "._algorithms",
+    "Graph": "._graph",
+    "open": "._graph",
+    "from_edges": "._importers",
+    "import_file": "._importers",
+    "from_networkx": "._networkx",
+    "from_parquet": "._parquet",
+    "Progress": "._progress",
+    "ConvergenceError": "._result",
+    "Result": "._result",
+    "from_scipy": "._scipy",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Loads the module of a public name defined in Python on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> List[str]:
+    """The module's names, with the public ones not loaded yet."""
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AlgorithmError",
+    "ConvergenceError",
     "DiskgraphError",
     "Graph",
     "GraphFormatError",
+    "GraphNotFoundError",
     "InputFormatError",
+    "InputNotFoundError",
     "InvalidVertex",
     "IoOptions",
+    "NotAGraphError",
     "OutputExistsError",
+    "Progress",
     "ReadOptions",
     "Result",
     "StaticCache",

@@ -6,13 +6,15 @@ by hand (the test suite checks it is up to date).
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TYPE_CHECKING, Any, Literal, Optional, Sequence, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Hashable, Literal, Optional, Sequence, TypedDict, Union
 
 import numpy as np
 import numpy.typing as npt
 
 from ._native import StaticCache
+from ._progress import Progress
 from ._result import Result
 
 if TYPE_CHECKING:
@@ -23,12 +25,13 @@ if TYPE_CHECKING:
 
 #: A memory budget: bytes as an int, or a string such as ``"256MiB"`` or ``"1.5G"``.
 Memory = Union[int, str]
-#: A traversal source: an original vertex ID, ``"smallest"`` (the smallest ID) or
-#: ``"max-degree"`` (the vertex with the most out-edges, the smallest ID among equals).
-SourceSpec = Union[int, str]
+#: A traversal source: a node key (an original vertex ID; on a graph with names, a name or the
+#: NetworkX node, see :attr:`Graph.nodes`), ``"smallest"`` (the smallest ID) or ``"max-degree"``
+#: (the vertex with the most out-edges, the smallest ID among equals).
+SourceSpec = Hashable
 #: Sources: a count K (K distinct vertices sampled with ``seed``) or a sequence (or numpy array)
-#: of original vertex IDs.
-SourcesSpec = Union[int, Sequence[int], "npt.NDArray[np.integer[Any]]"]
+#: of node keys (original vertex IDs, or names / NetworkX nodes on a graph with names).
+SourcesSpec = Union[int, Sequence[Hashable], "npt.NDArray[np.integer[Any]]"]
 
 
 class ReadOptions(TypedDict, total=False):
@@ -127,6 +130,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Breadth-first search levels from ``source`` (-1 unreached); ``parents`` for the parent
@@ -142,10 +147,20 @@ class AlgorithmMethods:
             parents: give each vertex's parent (an original ID; the source is its own parent, -1
                 unreached) instead of its level (default ``False``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``"sync"``; ``memory``, ``threads``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("bfs", source=source, parents=parents, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "bfs",
+            source=source,
+            parents=parents,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def sssp(
         self,
@@ -154,6 +169,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Single-source shortest path distances from ``source`` (inf unreached); refuses negative
@@ -167,10 +184,19 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``"sync"``; ``memory``, ``threads``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("sssp", source=source, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "sssp",
+            source=source,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def wcc(
         self,
@@ -179,6 +205,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Weakly connected components, labelled by their smallest vertex ID.
@@ -190,10 +218,19 @@ class AlgorithmMethods:
                 baseline): ``"union-find"`` or ``"label-propagation"`` (the stream engine only)
                 (default ``"union-find"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``, ``"shards"``; ``memory``, ``threads`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("wcc", method=method, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "wcc",
+            method=method,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def scc(
         self,
@@ -201,6 +238,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Strongly connected components, labelled by their smallest vertex ID.
@@ -209,9 +248,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("scc", engine=engine, memory=memory, threads=threads, **io)
+        return self.run("scc", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def pagerank(
         self,
@@ -219,9 +259,12 @@ class AlgorithmMethods:
         tolerance: float = 1e-09,
         iterations: Optional[int] = None,
         max_iterations: int = 10000,
+        allow_unconverged: bool = False,
         engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """PageRank with NetworkX semantics (alpha 0.85, to ``tolerance`` or ``iterations``).
@@ -234,19 +277,26 @@ class AlgorithmMethods:
                 ``1e-09``).
             iterations: run exactly this many iterations instead (on the shard engine, Gauss–Seidel
                 sweeps as GraphChi runs them).
-            max_iterations: give up (and say so) after this many iterations (default ``10000``).
+            max_iterations: the iteration limit: a run that has not converged by then fails (see
+                allow_unconverged) (default ``10000``).
+            allow_unconverged: accept a run that reaches its iteration limit before converging (else
+                it fails, its values kept: written by the command line, held by Python's
+                ConvergenceError) (default ``False``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``, ``"shards"``; ``memory``, ``threads`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "pagerank",
             tolerance=tolerance,
             iterations=iterations,
             max_iterations=max_iterations,
+            allow_unconverged=allow_unconverged,
             engine=engine,
             memory=memory,
             threads=threads,
+            progress=progress,
+            report=report,
             **io,
         )
 
@@ -256,6 +306,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Core number of every vertex on the undirected simple view.
@@ -265,9 +317,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("kcore", engine=engine, memory=memory, threads=threads, **io)
+        return self.run("kcore", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def msbfs(
         self,
@@ -277,6 +330,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Multi-source BFS from up to 64 ``sources`` at once: sum of finite distances (-1
@@ -292,9 +347,20 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("msbfs", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "msbfs",
+            sources=sources,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def apsp(
         self,
@@ -304,6 +370,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Hop distances from each of ``sources`` (K sampled, or IDs; msbfs in batches of 64), -1
@@ -319,9 +387,20 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("apsp", sources=sources, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "apsp",
+            sources=sources,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def spmv(
         self,
@@ -330,6 +409,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Y = A^T x with the edge weights (x from ``x``, or all ones).
@@ -341,9 +422,19 @@ class AlgorithmMethods:
             x: x, one number per vertex in ascending original-ID order: a text file (one value per
                 line) or a 1-D .npy array (f8, f4, i8 or i4); all ones when absent.
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("spmv", x=x, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "spmv",
+            x=x,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def mis(
         self,
@@ -353,6 +444,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Maximal independent set, 1 in the set and 0 not (greedy by ID; ``method`` luby).
@@ -367,9 +460,20 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``, ``"sync"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("mis", method=method, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "mis",
+            method=method,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def sp(
         self,
@@ -378,6 +482,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Unweighted shortest-path lengths (hops) from ``source``, -1 unreached.
@@ -389,9 +495,19 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("sp", source=source, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "sp",
+            source=source,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def diameter(
         self,
@@ -401,6 +517,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Diameter lower bound by ``rounds`` BFS sweeps from ``source``: hop distances from the
@@ -415,9 +533,20 @@ class AlgorithmMethods:
                 equals) (default ``"smallest"``).
             rounds: BFS sweeps, each from the farthest vertex the last one found (default ``4``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("diameter", source=source, rounds=rounds, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "diameter",
+            source=source,
+            rounds=rounds,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def bc(
         self,
@@ -427,6 +556,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Betweenness centrality (Brandes, NetworkX scaling): exact, or from ``samples`` K sources.
@@ -441,9 +572,20 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("bc", samples=samples, seed=seed, engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "bc",
+            samples=samples,
+            seed=seed,
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def mst(
         self,
@@ -451,6 +593,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Minimum spanning forest of an undirected graph (weight 1 per edge when unweighted): each
@@ -463,9 +607,10 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"sync"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
-        return self.run("mst", engine=engine, memory=memory, threads=threads, **io)
+        return self.run("mst", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
 
     def randomwalk(
         self,
@@ -478,6 +623,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Visit counts of ``walks`` random walks of ``length`` steps from ``sources``, restarting
@@ -500,7 +647,8 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"shards"``; ``memory``,
-                ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
+                :meth:`Graph.run`.
         """
         return self.run(
             "randomwalk",
@@ -512,6 +660,8 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            progress=progress,
+            report=report,
             **io,
         )
 
@@ -521,6 +671,8 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        progress: Progress = None,
+        report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
     ) -> Result:
         """Triangles through every vertex and their total, on the undirected simple view.
@@ -530,6 +682,15 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"shards"``;
-                ``memory``, ``threads`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("triangles", engine=engine, memory=memory, threads=threads, **io)
+        return self.run(
+            "triangles",
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            progress=progress,
+            report=report,
+            **io,
+        )

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import numbers
 import operator
 import os
+import shutil
 import sys
-from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Union
+import tempfile
+import weakref
+from functools import lru_cache
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Dict, Hashable, Iterable, List, NamedTuple, Optional, Type, Union, cast
 
 import numpy as np
 
-from . import _native
+from . import _native, _progress
 from ._algorithms import AlgorithmMethods, Memory, ReadOptions
 from ._native import StaticCache
-from ._result import Result
+from ._result import Result, check_converged
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -86,14 +92,30 @@ class Graph(AlgorithmMethods):
     :meth:`verify` checks everything else. Every per-vertex array is indexed like
     :meth:`vertex_ids` (original IDs, ascending).
 
+    A graph is a context manager: leaving the ``with`` block closes it (:meth:`close`). A graph
+    imported without a path (``from_edges(src, dst)``, ``from_networkx(G)``, ...) lives in a
+    temporary directory, deleted when it is closed, garbage-collected, or at interpreter exit.
+
     >>> g = diskgraph.open("wiki-vote.dg")
     >>> g.num_vertices, g.directed
     (7115, True)
     >>> g.pagerank().values.sum()
     1.0
+    >>> with diskgraph.from_edges([1, 2], [2, 3]) as t:
+    ...     t.num_vertices
+    3
     """
 
-    __slots__ = ("_g", "_import_summary", "reorder_summary")
+    __slots__ = (
+        "_g",
+        "_import_summary",
+        "reorder_summary",
+        "_remove",
+        "__weakref__",
+        "_node_keys",
+        "_keys_read",
+        "_key_ids",
+    )
 
     #: NetworkX dispatches its functions on this graph to the ``diskgraph`` backend
     #: (:mod:`diskgraph.nx_backend`): ``networkx.pagerank(g)`` runs here, without conversion.
@@ -102,8 +124,51 @@ class Graph(AlgorithmMethods):
     def __init__(self, path: PathLike) -> None:
         self._g = _native.Graph(os.fspath(path))
         self._import_summary: Optional[Dict[str, Any]] = None
+        #: Node keys by original ID (names, or the nodes :func:`from_networkx` was given), once read.
+        self._node_keys: Optional[np.ndarray] = None
+        self._keys_read = False
+        self._key_ids: Optional[Dict[Hashable, int]] = None
         #: What :meth:`reorder` reported when it wrote this graph (None otherwise).
         self.reorder_summary: Optional[Dict[str, Any]] = None
+        self._remove: Optional[weakref.finalize] = None
+
+    # ----- lifetime -------------------------------------------------------------------------
+
+    def _own_directory(self, directory: PathLike) -> None:
+        """Makes ``directory`` (the temporary directory holding this graph) this graph's to
+        delete: on :meth:`close`, when the graph is garbage-collected, or at interpreter exit."""
+        self._remove = weakref.finalize(self, shutil.rmtree, os.fspath(directory), ignore_errors=True)
+
+    @property
+    def temporary(self) -> bool:
+        """Whether the graph lives in a temporary directory that closing it deletes."""
+        return self._remove is not None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (any use but ``path`` then raises ValueError)."""
+        return isinstance(self._g, _ClosedGraph)
+
+    def close(self) -> None:
+        """Releases the graph's files and, for a temporary graph, deletes its directory. Any
+        later use of the graph raises ValueError; closing again does nothing."""
+        if self.closed:
+            return
+        path = os.fspath(self._g.path)
+        self._g = cast(Any, _ClosedGraph(path))
+        if self._remove is not None:
+            self._remove()
+
+    def __enter__(self) -> "Graph":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
 
     # ----- metadata -------------------------------------------------------------------------
 
@@ -152,6 +217,50 @@ class Graph(AlgorithmMethods):
         """Original vertex IDs, ascending (uint64). Every per-vertex result is indexed like this."""
         return self._g.vertex_ids()
 
+    @property
+    def nodes(self) -> np.ndarray:
+        """The graph's node keys, indexed like :meth:`vertex_ids` (and every per-vertex result):
+        the NetworkX nodes of a graph :func:`from_networkx` made from non-integer nodes, the
+        vertex names (str) of a graph that has them (a CSV of names, or such a graph reopened),
+        else the original IDs (uint64). Algorithm sources may be given as node keys."""
+        keys = self._keys()
+        return self.vertex_ids() if keys is None else keys
+
+    def _keys(self) -> Optional[np.ndarray]:
+        """The node keys (an object array by original ID) of a graph with names, else None."""
+        if not self._keys_read:
+            has_names = "names.idx" in self._g.manifest["files"]
+            names = _native.read_names(self.path) if has_names else None
+            self._node_keys = None if names is None else object_array(names)
+            self._keys_read = True
+        return self._node_keys
+
+    def _set_nodes(self, nodes: Iterable[Any]) -> None:
+        """Keeps ``nodes`` (one per original ID) as the node keys."""
+        self._node_keys = object_array(nodes)
+        self._keys_read = True
+        self._key_ids = None
+
+    def _vertex_options(self, algorithm: str, options: Dict[str, Any]) -> Dict[str, Any]:
+        """``options`` with every node key given as a source turned into its original ID."""
+        keys = self._keys()
+        if keys is None:
+            return options
+        if self._key_ids is None:
+            self._key_ids = {key: i for i, key in enumerate(keys.tolist())}
+        ids = self._key_ids
+        kinds = _vertex_option_kinds().get(algorithm, {})
+        out = dict(options)
+        for name, kind in kinds.items():
+            value = options.get(name)
+            if value is None or isinstance(value, bool):
+                continue
+            if kind == "source" and not (isinstance(value, str) and value in ("smallest", "max-degree")):
+                out[name] = _key_id(ids, value)
+            elif kind == "sources" and not isinstance(value, (int, np.integer)):
+                out[name] = [_key_id(ids, v) for v in value]
+        return out
+
     def out_degree(self) -> np.ndarray:
         """Out-degree of every vertex (int64; undirected: the degree, self-loops counted once)."""
         return self._g.out_degree()
@@ -168,13 +277,16 @@ class Graph(AlgorithmMethods):
         return dict(self._g.verify())
 
     def export(self, path: PathLike, format: str = "el", force: bool = False) -> int:
-        """Writes the edges as text in original IDs and returns the number of lines written.
+        """Writes the edges in original IDs and returns the number of edges written.
 
         Args:
             path: Output file (written atomically).
             format: ``"el"`` (``u v``), ``"wel"`` (``u v w``, weighted graphs), ``"snap"``
-                (``#`` header, tab-separated, weights if any) or ``"mtx"`` (Matrix Market; IDs
-                shifted by one if the graph has vertex 0).
+                (``#`` header, tab-separated, weights if any), ``"mtx"`` (Matrix Market; IDs
+                shifted by one if the graph has vertex 0) or ``"parquet"`` (uint64 columns
+                ``src`` and ``dst``, float32 ``weight`` if weighted: what :func:`from_parquet`
+                reads) or ``"csv"`` (a ``source,target[,weight]`` header, then vertex names when
+                the graph has them, else IDs).
             force: Replace an existing file (else :class:`OutputExistsError`).
 
         Undirected graphs write each edge once (smaller ID first).
@@ -257,8 +369,9 @@ class Graph(AlgorithmMethods):
 
     def to_networkx(self, weight: Optional[str] = "weight") -> Any:
         """The graph as a NetworkX graph: ``DiGraph`` or ``Graph`` (``MultiDiGraph`` or
-        ``MultiGraph`` when parallel edges were kept), nodes the original IDs in ascending order
-        (isolated vertices included), each edge carrying its weight as the ``weight`` attribute
+        ``MultiGraph`` when parallel edges were kept), nodes the node keys (:attr:`nodes`: the
+        original IDs in ascending order, or the names / NetworkX nodes of a graph that has them;
+        isolated vertices included), each edge carrying its weight as the ``weight`` attribute
         when the graph is weighted (``weight=None``: no attributes). Holds the whole graph in
         memory, as NetworkX does."""
         import networkx as nx
@@ -271,12 +384,17 @@ class Graph(AlgorithmMethods):
             (False, True): nx.MultiGraph,
         }[(self.directed, multi)]
         G = cls()
-        G.add_nodes_from(self.vertex_ids().tolist())
-        src, dst, w = self.edges()
+        keys = self._keys()
+        G.add_nodes_from(self.vertex_ids().tolist() if keys is None else keys.tolist())
+        src_ids, dst_ids, w = self.edges()
+        if keys is None:
+            src, dst = src_ids.tolist(), dst_ids.tolist()
+        else:  # a graph with names has the original IDs 0..V-1, which index its keys
+            src, dst = keys[src_ids.astype(np.intp)].tolist(), keys[dst_ids.astype(np.intp)].tolist()
         if w is None or weight is None:
-            G.add_edges_from(zip(src.tolist(), dst.tolist()))
+            G.add_edges_from(zip(src, dst))
         else:
-            G.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist()), weight=weight)
+            G.add_weighted_edges_from(zip(src, dst, w.tolist()), weight=weight)
         return G
 
     # ----- algorithms -----------------------------------------------------------------------
@@ -395,6 +513,13 @@ class Graph(AlgorithmMethods):
             memory: The budget: everything the engine holds (buffers, caches), as int bytes or
                 a string like ``"256MiB"`` (default 1 GiB).
             threads: Worker threads (default: all cores).
+            progress: Shows the run's engine steps as they end: True for a tqdm bar (a line on
+                stderr without tqdm), or a callable taking each step's record, a dict (see
+                :data:`diskgraph.Progress`). Each record is also in ``stats["steps"]``.
+            report: Writes the run's HTML report to this path, as ``diskgraph run --report``
+                does (plots of the I/O throughput against the device's measured rates, of each
+                step's active vertices and bytes, of the caches' hit ratios; the stats). Its
+                directory must exist (FileNotFoundError before the run).
 
         An engine's settings are refused when another engine is asked for by name; under
         ``"auto"`` they are used if that engine is picked.
@@ -404,14 +529,31 @@ class Graph(AlgorithmMethods):
         Raises:
             InvalidVertex: a source is not a vertex of the graph.
             AlgorithmError: the algorithm refused the graph (e.g. sssp with negative weights).
+            ConvergenceError: an iterative run (pagerank) reached ``max_iterations`` before
+                converging, without ``allow_unconverged=True``; the exception's ``result`` holds
+                what it computed. (An AlgorithmError.)
             GraphFormatError: a graph file is damaged.
             ValueError: an unknown algorithm, engine or choice, an option value out of range, an
                 option that does not apply to the engine asked for (the I/O layer's refusals and
                 a budget too small for the engine included).
             TypeError: an option the algorithm does not take, or an option of the wrong type.
         """
-        values, ids, stats, summary = self._g.run(algorithm, options)
-        return Result(algorithm, values, ids, stats, summary)
+        report = options.pop("report", None)
+        if report is not None:
+            _progress.check_report(report)
+        shown, done = _progress.callback(options.pop("progress", None), algorithm)
+        if shown is not None:
+            options["progress"] = shown
+        try:
+            values, ids, stats, summary = self._g.run(algorithm, self._vertex_options(algorithm, options))
+        finally:
+            done()
+        if report is not None:
+            _native.write_report(report, self.path, summary, json.dumps(stats))
+        keys = self._keys()
+        rows = None if keys is None else keys[ids.astype(np.intp)]
+        result = Result(algorithm, values, ids, stats, summary, rows)
+        return check_converged(result, bool(options.get("allow_unconverged")))
 
     def select(
         self,
@@ -550,17 +692,51 @@ class Graph(AlgorithmMethods):
         )
         g = Graph(output)
         g.reorder_summary = summary
+        if self._node_keys is not None:
+            g._set_nodes(self._node_keys)  # names follow original IDs, which a reordering keeps
         return g
 
     def __repr__(self) -> str:
+        if self.closed:
+            return f"<diskgraph.Graph {self.path!r} (closed)>"
         kind = ("directed" if self.directed else "undirected") + (", weighted" if self.weighted else "")
         return f"<diskgraph.Graph {self.path!r}: {self.num_vertices} vertices, {self.num_edges} edges ({kind})>"
+
+
+def object_array(items: Iterable[Any]) -> np.ndarray:
+    """A one-dimensional object array of ``items`` (tuples stay elements, not rows)."""
+    listed: List[Any] = list(items)
+    return np.fromiter(listed, dtype=object, count=len(listed))
+
+
+@lru_cache(maxsize=1)
+def _vertex_option_kinds() -> Dict[str, Dict[str, str]]:
+    """Per algorithm, its options that take vertices, with their kind (source or sources)."""
+    return {
+        a["name"]: {o["name"]: o["kind"] for o in a["options"] if o["kind"] in ("source", "sources")}
+        for a in _native.algorithms()["algorithms"]
+    }
+
+
+def _key_id(ids: Dict[Hashable, int], key: Any) -> Any:
+    """The original ID of node ``key``; an integer that is no key is taken as an ID, anything
+    else is refused."""
+    try:
+        return ids[key]
+    except KeyError:
+        if isinstance(key, (int, np.integer)):
+            return key
+        raise _native.InvalidVertex(f"{key!r} is not a node of the graph") from None
+    except TypeError:
+        raise TypeError(f"a vertex must be a node key (hashable), got {key!r}") from None
 
 
 def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.open
     """Opens the graph directory at ``path``.
 
-    Raises :class:`GraphFormatError` if it is missing, is not a graph directory, or fails the
+    Raises :class:`GraphNotFoundError` (a ``FileNotFoundError``) if it is missing,
+    :class:`NotAGraphError` (a ``NotADirectoryError``) if it is a file or a directory without
+    ``manifest.json``, and :class:`GraphFormatError` (the base of both) if it fails the
     open-time checks (manifest, file sizes, offset indexes).
 
     >>> g = diskgraph.open("rome99.dg")
@@ -568,3 +744,22 @@ def open(path: PathLike) -> Graph:  # noqa: A001 - the public name is diskgraph.
     69102.0
     """
     return Graph(path)
+
+
+def temporary_graph_path() -> str:
+    """A path for a graph imported without one: ``graph.dg`` inside a new private directory
+    (``tempfile.mkdtemp``, so under ``TMPDIR``), which :meth:`Graph._own_directory` then hands to
+    the graph to delete."""
+    return os.path.join(tempfile.mkdtemp(prefix="diskgraph-"), "graph.dg")
+
+
+class _ClosedGraph:
+    """Stands in for the native graph of a closed :class:`Graph`: any use raises ValueError."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __getattr__(self, name: str) -> Any:
+        raise ValueError(f"the graph {self.path} is closed (Graph.close(), or the end of its with block)")

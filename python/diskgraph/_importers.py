@@ -4,12 +4,14 @@ machinery the other converters use to stream batches into a native ``EdgeImporte
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Optional
+import shutil
+import warnings
+from typing import Any, Callable, Iterable, Optional, Union
 
 import numpy as np
 
 from . import _native
-from ._graph import Graph, Memory, PathLike, memory_bytes
+from ._graph import Graph, Memory, PathLike, memory_bytes, temporary_graph_path
 
 #: Edges converted and pushed per step, so a conversion never holds more than one chunk.
 CHUNK = 1 << 20
@@ -79,7 +81,7 @@ def as_weights(values: Any, name: str = "weights", offset: int = 0) -> np.ndarra
 
 
 def run_import(
-    path: PathLike,
+    path: Optional[PathLike],
     feed: Callable[["_native.EdgeImporter"], None],
     *,
     directed: bool,
@@ -93,31 +95,44 @@ def run_import(
     """Starts a native importer, lets ``feed`` push into it, publishes and opens the graph.
 
     Any exception from ``feed`` (including KeyboardInterrupt) aborts the import, which then
-    leaves nothing at ``path``.
+    leaves nothing at ``path``. With ``path=None`` the graph goes to a temporary directory
+    that the returned graph deletes when closed or collected.
     """
-    importer = _native.EdgeImporter(
-        os.fspath(path),
-        directed=bool(directed),
-        weighted=bool(weighted),
-        keep_self_loops=bool(keep_self_loops),
-        keep_duplicates=bool(keep_duplicates),
-        memory=memory_bytes(memory),
-        force=bool(force),
-        description=description,
-    )
+    target = temporary_graph_path() if path is None else os.fspath(path)
     try:
-        feed(importer)
-        summary = importer.finish()
+        importer = _native.EdgeImporter(
+            target,
+            directed=bool(directed),
+            weighted=bool(weighted),
+            keep_self_loops=bool(keep_self_loops),
+            keep_duplicates=bool(keep_duplicates),
+            memory=memory_bytes(memory),
+            force=bool(force),
+            description=description,
+        )
+        try:
+            feed(importer)
+            summary = importer.finish()
+        except BaseException:
+            importer.abort()
+            raise
+        g = opened(target, summary)
     except BaseException:
-        importer.abort()
+        if path is None:
+            shutil.rmtree(os.path.dirname(target), ignore_errors=True)
         raise
-    return opened(path, summary)
+    if path is None:
+        g._own_directory(os.path.dirname(target))
+    return g
 
 
 def opened(path: PathLike, summary: Any) -> Graph:
-    """Opens a graph just imported and attaches the import summary."""
+    """Opens a graph just imported, attaches the import summary, and issues its warnings about
+    the input (an ignored column, a rounded weight) as Python warnings."""
     g = Graph(path)
     g._import_summary = dict(summary)
+    for message in g._import_summary.get("warnings", []):
+        warnings.warn(message, UserWarning, stacklevel=3)
     return g
 
 
@@ -140,6 +155,12 @@ def import_file(
     keep_duplicates: bool = False,
     memory: Memory = "1GiB",
     force: bool = False,
+    header: Union[str, bool] = "auto",
+    delimiter: Optional[str] = None,
+    source_column: Union[int, str, None] = None,
+    target_column: Union[int, str, None] = None,
+    weight_column: Union[int, str, None] = None,
+    ids: str = "auto",
 ) -> Graph:
     """Imports an edge-list file into a new graph directory at ``path`` and opens it.
 
@@ -152,7 +173,8 @@ def import_file(
         input: The input file.
         path: The graph directory to create.
         format: ``"auto"`` (from the file name, then the first line) or one of ``snap``,
-            ``konect``, ``mtx``, ``dimacs``, ``el``, ``wel``, ``bin32``, ``bin64``, ``bvgraph``.
+            ``csv``, ``konect``, ``mtx``, ``dimacs``, ``el``, ``wel``, ``bin32``, ``bin64``,
+            ``bvgraph``. ``.csv`` and ``.tsv`` names, and a first line with commas, are csv.
         undirected: Store as undirected even if the input does not declare it (Matrix Market
             ``symmetric`` and KONECT ``sym`` inputs are undirected anyway).
         weighted: Read weights from the third column of text edge lists (formats that carry
@@ -162,9 +184,21 @@ def import_file(
         keep_duplicates: Keep parallel edges (a multigraph).
         memory: Budget for the external sort (int bytes or e.g. ``"256MiB"``).
         force: Replace an existing graph at ``path``.
+        header: CSV: ``"auto"`` (the first row is a header when a column is given by name or
+            its source and target are not both integers), ``"yes"``/``True`` or ``"no"``/``False``.
+        delimiter: CSV: one character, or ``"tab"`` (default ``,``; a tab for ``.tsv``).
+        source_column, target_column, weight_column: CSV: a column by 0-based index (int) or
+            header name (str); source 0 and target 1 by default; a weight column makes the
+            graph weighted (``weighted`` alone takes the header's ``weight`` column, else 2).
+        ids: CSV: ``"auto"`` (integers when the first edge's are), ``"integer"`` or ``"name"``:
+            names get IDs in order of first appearance and are stored as the graph's vertex
+            names (:attr:`Graph.nodes`; results' :meth:`Result.to_dict` keys).
+
+    Warns about an ignored numeric column and about the first weight float32 rounds
+    (``UserWarning``, naming file and line).
 
     Raises:
-        InputFormatError: the input is malformed (the message names file and line).
+        InputFormatError: the input is malformed (the message names file, line and column).
         OutputExistsError: ``path`` exists and ``force`` is false.
 
     >>> g = diskgraph.import_file("rome99.gr", "rome99.dg")
@@ -182,14 +216,27 @@ def import_file(
         keep_duplicates=bool(keep_duplicates),
         memory=memory_bytes(memory),
         force=bool(force),
+        header=_header(header),
+        delimiter=delimiter,
+        source_column=source_column,
+        target_column=target_column,
+        weight_column=weight_column,
+        ids=ids,
     )
     return opened(path, summary)
+
+
+def _header(header: Union[str, bool]) -> str:
+    """``header`` as the native importer spells it."""
+    if isinstance(header, bool):
+        return "yes" if header else "no"
+    return str(header)
 
 
 def from_edges(
     src: Any,
     dst: Any,
-    path: PathLike,
+    path: Optional[PathLike] = None,
     weights: Any = None,
     directed: bool = True,
     vertices: Any = None,
@@ -204,7 +251,8 @@ def from_edges(
     Args:
         src, dst: Vertex IDs (any integer dtype or sequence of ints, non-negative, below 2**64),
             of equal length.
-        path: The graph directory to create.
+        path: The graph directory to create; ``None`` makes a temporary graph, deleted when
+            it is closed (see :class:`Graph`).
         weights: Optional edge weights (finite reals, stored as float32); the graph is weighted
             iff given.
         directed: ``False`` stores each edge both ways.

@@ -15,16 +15,22 @@ __all__ = [
     "EdgeImporter",
     "Graph",
     "GraphFormatError",
+    "GraphNotFoundError",
     "InputFormatError",
+    "InputNotFoundError",
     "InvalidVertex",
+    "NotAGraphError",
     "OutputExistsError",
     "StaticCache",
     "Suspended",
     "SyncGraph",
     "SyncQueue",
     "algorithms",
+    "cli_main",
     "import_file",
     "parse_size",
+    "read_names",
+    "write_report",
     "__version__",
 ]
 
@@ -37,9 +43,14 @@ class InvalidVertex(DiskgraphError): ...
 class AlgorithmError(DiskgraphError): ...
 class OutputExistsError(DiskgraphError): ...
 class Suspended(DiskgraphError): ...
+class GraphNotFoundError(GraphFormatError, FileNotFoundError): ...
+class NotAGraphError(GraphFormatError, NotADirectoryError): ...
+class InputNotFoundError(InputFormatError, FileNotFoundError): ...
 
 def parse_size(size: str) -> int: ...
+def cli_main(argv: List[str]) -> int: ...
 def algorithms() -> Dict[str, Any]: ...
+def write_report(path: _Path, graph: _Path, summary: str, stats: str) -> None: ...
 def import_file(
     input: _Path,
     output: _Path,
@@ -52,7 +63,14 @@ def import_file(
     keep_duplicates: bool = False,
     memory: int = 1073741824,
     force: bool = False,
+    header: str = "auto",
+    delimiter: Optional[str] = None,
+    source_column: Union[int, str, None] = None,
+    target_column: Union[int, str, None] = None,
+    weight_column: Union[int, str, None] = None,
+    ids: str = "auto",
 ) -> Dict[str, Any]: ...
+def read_names(path: _Path) -> Optional[List[str]]: ...
 
 @final
 class SyncQueue:
@@ -176,6 +194,7 @@ class EdgeImporter:
         weights: Optional[npt.NDArray[np.float32]] = None,
     ) -> None: ...
     def add_vertices(self, ids: npt.NDArray[np.uint64]) -> None: ...
+    def add_names(self, names: List[str]) -> None: ...
     def finish(self) -> Dict[str, Any]: ...
     def abort(self) -> None: ...
     @property

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Hashable, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -13,13 +13,23 @@ from ._importers import CHUNK, run_import
 _U64_LIMIT = 1 << 64
 
 
-def _check_node(node: Any) -> int:
-    if isinstance(node, bool) or not isinstance(node, numbers.Integral) or not 0 <= int(node) < _U64_LIMIT:
-        raise TypeError(
-            f"node {node!r} is not a valid diskgraph vertex ID: nodes must be non-negative integers below "
-            "2**64 (relabel first, e.g. with networkx.convert_node_labels_to_integers)"
-        )
-    return int(node)
+def _is_id(node: Any) -> bool:
+    """Whether ``node`` can be a vertex ID as it is: a non-negative integer below 2**64."""
+    return not isinstance(node, bool) and isinstance(node, numbers.Integral) and 0 <= int(node) < _U64_LIMIT
+
+
+def _names(nodes: List[Any]) -> List[str]:
+    """``str`` of every node; ValueError naming two nodes whose names are the same."""
+    names = [str(node) for node in nodes]
+    first: Dict[str, int] = {}
+    for i, name in enumerate(names):
+        j = first.setdefault(name, i)
+        if j != i:
+            raise ValueError(
+                f"nodes {nodes[j]!r} and {nodes[i]!r} have the same name {name!r} (str of the node): "
+                "stored names must be distinct, relabel one of them"
+            )
+    return names
 
 
 def _weighted(G: Any, weight: Optional[str]) -> bool:
@@ -57,7 +67,7 @@ def _chunks(items: Iterator[Any], size: int) -> Iterator[List[Any]]:
 
 def from_networkx(
     G: Any,
-    path: PathLike,
+    path: Optional[PathLike] = None,
     *,
     weight: Optional[str] = "weight",
     keep_self_loops: bool = False,
@@ -68,20 +78,28 @@ def from_networkx(
     """Builds a graph directory from a NetworkX graph and opens it.
 
     The graph is directed iff ``G.is_directed()``. Every node becomes a vertex (isolated nodes
-    included) and must be a non-negative integer below 2**64. Edges are weighted iff every edge
-    has the ``weight`` attribute. Parallel edges of a MultiGraph are kept only with
+    included). When every node is a non-negative integer below 2**64, the nodes are the vertex
+    IDs. Otherwise (strings, tuples, any hashable nodes) the nodes get the IDs ``0 .. n-1`` in
+    ``G``'s node order, ``str(node)`` is stored as each vertex's name (so a reopened graph has
+    string names), and the returned graph keeps the node objects: :attr:`Graph.nodes`,
+    :attr:`Result.nodes` and :meth:`Result.to_dict` give them, and sources may be given as
+    nodes. Edges are weighted iff every edge has the ``weight`` attribute. Parallel edges of a MultiGraph are kept only with
     ``keep_duplicates`` (otherwise merged, keeping the smallest weight).
 
     Args:
         G: A ``Graph``, ``DiGraph``, ``MultiGraph`` or ``MultiDiGraph``.
-        path: The graph directory to create.
+        path: The graph directory to create; ``None`` makes a temporary graph, deleted when
+            it is closed (see :class:`Graph`).
         weight: Edge attribute holding the weight; ``None`` ignores weights.
         keep_self_loops, keep_duplicates, memory, force: as in :func:`import_file`.
 
     Raises:
-        TypeError: a node is not a non-negative integer below 2**64.
-        ValueError: only some edges have the ``weight`` attribute, or a weight is not a finite
-            number.
+        ValueError: only some edges have the ``weight`` attribute, a weight is not a finite
+            number, or two non-integer graph's nodes have the same ``str``.
+
+    >>> g = diskgraph.from_networkx(nx.les_miserables_graph(), "les.dg")
+    >>> max(g.pagerank().to_dict().items(), key=lambda kv: kv[1])[0]
+    'Valjean'
 
     >>> g = diskgraph.from_networkx(nx.path_graph(4), "p4.dg")
     >>> g.num_edges, g.directed
@@ -90,17 +108,25 @@ def from_networkx(
     directed = bool(G.is_directed())
     if G.number_of_nodes() == 0:
         raise ValueError("G has no nodes: a graph needs at least one vertex")
-    for node in G:
-        _check_node(node)
+    nodes = list(G)
+    named = not all(_is_id(node) for node in nodes)
+    names = _names(nodes) if named else []
+    index: Dict[Hashable, int] = {node: i for i, node in enumerate(nodes)} if named else {}
     weighted = _weighted(G, weight)
 
+    def vertex(node: Any) -> int:
+        return index[node] if named else int(node)
+
     def feed(importer: Any) -> None:
-        for chunk in _chunks(iter(G), CHUNK):
-            importer.add_vertices(np.fromiter((int(x) for x in chunk), dtype=np.uint64, count=len(chunk)))
+        for start in range(0, len(nodes), CHUNK):
+            chunk = nodes[start : start + CHUNK]
+            importer.add_vertices(np.fromiter((vertex(x) for x in chunk), dtype=np.uint64, count=len(chunk)))
+            if named:
+                importer.add_names(names[start : start + CHUNK])
         edges = G.edges(data=weight) if weighted else G.edges()
         for chunk in _chunks(iter(edges), CHUNK):
-            src = np.fromiter((int(e[0]) for e in chunk), dtype=np.uint64, count=len(chunk))
-            dst = np.fromiter((int(e[1]) for e in chunk), dtype=np.uint64, count=len(chunk))
+            src = np.fromiter((vertex(e[0]) for e in chunk), dtype=np.uint64, count=len(chunk))
+            dst = np.fromiter((vertex(e[1]) for e in chunk), dtype=np.uint64, count=len(chunk))
             w = None
             if weighted:
                 w = np.empty(len(chunk), dtype=np.float32)
@@ -108,7 +134,7 @@ def from_networkx(
                     w[i] = _weight_value(e, weight)
             importer.push(src, dst, w)
 
-    return run_import(
+    g = run_import(
         path,
         feed,
         directed=directed,
@@ -119,6 +145,9 @@ def from_networkx(
         force=force,
         description=f"networkx {type(G).__name__} ({G.number_of_nodes()} nodes, {G.number_of_edges()} edges)",
     )
+    if named:
+        g._set_nodes(nodes)
+    return g
 
 
 def _weight_value(edge: Tuple[Any, Any, Any], weight: Optional[str]) -> float:

@@ -22,7 +22,7 @@ def _column(batch: Any, index: int, name: str, offset: int) -> np.ndarray:
 
 def from_parquet(
     source: Any,
-    path: PathLike,
+    path: Optional[PathLike] = None,
     src: str = "src",
     dst: str = "dst",
     weight: Optional[str] = None,
@@ -43,7 +43,8 @@ def from_parquet(
     Args:
         source: A Parquet file, a directory of them, a list of files, or a
             ``pyarrow.dataset.Dataset``.
-        path: The graph directory to create.
+        path: The graph directory to create; ``None`` makes a temporary graph, deleted when
+            it is closed (see :class:`Graph`).
         src, dst: Columns of source and target IDs (integer, non-negative, no nulls).
         weight: Column of weights (finite reals), or ``None`` for an unweighted graph.
         directed: ``False`` stores each edge both ways.

@@ -12,7 +12,7 @@ from ._importers import CHUNK, as_weights, push_vertices, run_import
 
 def from_scipy(
     A: Any,
-    path: PathLike,
+    path: Optional[PathLike] = None,
     *,
     directed: bool = True,
     weighted: Optional[bool] = None,
@@ -31,7 +31,8 @@ def from_scipy(
 
     Args:
         A: The adjacency matrix (n × n).
-        path: The graph directory to create.
+        path: The graph directory to create; ``None`` makes a temporary graph, deleted when
+            it is closed (see :class:`Graph`).
         directed: Whether entries are arcs (default) or undirected edges.
         weighted: Store the entries as float32 weights; ``None`` (default) means weighted
             unless every stored value equals 1.

@@ -30,7 +30,7 @@ pub fn algorithm(a: &Algorithm) -> Json {
     json!({
         "name": a.name,
         "help": a.help,
-        "result": {"dtype": a.result.values.dtype(), "matrix": a.result.values == crate::ValueType::Matrix, "help": a.result.help},
+        "result": {"name": a.result.name, "dtype": a.result.values.dtype(), "matrix": a.result.values == crate::ValueType::Matrix, "help": a.result.help},
         "engines": engines.iter().map(|e| e.name()).collect::<Vec<_>>(),
         "options": a.options.iter().map(|o| option(o, &engines)).collect::<Vec<_>>(),
     })

@@ -13,6 +13,7 @@ use diskgraph_engine::shards::ShardGraph;
 use diskgraph_engine::stream::StreamGraph;
 use diskgraph_engine::sync::SyncGraph;
 use diskgraph_engine::{EngineKind, MemoryGraph, Vertices};
+use diskgraph_format::VertexNames;
 use serde_json::Value as Json;
 
 use crate::streaming::LayoutNeed;
@@ -38,6 +39,10 @@ pub struct Algorithm {
 pub struct ResultKind {
     /// Their type.
     pub values: ValueType,
+    /// Their name, a column name (`level`, `rank`, `component`, ...): Python's `to_pandas()`
+    /// and `to_arrow()` name the value column so, and every run records it as the `value`
+    /// setting (a variant may record another, as bfs records `parent` with `--parents`).
+    pub name: &'static str,
     /// What they mean, for the help and the docstrings.
     pub help: &'static str,
 }
@@ -192,6 +197,8 @@ pub struct Run<'a> {
     pub params: &'a Params,
     /// The graph's vertices.
     pub vertices: &'a Vertices,
+    /// The graph's vertex names, by original ID, when it has them.
+    pub names: Option<&'a VertexNames>,
     pub(crate) source: Option<u32>,
     pub(crate) sources: Option<Vec<u32>>,
 }
@@ -218,6 +225,16 @@ impl Run<'_> {
     /// The original ID of internal vertex `v`.
     pub fn id(&self, v: u32) -> u64 {
         self.vertices.ids()[v as usize]
+    }
+
+    /// Internal vertex `v` as a summary shows it: its name when the graph has names, else its
+    /// original ID.
+    pub fn label(&self, v: u32) -> String {
+        let id = self.id(v);
+        match self.names.and_then(|n| n.get(id)) {
+            Some(name) => name.to_string(),
+            None => id.to_string(),
+        }
     }
 }
 
@@ -269,8 +286,14 @@ pub struct Outcome {
     pub iterations: u64,
     /// Edges examined, when the algorithm counts them (else the engine's count stands).
     pub edges_processed: Option<u64>,
+    /// Whether an iterative algorithm converged before its iteration limit (`None` when it has
+    /// no such limit, or ran a fixed number of iterations).
+    pub converged: Option<bool>,
     /// Settings that shaped the answer (the source, the tolerance...), for the stats.
     pub settings: Vec<(&'static str, Json)>,
+    /// Whether the values are original vertex IDs (parents, component labels; a negative value
+    /// is none), which outputs that name vertices name too.
+    pub vertex_values: bool,
 }
 
 impl Outcome {
@@ -281,8 +304,16 @@ impl Outcome {
             summary,
             iterations: 0,
             edges_processed: None,
+            converged: None,
             settings: Vec::new(),
+            vertex_values: false,
         }
+    }
+
+    /// With values that are original vertex IDs (see [`Outcome::vertex_values`]).
+    pub fn vertex_valued(mut self) -> Self {
+        self.vertex_values = true;
+        self
     }
 
     /// With `iterations`.
@@ -294,6 +325,12 @@ impl Outcome {
     /// With `edges` examined.
     pub fn edges(mut self, edges: u64) -> Self {
         self.edges_processed = Some(edges);
+        self
+    }
+
+    /// With whether it converged before its iteration limit.
+    pub fn converged(mut self, converged: bool) -> Self {
+        self.converged = Some(converged);
         self
     }
 

@@ -1,6 +1,6 @@
 //! Why a run stopped: the one error type of the algorithm layer.
 
-use diskgraph_engine::EngineError;
+use diskgraph_engine::{EngineError, Vertices};
 use diskgraph_format::FormatError;
 
 /// Why an algorithm, or the registry running it, refused or stopped. Each variant locates the
@@ -11,13 +11,14 @@ pub enum AlgoError {
     /// vertex.
     #[error(transparent)]
     Engine(#[from] EngineError),
-    /// SSSP found an edge whose weight is negative or NaN (internal IDs).
+    /// SSSP found an edge whose weight is negative or NaN (original IDs; made by
+    /// [`AlgoError::negative_weight`]).
     #[error("edge {src} -> {dst} has weight {weight}; shortest paths need non-negative weights")]
     NegativeWeight {
-        /// Tail of the offending edge.
-        src: u32,
-        /// Head of the offending edge.
-        dst: u32,
+        /// Tail of the offending edge (original ID).
+        src: u64,
+        /// Head of the offending edge (original ID).
+        dst: u64,
         /// Its weight.
         weight: f32,
     },
@@ -53,6 +54,17 @@ impl From<FormatError> for AlgoError {
 }
 
 impl AlgoError {
+    /// [`AlgoError::NegativeWeight`] for the edge `src -> dst` (internal IDs, named by their
+    /// original IDs in `vertices`) of weight `weight`.
+    pub fn negative_weight(vertices: &Vertices, src: u32, dst: u32, weight: f32) -> Self {
+        let ids = vertices.ids();
+        AlgoError::NegativeWeight {
+            src: ids[src as usize],
+            dst: ids[dst as usize],
+            weight,
+        }
+    }
+
     /// The graph-format error behind this one, if any (a damaged graph, or a file that could
     /// not be read).
     pub fn format_error(&self) -> Option<&FormatError> {

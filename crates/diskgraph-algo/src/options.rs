@@ -23,5 +23,16 @@ pub const SEED: OptionSpec = OptionSpec {
     examples: &["7"],
 };
 
+/// `--allow-unconverged`: take the result of an iterative run that reached its iteration
+/// limit before converging (see [`registry::unconverged`](crate::registry::unconverged)).
+pub const ALLOW_UNCONVERGED: OptionSpec = OptionSpec {
+    name: "allow_unconverged",
+    kind: OptionKind::Flag,
+    default: Default::Flag(false),
+    help: "accept a run that reaches its iteration limit before converging (else it fails, its values kept: written by the command line, held by Python's ConvergenceError)",
+    engines: Engines::All,
+    examples: &[],
+};
+
 /// Every source count and list is at most this long where one traversal serves them all.
 pub const SOURCES_DEFAULT: usize = 64;

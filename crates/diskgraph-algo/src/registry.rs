@@ -18,9 +18,10 @@ use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
-    human_bytes, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, RunStats, Source, Sources, Vertices,
+    human_bytes, recorder, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, Observer, RunStats, Source,
+    Sources, Vertices,
 };
-use diskgraph_format::{GraphDir, IdRanking};
+use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
@@ -102,6 +103,8 @@ pub struct RunRequest {
     /// whose per-vertex values nobody reads (the CLI without `--out`) then neither ranks the
     /// IDs nor moves every row (0.1 s of a 0.9 s Kronecker 24 bfs).
     pub in_id_order: bool,
+    /// Called with each engine step's record as the step ends (progress display).
+    pub progress: Option<Observer>,
 }
 
 impl RunRequest {
@@ -113,6 +116,7 @@ impl RunRequest {
             index: None,
             static_cache: None,
             in_id_order: true,
+            progress: None,
         }
     }
 
@@ -138,6 +142,8 @@ pub struct RunOutput {
     pub stats: RunStats,
     /// A few lines describing the answer (reached vertices, component count, top ranks...).
     pub summary: String,
+    /// Whether the values are original vertex IDs (parents, component labels; negative: none).
+    pub vertex_values: bool,
 }
 
 /// Runs `req` on `graph`.
@@ -157,6 +163,10 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
         .map_err(|e| AlgoError::InvalidSetting(format!("cannot start the worker threads: {e}")))?;
     let variant = alg.variant(engine).expect("the engine chosen runs the algorithm");
     let mut out = pool.install(|| run_variant(graph, req, alg, variant))?;
+    out.stats
+        .settings
+        .entry("value".into())
+        .or_insert(json!(alg.result.name));
     if let Some(note) = note {
         out.summary = format!("{}\n{note}", out.summary);
         out.stats.settings.insert("engine_choice".into(), json!(note));
@@ -349,6 +359,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
         json!(params.choice(&ENGINE).expect("declared with a default")),
     );
     let index = req.index.clone();
+    let names = graph.names()?;
     let needs = variant.needs;
     // Each arm drops its engine before the rows are put in order: the IDs are then the run's
     // alone and go out without a copy.
@@ -361,7 +372,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 index,
             };
             let g = MemoryGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Selective(f) => {
             let mut opts = SelectiveOptions::from_params(params, threads)?;
@@ -382,11 +393,11 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 basc.preloaded = Some(loaded.clone());
             }
             let g = SelectiveGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Stream(f, need) => {
             let g = streaming::open(alg.name, graph, params, need(params), needs.weights, index)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Sync(f) => {
             let opts = SyncOptions {
@@ -396,7 +407,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 ..SyncOptions::from_params(params)
             };
             let g = SyncGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Shards(f) => {
             // A variant that holds lists of its own (`whole_lists`) gets what the engine
@@ -414,7 +425,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 ..ShardOptions::from_params(params, engine_memory)
             };
             let g = ShardGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, start, stats)
+            execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
     }?;
     Ok(in_id_order(ran, req, start))
@@ -429,17 +440,19 @@ struct Ran {
     compute: Instant,
 }
 
-/// Resolves the run's sources on the opened engine `g`, runs `f`, and records the engine's
-/// figures.
+/// Resolves the run's sources on the opened engine `g`, runs `f` (which labels vertices with
+/// `names`, when the graph has them), and records the engine's figures.
 fn execute<E: Engine>(
     g: &E,
     f: fn(&E, &Run) -> Result<Outcome, AlgoError>,
     alg: &Algorithm,
     req: &RunRequest,
+    names: Option<&VertexNames>,
     start: Instant,
     mut stats: RunStats,
 ) -> Result<Ran, AlgoError> {
     let params = &req.params;
+    g.recorder().open(start, req.progress.clone(), g.snapshot());
     let vertices = g.vertices();
     let source = match alg.source_option() {
         Some(spec) => Some(match params.source(spec) {
@@ -458,12 +471,16 @@ fn execute<E: Engine>(
     let run = Run {
         params,
         vertices,
+        names,
         source,
         sources,
     };
-    let outcome = f(g, &run)?;
+    let outcome = recorder::sampled(g, || f(g, &run))?;
     g.record(&mut stats);
     stats.edges_processed = g.edges_counted().unwrap_or(0);
+    let log = g.recorder().close(g.snapshot(), outcome.edges_processed);
+    stats.steps = log.steps;
+    stats.io_series = log.io;
     for name in params.given() {
         if let Some(Value::Choice(choice)) = alg.option(name).and_then(|o| params.get(o)) {
             stats.settings.insert(name.into(), json!(choice));
@@ -487,6 +504,7 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
         compute,
     } = ran;
     stats.iterations = outcome.iterations;
+    stats.converged = outcome.converged;
     if let Some(edges) = outcome.edges_processed {
         stats.edges_processed = edges;
     }
@@ -509,6 +527,7 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
         vertex_ids,
         stats,
         summary: outcome.summary,
+        vertex_values: outcome.vertex_values,
     }
 }
 
@@ -564,6 +583,21 @@ fn ascending_by_id(values: Values, ids: &[u64], ranking: &IdRanking) -> (Values,
         }
     };
     (values, order.sorted_ids())
+}
+
+/// Why the output `out` of request `req` is not an answer to take: it stopped at its iteration
+/// limit without converging, and the request does not allow that
+/// ([`ALLOW_UNCONVERGED`](crate::options::ALLOW_UNCONVERGED)). `None` when it converged, has
+/// no such limit, or may stop short. The run itself succeeds either way, so that its callers
+/// can keep its values (the CLI writes them) before they fail.
+pub fn unconverged(req: &RunRequest, out: &RunOutput) -> Option<String> {
+    let allowed = req.params.flag(&crate::options::ALLOW_UNCONVERGED);
+    (out.stats.converged == Some(false) && !allowed).then(|| {
+        format!(
+            "{} stopped at its iteration limit ({} iterations) without converging",
+            out.stats.algorithm, out.stats.iterations
+        )
+    })
 }
 
 /// Loads the static cache `params` ask for (the `basc` selection, `basc_fraction` of `memory`,

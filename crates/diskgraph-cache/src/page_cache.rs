@@ -233,6 +233,16 @@ impl PageCache {
         }
     }
 
+    /// Hits over lookups so far (as [`PageCacheStats::hit_ratio`], without computing the
+    /// utilisation).
+    pub fn hit_ratio(&self) -> f64 {
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .stats
+            .hit_ratio()
+    }
+
     /// The counters, with utilisation over evicted and resident pages.
     pub fn stats(&self) -> PageCacheStats {
         let g = self.inner.lock().unwrap_or_else(PoisonError::into_inner);

@@ -8,16 +8,21 @@ use anyhow::Result;
 
 use diskgraph_engine::parse_size;
 
+/// Bytes per read unless `--access` says otherwise (also the run report's measurement).
+pub const ACCESS: usize = 4096;
+/// Reads in flight unless `--depth` says otherwise (also the run report's measurement).
+pub const DEPTH: u32 = 64;
+
 /// Arguments of `diskgraph device`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A large file on the device (a graph's `out.adj`, say).
     file: PathBuf,
     /// Bytes per read (a multiple of 512).
-    #[arg(long, default_value = "4KiB", value_parser = parse_size)]
+    #[arg(long, default_value_t = ACCESS as u64, value_parser = parse_size)]
     access: u64,
     /// Reads in flight.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = DEPTH)]
     depth: u32,
     /// Random offsets instead of sequential.
     #[arg(long)]

@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use diskgraph_prep::parse::{open_input, parse_format_name, ParseOptions};
-use diskgraph_prep::{ImportOptions, ImportSummary};
+use diskgraph_prep::parse::{
+    open_input, parse_delimiter, parse_format_name, Column, CsvOptions, Header, IdKind, ParseOptions,
+};
+use diskgraph_prep::{ImportOptions, ImportSummary, Progress};
 
 use crate::progress::Bar;
 use diskgraph_engine::parse_size;
@@ -12,12 +14,13 @@ use diskgraph_engine::parse_size;
 /// Arguments of `diskgraph import`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Input edge list (may be gzip-compressed).
+    /// Input edge list (may be gzip-compressed); `-` reads standard input (detected by content:
+    /// give --format for csv without commas, binary, or to be sure). A FIFO works too.
     input: PathBuf,
     /// Output graph directory.
     #[arg(short, long)]
     output: PathBuf,
-    /// Input format: auto|snap|konect|mtx|dimacs|el|wel|bin32|bin64|bvgraph (a BVGraph: its basename or .graph file).
+    /// Input format: auto|snap|csv|konect|mtx|dimacs|el|wel|bin32|bin64|bvgraph (a BVGraph: its basename or .graph file; .csv and .tsv names are csv).
     #[arg(long, default_value = "auto", value_parser = parse_format_name)]
     format: diskgraph_prep::parse::FormatChoice,
     /// Store the graph as undirected (each edge in both directions).
@@ -41,6 +44,45 @@ pub struct Args {
     /// Replace an existing output.
     #[arg(long)]
     force: bool,
+    /// CSV: whether the first row is a header: auto (a header unless its source and target are integers), yes (also `--header` alone) or no.
+    #[arg(long, value_name = "auto|yes|no", default_value = "auto", num_args = 0..=1, default_missing_value = "yes", value_parser = Header::parse)]
+    header: Header,
+    /// CSV: the field delimiter, one character or `tab` [default: `,`; a tab for .tsv].
+    #[arg(long, value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
+    /// CSV: the source column, a 0-based index or a header name [default: 0].
+    #[arg(long, value_name = "INDEX|NAME", value_parser = Column::parse)]
+    source_column: Option<Column>,
+    /// CSV: the target column, a 0-based index or a header name [default: 1].
+    #[arg(long, value_name = "INDEX|NAME", value_parser = Column::parse)]
+    target_column: Option<Column>,
+    /// CSV: the weight column, a 0-based index or a header name (makes the graph weighted; with --weighted alone: the `weight` column, else 2).
+    #[arg(long, value_name = "INDEX|NAME", value_parser = Column::parse)]
+    weight_column: Option<Column>,
+    /// CSV: vertex IDs: auto (integers if the first edge's are), integer, or name (any text: stored as vertex names).
+    #[arg(long, value_name = "auto|integer|name", default_value = "auto", value_parser = IdKind::parse)]
+    ids: IdKind,
+}
+
+/// The progress bar, with the input's warnings printed on stderr as they come.
+struct Shown(Bar);
+
+impl Progress for Shown {
+    fn phase(&mut self, name: &str, total: Option<u64>) {
+        self.0.phase(name, total);
+    }
+
+    fn update(&mut self, done: u64) {
+        self.0.update(done);
+    }
+
+    fn finish(&mut self) {
+        self.0.finish();
+    }
+
+    fn warn(&mut self, message: &str) {
+        eprintln!("warning: {message}");
+    }
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -48,6 +90,14 @@ pub fn run(a: Args) -> Result<()> {
         format: a.format,
         weighted: a.weighted,
         weight_file: a.weights,
+        csv: CsvOptions {
+            header: a.header,
+            delimiter: a.delimiter,
+            source: a.source_column,
+            target: a.target_column,
+            weight: a.weight_column,
+            ids: a.ids,
+        },
     };
     let (mut source, decided) = open_input(&a.input, &opts)?;
     if let Some(msg) = decided {
@@ -60,7 +110,7 @@ pub fn run(a: Args) -> Result<()> {
         memory: a.memory,
         force: a.force,
     };
-    let summary = diskgraph_prep::import(source.as_mut(), &a.output, &iopts, &mut Bar::new(true))?;
+    let summary = diskgraph_prep::import(source.as_mut(), &a.output, &iopts, &mut Shown(Bar::new(true)))?;
     print_summary(&a.output, &summary);
     Ok(())
 }
@@ -88,6 +138,9 @@ pub fn print_summary(output: &std::path::Path, s: &ImportSummary) {
         s.duplicates_merged,
         if s.ids_remapped { "; IDs remapped (ids.u64)" } else { "" }
     );
+    if s.names {
+        println!("vertex names stored (names.idx, names.bin)");
+    }
     println!(
         "wrote {:.1} MiB ({:.1} bytes per input edge, scratch included)",
         s.bytes_written as f64 / (1u64 << 20) as f64,

@@ -155,6 +155,10 @@ struct Info {
     multi_edges: bool,
     ids_remapped: bool,
     ordering: String,
+    /// Whether the vertices have names (`names.idx`, `names.bin`).
+    names: bool,
+    /// The names of the first vertices (by original ID), when they have names.
+    first_names: Vec<String>,
     out_degree: DegreeStats,
     in_degree: Option<DegreeStats>,
     files: Vec<FileInfo>,
@@ -191,6 +195,20 @@ fn degree_stats(offsets: &[u64]) -> DegreeStats {
     }
 }
 
+/// Vertex names `info` shows.
+const SHOWN_NAMES: u64 = 5;
+
+/// The names of the first [`SHOWN_NAMES`] vertices (by original ID), if the graph has names.
+fn first_names(g: &GraphDir) -> Result<Vec<String>> {
+    let Some(names) = g.names()? else {
+        return Ok(Vec::new());
+    };
+    Ok((0..SHOWN_NAMES)
+        .filter_map(|id| names.get(id))
+        .map(str::to_string)
+        .collect())
+}
+
 pub fn run(a: Args) -> Result<()> {
     let g = GraphDir::open(&a.graph)?;
     let m = g.manifest();
@@ -215,6 +233,8 @@ pub fn run(a: Args) -> Result<()> {
         multi_edges: m.multi_edges,
         ids_remapped: m.ids_remapped,
         ordering: m.ordering.clone(),
+        names: m.has_names(),
+        first_names: first_names(&g)?,
         out_degree: degree_stats(&g.load_offsets(Direction::Out)?),
         in_degree: if m.directed {
             Some(degree_stats(&g.load_offsets(Direction::In)?))
@@ -251,6 +271,15 @@ pub fn run(a: Args) -> Result<()> {
             d.max, d.mean, d.p50, d.p90, d.p99, d.zero
         )
     };
+    if info.names {
+        let more = if info.num_vertices > info.first_names.len() as u64 {
+            ", …"
+        } else {
+            ""
+        };
+        let shown: Vec<String> = info.first_names.iter().map(|n| format!("{n:?}")).collect();
+        println!("names      {}{more}", shown.join(", "));
+    }
     show(if info.directed { "out-degree" } else { "degree" }, &info.out_degree);
     if let Some(d) = &info.in_degree {
         show("in-degree", d);

@@ -8,10 +8,13 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod names;
+mod out_path;
 mod output;
 mod partition;
 mod progress;
 mod reorder;
+pub mod report;
 mod run;
 mod select;
 mod threshold;
@@ -109,8 +112,9 @@ where
 }
 
 /// The error and its causes on one line, skipping causes whose text the message already holds
-/// (typed errors often print their source themselves).
-fn one_line(e: &anyhow::Error) -> String {
+/// (typed errors often print their source themselves): how the command line, and Python, print
+/// errors.
+pub fn one_line(e: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in e.chain() {
         let text = cause.to_string();

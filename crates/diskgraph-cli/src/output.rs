@@ -2,6 +2,12 @@
 //! `.npy` (a structured array of `vertex` u64 and `value`), or Parquet (columns `vertex`
 //! UINT64 and `value`). Files are written under a temporary name and renamed into place.
 //!
+//! On a graph with vertex names, TSV rows start with the vertex's name (a tab, a line break,
+//! a carriage return and a backslash written `\t`, `\n`, `\r`, `\\`), and values that are
+//! vertices (parents, component labels) are names too (`-1` stays none); Parquet's `vertex`
+//! column holds the names (UTF-8 strings) and its values stay numeric; `.npy`, a numeric array,
+//! keeps the original IDs (which index the names).
+//!
 //! Distances from several sources (apsp) give each vertex one value per source, in the order of
 //! the stats' `sources`, `-1` when unreached: TSV `vertex<TAB>d0<TAB>d1…`, `.npy` field `value`
 //! an int64 sub-array of that length, Parquet INT64 columns `value_0`, `value_1`, ….
@@ -13,16 +19,28 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::Values;
+use diskgraph_format::VertexNames;
 
-/// Writes `values` (parallel to `ids`) to `path`, choosing the format by extension.
-pub fn write_values(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if !matches!(ext.as_str(), "tsv" | "npy" | "parquet") {
-        bail!("{}: unknown result format (use .tsv, .npy or .parquet)", path.display());
+/// The extensions of the result formats [`write_values`] writes.
+pub const RESULT_FORMATS: &[&str] = &["tsv", "npy", "parquet"];
+
+/// Writes `values` (parallel to `ids`) to `path`, choosing the format by extension; with
+/// `names`, TSV and Parquet name each vertex, and TSV names the values too when
+/// `vertex_values` says they are original vertex IDs.
+pub fn write_values(
+    path: &Path,
+    ids: &[u64],
+    names: Option<&VertexNames>,
+    values: &Values,
+    vertex_values: bool,
+) -> Result<()> {
+    let ext = crate::out_path::extension(path);
+    if !RESULT_FORMATS.contains(&ext.as_str()) {
+        bail!(
+            "{}: unknown result format (use {})",
+            path.display(),
+            crate::out_path::listed(RESULT_FORMATS)
+        );
     }
     let name = path
         .file_name()
@@ -30,9 +48,9 @@ pub fn write_values(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
     let res = match ext.as_str() {
-        "tsv" => write_tsv(&tmp, ids, values),
+        "tsv" => write_tsv(&tmp, ids, names, values, vertex_values),
         "npy" => write_npy(&tmp, ids, values),
-        _ => write_parquet(&tmp, ids, values),
+        _ => write_parquet(&tmp, ids, names, values),
     };
     let res = res.and_then(|_| Ok(std::fs::rename(&tmp, path)?));
     if res.is_err() {
@@ -49,22 +67,58 @@ fn hop(hops: &[u32], n: usize, i: usize, v: usize) -> i64 {
     }
 }
 
-fn write_tsv(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
+/// Writes vertex `id` as a TSV field: its name (escaped) when it has one, else the ID.
+fn write_vertex(w: &mut impl Write, id: u64, names: Option<&VertexNames>) -> std::io::Result<()> {
+    let Some(name) = names.and_then(|n| n.get(id)) else {
+        return write!(w, "{id}");
+    };
+    let mut rest = name;
+    while let Some(at) = rest.find(['\t', '\n', '\r', '\\']) {
+        w.write_all(&rest.as_bytes()[..at])?;
+        let escaped: &[u8] = match rest.as_bytes()[at] {
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            _ => b"\\\\",
+        };
+        w.write_all(escaped)?;
+        rest = &rest[at + 1..];
+    }
+    w.write_all(rest.as_bytes())
+}
+
+fn write_tsv(
+    path: &Path,
+    ids: &[u64],
+    names: Option<&VertexNames>,
+    values: &Values,
+    vertex_values: bool,
+) -> Result<()> {
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     let n = ids.len();
-    match values {
-        Values::Signed(v) => ids.iter().zip(v).try_for_each(|(i, x)| writeln!(w, "{i}\t{x}"))?,
-        Values::Unsigned(v) => ids.iter().zip(v).try_for_each(|(i, x)| writeln!(w, "{i}\t{x}"))?,
-        Values::Float(v) => ids.iter().zip(v).try_for_each(|(i, x)| writeln!(w, "{i}\t{x:?}"))?,
-        Values::Distances { sources, hops } => {
-            for (v, id) in ids.iter().enumerate() {
-                write!(w, "{id}")?;
-                for i in 0..*sources {
-                    write!(w, "\t{}", hop(hops, n, i, v))?;
+    let value_names = names.filter(|_| vertex_values);
+    for (k, &id) in ids.iter().enumerate() {
+        write_vertex(&mut w, id, names)?;
+        match values {
+            Values::Signed(v) => match u64::try_from(v[k]) {
+                Ok(vertex) if value_names.is_some() => {
+                    w.write_all(b"\t")?;
+                    write_vertex(&mut w, vertex, value_names)?;
                 }
-                writeln!(w)?;
+                _ => write!(w, "\t{}", v[k])?,
+            },
+            Values::Unsigned(v) => {
+                w.write_all(b"\t")?;
+                write_vertex(&mut w, v[k], value_names)?;
+            }
+            Values::Float(v) => write!(w, "\t{:?}", v[k])?,
+            Values::Distances { sources, hops } => {
+                for i in 0..*sources {
+                    write!(w, "\t{}", hop(hops, n, i, k))?;
+                }
             }
         }
+        writeln!(w)?;
     }
     w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok(())
@@ -107,8 +161,8 @@ fn write_npy(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
     Ok(())
 }
 
-fn write_parquet(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
-    use parquet::data_type::{DoubleType, Int64Type};
+fn write_parquet(path: &Path, ids: &[u64], names: Option<&VertexNames>, values: &Values) -> Result<()> {
+    use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
     use parquet::file::properties::WriterProperties;
     use parquet::file::writer::SerializedFileWriter;
     use parquet::schema::parser::parse_message_type;
@@ -120,7 +174,11 @@ fn write_parquet(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
         Values::Float(_) => "REQUIRED DOUBLE value;".to_string(),
         Values::Distances { sources, .. } => (0..*sources).map(|i| format!("REQUIRED INT64 value_{i}; ")).collect(),
     };
-    let schema = format!("message result {{ REQUIRED INT64 vertex (INTEGER(64,false)); {value_columns} }}");
+    let vertex_column = match names {
+        Some(_) => "REQUIRED BYTE_ARRAY vertex (STRING);",
+        None => "REQUIRED INT64 vertex (INTEGER(64,false));",
+    };
+    let schema = format!("message result {{ {vertex_column} {value_columns} }}");
     let schema = Arc::new(parse_message_type(&schema)?);
     let file = std::fs::File::create(path)?;
     let mut writer = SerializedFileWriter::new(file, schema, Arc::new(WriterProperties::builder().build()))?;
@@ -133,7 +191,13 @@ fn write_parquet(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
         let mut rg = writer.next_row_group()?;
         let mut column = 0;
         while let Some(mut col) = rg.next_column()? {
-            if column == 0 {
+            if let (0, Some(names)) = (column, names) {
+                let v: Vec<ByteArray> = ids[start..end]
+                    .iter()
+                    .map(|&x| ByteArray::from(names.get(x).unwrap_or_default()))
+                    .collect();
+                col.typed::<ByteArrayType>().write_batch(&v, None, None)?;
+            } else if column == 0 {
                 let v: Vec<i64> = ids[start..end].iter().map(|&x| x as i64).collect();
                 col.typed::<Int64Type>().write_batch(&v, None, None)?;
             } else {

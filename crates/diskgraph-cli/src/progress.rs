@@ -1,7 +1,11 @@
-//! A progress bar on stderr (rates and ETA) when stderr is a terminal; silence otherwise.
+//! Progress on stderr when stderr is a terminal, silence otherwise: a bar (rates and ETA) for
+//! import and generate ([`Bar`]), a line of the engine's steps for run ([`StepLine`]).
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
+use diskgraph_engine::{human_bytes, Observer, StepRecord};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// Draws import/generate progress with indicatif.
@@ -58,4 +62,55 @@ impl diskgraph_prep::Progress for Bar {
             bar.finish_and_clear();
         }
     }
+}
+
+/// A run's steps as they end, on one line of stderr: the step, its active vertices, the bytes it
+/// read and their rate, and the bytes read so far.
+pub struct StepLine {
+    bar: ProgressBar,
+}
+
+impl StepLine {
+    /// A line for a run, or `None` when stderr is not a terminal.
+    pub fn new() -> Option<StepLine> {
+        if !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"));
+        Some(StepLine { bar })
+    }
+
+    /// The observer that updates the line.
+    pub fn observer(&self) -> Observer {
+        let bar = self.bar.clone();
+        let total = Arc::new(AtomicU64::new(0));
+        Observer::new(move |r: &StepRecord| {
+            let so_far = total.fetch_add(r.bytes_read, Relaxed) + r.bytes_read;
+            bar.set_message(step_text(r, so_far));
+            bar.tick();
+        })
+    }
+
+    /// Clears the line (the run's summary follows).
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// What the line says of step `r`, `so_far` bytes read in all.
+fn step_text(r: &StepRecord, so_far: u64) -> String {
+    let active = r.active.map_or_else(String::new, |a| format!(", {a} active"));
+    let what = if r.step == 0 {
+        "opened".to_string()
+    } else {
+        format!("step {}", r.step)
+    };
+    format!(
+        "{what}{active}: {} read ({:.1} MB/s), {} edges; {} read in all",
+        human_bytes(r.bytes_read),
+        r.bytes_per_second() / 1e6,
+        r.edges_processed,
+        human_bytes(so_far)
+    )
 }

@@ -8,12 +8,14 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
-use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
+use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
 use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_format::GraphDir;
 
-use crate::output::write_values;
+use crate::names::Names;
+use crate::out_path;
+use crate::output::{write_values, RESULT_FORMATS};
 
 /// Arguments of `diskgraph run`.
 #[derive(Debug)]
@@ -22,6 +24,10 @@ pub struct Args {
     graph: PathBuf,
     out: Option<PathBuf>,
     stats: Option<PathBuf>,
+    /// Where to write the HTML report (`--report`).
+    report: Option<PathBuf>,
+    /// Replace an existing `--out` file.
+    force: bool,
     /// The options given, by name, as typed (a flag's as `true`).
     given: Vec<(&'static str, String)>,
 }
@@ -125,6 +131,18 @@ impl clap::Args for Args {
                     .long("stats")
                     .value_name("FILE")
                     .help("Write RunStats JSON"),
+            )
+            .arg(
+                Arg::new("report")
+                    .long("report")
+                    .value_name("FILE.html")
+                    .help("Write a self-contained HTML report: I/O throughput against the device's measured rates, active vertices and bytes per step, cache hit ratios, the stats"),
+            )
+            .arg(
+                Arg::new("force")
+                    .long("force")
+                    .action(ArgAction::SetTrue)
+                    .help("Replace an existing --out or --report file"),
             );
         all_options().into_iter().fold(cmd, |cmd, o| cmd.arg(arg(o)))
     }
@@ -153,6 +171,8 @@ impl FromArgMatches for Args {
             graph: text("graph").map(PathBuf::from).unwrap_or_default(),
             out: text("out").map(PathBuf::from),
             stats: text("stats").map(PathBuf::from),
+            report: text("report").map(PathBuf::from),
+            force: m.get_flag("force"),
             given,
         })
     }
@@ -164,8 +184,8 @@ impl FromArgMatches for Args {
 }
 
 /// The run's options: each given flag parsed by the algorithm's (or the run's, or the engine's)
-/// declaration of it.
-fn params(a: &Args) -> Result<Params> {
+/// declaration of it; on a graph with `names`, a vertex may be given by name.
+fn params(a: &Args, names: Option<&Names>) -> Result<Params> {
     let alg = registry::find(&a.algorithm)?;
     let mut params = Params::new();
     for (name, text) in &a.given {
@@ -176,7 +196,13 @@ fn params(a: &Args) -> Result<Params> {
                 let x = read_x(path).with_context(|| format!("cannot read {} from {}", name, path.display()))?;
                 Value::Vector(Arc::new(x))
             }
-            _ => spec.parse(text).map_err(anyhow::Error::msg)?,
+            _ => {
+                let text = match names {
+                    Some(names) => names.resolve(&spec.kind, text)?,
+                    None => text.clone(),
+                };
+                spec.parse(&text).map_err(anyhow::Error::msg)?
+            }
         };
         params.set(spec, value).map_err(anyhow::Error::msg)?;
     }
@@ -184,25 +210,71 @@ fn params(a: &Args) -> Result<Params> {
 }
 
 pub fn run(a: Args) -> Result<()> {
+    check_outputs(&a)?;
     let g = GraphDir::open(&a.graph)?;
-    let req = RunRequest {
-        params: params(&a)?,
+    let names = g.names()?;
+    let mut req = RunRequest {
+        params: params(&a, names.as_ref().map(Names::new).as_ref())?,
         // Rows are put in ID order only to be written.
         in_id_order: a.out.is_some(),
         ..RunRequest::new(&a.algorithm)
     };
-    let out = registry::run(&g, &req).with_context(|| format!("{} on {}", req.algorithm, a.graph.display()))?;
+    let out = run_showing_steps(&g, &mut req).with_context(|| format!("{} on {}", a.algorithm, a.graph.display()))?;
     println!("{}", out.summary);
     println!("{}", out.stats.summary());
     if let Some(path) = &a.out {
-        write_values(path, &out.vertex_ids, &out.values)?;
+        write_values(path, &out.vertex_ids, names.as_ref(), &out.values, out.vertex_values)?;
         println!("results written to {}", path.display());
     }
     if let Some(path) = &a.stats {
         let json = serde_json::to_string_pretty(&out.stats)?;
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
     }
+    if let Some(path) = &a.report {
+        crate::report::write(path, &a.graph, &out.summary, &out.stats)?;
+        println!("report written to {}", path.display());
+    }
+    check_converged(&a, &req, &out)
+}
+
+/// Checks `--out` and `--report` (a known extension, an existing directory, replaced only with
+/// `--force`) and `--stats` (an existing directory) before the run.
+fn check_outputs(a: &Args) -> Result<()> {
+    if let Some(path) = &a.out {
+        out_path::check_output(path, "--out", RESULT_FORMATS, a.force)?;
+    }
+    if let Some(path) = &a.stats {
+        out_path::check_output(path, "--stats", &[], true)?;
+    }
+    if let Some(path) = &a.report {
+        out_path::check_output(path, "--report", &["html"], a.force)?;
+    }
     Ok(())
+}
+
+/// Runs `req`, its steps shown on stderr when that is a terminal.
+fn run_showing_steps(g: &GraphDir, req: &mut RunRequest) -> Result<RunOutput, diskgraph_algo::AlgoError> {
+    let line = crate::progress::StepLine::new();
+    req.progress = line.as_ref().map(crate::progress::StepLine::observer);
+    let out = registry::run(g, req);
+    if let Some(line) = line {
+        line.finish();
+    }
+    out
+}
+
+/// Fails a run that stopped at its iteration limit without converging, unless
+/// `--allow-unconverged` was given; its results and stats are written by then, and the message
+/// says where.
+fn check_converged(a: &Args, req: &RunRequest, out: &RunOutput) -> Result<()> {
+    let Some(why) = registry::unconverged(req, out) else {
+        return Ok(());
+    };
+    let kept = match &a.out {
+        Some(path) => format!("its results were written to {}", path.display()),
+        None => "no results were written (no --out)".to_string(),
+    };
+    bail!("{why}; {kept}; raise --max-iterations, or give --allow-unconverged to accept such a result")
 }
 
 /// Reads spmv's `x`: a `.npy` 1-D array of f8, f4, i8 or i4 (little-endian, C order), or text

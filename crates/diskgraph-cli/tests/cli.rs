@@ -377,6 +377,10 @@ fn disk_full_during_import_leaves_nothing() {
     let left = leftovers(&mnt, &[]);
     let _ = Command::new("umount").arg(s(&mnt)).status();
     assert!(msg.contains("No space left on device"), "{msg}");
+    assert!(
+        msg.contains(s(&out)) && !msg.contains(".tmp-"),
+        "the path given, not a temporary one: {msg}"
+    );
     assert_eq!(left, Vec::<PathBuf>::new());
 }
 

@@ -282,7 +282,7 @@ fn runs_without_out_print_what_runs_with_it_print() {
             let mut args = vec!["run", run[0], s(&r), "--engine", engine];
             args.extend(&run[1..]);
             let without = ok(&args);
-            args.extend(["--out", s(&tsv)]);
+            args.extend(["--out", s(&tsv), "--force"]);
             let with = ok(&args);
             let summary = |out: &str| out.lines().next().unwrap().to_string();
             assert_eq!(summary(&without), summary(&with), "{args:?}");

@@ -13,7 +13,7 @@ use std::fmt;
 
 use diskgraph_format::Direction;
 
-use crate::{EngineError, RunStats, Vertices};
+use crate::{EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// The engines, by the shape of their runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -127,6 +127,29 @@ pub trait Engine: Sync {
 
     /// Copies the engine's counters and settings (I/O, memory, caches) into `stats`.
     fn record(&self, stats: &mut RunStats);
+
+    /// The engine's log over time (see [`recorder`](crate::recorder)).
+    fn recorder(&self) -> &Recorder;
+
+    /// The counters a step or an I/O sample reads: by default those [`record`](Self::record)
+    /// copies, with bytes counted per round. Engines whose `record` is costly, or whose bytes
+    /// grow per read, say so here.
+    fn snapshot(&self) -> Snapshot {
+        let mut s = RunStats::default();
+        self.record(&mut s);
+        Snapshot {
+            bytes_read: s.bytes_read,
+            edges: self.edges_counted(),
+            cache_hit_ratio: s.cache_hit_ratio,
+            bytes_live: false,
+        }
+    }
+
+    /// Ends one of the engine's steps (a round, a pass, a sweep) that had `active` vertices,
+    /// where it knows them: recorded, and shown to the run's observer, when the log is open.
+    fn step(&self, active: Option<u64>) {
+        self.recorder().step(active, || self.snapshot());
+    }
 
     /// Checks an internal vertex ID (a source) against the graph.
     fn check_vertex(&self, v: u32) -> Result<(), EngineError> {

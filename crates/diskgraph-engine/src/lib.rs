@@ -13,6 +13,8 @@
 //!   ([`engine_options`]), from which the command line, the Python methods and the test harness
 //!   are generated.
 //! - [`GraphIndex`]: a graph's IDs and offsets loaded once for many runs.
+//! - [`Recorder`]: the run's log over time (per step and per I/O interval), which every engine
+//!   keeps the same way ([`recorder`]).
 
 mod budget;
 mod contract;
@@ -21,6 +23,7 @@ mod error;
 mod index;
 mod memory;
 pub mod options;
+pub mod recorder;
 pub mod selective;
 pub mod shards;
 mod stats;
@@ -33,5 +36,6 @@ pub use contract::{Engine, EngineKind, Lists};
 pub use error::{human_bytes, EngineError};
 pub use index::{GraphIndex, OffsetsIndex};
 pub use memory::{MemoryGraph, MemoryOptions};
+pub use recorder::{IoSample, Observer, Recorder, Snapshot, StepRecord};
 pub use stats::RunStats;
 pub use vertices::{Source, Sources, Vertices};

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::contract::{Engine, EngineKind, Lists};
 use crate::index::{vertices_of, GraphIndex};
-use crate::{EngineError, RunStats, Vertices};
+use crate::{EngineError, Recorder, RunStats, Vertices};
 
 /// How to open a graph on the memory engine.
 #[derive(Clone, Debug, Default)]
@@ -31,6 +31,8 @@ pub struct MemoryGraph {
     inn: Option<Csr>,
     vertices: Vertices,
     budget: u64,
+    /// The run's log: no steps of its own (algorithms loop over CSR slices).
+    recorder: Recorder,
 }
 
 impl MemoryGraph {
@@ -50,6 +52,7 @@ impl MemoryGraph {
             inn,
             vertices,
             budget: opts.memory,
+            recorder: Recorder::default(),
         })
     }
 
@@ -82,6 +85,7 @@ impl MemoryGraph {
             inn,
             vertices,
             budget: 0,
+            recorder: Recorder::default(),
         }
     }
 
@@ -181,6 +185,10 @@ impl Engine for MemoryGraph {
 
     fn edges_counted(&self) -> Option<u64> {
         None
+    }
+
+    fn recorder(&self) -> &Recorder {
+        &self.recorder
     }
 
     /// The CSR held, as memory and as bytes read.

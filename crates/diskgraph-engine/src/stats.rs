@@ -2,6 +2,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::{IoSample, StepRecord};
+
 /// What a run did and what it cost: returned by every run, written by `--stats`, and handed
 /// to Python as a dict. Counters an engine does not have stay zero.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -22,6 +24,11 @@ pub struct RunStats {
     pub io_wait_seconds: f64,
     /// Iterations (BFS levels, PageRank sweeps, ...).
     pub iterations: u64,
+    /// Whether an iterative run converged: `Some(false)` when it stopped at its iteration limit
+    /// first. Absent (`None`) for algorithms that run to completion and for runs of a fixed
+    /// number of iterations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converged: Option<bool>,
     /// Edges examined by the algorithm.
     pub edges_processed: u64,
     /// Bytes read from the graph's files.
@@ -47,6 +54,15 @@ pub struct RunStats {
     /// rate each phase achieved.
     #[serde(default)]
     pub io_rounds: Vec<diskgraph_io::RoundRecord>,
+    /// One record per engine step (step 0: opening the graph; then each selective round, stream
+    /// pass, shard sweep or sync pass; last, what no step counted), thinned past
+    /// [`MAX_RECORDS`](crate::recorder::MAX_RECORDS).
+    #[serde(default)]
+    pub steps: Vec<StepRecord>,
+    /// Bytes read per interval of about [`SAMPLE_INTERVAL`](crate::recorder::SAMPLE_INTERVAL):
+    /// the I/O throughput over time.
+    #[serde(default)]
+    pub io_series: Vec<IoSample>,
 }
 
 impl RunStats {

@@ -13,7 +13,13 @@ pub enum FormatError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The manifest is missing, not JSON, or describes an impossible graph.
+    /// A directory without a manifest: not a graph directory at all.
+    #[error("{} is not a diskgraph graph directory (no manifest.json)", path.display())]
+    NotAGraph {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The manifest is unreadable, not JSON, or describes an impossible graph.
     #[error("{}: bad manifest: {reason}", path.display())]
     Manifest {
         /// Path of `manifest.json`.

@@ -45,7 +45,8 @@ impl LayoutBuilder {
             remove_stale_temporaries(&graph_path);
         }
         let tmp_path = graph_path.join(temporary_name(name, "tmp"));
-        std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(&tmp_path, e))?;
+        // Named as the layout will be: the temporary name means nothing to the user.
+        std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(graph_path.join(name), e))?;
         Ok(LayoutBuilder {
             graph_path,
             name: name.to_string(),

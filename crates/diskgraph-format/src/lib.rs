@@ -16,6 +16,7 @@
 //! | `data_file` | padded data files: [`PAGE`], [`FileEntry`], size and checksum checks, range reads |
 //! | `atomic` | atomic publishing: temporary names, synced writes, directory locks and syncs |
 //! | `manifest` | [`Manifest`] (`manifest.json`) and the graph's file names |
+//! | `names` | [`VertexNames`], the optional vertex names (`names.idx`, `names.bin`) |
 //! | `read` | [`GraphDir`], the opened graph, and in-memory [`Csr`] loads |
 //! | `arc_stream` | [`ArcStream`], the bounded-memory sequential CSR reader |
 //! | `write` | [`GraphBuilder`] and the CSR and data file writers |
@@ -50,6 +51,7 @@ mod layout_builder;
 mod layout_meta;
 mod layout_record;
 mod manifest;
+mod names;
 mod positioned;
 mod rank_bitmap;
 mod read;
@@ -80,8 +82,9 @@ pub use layout_meta::LayoutMeta;
 pub use layout_record::{BascRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
 pub use manifest::{
     check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,
-    MANIFEST, MAX_VERTICES, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT,
+    MANIFEST, MAX_VERTICES, NAMES_BIN, NAMES_IDX, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT,
 };
+pub use names::VertexNames;
 pub use positioned::PositionedFile;
 pub use rank_bitmap::RankBitmap;
 pub use read::{Csr, Direction, GraphDir};

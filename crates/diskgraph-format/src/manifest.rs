@@ -29,6 +29,12 @@ pub const IN_WGT: &str = "in.wgt";
 /// Original u64 ID of every internal vertex (present when IDs were remapped): strictly ascending
 /// under the [`ORIGINAL_ORDERING`], distinct but in any order under another ordering.
 pub const IDS: &str = "ids.u64";
+/// Byte offsets of the vertex names, `u64[V+1]` (graphs with names only; see
+/// [`VertexNames`](crate::VertexNames)).
+pub const NAMES_IDX: &str = "names.idx";
+/// The vertex names' UTF-8 bytes, one after another in original-ID order (graphs with names
+/// only).
+pub const NAMES_BIN: &str = "names.bin";
 /// Largest number of vertices a graph may have: internal IDs are u32.
 pub const MAX_VERTICES: u64 = u32::MAX as u64 + 1;
 
@@ -186,13 +192,23 @@ impl Manifest {
         if self.ids_remapped {
             f.push(IDS);
         }
+        if self.has_names() {
+            f.extend([NAMES_IDX, NAMES_BIN]);
+        }
         f
     }
 
-    /// Expected logical length of a data file, from the counts.
+    /// Whether the graph names its vertices (`names.idx` and `names.bin`; a manifest listing
+    /// only one of them is refused on open).
+    pub fn has_names(&self) -> bool {
+        self.files.contains_key(NAMES_IDX) || self.files.contains_key(NAMES_BIN)
+    }
+
+    /// Expected logical length of a data file, from the counts (`None` for `names.bin`, whose
+    /// length only `names.idx` knows, and for names that are not data files).
     pub fn expected_len(&self, name: &str) -> Option<u64> {
         match name {
-            OUT_IDX | IN_IDX => Some(self.num_vertices.saturating_add(1).saturating_mul(8)),
+            OUT_IDX | IN_IDX | NAMES_IDX => Some(self.num_vertices.saturating_add(1).saturating_mul(8)),
             OUT_ADJ | IN_ADJ | OUT_WGT | IN_WGT => Some(self.num_arcs.saturating_mul(4)),
             IDS => Some(self.num_vertices.saturating_mul(8)),
             _ => None,

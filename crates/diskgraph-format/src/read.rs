@@ -9,7 +9,10 @@ use crate::error::FormatError;
 use crate::grid_meta::GridMeta;
 use crate::layout_meta::LayoutMeta;
 use crate::layout_record::{LayoutKind, LayoutRecord};
-use crate::manifest::{Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, OUT_ADJ, OUT_IDX, OUT_WGT};
+use crate::manifest::{
+    Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, NAMES_BIN, NAMES_IDX, OUT_ADJ, OUT_IDX, OUT_WGT,
+};
+use crate::names::{check_offsets, VertexNames};
 use crate::shard_meta::ShardMeta;
 
 #[cfg(target_endian = "big")]
@@ -71,7 +74,8 @@ impl Csr {
 }
 
 /// An opened graph directory: its manifest has been parsed and checked, every data file has
-/// the size the manifest implies, and the offset indexes are monotone and end at the arc count.
+/// the size the manifest implies, the offset indexes are monotone and end at the arc count, and
+/// the names index (if any) stays within `names.bin`.
 #[derive(Clone, Debug)]
 pub struct GraphDir {
     path: PathBuf,
@@ -96,7 +100,30 @@ impl GraphDir {
         if dir.manifest.directed {
             dir.load_offsets(Direction::In)?;
         }
+        if dir.manifest.has_names() {
+            let path = dir.file_path(NAMES_IDX);
+            let offsets: Vec<u64> = read_range(&path, 0..dir.num_vertices() + 1)?;
+            check_offsets(&offsets, dir.names_len()).map_err(|(entry, reason)| FormatError::Index {
+                path,
+                entry,
+                reason,
+            })?;
+        }
         Ok(dir)
+    }
+
+    /// Logical length of `names.bin` (0 without names).
+    fn names_len(&self) -> u64 {
+        self.manifest.files.get(NAMES_BIN).map_or(0, |f| f.len)
+    }
+
+    /// The vertex names, when the graph has them (see [`VertexNames`]): read and checked (every
+    /// offset in bounds, every name UTF-8); a fault is an error naming the file.
+    pub fn names(&self) -> Result<Option<VertexNames>, FormatError> {
+        if !self.manifest.has_names() {
+            return Ok(None);
+        }
+        VertexNames::read(&self.path, self.num_vertices(), self.names_len()).map(Some)
     }
 
     /// The directory's path.
@@ -236,7 +263,14 @@ impl GraphDir {
 /// Reads the manifest of the graph directory `dir`, giving each layout listed by name only
 /// the record its metadata file implies (see [`record_from_meta`]).
 pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
-    Manifest::read(&dir.join(MANIFEST), |name| record_from_meta(dir, name))
+    let path = dir.join(MANIFEST);
+    // A missing directory, or a file, is left to the manifest's read to report as what it is.
+    if dir.is_dir() && matches!(path.try_exists(), Ok(false)) {
+        return Err(FormatError::NotAGraph {
+            path: dir.to_path_buf(),
+        });
+    }
+    Manifest::read(&path, |name| record_from_meta(dir, name))
 }
 
 /// The record of layout `name` of the graph directory `dir` from the layout's metadata file:

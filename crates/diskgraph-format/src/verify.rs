@@ -10,7 +10,7 @@ use crate::grid_meta::{GridEdge, GRID_EDGES, GRID_INDEX};
 use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
 use crate::layout_record::LayoutRecord;
-use crate::manifest::IDS;
+use crate::manifest::{IDS, NAMES_BIN};
 use crate::read::{Direction, GraphDir};
 use crate::shard_verify::verify_shards;
 
@@ -32,8 +32,9 @@ const CHUNK: usize = 4 << 20;
 
 /// Full check of a graph directory (O(E)): everything [`GraphDir::open`] checks, plus every
 /// file's checksum and zero padding, every neighbour ID in range and each list ascending (or
-/// non-descending for multigraphs), no NaN weight, and original IDs strictly ascending (ordering
-/// `original`) or distinct (any other ordering); then every derived layout the manifest lists
+/// non-descending for multigraphs), no NaN weight, original IDs strictly ascending (ordering
+/// `original`) or distinct (any other ordering), and vertex names (if any) UTF-8, distinct, one
+/// per vertex of original IDs `0..V`; then every derived layout the manifest lists
 /// (see [`verify_grid`], [`verify_basc`](crate::verify_basc) and
 /// [`verify_shards`](crate::verify_shards)).
 pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
@@ -80,6 +81,9 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
     if g.manifest().ids_remapped {
         check_ids(&g)?;
     }
+    if g.manifest().has_names() {
+        check_names(&g)?;
+    }
     for layout in g.layouts() {
         match layout {
             LayoutRecord::Grid(grid) => {
@@ -124,6 +128,30 @@ fn check_ids(g: &GraphDir) -> Result<(), FormatError> {
             "original ID {} appears at entries {a} and {b}",
             ids[a as usize]
         )));
+    }
+    Ok(())
+}
+
+/// The names load (offsets in bounds, every name UTF-8), are distinct, and name original IDs
+/// `0..V`: with `ids.u64`, every original ID is below V (distinct IDs below V are exactly
+/// `0..V`, and [`check_ids`] has checked them distinct).
+fn check_names(g: &GraphDir) -> Result<(), FormatError> {
+    let names = g.names()?.expect("the manifest lists names");
+    if let Some((a, b)) = names.first_repeat() {
+        let name = names.get(a).unwrap_or_default();
+        return Err(FormatError::Content {
+            path: g.file_path(NAMES_BIN),
+            reason: format!("vertices {a} and {b} have the same name {name:?}"),
+        });
+    }
+    if g.manifest().ids_remapped {
+        let n = g.num_vertices();
+        if let Some((i, id)) = g.original_ids()?.into_iter().enumerate().find(|&(_, id)| id >= n) {
+            return Err(FormatError::Content {
+                path: g.file_path(IDS),
+                reason: format!("original ID {id} at entry {i} is not below {n}, but the graph has names (IDs 0..V)"),
+            });
+        }
     }
     Ok(())
 }

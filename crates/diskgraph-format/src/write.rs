@@ -10,12 +10,14 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::atomic::{remove_path, sync_dir, temporary_name, write_synced};
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
-use crate::manifest::{Manifest, IDS, MANIFEST};
+use crate::manifest::{Manifest, IDS, MANIFEST, NAMES_BIN, NAMES_IDX};
+use crate::names::VertexNames;
 
 const WRITE_BUFFER: usize = 1 << 20;
 
 /// Writes one data file: buffers, checksums the logical bytes, pads to [`PAGE`](crate::PAGE) on finish.
 pub struct DataFileWriter {
+    /// The file as errors name it: where it will be once its graph is published.
     path: PathBuf,
     name: String,
     file: File,
@@ -25,9 +27,11 @@ pub struct DataFileWriter {
 }
 
 impl DataFileWriter {
-    fn create(dir: &Path, name: &str) -> Result<Self, FormatError> {
-        let path = dir.join(name);
-        let file = File::create(&path).map_err(|e| FormatError::io(&path, e))?;
+    /// Creates `name` in `dir`, a graph's temporary directory; errors name it in `published`,
+    /// the graph's destination.
+    fn create(dir: &Path, published: &Path, name: &str) -> Result<Self, FormatError> {
+        let path = published.join(name);
+        let file = File::create(dir.join(name)).map_err(|e| FormatError::io(&path, e))?;
         Ok(DataFileWriter {
             path,
             name: name.to_string(),
@@ -183,7 +187,14 @@ impl GraphBuilder {
             _ => PathBuf::from("."),
         };
         let tmp_path = parent.join(temporary_name(&name, "tmp"));
-        std::fs::create_dir(&tmp_path).map_err(|e| FormatError::io(&tmp_path, e))?;
+        // Errors name the path asked for, never the temporary one.
+        std::fs::create_dir(&tmp_path).map_err(|e| match parent.is_dir() {
+            true => FormatError::io(path, e),
+            false => FormatError::io(
+                path,
+                std::io::Error::new(e.kind(), format!("directory {} does not exist", parent.display())),
+            ),
+        })?;
         Ok(GraphBuilder {
             final_path: path.to_path_buf(),
             tmp_path,
@@ -204,7 +215,7 @@ impl GraphBuilder {
 
     /// Creates a data file in the graph.
     pub fn file(&self, name: &str) -> Result<DataFileWriter, FormatError> {
-        DataFileWriter::create(&self.tmp_path, name)
+        DataFileWriter::create(&self.tmp_path, &self.final_path, name)
     }
 
     /// Creates the CSR files `{prefix}.idx`, `{prefix}.adj` and, if weighted, `{prefix}.wgt`.
@@ -229,6 +240,16 @@ impl GraphBuilder {
         let mut w = self.file(IDS)?;
         w.write_u64s(ids)?;
         w.finish()
+    }
+
+    /// Writes `names.idx` and `names.bin` (the vertex names, by original ID; see
+    /// [`VertexNames`]).
+    pub fn names(&self, names: &VertexNames) -> Result<Vec<(String, FileEntry)>, FormatError> {
+        let mut idx = self.file(NAMES_IDX)?;
+        idx.write_u64s(names.offsets())?;
+        let mut bin = self.file(NAMES_BIN)?;
+        bin.write_bytes(names.bytes())?;
+        Ok(vec![idx.finish()?, bin.finish()?])
     }
 
     /// Writes the manifest, removes scratch files not listed in it, and renames the directory

@@ -354,6 +354,11 @@ impl IoContext {
         result
     }
 
+    /// Bytes read so far (as [`IoStats::bytes_read`], without copying the round log).
+    pub fn bytes_read(&self) -> u64 {
+        self.stats.lock().unwrap_or_else(PoisonError::into_inner).bytes_read
+    }
+
     /// Counters so far.
     pub fn stats(&self) -> IoStats {
         self.stats.lock().unwrap_or_else(PoisonError::into_inner).clone()

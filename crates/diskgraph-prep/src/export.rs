@@ -1,13 +1,16 @@
-//! Writing a graph back out as text, in original IDs: GAP `.el`/`.wel`, SNAP text, or Matrix
-//! Market. Undirected graphs write each edge once (source ≤ target); Matrix Market writes them
-//! as `symmetric`. Matrix Market is 1-based: a graph whose IDs include 0 is written with every
-//! ID shifted by one, and a comment line says so.
+//! Writing a graph back out in original IDs: as text (GAP `.el`/`.wel`, SNAP text, Matrix
+//! Market) or as Parquet (columns `src`, `dst` and, for a weighted graph, `weight`: what
+//! `diskgraph.from_parquet` reads); or as CSV (`source,target[,weight]` header, quoted as
+//! needed), which writes vertex names when the graph has them (original IDs otherwise), so a
+//! graph imported from a CSV of names exports back to one. Undirected graphs write each edge once (source ≤ target);
+//! Matrix Market writes them as `symmetric`. Matrix Market is 1-based: a graph whose IDs
+//! include 0 is written with every ID shifted by one, and a comment line says so.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{Direction, GraphDir};
+use diskgraph_format::{Direction, GraphDir, VertexNames};
 
 /// Text formats `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,18 +23,58 @@ pub enum ExportFormat {
     Snap,
     /// Matrix Market coordinate (pattern or real; general or symmetric).
     Mtx,
+    /// Parquet: UINT64 columns `src` and `dst`, and FLOAT `weight` for a weighted graph, in row
+    /// groups of [`PARQUET_ROWS`] edges.
+    Parquet,
+    /// CSV with a header, vertex names (or IDs), and weights if any.
+    Csv,
 }
 
+/// Edges per Parquet row group.
+pub const PARQUET_ROWS: usize = 1 << 20;
+
+/// File extensions and the format each names: `txt` and `tsv` name no format of their own
+/// (SNAP text unless one is asked for).
+pub const EXTENSIONS: &[(&str, ExportFormat)] = &[
+    ("el", ExportFormat::El),
+    ("wel", ExportFormat::Wel),
+    ("snap", ExportFormat::Snap),
+    ("txt", ExportFormat::Snap),
+    ("tsv", ExportFormat::Snap),
+    ("mtx", ExportFormat::Mtx),
+    ("parquet", ExportFormat::Parquet),
+    ("csv", ExportFormat::Csv),
+];
+
 impl ExportFormat {
-    /// Parses `el|wel|snap|mtx`.
+    /// Parses `el|wel|snap|mtx|parquet|csv`.
     pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "el" => ExportFormat::El,
             "wel" => ExportFormat::Wel,
             "snap" => ExportFormat::Snap,
             "mtx" => ExportFormat::Mtx,
-            _ => bail!("unknown export format {s:?} (expected el, wel, snap or mtx)"),
+            "parquet" => ExportFormat::Parquet,
+            "csv" => ExportFormat::Csv,
+            _ => bail!("unknown export format {s:?} (expected el, wel, snap, mtx, parquet or csv)"),
         })
+    }
+
+    /// The format's name, as [`ExportFormat::parse`] reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::El => "el",
+            ExportFormat::Wel => "wel",
+            ExportFormat::Snap => "snap",
+            ExportFormat::Mtx => "mtx",
+            ExportFormat::Parquet => "parquet",
+            ExportFormat::Csv => "csv",
+        }
+    }
+
+    /// Whether the format is text.
+    pub fn is_text(self) -> bool {
+        self != ExportFormat::Parquet
     }
 }
 
@@ -49,6 +92,10 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
     }
     let csr = graph.load_csr(Direction::Out, true)?;
     let ids = graph.original_ids()?;
+    let names = match format {
+        ExportFormat::Csv => graph.names()?,
+        _ => None,
+    };
     let tmp = output.with_file_name(format!(
         ".{}.tmp-{}",
         output
@@ -57,8 +104,12 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
             .unwrap_or_default(),
         std::process::id()
     ));
-    let written =
-        write_edges(&csr, &ids, m, format, &tmp).with_context(|| format!("cannot write {}", output.display()));
+    let written = match format {
+        ExportFormat::Parquet => write_parquet(&csr, &ids, m, &tmp),
+        ExportFormat::Csv => write_csv(&csr, &ids, names.as_ref(), m, &tmp),
+        _ => write_edges(&csr, &ids, m, format, &tmp),
+    }
+    .with_context(|| format!("cannot write {}", output.display()));
     match written {
         Ok(count) => {
             std::fs::rename(&tmp, output).with_context(|| format!("cannot write {}", output.display()))?;
@@ -101,7 +152,7 @@ fn write_edges(
             writeln!(w, "# Nodes: {} Edges: {}", m.num_vertices, m.num_edges)?;
             writeln!(w, "# FromNodeId\tToNodeId{}", if with_weight { "\tWeight" } else { "" })?;
         }
-        ExportFormat::El | ExportFormat::Wel => {}
+        ExportFormat::El | ExportFormat::Wel | ExportFormat::Parquet | ExportFormat::Csv => {}
     }
     let sep = if format == ExportFormat::Snap { '\t' } else { ' ' };
     let mut count = 0u64;
@@ -120,5 +171,106 @@ fn write_edges(
         }
     }
     w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    Ok(count)
+}
+
+/// Writes the edges of `csr` (in original IDs `ids`; undirected ones once, source ≤ target) as
+/// Parquet (see [`ExportFormat::Parquet`]).
+fn write_parquet(csr: &diskgraph_format::Csr, ids: &[u64], m: &diskgraph_format::Manifest, path: &Path) -> Result<u64> {
+    use parquet::data_type::{FloatType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    let weight = if m.weighted { "REQUIRED FLOAT weight;" } else { "" };
+    let schema = format!(
+        "message edges {{ REQUIRED INT64 src (INTEGER(64,false)); REQUIRED INT64 dst (INTEGER(64,false)); {weight} }}"
+    );
+    let schema = std::sync::Arc::new(parse_message_type(&schema)?);
+    let props = std::sync::Arc::new(WriterProperties::builder().build());
+    let mut writer = SerializedFileWriter::new(std::fs::File::create(path)?, schema, props)?;
+    // One row group's columns; unsigned IDs are stored as their INT64 bit patterns.
+    let (mut src, mut dst, mut w) = (Vec::new(), Vec::new(), Vec::new());
+    let mut count = 0u64;
+    let mut flush = |src: &mut Vec<i64>, dst: &mut Vec<i64>, w: &mut Vec<f32>| -> Result<()> {
+        let mut rg = writer.next_row_group()?;
+        let mut column = 0;
+        while let Some(mut col) = rg.next_column()? {
+            match column {
+                0 => col.typed::<Int64Type>().write_batch(src, None, None)?,
+                1 => col.typed::<Int64Type>().write_batch(dst, None, None)?,
+                _ => col.typed::<FloatType>().write_batch(w, None, None)?,
+            };
+            col.close()?;
+            column += 1;
+        }
+        rg.close()?;
+        src.clear();
+        dst.clear();
+        w.clear();
+        Ok(())
+    };
+    for u in 0..csr.num_vertices() as u32 {
+        let weights = csr.edge_weights(u);
+        for (i, &v) in csr.neighbours(u).iter().enumerate() {
+            if !m.directed && v < u {
+                continue;
+            }
+            src.push(ids[u as usize] as i64);
+            dst.push(ids[v as usize] as i64);
+            if let Some(ws) = weights {
+                w.push(ws[i]);
+            }
+            count += 1;
+            if src.len() == PARQUET_ROWS {
+                flush(&mut src, &mut dst, &mut w)?;
+            }
+        }
+    }
+    if !src.is_empty() || count == 0 {
+        flush(&mut src, &mut dst, &mut w)?;
+    }
+    writer.into_inner()?.sync_all()?;
+    Ok(count)
+}
+
+/// Writes the edges as CSV: a `source,target[,weight]` header, then one row per edge naming
+/// its vertices by name (or original ID).
+fn write_csv(
+    csr: &diskgraph_format::Csr,
+    ids: &[u64],
+    names: Option<&VertexNames>,
+    m: &diskgraph_format::Manifest,
+    path: &Path,
+) -> Result<u64> {
+    let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?));
+    match m.weighted {
+        true => w.write_record(["source", "target", "weight"])?,
+        false => w.write_record(["source", "target"])?,
+    }
+    let label = |v: u32| -> String {
+        let id = ids[v as usize];
+        names
+            .and_then(|n| n.get(id))
+            .map_or_else(|| id.to_string(), str::to_string)
+    };
+    let mut count = 0u64;
+    for u in 0..csr.num_vertices() as u32 {
+        let weights = csr.edge_weights(u);
+        let source = label(u);
+        for (i, &v) in csr.neighbours(u).iter().enumerate() {
+            if !m.directed && v < u {
+                continue;
+            }
+            let target = label(v);
+            match weights {
+                Some(ws) => w.write_record([source.as_str(), target.as_str(), &ws[i].to_string()])?,
+                None => w.write_record([source.as_str(), target.as_str()])?,
+            }
+            count += 1;
+        }
+    }
+    let inner = w.into_inner().map_err(|e| anyhow::anyhow!("{}", e.error()))?;
+    inner.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok(count)
 }

@@ -588,8 +588,15 @@ where
     K: Fn(u32, u32, f32) -> f64 + Sync,
 {
     let scratch = builder.dir().join("scratch");
-    std::fs::create_dir(&scratch).with_context(|| format!("cannot create {}", scratch.display()))?;
-    let scratch_err = || format!("scratch files in {}", scratch.display());
+    // Named by the layout being made: the scratch directory's name is a temporary one.
+    let scratch_err = || {
+        format!(
+            "the sort's scratch files for layout {} of {}",
+            builder.name(),
+            g.path().display()
+        )
+    };
+    std::fs::create_dir(&scratch).with_context(scratch_err)?;
     let mut sorter = ExternalSorter::<KeyedArc>::new(&scratch, "keys", mem.sorter, None);
     let mut counts = vec![0u64; plan.shape.num_blocks() + 1];
     let mut batch: Vec<(u32, u32, f32)> = Vec::with_capacity(KEY_BATCH);

@@ -1,5 +1,7 @@
 use std::path::PathBuf;
 
+use diskgraph_format::VertexNames;
+
 /// One input edge, with IDs exactly as the input gives them (any u64).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RawEdge {
@@ -16,6 +18,8 @@ pub struct RawEdge {
 pub enum InputFormat {
     /// SNAP / whitespace-separated text, `#` or `%` comments, 2 columns or 3 with a weight.
     Snap,
+    /// CSV / TSV: a header row or not, columns by name or index, integer IDs or names.
+    Csv,
     /// KONECT `out.*` files: `% sym|asym ...` header, 1-based.
     Konect,
     /// Matrix Market coordinate (pattern/integer/real; general/symmetric).
@@ -43,6 +47,7 @@ impl InputFormat {
     pub fn name(self) -> &'static str {
         match self {
             InputFormat::Snap => "snap",
+            InputFormat::Csv => "csv",
             InputFormat::Konect => "konect",
             InputFormat::Mtx => "mtx",
             InputFormat::Dimacs => "dimacs",
@@ -97,6 +102,20 @@ pub trait EdgeSource: Send {
     /// calls it after every batch.
     fn extra_vertices(&mut self) -> Vec<u64> {
         Vec::new()
+    }
+
+    /// Warnings about the input raised since the previous call, each naming the file and line
+    /// (an ignored third column, a weight that f32 rounds). The importer calls it after every
+    /// batch and passes them on.
+    fn warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The vertex names, when the input names its vertices (string IDs): name `x` belongs to
+    /// ID `x`, and the IDs are then exactly `0..names.len()`. The importer asks once, after the
+    /// last batch.
+    fn take_names(&mut self) -> Option<VertexNames> {
+        None
     }
 }
 

@@ -171,7 +171,7 @@ fn detection_by_name_and_content() {
             "file starts with a DIMACS `c` comment",
         ),
         (
-            "a.tsv",
+            "a.tab",
             b"% sym\n1 2\n",
             InputFormat::Konect,
             "file starts with a KONECT header `% sym|asym`",
@@ -261,10 +261,11 @@ fn format_names() {
         assert_eq!(parse_format_name(format.name()), Ok(FormatChoice::Given(format)));
     }
     assert_eq!(parse_format_name("MTX"), Ok(FormatChoice::Given(InputFormat::Mtx)));
-    let err = parse_format_name("csv").expect_err("unknown");
+    assert_eq!(parse_format_name("csv"), Ok(FormatChoice::Given(InputFormat::Csv)));
+    let err = parse_format_name("xml").expect_err("unknown");
     assert_eq!(
         err,
-        "unknown input format \"csv\" (expected one of auto, snap, konect, mtx, dimacs, el, wel, bin32, bin64, bvgraph)"
+        "unknown input format \"xml\" (expected one of auto, snap, csv, konect, mtx, dimacs, el, wel, bin32, bin64, bvgraph)"
     );
     assert!(parse_format_name("generated").is_err());
 }

@@ -2,17 +2,29 @@
 //!
 //! Every exception diskgraph raises on purpose derives from `DiskgraphError`, except bad
 //! arguments (`ValueError`, `TypeError`), which are the caller's bug rather than a fault of a
-//! graph or an input.
+//! graph or an input. A missing graph or input is also a `FileNotFoundError`, and a path that
+//! is not a graph directory a `NotADirectoryError`, as Python's own file functions raise.
+//!
+//! Messages speak Python: the command line's flags in a Rust error become keyword arguments
+//! ([`pythonic`]), and an error's causes are joined once (no OS text twice).
 
+use std::path::Path;
+
+use diskgraph_algo::registry::ALGORITHMS;
 use diskgraph_algo::AlgoError;
+use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
+use diskgraph_engine::options::{OptionKind, OptionSpec};
 use diskgraph_engine::EngineError;
 use diskgraph_format::FormatError;
 use diskgraph_io::IoError;
 use diskgraph_prep::reorder::GorderSuspended;
 use diskgraph_prep::InputError;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyValueError};
-use pyo3::PyErr;
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyNotADirectoryError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyType};
+use pyo3::PyTypeInfo;
 
 create_exception!(
     diskgraph,
@@ -58,17 +70,132 @@ create_exception!(
     "A long computation (Gorder with a checkpoint) stopped at its time limit with its state saved: the same call again goes on from it."
 );
 
+/// A class deriving from a diskgraph exception and an `OSError` subclass, made once.
+struct OsErrorClass {
+    cell: PyOnceLock<Py<PyType>>,
+    name: &'static str,
+    doc: &'static str,
+}
+
+impl OsErrorClass {
+    /// The class, made on first use from `bases` (the diskgraph class, then the OS one).
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        bases: (Bound<'py, PyType>, Bound<'py, PyType>),
+    ) -> PyResult<Bound<'py, PyType>> {
+        let class = self.cell.get_or_try_init(py, || {
+            let namespace = PyDict::new(py);
+            namespace.set_item("__module__", "diskgraph")?;
+            namespace.set_item("__doc__", self.doc)?;
+            let made = PyType::type_object(py).call1((self.name, bases, namespace))?;
+            Ok::<_, PyErr>(made.cast_into::<PyType>()?.unbind())
+        })?;
+        Ok(class.bind(py).clone())
+    }
+}
+
+static GRAPH_NOT_FOUND: OsErrorClass = OsErrorClass {
+    cell: PyOnceLock::new(),
+    name: "GraphNotFoundError",
+    doc: "A graph path that does not exist: a GraphFormatError and a FileNotFoundError.",
+};
+static NOT_A_GRAPH: OsErrorClass = OsErrorClass {
+    cell: PyOnceLock::new(),
+    name: "NotAGraphError",
+    doc: "A path that is not a diskgraph graph directory (a file, or a directory without manifest.json): a GraphFormatError and a NotADirectoryError.",
+};
+static INPUT_NOT_FOUND: OsErrorClass = OsErrorClass {
+    cell: PyOnceLock::new(),
+    name: "InputNotFoundError",
+    doc: "An input file to import that does not exist: an InputFormatError and a FileNotFoundError.",
+};
+
+/// `GraphNotFoundError(GraphFormatError, FileNotFoundError)`.
+pub fn graph_not_found_class(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    GRAPH_NOT_FOUND.get(
+        py,
+        (GraphFormatError::type_object(py), PyFileNotFoundError::type_object(py)),
+    )
+}
+
+/// `NotAGraphError(GraphFormatError, NotADirectoryError)`.
+pub fn not_a_graph_class(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    NOT_A_GRAPH.get(
+        py,
+        (GraphFormatError::type_object(py), PyNotADirectoryError::type_object(py)),
+    )
+}
+
+/// `InputNotFoundError(InputFormatError, FileNotFoundError)`.
+pub fn input_not_found_class(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    INPUT_NOT_FOUND.get(
+        py,
+        (InputFormatError::type_object(py), PyFileNotFoundError::type_object(py)),
+    )
+}
+
+/// An instance of the class `class` makes, as Python's file functions raise it: with `errno`,
+/// `strerror` and `filename` (``[Errno 2] No such file or directory: 'x.dg'``).
+fn missing(class: fn(Python<'_>) -> PyResult<Bound<'_, PyType>>, path: &Path, source: &std::io::Error) -> PyErr {
+    let errno = source.raw_os_error().unwrap_or(2);
+    let text = source.to_string();
+    let strerror = text
+        .strip_suffix(&format!(" (os error {errno})"))
+        .unwrap_or(&text)
+        .to_string();
+    let filename = path.to_string_lossy().into_owned();
+    Python::attach(|py| match class(py) {
+        Ok(class) => PyErr::from_type(class, (errno, strerror, filename)),
+        Err(e) => e,
+    })
+}
+
+/// The error of opening `path` as a graph directory: a missing path is a
+/// `GraphNotFoundError`, a file or a directory without a manifest a `NotAGraphError`, anything
+/// else as [`format_error`].
+pub fn open_error(path: &Path, e: FormatError) -> PyErr {
+    let not_a_graph = |why: &str| {
+        let msg = format!("{} is not a diskgraph graph directory ({why})", path.display());
+        Python::attach(|py| match not_a_graph_class(py) {
+            Ok(class) => PyErr::from_type(class, (msg,)),
+            Err(e) => e,
+        })
+    };
+    if let FormatError::NotAGraph { .. } = &e {
+        return not_a_graph("no manifest.json");
+    }
+    if let FormatError::Io { path: at, source } = &e {
+        if at == path && source.kind() == std::io::ErrorKind::NotFound {
+            return missing(graph_not_found_class, path, source);
+        }
+        if at == path && path.exists() && !path.is_dir() {
+            return not_a_graph("a file, not a directory");
+        }
+        if at.parent() == Some(path) && at.file_name() == Some("manifest.json".as_ref()) && !at.exists() {
+            return not_a_graph("no manifest.json");
+        }
+    }
+    format_error(e)
+}
+
 /// A damaged or missing graph directory (or an existing output, for writers).
 pub fn format_error(e: FormatError) -> PyErr {
+    let msg = pythonic(&e.to_string());
     match e {
-        FormatError::Exists { .. } => OutputExistsError::new_err(e.to_string()),
-        _ => GraphFormatError::new_err(e.to_string()),
+        FormatError::Exists { .. } => OutputExistsError::new_err(msg),
+        _ => GraphFormatError::new_err(msg),
     }
+}
+
+/// A `ValueError` for a refused setting, its message in Python's terms ([`pythonic`]).
+pub fn value_error(msg: impl AsRef<str>) -> PyErr {
+    PyValueError::new_err(pythonic(msg.as_ref()))
 }
 
 /// An error of a run ([`diskgraph_algo::registry::run`]) or of loading for runs.
 pub fn run_error(e: AlgoError) -> PyErr {
-    let msg = e.to_string();
+    let msg = pythonic(&e.to_string());
     match e {
         AlgoError::Engine(EngineError::Format(f)) => format_error(f),
         AlgoError::Engine(EngineError::Io(IoError::Os { .. })) => GraphFormatError::new_err(msg),
@@ -99,12 +226,17 @@ pub fn export_error(e: anyhow::Error) -> PyErr {
 }
 
 fn chain_error(e: anyhow::Error, reading_graph: bool) -> PyErr {
-    let msg = format!("{e:#}");
+    let msg = pythonic(&diskgraph_cli::one_line(&e));
     for cause in e.chain() {
         if cause.is::<GorderSuspended>() {
             return Suspended::new_err(msg);
         }
-        if cause.downcast_ref::<InputError>().is_some() {
+        if let Some(input) = cause.downcast_ref::<InputError>() {
+            if let InputError::Io { path, source } = input {
+                if source.kind() == std::io::ErrorKind::NotFound {
+                    return missing(input_not_found_class, path, source);
+                }
+            }
             return InputFormatError::new_err(msg);
         }
         if let Some(f) = cause.downcast_ref::<FormatError>() {
@@ -116,4 +248,85 @@ fn chain_error(e: anyhow::Error, reading_graph: bool) -> PyErr {
         }
     }
     DiskgraphError::new_err(msg)
+}
+
+/// Flags of the command line that are boolean keyword arguments in Python but no option of a
+/// run (those come from the descriptors): the importers' and writers'.
+const PYTHON_FLAGS: &[&str] = &["force", "weighted", "undirected", "keep-self-loops", "keep-duplicates"];
+
+/// The command line's subcommands, which start a command quoted in a message.
+const SUBCOMMANDS: &[&str] = &[
+    "import",
+    "generate",
+    "info",
+    "verify",
+    "export",
+    "partition",
+    "reorder",
+    "cost",
+    "select",
+    "run",
+    "algorithms",
+    "device",
+    "threshold",
+];
+
+/// The run option spelled `--flag` on the command line, if any.
+fn option_of_flag(flag: &str) -> Option<&'static OptionSpec> {
+    let name = flag.replace('-', "_");
+    ALGORITHMS
+        .iter()
+        .flat_map(|a| a.options.iter())
+        .chain(RUN_OPTIONS)
+        .chain(ENGINE_OPTIONS)
+        .copied()
+        .find(|o| o.name == name)
+}
+
+/// `msg` with the command line's flags spelled as Python's keyword arguments: `--memory 2 GiB`
+/// becomes `memory=2 GiB`, `--engine selective` `engine=selective`, a boolean flag such as
+/// `--force` `force=True`, and a flag named without a value (`--mrt must be ...`) its
+/// argument's name. A `diskgraph ...` command quoted in the message stays as it is, up to the
+/// backquote or parenthesis that ends it: it is meant for the shell.
+pub fn pythonic(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut in_command = false;
+    let mut rest = msg;
+    while let Some(c) = rest.chars().next() {
+        let at_word = out.is_empty() || out.ends_with([' ', '(', '`', '"', '\'']);
+        let command = rest.strip_prefix("diskgraph ");
+        if at_word && command.is_some_and(|r| SUBCOMMANDS.iter().any(|c| r.starts_with(&format!("{c} ")))) {
+            in_command = true;
+        } else if matches!(c, '`' | ')' | ';') {
+            in_command = false;
+        }
+        let flag_len = rest
+            .strip_prefix("--")
+            .map(|f| {
+                f.find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
+                    .unwrap_or(f.len())
+            })
+            .filter(|&n| n > 0 && at_word && !in_command && rest.as_bytes()[2].is_ascii_lowercase());
+        let Some(n) = flag_len else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        };
+        let flag = &rest[2..2 + n];
+        rest = &rest[2 + n..];
+        out.push_str(&flag.replace('-', "_"));
+        let spec = option_of_flag(flag);
+        let next = rest.strip_prefix(' ').unwrap_or("");
+        let word = &next[..next
+            .find(|c: char| c.is_whitespace() || ",;:)".contains(c))
+            .unwrap_or(next.len())];
+        let is_choice = matches!(spec.map(|s| &s.kind), Some(OptionKind::Choice(choices)) if choices.iter().any(|c| c.name == word));
+        if !word.is_empty() && (word.starts_with(|c: char| c.is_ascii_digit()) || is_choice) {
+            out.push('=');
+            rest = next;
+        } else if PYTHON_FLAGS.contains(&flag) || matches!(spec.map(|s| &s.kind), Some(OptionKind::Flag)) {
+            out.push_str("=True");
+        }
+    }
+    out
 }

@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::errors::{export_error, format_error, run_error, OutputExistsError};
+use crate::errors::{export_error, format_error, open_error, run_error, value_error, OutputExistsError};
 use crate::json_to_py;
 use crate::options;
 use crate::static_cache::PyStaticCache;
@@ -58,7 +58,7 @@ impl PyGraph {
     /// Opens and checks the graph directory at ``path`` (O(V); raises ``GraphFormatError``).
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let dir = py.detach(|| GraphDir::open(&path)).map_err(format_error)?;
+        let dir = py.detach(|| GraphDir::open(&path)).map_err(|e| open_error(&path, e))?;
         Ok(PyGraph {
             dir,
             index: Mutex::new(None),
@@ -93,7 +93,7 @@ impl PyGraph {
                         .find(|s| s.name == name)
                         .ok_or_else(|| {
                             PyTypeError::new_err(format!(
-                                "sync() got an unexpected keyword argument {name:?} (valid: memory, ift, ift_seq, index_summary, io, in_edges, weights)"
+                                "sync() got an unexpected keyword argument '{name}' (valid: memory, ift, ift_seq, index_summary, io, in_edges, weights)"
                             ))
                         })?;
                     let value = options::value(spec, &obj)?;
@@ -406,9 +406,14 @@ impl PyGraph {
         let mut req = RunRequest::new(algorithm);
         let mut unknown = Vec::new();
         let mut cache_settings = None;
+        let mut progress = None;
         for (key, obj) in options.iter() {
             let name: String = key.extract()?;
             if obj.is_none() {
+                continue;
+            }
+            if name == "progress" {
+                progress = Some(options::Progress::new(&obj)?);
                 continue;
             }
             if name == BASC.name {
@@ -422,15 +427,14 @@ impl PyGraph {
             match registry::option(alg, &name) {
                 Ok(spec) => {
                     let value = options::value(spec, &obj)?;
-                    req.params.set(spec, value).map_err(PyValueError::new_err)?;
+                    req.params.set(spec, value).map_err(value_error)?;
                 }
                 Err(_) => unknown.push(name),
             }
         }
-        if !unknown.is_empty() {
+        if let Some(name) = unknown.first() {
             return Err(PyTypeError::new_err(format!(
-                "{algorithm}() got unknown option(s) {}; known: {}",
-                unknown.join(", "),
+                "{algorithm}() got an unexpected keyword argument '{name}' (valid: {})",
                 known_options(alg).join(", ")
             )));
         }
@@ -448,7 +452,12 @@ impl PyGraph {
             }
         }
         req.index = self.loaded_index();
-        let out = py.detach(|| registry::run(&self.dir, &req)).map_err(run_error)?;
+        req.progress = progress.as_ref().map(options::Progress::observer);
+        let ran = py.detach(|| registry::run(&self.dir, &req));
+        if let Some(progress) = progress {
+            progress.finish()?;
+        }
+        let out = ran.map_err(run_error)?;
         let values = match out.values {
             Values::Signed(v) => v.into_pyarray(py).into_any(),
             Values::Unsigned(v) => v.into_pyarray(py).into_any(),
@@ -480,22 +489,22 @@ impl PyGraph {
         params
             .set(&BASC, Value::Text(basc.to_string()))
             .map_err(PyValueError::new_err)?;
-        let takes = |name: &str| {
-            READ_OPTIONS
-                .iter()
-                .chain(&[&MEMORY, &BASC_FRACTION, &THREADS])
-                .copied()
-                .find(|o| o.name == name)
-        };
+        let taken = || READ_OPTIONS.iter().chain(&[&MEMORY, &BASC_FRACTION, &THREADS]).copied();
         for (key, obj) in options.iter() {
             let name: String = key.extract()?;
             if obj.is_none() {
                 continue;
             }
-            let spec = takes(&name)
-                .ok_or_else(|| PyTypeError::new_err(format!("load_static_cache() got an unknown option {name}")))?;
+            let spec = taken().find(|o| o.name == name).ok_or_else(|| {
+                let mut valid: Vec<&str> = taken().map(|o| o.name).collect();
+                valid.sort_unstable();
+                PyTypeError::new_err(format!(
+                    "load_static_cache() got an unexpected keyword argument '{name}' (valid: {})",
+                    valid.join(", ")
+                ))
+            })?;
             let value = options::value(spec, &obj)?;
-            params.set(spec, value).map_err(PyValueError::new_err)?;
+            params.set(spec, value).map_err(value_error)?;
         }
         let index = self.loaded_index();
         let loaded = py
@@ -566,6 +575,7 @@ fn known_options(alg: &Algorithm) -> Vec<&'static str> {
         .chain(RUN_OPTIONS)
         .chain(ENGINE_OPTIONS)
         .map(|o| o.name)
+        .chain(["progress"])
         .collect();
     names.sort_unstable();
     names

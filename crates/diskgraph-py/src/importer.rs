@@ -1,5 +1,6 @@
-//! Imports from Python: `import_file` (a file, exactly as the CLI reads it) and `EdgeImporter`
-//! (edges pushed from Python in batches).
+//! Imports from Python: `import_file` (a file, exactly as the CLI reads it), `EdgeImporter`
+//! (edges pushed from Python in batches, with vertex names when the vertices have them) and
+//! `read_names` (a graph's vertex names).
 //!
 //! `EdgeImporter` runs [`diskgraph_prep::import`] on a background thread over an [`EdgeSource`]
 //! that receives batches from a bounded channel, so an input of any size streams through with
@@ -15,7 +16,8 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use diskgraph_prep::parse::{open_input, parse_format_name, ParseOptions};
+use diskgraph_format::{GraphDir, VertexNames};
+use diskgraph_prep::parse::{open_input, parse_format_name, Column, CsvOptions, Header, IdKind, ParseOptions};
 use diskgraph_prep::{
     import, EdgeSource, ImportOptions, ImportSummary, InputError, InputFormat, InputInfo, NoProgress, RawEdge,
 };
@@ -23,7 +25,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::errors::{import_error, DiskgraphError, OutputExistsError};
+use crate::errors::{format_error, import_error, pythonic, DiskgraphError, OutputExistsError};
 use crate::json_to_py;
 
 /// Edges per message on the channel (24 bytes each).
@@ -31,13 +33,36 @@ const BATCH: usize = 1 << 18;
 /// Messages the channel holds before `push` blocks.
 const IN_FLIGHT: usize = 4;
 
+/// A CSV column as Python gives it: an int is a 0-based index, a str a header name.
+#[derive(FromPyObject)]
+pub enum ColumnArg {
+    /// A 0-based index.
+    Index(usize),
+    /// A header name.
+    Name(String),
+}
+
+impl From<ColumnArg> for Column {
+    fn from(c: ColumnArg) -> Column {
+        match c {
+            ColumnArg::Index(i) => Column::Index(i),
+            ColumnArg::Name(n) => Column::Name(n),
+        }
+    }
+}
+
 /// Imports an input file into a new graph directory, as ``diskgraph import`` does; returns the
 /// import summary as a dict (plus ``format_detected`` when the format was decided from the
-/// file). Raises ``InputFormatError`` naming the file and line on a malformed input.
+/// file, or, for CSV, what was decided about its header and IDs). Raises ``InputFormatError``
+/// naming the file and line on a malformed input. The CSV options (``header``: ``"auto"``,
+/// ``"yes"`` or ``"no"``; ``delimiter``; columns by index or header name; ``ids``:
+/// ``"auto"``, ``"integer"`` or ``"name"``) apply to CSV input only.
 #[pyfunction]
 #[pyo3(signature = (
     input, output, *, format = "auto", undirected = false, weighted = false, weight_file = None,
-    keep_self_loops = false, keep_duplicates = false, memory = 1_073_741_824, force = false
+    keep_self_loops = false, keep_duplicates = false, memory = 1_073_741_824, force = false,
+    header = "auto", delimiter = None, source_column = None, target_column = None, weight_column = None,
+    ids = "auto"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn import_file<'py>(
@@ -52,12 +77,30 @@ pub fn import_file<'py>(
     keep_duplicates: bool,
     memory: u64,
     force: bool,
+    header: &str,
+    delimiter: Option<&str>,
+    source_column: Option<ColumnArg>,
+    target_column: Option<ColumnArg>,
+    weight_column: Option<ColumnArg>,
+    ids: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let choice = parse_format_name(format).map_err(PyValueError::new_err)?;
+    let csv = CsvOptions {
+        header: Header::parse(header).map_err(PyValueError::new_err)?,
+        delimiter: delimiter
+            .map(diskgraph_prep::parse::parse_delimiter)
+            .transpose()
+            .map_err(PyValueError::new_err)?,
+        source: source_column.map(Column::from),
+        target: target_column.map(Column::from),
+        weight: weight_column.map(Column::from),
+        ids: IdKind::parse(ids).map_err(PyValueError::new_err)?,
+    };
     let popts = ParseOptions {
         format: choice,
         weighted,
         weight_file,
+        csv,
     };
     let iopts = ImportOptions {
         undirected,
@@ -74,11 +117,17 @@ pub fn import_file<'py>(
             Ok((summary, detected))
         })
         .map_err(import_error)?;
-    let d = json_to_py(py, &summary)?;
+    let d = json_to_py(py, &in_python_terms(summary))?;
     if let Some(msg) = detected {
         d.set_item("format_detected", msg)?;
     }
     Ok(d)
+}
+
+/// `summary` with its warnings' command-line flags spelled as keyword arguments.
+fn in_python_terms(mut summary: ImportSummary) -> ImportSummary {
+    summary.warnings = summary.warnings.iter().map(|w| pythonic(w)).collect();
+    summary
 }
 
 /// Raises `OutputExistsError` up front, before any input is read (the import checks again
@@ -96,6 +145,7 @@ fn check_output(output: &Path, force: bool) -> PyResult<()> {
 enum Msg {
     Edges(Vec<RawEdge>),
     Vertices(Vec<u64>),
+    Names(Vec<String>),
 }
 
 /// The importer's view of the channel.
@@ -104,6 +154,7 @@ struct ChannelSource {
     rx: Receiver<Msg>,
     abort: Arc<AtomicBool>,
     pending_vertices: Vec<u64>,
+    names: Option<VertexNames>,
     edges: u64,
     output: PathBuf,
 }
@@ -141,6 +192,12 @@ impl EdgeSource for ChannelSource {
                 self.pending_vertices.extend(ids);
                 Ok(true)
             }
+            Ok(Msg::Names(names)) => {
+                self.check_abort()?;
+                let table = self.names.get_or_insert_with(VertexNames::new);
+                names.iter().for_each(|name| table.push(name));
+                Ok(true)
+            }
             Err(_) => {
                 self.check_abort()?;
                 Ok(false)
@@ -154,6 +211,10 @@ impl EdgeSource for ChannelSource {
 
     fn extra_vertices(&mut self) -> Vec<u64> {
         std::mem::take(&mut self.pending_vertices)
+    }
+
+    fn take_names(&mut self) -> Option<VertexNames> {
+        self.names.take()
     }
 }
 
@@ -239,6 +300,7 @@ impl EdgeImporter {
             rx,
             abort: abort.clone(),
             pending_vertices: Vec::new(),
+            names: None,
             edges: 0,
             output: output.clone(),
         };
@@ -319,11 +381,21 @@ impl EdgeImporter {
         Ok(())
     }
 
+    /// Names the next vertices: the first call's first name is vertex 0's, and so on. A graph
+    /// given names must have the vertex IDs ``0 .. len(names)`` (every one given a name),
+    /// and the names must be distinct; the import checks both when it ends.
+    fn add_names(&self, py: Python<'_>, names: Vec<String>) -> PyResult<()> {
+        for chunk in names.chunks(BATCH) {
+            self.send(py, Msg::Names(chunk.to_vec()))?;
+        }
+        Ok(())
+    }
+
     /// Ends the input, waits for the import to publish the graph, and returns its summary.
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let running = self.take()?;
         let summary = py.detach(|| running.finish())?;
-        json_to_py(py, &summary)
+        json_to_py(py, &in_python_terms(summary))
     }
 
     /// Abandons the import: nothing is published and temporary files are removed. Does nothing
@@ -389,4 +461,14 @@ impl Drop for EdgeImporter {
 
 fn lock(m: &Mutex<Option<Running>>) -> MutexGuard<'_, Option<Running>> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The vertex names of the graph at ``path`` (by original ID), or ``None`` when it has none.
+/// Raises ``GraphFormatError`` when the graph or its names file is damaged.
+#[pyfunction]
+pub fn read_names(py: Python<'_>, path: PathBuf) -> PyResult<Option<Vec<String>>> {
+    let names = py
+        .detach(|| GraphDir::open(&path).and_then(|g| g.names()))
+        .map_err(format_error)?;
+    Ok(names.map(|n| n.iter().map(str::to_string).collect()))
 }

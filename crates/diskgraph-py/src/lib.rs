@@ -7,10 +7,12 @@
 
 use pyo3::prelude::*;
 
+mod cli;
 mod errors;
 mod graph;
 mod importer;
 mod options;
+mod report;
 mod static_cache;
 mod sync_handle;
 
@@ -25,11 +27,14 @@ fn json_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> 
     py.import("json")?.call_method1("loads", (text,))
 }
 
-/// Parses a memory size such as ``"1GiB"``, ``"256MiB"``, ``"512M"``, ``"1.5G"`` or ``"4096"``
-/// (binary units, case-insensitive) into bytes.
+/// Parses a memory size such as ``"1GiB"``, ``"256MiB"``, ``"1GB"``, ``"512M"`` or ``"4096"``
+/// into bytes (case-insensitive): ``KiB``, ``MiB``, ``GiB``, ``TiB`` and a bare ``K``, ``M``,
+/// ``G``, ``T`` are powers of 2; ``KB``, ``MB``, ``GB``, ``TB`` are powers of 10.
 ///
 /// >>> parse_size("256MiB")
 /// 268435456
+/// >>> parse_size("1GB")
+/// 1000000000
 #[pyfunction]
 fn parse_size(size: &str) -> PyResult<u64> {
     diskgraph_engine::parse_size(size).map_err(pyo3::exceptions::PyValueError::new_err)
@@ -46,13 +51,17 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 #[pyo3(name = "_native")]
 mod native {
     #[pymodule_export]
+    use super::cli::cli_main;
+    #[pymodule_export]
     use super::errors::{
         AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError, Suspended,
     };
     #[pymodule_export]
     use super::graph::PyGraph;
     #[pymodule_export]
-    use super::importer::{import_file, EdgeImporter};
+    use super::importer::{import_file, read_names, EdgeImporter};
+    #[pymodule_export]
+    use super::report::write_report;
     #[pymodule_export]
     use super::static_cache::PyStaticCache;
     #[pymodule_export]
@@ -65,6 +74,10 @@ mod native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        let py = m.py();
+        m.add("GraphNotFoundError", super::errors::graph_not_found_class(py)?)?;
+        m.add("NotAGraphError", super::errors::not_a_graph_class(py)?)?;
+        m.add("InputNotFoundError", super::errors::input_not_found_class(py)?)?;
         Ok(())
     }
 }

@@ -6,15 +6,15 @@
 //! case-insensitive, as on the command line; sizes are ints (bytes) or strings such as
 //! `"16KiB"`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use diskgraph_engine::options::{OptionKind, OptionSpec, Value};
-use diskgraph_engine::{Source, Sources};
+use diskgraph_engine::{Observer, Source, Sources, StepRecord};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString};
 
-use crate::errors::InvalidVertex;
+use crate::errors::{value_error, InvalidVertex};
 
 /// Python's name of `obj`'s type, for messages.
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -113,7 +113,7 @@ fn source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
 /// text form (`"K"` or `"a,b,c"`).
 fn sources(obj: &Bound<'_, PyAny>, max: Option<usize>) -> PyResult<Sources> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return s.to_cow()?.parse().map_err(PyValueError::new_err);
+        return s.to_cow()?.parse().map_err(value_error);
     }
     if obj.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(
@@ -204,13 +204,63 @@ pub fn value(spec: &OptionSpec, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         OptionKind::Choice(_) => {
             let choices = spec.kind.describe();
             let given = text(name, obj, &format!("{choices} (a str)"))?;
-            spec.parse(&given).map_err(PyValueError::new_err)?
+            spec.parse(&given).map_err(value_error)?
         }
         OptionKind::Text => Value::Text(text(name, obj, "a str or None")?),
         OptionKind::Source => Value::Source(source(obj)?),
         &OptionKind::Sources { max } => Value::Sources(sources(obj, max)?),
         OptionKind::Vector => Value::Vector(Arc::new(vector(name, obj)?)),
     };
-    spec.check(&value).map_err(PyValueError::new_err)?;
+    spec.check(&value).map_err(value_error)?;
     Ok(value)
+}
+
+/// A run's `progress=` callback: called with each engine step's record (a dict) as the step ends,
+/// holding the GIL for the call. The first exception it raises is kept (later steps are not
+/// shown) and raised when the run ends.
+pub struct Progress {
+    callback: Arc<Py<PyAny>>,
+    raised: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl Progress {
+    /// The callback `obj`, which must be callable.
+    pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Progress> {
+        if !obj.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "progress must be callable (or True for a progress bar), got {}",
+                type_name(obj)
+            )));
+        }
+        Ok(Progress {
+            callback: Arc::new(obj.clone().unbind()),
+            raised: Arc::default(),
+        })
+    }
+
+    /// The observer a run request takes.
+    pub fn observer(&self) -> Observer {
+        let (callback, raised) = (Arc::clone(&self.callback), Arc::clone(&self.raised));
+        Observer::new(move |r: &StepRecord| {
+            let mut first = raised.lock().unwrap_or_else(PoisonError::into_inner);
+            if first.is_some() {
+                return;
+            }
+            let called = Python::attach(|py| -> PyResult<()> {
+                callback.call1(py, (crate::json_to_py(py, r)?,))?;
+                Ok(())
+            });
+            if let Err(e) = called {
+                *first = Some(e);
+            }
+        })
+    }
+
+    /// The callback's first exception, if it raised one.
+    pub fn finish(self) -> PyResult<()> {
+        match self.raised.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }

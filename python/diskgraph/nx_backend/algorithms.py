@@ -156,10 +156,65 @@ def pagerank(
     bg = view(G)
     if len(bg) == 0:
         return {}
-    result = _run(bg, "pagerank", tolerance=tol, max_iterations=max_iter)
+    plain = alpha == 0.85 and personalization is None and nstart is None and dangling is None
+    if not (plain and (weight is None or bg.facts(weight).uniform)):
+        return _pagerank_by_spmv(bg, alpha, personalization, max_iter, tol, nstart, weight, dangling)
+    result = _run(bg, "pagerank", tolerance=tol, max_iterations=max_iter, allow_unconverged=True)
     if not _converged(result):
         raise nx.PowerIterationFailedConvergence(max_iter)
     return bg.mapped(result.values.tolist())
+
+
+def _pagerank_by_spmv(
+    bg: BackendGraph,
+    alpha: float,
+    personalization: Optional[Dict[Any, float]],
+    max_iter: int,
+    tol: float,
+    nstart: Optional[Dict[Any, float]],
+    weight: Optional[str],
+    dangling: Optional[Dict[Any, float]],
+) -> Dict[Hashable, float]:
+    """NetworkX's power iteration (``_pagerank_scipy``) for what the engine's pagerank does not
+    take (another alpha, personalization, nstart, dangling, differing weights): each iteration's
+    ``x A`` is one ``spmv`` run over the stored graph; the out-weights come from one pass over
+    its edges."""
+    n = len(bg)
+    g = bg.graph(weight) if weight is not None else bg.unweighted()
+    assert g is not None, "can_run refuses weight=None on a weighted opened graph here"
+    src, dst, w = g.edges()
+    ids = g.vertex_ids()
+    u, v = np.searchsorted(ids, src), np.searchsorted(ids, dst)
+    weights = np.ones(u.shape[0]) if weight is None or w is None else w.astype(np.float64)
+    out = np.bincount(u, weights, minlength=n)
+    if not bg.is_directed():
+        loop = u == v
+        out += np.bincount(v[~loop], weights[~loop], minlength=n)
+    inverse = np.divide(1.0, out, out=np.zeros(n), where=out != 0)
+    is_dangling = out == 0
+
+    def vector(values: Optional[Dict[Any, float]], default: np.ndarray) -> np.ndarray:
+        if values is None:
+            return default
+        x = np.zeros(n)
+        for node, value in values.items():
+            i = bg.position(node)
+            if i is not None:
+                x[i] = value
+        if x.sum() == 0:
+            raise ZeroDivisionError  # as NetworkX does
+        return x / x.sum()
+
+    p = vector(personalization, np.full(n, 1.0 / n))
+    x = vector(nstart, np.full(n, 1.0 / n))
+    dangling_weights = vector(dangling, p)
+    for _ in range(max_iter):
+        last = x
+        moved = g.run("spmv", memory=config("memory", "1GiB"), x=last * inverse).values
+        x = alpha * (moved + last[is_dangling].sum() * dangling_weights) + (1 - alpha) * p
+        if np.abs(x - last).sum() < n * tol:
+            return bg.mapped(x.tolist())
+    raise nx.PowerIterationFailedConvergence(max_iter)
 
 
 def _converged(result: Result) -> bool:
@@ -370,7 +425,8 @@ def triangles(G: Any, nodes: Any = None) -> Union[int, Dict[Hashable, int]]:
 
 def maximal_independent_set(G: Any, nodes: Any = None, seed: Optional[int] = None) -> List[Hashable]:
     """A maximal independent set: greedy by vertex order (``seed`` None) or Luby's rounds seeded
-    with ``seed``."""
+    from NetworkX's generator (a call given a seed runs on NetworkX: only its algorithm gives
+    its set for that seed)."""
     bg = view(G)
     _not_directed(bg)
     options: Dict[str, Any] = {"method": "greedy"} if seed is None else {"method": "luby", "seed": engine_seed(seed)}
@@ -447,8 +503,9 @@ def betweenness_centrality(
     endpoints: bool = False,
     seed: Optional[int] = None,
 ) -> Dict[Hashable, float]:
-    """Brandes' betweenness with NetworkX's scaling; ``k`` sampled sources (diskgraph's sampler,
-    seeded with ``seed``)."""
+    """Brandes' betweenness with NetworkX's scaling; ``k`` sampled sources by diskgraph's
+    sampler, drawn from NetworkX's generator (a call given a seed runs on NetworkX:
+    :func:`~diskgraph.nx_backend.interface.can_run`)."""
     bg = view(G)
     n = len(bg)
     if n == 0:

@@ -201,6 +201,18 @@ class BackendGraph:
         assert g is not None, "an empty graph has no graph directory"
         return g
 
+    def has_unweighted_view(self) -> bool:
+        """Whether :meth:`unweighted` gives a graph (all but an opened graph with weights)."""
+        return self._opened is None or not self._opened.weighted
+
+    def unweighted(self) -> Optional[Graph]:
+        """The stored graph without weights, for algorithms that read weights when there are
+        any: a converted graph's unweighted variant, an opened graph itself when it has no
+        weights, else None."""
+        if self._opened is not None:
+            return None if self._opened.weighted else self._opened
+        return self._variants[None] if None in self._variants else self._store(None, 1)
+
     def facts(self, weight: Optional[str]) -> WeightFacts:
         """The facts of the weights of attribute ``weight`` (None: all 1)."""
         if weight is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import random
 from typing import Any, Callable, Dict, Optional, Union
 
 from .._graph import Graph
@@ -55,16 +56,17 @@ def _unweighted(G: Any, weight: Any) -> Reason:
 
 
 def _pagerank(G: Any, a: Dict[str, Any]) -> Reason:
-    if a["alpha"] != 0.85:
-        return "alpha other than 0.85"
     for name in ("personalization", "nstart", "dangling"):
-        if a[name] is not None:
-            return f"{name} is not supported"
+        if a[name] is not None and not isinstance(a[name], dict):
+            return f"{name} is not a dict"
     if not isinstance(a["max_iter"], numbers.Integral) or a["max_iter"] < 1:
         return "max_iter must be a positive int"
     if not a["tol"] > 0:
         return "tol must be positive"
-    return _unweighted(G, a["weight"])
+    plain = a["alpha"] == 0.85 and all(a[name] is None for name in ("personalization", "nstart", "dangling"))
+    if a["weight"] is None and not plain and isinstance(G, BackendGraph) and not G.has_unweighted_view():
+        return "weight=None on a weighted graph takes the engine's pagerank's defaults only"
+    return _weight(positive=False, nonnegative=True)(G, a["weight"])
 
 
 def _dijkstra(positive: bool) -> Callable[[Any, Dict[str, Any]], Reason]:
@@ -88,12 +90,21 @@ def _core_number(G: Any, a: Dict[str, Any]) -> Reason:
     return "core_number of a directed graph (NetworkX counts in- and out-edges)" if G.is_directed() else True
 
 
+def _seeded(seed: Any) -> bool:
+    """Whether the caller gave a seed (NetworkX's ``py_random_state`` turns ``seed=None`` into
+    the ``random`` module's own generator before dispatching): a seeded call asks for NetworkX's
+    own random draws, which the engine's samplers do not reproduce."""
+    return seed is not None and seed is not random._inst  # type: ignore[attr-defined]
+
+
 def _betweenness(G: Any, a: Dict[str, Any]) -> Reason:
     k, seed = a["k"], a["seed"]
     if k is not None and (not isinstance(k, numbers.Integral) or k < 1):
         return "k must be a positive int"
     if k is not None and not algorithms.seedable(seed):
         return "seed must be an int or a random.Random"
+    if k is not None and k < len(G) and _seeded(seed):
+        return "k sources drawn with a given seed: only NetworkX's sampler draws NetworkX's sources"
     if a["endpoints"] and (k is not None or G.is_directed()):
         return "endpoints=True only on undirected graphs without k"
     return _unweighted(G, a["weight"])
@@ -104,6 +115,8 @@ def _mis(G: Any, a: Dict[str, Any]) -> Reason:
         return "nodes is not supported"
     if not algorithms.seedable(a["seed"]):
         return "seed must be an int or a random.Random"
+    if _seeded(a["seed"]):
+        return "a given seed: only NetworkX's algorithm gives NetworkX's set for it"
     if len(G) == 0:
         return "the null graph"
     if G.number_of_selfloops() if isinstance(G, BackendGraph) else _nx_selfloops(G):

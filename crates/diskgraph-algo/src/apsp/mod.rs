@@ -23,6 +23,7 @@ pub const APSP: Algorithm = Algorithm {
     options: &[&SOURCES, &SEED],
     result: ResultKind {
         values: ValueType::Matrix,
+        name: "hops",
         help: "a row per vertex, a column per source (in the order of the stats' sources): hops from the source, -1 unreached",
     },
     variants: &[

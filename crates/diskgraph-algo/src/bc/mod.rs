@@ -42,6 +42,7 @@ pub const BC: Algorithm = Algorithm {
     options: &[&SAMPLES, &SEED],
     result: ResultKind {
         values: ValueType::Float,
+        name: "betweenness",
         help: "the betweenness of each vertex, scaled as NetworkX's betweenness_centrality (normalized, endpoints excluded)",
     },
     variants: &[
@@ -83,7 +84,7 @@ fn present(b: Betweenness, run: &Run) -> Outcome {
         .iter()
         .enumerate()
         .max_by(|x, y| x.1.total_cmp(y.1).then(run.id(y.0 as u32).cmp(&run.id(x.0 as u32))))
-        .map_or((0, 0.0), |(v, &x)| (run.id(v as u32), x));
+        .map_or(("none".to_string(), 0.0), |(v, &x)| (run.label(v as u32), x));
     let summary = format!(
         "betweenness from {} sources ({}): largest {:.6} at vertex {}",
         b.sources,
@@ -93,6 +94,7 @@ fn present(b: Betweenness, run: &Run) -> Outcome {
     );
     let outcome = Outcome::new(Values::Float(b.values), summary)
         .iterations(b.iterations as u64)
+        .edges(b.edges_processed)
         .setting("sources", json!(b.sources))
         .setting("batch", json!(b.batch))
         .setting("sampled", json!(sampled));
@@ -114,6 +116,10 @@ pub struct Betweenness {
     pub batch: usize,
     /// BFS levels expanded, summed over the sources.
     pub iterations: usize,
+    /// Arcs examined, forward (counting paths) and backward (summing dependencies): on the
+    /// memory engine summed over the sources; on the selective engine an arc read for a batch
+    /// counts once, as it serves every source of the batch.
+    pub edges_processed: u64,
 }
 
 /// Which sources and which scaling.
@@ -133,26 +139,26 @@ pub fn betweenness(g: &MemoryGraph, opts: &BcOptions) -> Result<Betweenness, Alg
     let n = g.num_vertices();
     check_sources(&opts.sources, n)?;
     let out = g.out();
-    let (raw, iterations) = opts
+    let (raw, iterations, edges_processed) = opts
         .sources
         .par_iter()
         .fold(
-            || (vec![0.0f64; n], 0usize, Scratch::new(n)),
-            |(mut bc, levels, mut s), &source| {
-                let depth = s.single_source(n, source, |v| out.neighbours(v));
+            || (vec![0.0f64; n], 0usize, 0u64, Scratch::new(n)),
+            |(mut bc, levels, arcs, mut s), &source| {
+                let (depth, examined) = s.single_source(n, source, |v| out.neighbours(v));
                 for &v in &s.order[1..] {
                     bc[v as usize] += s.delta[v as usize];
                 }
                 s.reset();
-                (bc, levels + depth, s)
+                (bc, levels + depth, arcs + examined, s)
             },
         )
-        .map(|(bc, levels, _)| (bc, levels))
+        .map(|(bc, levels, arcs, _)| (bc, levels, arcs))
         .reduce(
-            || (vec![0.0; n], 0),
-            |(mut a, la), (b, lb)| {
+            || (vec![0.0; n], 0, 0),
+            |(mut a, la, ea), (b, lb, eb)| {
                 a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
-                (a, la + lb)
+                (a, la + lb, ea + eb)
             },
         );
     Ok(Betweenness {
@@ -160,6 +166,7 @@ pub fn betweenness(g: &MemoryGraph, opts: &BcOptions) -> Result<Betweenness, Alg
         sources: opts.sources.len(),
         batch: 1,
         iterations,
+        edges_processed,
     })
 }
 
@@ -183,17 +190,20 @@ impl Scratch {
     }
 
     /// Counts shortest paths from `source` and accumulates dependencies; returns the levels
-    /// expanded. Leaves `order` and `delta` for the caller.
-    fn single_source<'a>(&mut self, n: usize, source: u32, out: impl Fn(u32) -> &'a [u32]) -> usize {
+    /// expanded and the arcs examined (each reached vertex's out-list, forward and backward).
+    /// Leaves `order` and `delta` for the caller.
+    fn single_source<'a>(&mut self, n: usize, source: u32, out: impl Fn(u32) -> &'a [u32]) -> (usize, u64) {
         debug_assert!((source as usize) < n);
         self.level[source as usize] = 0;
         self.sigma[source as usize] = 1.0;
         self.order.push(source);
         let mut head = 0;
+        let mut arcs = 0u64;
         while head < self.order.len() {
             let v = self.order[head];
             head += 1;
             let (lv, sv) = (self.level[v as usize], self.sigma[v as usize]);
+            arcs += out(v).len() as u64;
             for &w in out(v) {
                 let lw = &mut self.level[w as usize];
                 if *lw == UNVISITED {
@@ -216,7 +226,8 @@ impl Scratch {
             self.delta[v as usize] = d;
         }
         let last = *self.order.last().expect("the source") as usize;
-        self.level[last] as usize + 1
+        // The backward pass reads the same lists again.
+        (self.level[last] as usize + 1, 2 * arcs)
     }
 
     /// Clears what the last source touched.

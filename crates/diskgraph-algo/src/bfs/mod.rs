@@ -53,6 +53,7 @@ pub const BFS: Algorithm = Algorithm {
     options: &[&SOURCE, &PARENTS],
     result: ResultKind {
         values: ValueType::Signed,
+        name: "level",
         help: "the level of each vertex (the source 0, -1 unreached), or with parents its parent's original ID (uint64, 2**64-1 unreached, when the graph has IDs of 2**63 or more)",
     },
     variants: &[
@@ -123,7 +124,10 @@ pub(crate) fn present(r: Bfs, run: &Run, parents: bool) -> Outcome {
         .edges(r.edges_processed)
         .setting("source", json!(run.id(run.source())));
     match parents {
-        true => outcome.setting("parents", json!(true)),
+        true => outcome
+            .setting("parents", json!(true))
+            .setting("value", json!("parent"))
+            .vertex_valued(),
         false => outcome,
     }
 }

@@ -36,6 +36,7 @@ pub const DIAMETER: Algorithm = Algorithm {
     options: &[&SOURCE, &ROUNDS],
     result: ResultKind {
         values: ValueType::Signed,
+        name: "hops",
         help: "hop distances from the vertex whose eccentricity is the bound (-1 unreached); the stats' settings have bound, from and to",
     },
     variants: &[
@@ -67,8 +68,8 @@ fn present(d: Diameter, run: &Run) -> Outcome {
     let summary = format!(
         "diameter at least {} (the eccentricity of vertex {}, reaching {} at that distance) after {} sweeps",
         d.bound,
-        run.id(d.from),
-        run.id(d.to),
+        run.label(d.from),
+        run.label(d.to),
         d.sweeps
     );
     Outcome::new(Values::Signed(d.levels), summary)

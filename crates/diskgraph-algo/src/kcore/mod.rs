@@ -37,6 +37,7 @@ pub const KCORE: Algorithm = Algorithm {
     options: &[],
     result: ResultKind {
         values: ValueType::Signed,
+        name: "core",
         help: "the core number of each vertex (directions, self-loops and parallel edges ignored)",
     },
     variants: &[
@@ -59,10 +60,10 @@ pub const KCORE: Algorithm = Algorithm {
     ],
 };
 
-/// The core numbers and the largest.
+/// The core numbers, the largest, and the peeling levels.
 fn present(k: KCore) -> Outcome {
     let summary = format!("max core {}", k.max_core);
-    Outcome::new(Values::Signed(k.core.iter().map(|&c| i64::from(c)).collect()), summary)
+    Outcome::new(Values::Signed(k.core.iter().map(|&c| i64::from(c)).collect()), summary).iterations(k.levels)
 }
 
 /// The result of [`kcore`].
@@ -72,6 +73,9 @@ pub struct KCore {
     pub core: Vec<u32>,
     /// The largest core number (0 for an empty graph).
     pub max_core: u32,
+    /// Peeling levels: one per distinct core number, each removing the vertices of that core
+    /// number (the run's iterations).
+    pub levels: u64,
 }
 
 /// Core numbers on the simple undirected view of `g` (see the module doc). A directed graph
@@ -91,9 +95,9 @@ pub fn kcore(g: &MemoryGraph) -> KCore {
         None
     };
     let view = SimpleView { out, inn };
-    let core = peel(&view);
+    let (core, levels) = peel(&view);
     let max_core = core.par_iter().copied().max().unwrap_or(0);
-    KCore { core, max_core }
+    KCore { core, max_core, levels }
 }
 
 /// The simple undirected view of a graph: out-lists merged with in-lists (when directed).
@@ -144,15 +148,17 @@ pub(crate) fn simple_neighbours(v: u32, a: &[u32], b: &[u32], mut f: impl FnMut(
     a[i..].iter().chain(&b[j..]).for_each(|&x| emit(x));
 }
 
-/// PKC peeling: the core number of every vertex.
-fn peel(g: &SimpleView<'_>) -> Vec<u32> {
+/// PKC peeling: the core number of every vertex, and the levels peeled.
+fn peel(g: &SimpleView<'_>) -> (Vec<u32>, u64) {
     let n = g.out.num_vertices();
     let deg: Vec<AtomicU32> = (0..n as u32)
         .into_par_iter()
         .map(|v| AtomicU32::new(g.degree(v)))
         .collect();
     let mut remaining: Vec<u32> = (0..n as u32).collect();
+    let mut levels = 0;
     while !remaining.is_empty() {
+        levels += 1;
         let (level, frontier) = lowest_level(&remaining, &deg);
         frontier.par_chunks(chunk_len(frontier.len(), 256)).for_each(|chunk| {
             let mut stack = chunk.to_vec();
@@ -176,7 +182,7 @@ fn peel(g: &SimpleView<'_>) -> Vec<u32> {
             .filter(|&v| deg[v as usize].load(Relaxed) > level)
             .collect();
     }
-    deg.into_par_iter().map(AtomicU32::into_inner).collect()
+    (deg.into_par_iter().map(AtomicU32::into_inner).collect(), levels)
 }
 
 /// The transpose of `out` (no weights), each list ascending.

@@ -45,7 +45,9 @@ pub fn kcore(g: &SelectiveGraph) -> Result<KCore, AlgoError> {
     })?;
     let mut remaining: Vec<u32> = (0..n as u32).collect();
     let mut next = FrontierBuilder::new(n);
+    let mut levels = 0;
     while !remaining.is_empty() {
+        levels += 1;
         let (level, peel) = crate::kcore::lowest_level(&remaining, &deg);
         let mut frontier = VertexSubset::from_vertices(n, peel);
         while !frontier.is_empty() {
@@ -74,5 +76,5 @@ pub fn kcore(g: &SelectiveGraph) -> Result<KCore, AlgoError> {
     }
     let core: Vec<u32> = deg.into_par_iter().map(AtomicU32::into_inner).collect();
     let max_core = core.par_iter().copied().max().unwrap_or(0);
-    Ok(KCore { core, max_core })
+    Ok(KCore { core, max_core, levels })
 }

@@ -89,8 +89,14 @@ pub fn kcore(g: &SyncGraph) -> Result<KCore, AlgoError> {
     for v in vert {
         order.push(v);
     }
+    // The popped degrees never decrease: each new one starts a peeling level, as the other
+    // engines count them.
+    let (mut levels, mut level) = (0, None);
     while let Some(v) = order.pop() {
         let dv = deg[v as usize];
+        if level != Some(dv) {
+            (levels, level) = (levels + 1, Some(dv));
+        }
         lists.for_each(v, |u| {
             let du = deg[u as usize];
             if du > dv {
@@ -109,5 +115,9 @@ pub fn kcore(g: &SyncGraph) -> Result<KCore, AlgoError> {
         })?;
     }
     let max_core = deg.iter().copied().max().unwrap_or(0);
-    Ok(KCore { core: deg, max_core })
+    Ok(KCore {
+        core: deg,
+        max_core,
+        levels,
+    })
 }

@@ -59,6 +59,7 @@ pub const MIS: Algorithm = Algorithm {
     options: &[&METHOD, &SEED],
     result: ResultKind {
         values: ValueType::Signed,
+        name: "in_set",
         help: "1 for a vertex in the set, 0 for one not (the undirected view; the order the graph is stored in)",
     },
     variants: &[

@@ -44,6 +44,7 @@ pub const MSBFS: Algorithm = Algorithm {
     options: &[&SOURCES, &SEED],
     result: ResultKind {
         values: ValueType::Signed,
+        name: "distance_sum",
         help: "the sum of each vertex's finite hop distances from the sources, -1 when none reaches it",
     },
     variants: &[

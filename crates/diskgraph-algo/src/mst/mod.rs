@@ -44,6 +44,7 @@ pub const MST: Algorithm = Algorithm {
     options: &[],
     result: ResultKind {
         values: ValueType::Unsigned,
+        name: "parent",
         help: "the parent of each vertex in the minimum spanning forest (an original ID; each tree is rooted at its smallest ID, and a root is its own parent): the forest's edges are (v, parent) for every v not its own parent; the stats' total_weight is their total weight",
     },
     variants: &[
@@ -73,6 +74,7 @@ pub(crate) fn present(r: Mst, run: &Run) -> Outcome {
         false => Json::String(r.total_weight.to_string()),
     };
     Outcome::new(values, summary)
+        .vertex_valued()
         .edges(r.edges_processed)
         .setting("total_weight", total)
         .setting("forest_edges", json!(r.edges))

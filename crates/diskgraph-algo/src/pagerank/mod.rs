@@ -15,8 +15,10 @@
 //! every vertex sums `contrib` over its in-edges, in parallel, with no atomics (the "pull"
 //! direction, as in GAPBS's `pr.cc`); the undirected graph's shared CSR serves as its own
 //! in-edges, a directed graph needs its in-CSR. The dangling mass and the error are summed in
-//! fixed blocks, so results do not depend on the number of threads. Unlike NetworkX, running out
-//! of iterations is not an error: the result says `converged: false`.
+//! fixed blocks, so results do not depend on the number of threads. Running out of iterations
+//! ends the run with the ranks as they are and `converged: false` in its stats; the CLI and
+//! Python then fail (as NetworkX raises `PowerIterationFailedConvergence`) unless
+//! `allow_unconverged` is given (see [`crate::registry::unconverged`]).
 
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
 use diskgraph_engine::{Engine, MemoryGraph};
@@ -24,6 +26,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::options::ALLOW_UNCONVERGED;
 use crate::streaming::LayoutNeed;
 
 use crate::parallel::det_sum;
@@ -65,7 +68,7 @@ pub const MAX_ITERATIONS: OptionSpec = OptionSpec {
     name: "max_iterations",
     kind: OptionKind::POSITIVE,
     default: Default::Count(10_000),
-    help: "give up (and say so) after this many iterations",
+    help: "the iteration limit: a run that has not converged by then fails (see allow_unconverged)",
     engines: Engines::All,
     examples: &["5"],
 };
@@ -74,9 +77,10 @@ pub const MAX_ITERATIONS: OptionSpec = OptionSpec {
 pub const PAGERANK: Algorithm = Algorithm {
     name: "pagerank",
     help: "PageRank with NetworkX semantics (alpha 0.85, to --tolerance or --iterations)",
-    options: &[&TOLERANCE, &ITERATIONS, &MAX_ITERATIONS],
+    options: &[&TOLERANCE, &ITERATIONS, &MAX_ITERATIONS, &ALLOW_UNCONVERGED],
     result: ResultKind {
         values: ValueType::Float,
+        name: "rank",
         help: "the rank of each vertex (they sum to 1): alpha 0.85, weights ignored, dangling mass spread uniformly",
     },
     variants: &[
@@ -120,7 +124,7 @@ fn present(r: PageRankResult, run: &Run) -> Outcome {
     let fixed = run.params.count(&ITERATIONS);
     let top: Vec<String> = highest_ranks(&r.ranks, 5)
         .into_iter()
-        .map(|v| format!("{} {:.6e}", run.id(v as u32), r.ranks[v]))
+        .map(|v| format!("{} {:.6e}", run.label(v as u32), r.ranks[v]))
         .collect();
     let conv = if fixed.is_some() || r.converged {
         ""
@@ -133,7 +137,9 @@ fn present(r: PageRankResult, run: &Run) -> Outcome {
         .edges(r.edges_processed);
     match fixed {
         Some(k) => outcome.setting("iterations", json!(k)),
-        None => outcome.setting("tolerance", json!(run.params.float(&TOLERANCE))),
+        None => outcome
+            .converged(r.converged)
+            .setting("tolerance", json!(run.params.float(&TOLERANCE))),
     }
 }
 

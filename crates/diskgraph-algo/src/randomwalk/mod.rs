@@ -106,6 +106,7 @@ pub const RANDOMWALK: Algorithm = Algorithm {
     options: &[&SOURCES, &WALKS, &LENGTH, &DAMPING, &SEED],
     result: ResultKind {
         values: ValueType::Unsigned,
+        name: "visits",
         help: "how many times the walks were at each vertex, at steps 0 to length (they sum to walks × (length + 1)); over walks × (length + 1), personalised PageRank as length grows",
     },
     variants: &[
@@ -140,7 +141,7 @@ fn present(r: RandomWalkResult, run: &Run) -> Outcome {
     // Ties go to the smallest original ID, so every ordering of a graph names the same vertex.
     let top = (0..r.visits.len() as u32).max_by_key(|&v| (r.visits[v as usize], std::cmp::Reverse(run.id(v))));
     let top = match top {
-        Some(v) => format!("{} ({} visits)", run.id(v), r.visits[v as usize]),
+        Some(v) => format!("{} ({} visits)", run.label(v), r.visits[v as usize]),
         None => "none".into(),
     };
     let ids: Vec<u64> = r.sources.iter().map(|&s| run.id(s)).collect();

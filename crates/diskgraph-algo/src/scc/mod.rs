@@ -37,6 +37,7 @@ pub const SCC: Algorithm = Algorithm {
     options: &[],
     result: ResultKind {
         values: ValueType::Unsigned,
+        name: "component",
         help: "the component of each vertex, named by the smallest original ID in it",
     },
     variants: &[

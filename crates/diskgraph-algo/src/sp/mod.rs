@@ -12,6 +12,7 @@ pub const SP: Algorithm = Algorithm {
     options: &[&SOURCE],
     result: ResultKind {
         values: ValueType::Signed,
+        name: "hops",
         help: "the hops from the source along out-edges, -1 unreached",
     },
     variants: &[

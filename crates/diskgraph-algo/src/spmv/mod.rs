@@ -35,6 +35,7 @@ pub const SPMV: Algorithm = Algorithm {
     options: &[&X],
     result: ResultKind {
         values: ValueType::Float,
+        name: "y",
         help: "y[v], the sum of w(u, v) * x[u] over the in-edges of v (weights 1 when unweighted)",
     },
     variants: &[

@@ -30,7 +30,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use diskgraph_engine::{Engine, MemoryGraph};
+use diskgraph_engine::{Engine, MemoryGraph, Vertices};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 
@@ -54,6 +54,7 @@ pub const SSSP: Algorithm = Algorithm {
     options: &[&SOURCE],
     result: ResultKind {
         values: ValueType::Float,
+        name: "distance",
         help: "the distance from the source along out-edges, summing the weights (hops when unweighted), inf unreached",
     },
     variants: &[
@@ -134,7 +135,7 @@ pub fn sssp(g: &MemoryGraph, source: u32) -> Result<Sssp, AlgoError> {
             edges_processed: b.edges_processed,
         });
     }
-    let delta = check_weights(g.out())?;
+    let delta = check_weights(g.out(), g.vertices())?;
     Ok(delta_stepping(g.out(), source, delta))
 }
 
@@ -150,15 +151,16 @@ pub fn sssp_with_delta(g: &MemoryGraph, source: u32, delta: f64) -> Result<Sssp,
             "delta must be positive and finite, got {delta}"
         )));
     }
-    check_weights(g.out())?;
+    check_weights(g.out(), g.vertices())?;
     Ok(delta_stepping(g.out(), source, delta))
 }
 
 /// One pass over the weights: fails on the first edge (in CSR order) whose weight is negative or
 /// NaN, else returns Δ: twice the mean finite positive weight over the mean out-degree, at most
 /// the mean weight (Meyer and Sanders' Θ(1/d) for weights in [0, 1]); 1 when the graph is
-/// unweighted or has no such weights.
-fn check_weights(out: &Csr) -> Result<f64, AlgoError> {
+/// unweighted or has no such weights. The error names the edge by the original IDs of
+/// `vertices`.
+fn check_weights(out: &Csr, vertices: &Vertices) -> Result<f64, AlgoError> {
     const CHUNK: usize = 1 << 14;
     let Some(w) = &out.weights else { return Ok(1.0) };
     // Per chunk: whether it holds a bad weight, and the sum and count of the usable ones.
@@ -182,11 +184,7 @@ fn check_weights(out: &Csr) -> Result<f64, AlgoError> {
                 .position(|&x| is_bad(x))
                 .expect("the chunk has one");
         let src = out.offsets.partition_point(|&o| o <= i as u64) - 1;
-        return Err(AlgoError::NegativeWeight {
-            src: src as u32,
-            dst: out.targets[i],
-            weight: w[i],
-        });
+        return Err(AlgoError::negative_weight(vertices, src as u32, out.targets[i], w[i]));
     }
     let (sum, count) = chunks.iter().fold((0.0, 0), |a, c| (a.0 + c.1, a.1 + c.2));
     let mean = sum / count as f64;

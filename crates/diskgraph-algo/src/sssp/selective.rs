@@ -140,7 +140,7 @@ fn check_weights(g: &SelectiveGraph) -> Result<f64, AlgoError> {
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
             .expect("the bad edge is in its tail's list");
-        return Err(AlgoError::NegativeWeight { src, dst, weight });
+        return Err(AlgoError::negative_weight(g.vertices(), src, dst, weight));
     }
     let (sum, count) = totals.into_inner().unwrap_or_else(|e| e.into_inner());
     let mean = sum / count as f64;

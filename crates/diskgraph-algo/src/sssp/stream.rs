@@ -100,5 +100,5 @@ fn check_weights(g: &StreamGraph) -> Result<(), AlgoError> {
     })?;
     let found = first.into_inner().unwrap_or_else(|p| p.into_inner());
     let (src, dst, weight) = found.expect("a bad weight was seen in the weights file");
-    Err(AlgoError::NegativeWeight { src, dst, weight })
+    Err(AlgoError::negative_weight(g.vertices(), src, dst, weight))
 }

@@ -55,11 +55,7 @@ fn check_weights(g: &SyncGraph) -> Result<(), AlgoError> {
     for v in Sequential::new(g, 0..g.num_vertices() as u32, weighted_out(0)) {
         let (targets, weights) = lists.edges(Direction::Out, v)?;
         if let Some(k) = weights.iter().position(|&w| w < 0.0 || w.is_nan()) {
-            return Err(AlgoError::NegativeWeight {
-                src: v,
-                dst: targets[k],
-                weight: weights[k],
-            });
+            return Err(AlgoError::negative_weight(g.vertices(), v, targets[k], weights[k]));
         }
     }
     Ok(())

@@ -43,6 +43,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
     options: &[],
     result: ResultKind {
         values: ValueType::Unsigned,
+        name: "triangles",
         help: "the number of triangles containing each vertex (directions, self-loops and parallel edges ignored)",
     },
     variants: &[
@@ -79,7 +80,9 @@ fn present(t: Triangles, run: &Run) -> Outcome {
     let summary = match most {
         Some(v) if t.total > 0 => format!(
             "{} triangles; most through vertex {} ({})",
-            t.total, ids[v], t.per_vertex[v]
+            t.total,
+            run.label(v as u32),
+            t.per_vertex[v]
         ),
         _ => format!("{} triangles", t.total),
     };

@@ -58,6 +58,7 @@ pub const WCC: Algorithm = Algorithm {
     options: &[&METHOD],
     result: ResultKind {
         values: ValueType::Unsigned,
+        name: "component",
         help: "the component of each vertex, named by the smallest original ID in it",
     },
     variants: &[
@@ -104,7 +105,9 @@ pub(crate) fn present(c: Components, run: &Run) -> Outcome {
     let labels: Vec<u64> = c.labels.iter().map(|&l| smallest[l as usize]).collect();
     let largest = c.largest().map_or(0, |(_, size)| size);
     let summary = format!("{} components, largest has {largest} vertices", c.count());
-    Outcome::new(Values::Unsigned(labels), summary).iterations(c.iterations as u64)
+    Outcome::new(Values::Unsigned(labels), summary)
+        .iterations(c.iterations as u64)
+        .vertex_valued()
 }
 
 /// Out-neighbours linked per vertex before sampling.

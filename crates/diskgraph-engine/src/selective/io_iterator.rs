@@ -15,6 +15,7 @@ use super::piece::{Closures, Compute, Piece};
 use super::ranges::{ranges_in_parallel, ListWindow, PerVertexRanges, Ranges, Spans};
 use super::words::as_f32s;
 use super::{EngineError, SelectiveGraph, VertexSubset};
+use crate::Engine;
 
 impl SelectiveGraph {
     /// Reads the lists of direction `d` of the vertices in `active` and calls `compute(v, piece)`
@@ -89,7 +90,7 @@ impl SelectiveGraph {
             },
             claims: &self.claims,
         };
-        let _lock = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let lock = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
         self.rounds.fetch_add(1, Relaxed);
         if active.is_empty() {
             return Ok(());
@@ -114,6 +115,8 @@ impl SelectiveGraph {
             }
         };
         let ((), result) = rayon::join(from_memory, || self.read_from_disk(d, &round, compute));
+        drop(lock);
+        self.step(Some(active.len() as u64));
         result
     }
 
@@ -178,7 +181,7 @@ impl SelectiveGraph {
         let Some(set) = &adj.weights_only else {
             return Ok(());
         };
-        let _lock = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let lock = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
         self.rounds.fetch_add(1, Relaxed);
         let errors = FirstError::default();
         let consume = |chunk: Chunk<'_>| {
@@ -192,6 +195,8 @@ impl SelectiveGraph {
         let mut whole = std::iter::once((0, self.num_arcs * 4)).filter(|r| r.1 > 0);
         let result = self.io.read_round(set, &mut whole, &consume);
         self.claims.reset();
+        drop(lock);
+        self.step(None);
         result?;
         errors.into_result()
     }

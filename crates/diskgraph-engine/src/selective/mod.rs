@@ -90,7 +90,7 @@ use crate::engine_options::{
 };
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
-use crate::{EngineError, RunStats, Vertices};
+use crate::{EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// How to open a graph on the selective engine.
 #[derive(Clone, Debug)]
@@ -230,6 +230,8 @@ pub struct SelectiveGraph {
     page_cache: Option<diskgraph_cache::PageCache>,
     /// The original IDs.
     vertices: Vertices,
+    /// The run's log: a step per round.
+    recorder: Recorder,
 }
 
 impl SelectiveGraph {
@@ -332,6 +334,7 @@ impl SelectiveGraph {
             static_cache: None,
             page_cache: None,
             vertices,
+            recorder: Recorder::default(),
         };
         // The static cache loads before the page cache is attached: its lists are read straight
         // (merged, large requests) and their pages never occupy the page cache, which the static
@@ -505,6 +508,27 @@ impl Engine for SelectiveGraph {
 
     fn edges_counted(&self) -> Option<u64> {
         Some(self.edges_delivered())
+    }
+
+    fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// Bytes read (counted when a round's reads end), edges delivered, the caches' hit ratios.
+    fn snapshot(&self) -> Snapshot {
+        let mut cache_hit_ratio = std::collections::BTreeMap::new();
+        if let Some(c) = &self.page_cache {
+            cache_hit_ratio.insert("page".into(), c.hit_ratio());
+        }
+        if let Some(c) = &self.static_cache {
+            cache_hit_ratio.insert("basc".into(), c.hit_ratio());
+        }
+        Snapshot {
+            bytes_read: self.io.bytes_read(),
+            edges: self.edges_counted(),
+            cache_hit_ratio,
+            bytes_live: false,
+        }
     }
 
     /// Every I/O counter, the backend and its settings, the budget split,

@@ -47,7 +47,7 @@ use serde_json::json;
 use crate::engine_options::{DETERMINISTIC, GSC, LAYOUT, SCRATCH};
 use crate::index::vertices_of;
 use crate::options::Params;
-use crate::{Engine, EngineError, EngineKind, GraphIndex, RunStats, Vertices};
+use crate::{Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices};
 use columns::{ColumnFiles, Columns, DST, SRC, VALUES};
 pub use program::{InEdges, OutEdges, Program, ProgramNeeds, Update};
 
@@ -116,6 +116,8 @@ pub struct ShardGraph {
     edges: AtomicU64,
     io_nanos: AtomicU64,
     peak_arrays: u64,
+    /// The run's log: a step per sweep.
+    recorder: Recorder,
 }
 
 impl ShardGraph {
@@ -173,6 +175,7 @@ impl ShardGraph {
             edges: AtomicU64::new(0),
             io_nanos: AtomicU64::new(0),
             peak_arrays: sizes.arrays,
+            recorder: Recorder::default(),
         })
     }
 
@@ -226,7 +229,9 @@ impl ShardGraph {
                 self.timed(|| self.cache.after_interval(&self.files).map_err(EngineError::from))?;
             }
             iterations = iteration + 1;
-            if !program.after_iteration(iteration, values) {
+            let more = program.after_iteration(iteration, values);
+            self.step(None);
+            if !more {
                 break;
             }
         }
@@ -661,6 +666,25 @@ impl Engine for ShardGraph {
 
     fn edges_counted(&self) -> Option<u64> {
         Some(self.edges.load(Relaxed))
+    }
+
+    fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// Bytes read (counted per block read), edges processed, the block cache's hit ratio.
+    fn snapshot(&self) -> Snapshot {
+        let c = self.cache.stats();
+        let mut cache_hit_ratio = std::collections::BTreeMap::new();
+        if c.hits + c.misses > 0 {
+            cache_hit_ratio.insert("blocks".into(), c.hits as f64 / (c.hits + c.misses) as f64);
+        }
+        Snapshot {
+            bytes_read: self.files.bytes_read(),
+            edges: self.edges_counted(),
+            cache_hit_ratio,
+            bytes_live: true,
+        }
     }
 
     /// The block cache's and the files' counters.

@@ -71,7 +71,7 @@ pub use crate::engine_options::DEFAULT_MRT;
 use crate::engine_options::{io_config, memory, LAYOUT, MRT, VERTEX_STATE};
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
-use crate::{EngineError, RunStats, Vertices};
+use crate::{EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// Ring slots: loads held at once (one being computed on, the others loading ahead).
 pub const SLOTS: usize = 4;
@@ -286,6 +286,8 @@ pub struct StreamGraph {
     totals: Mutex<Totals>,
     /// The original IDs.
     vertices: Vertices,
+    /// The run's log: a step per pass.
+    recorder: Recorder,
 }
 
 /// Bytes per edge a load holds, and the buffers' fixed slack, for `layout` read with `opts`.
@@ -367,6 +369,7 @@ impl StreamGraph {
             scratch,
             totals: Mutex::new(Totals::default()),
             vertices,
+            recorder: Recorder::default(),
         })
     }
 
@@ -584,6 +587,8 @@ impl StreamGraph {
             seconds: started.elapsed().as_secs_f64(),
             io_busy_seconds: report.io.io_seconds,
         });
+        drop(t);
+        self.step(active.map(Frontier::count));
         Ok(report)
     }
 
@@ -704,6 +709,20 @@ impl Engine for StreamGraph {
                 .unwrap_or_else(PoisonError::into_inner)
                 .edges_processed,
         )
+    }
+
+    fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// Bytes read (counted when a pass's reads end) and edges processed.
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            bytes_read: self.reader.totals().bytes_read,
+            edges: self.edges_counted(),
+            cache_hit_ratio: Default::default(),
+            bytes_live: false,
+        }
     }
 
     /// Bytes read, read requests, time waiting for reads, one I/O round per iteration, peak

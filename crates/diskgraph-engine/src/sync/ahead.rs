@@ -15,6 +15,7 @@ use std::sync::Arc;
 use diskgraph_format::Direction;
 
 use super::SyncGraph;
+use crate::Engine;
 
 /// What the prefetcher reads ahead for an iterator's vertices.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,8 +101,12 @@ pub(crate) struct Registered {
     pub reads: Reads,
 }
 
-/// Registers `cursor` with `g`'s prefetcher until the returned handle is dropped.
+/// Registers `cursor` with `g`'s prefetcher until the returned handle is dropped. An outermost
+/// iterator (level 0) starts a pass: the engine's step so far ends.
 fn register(g: &SyncGraph, cursor: Cursor, reads: Reads) -> Registration {
+    if reads.level == 0 {
+        g.step(None);
+    }
     let it = Arc::new(Registered { cursor, reads });
     g.shared.register(Arc::clone(&it));
     Registration {

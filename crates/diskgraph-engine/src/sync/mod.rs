@@ -41,7 +41,7 @@ use crate::contract::{Engine, EngineKind};
 use crate::engine_options::{IFT, IFT_SEQ, INDEX_SUMMARY, IO};
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
-use crate::{engine_options, EngineError, RunStats, Vertices};
+use crate::{engine_options, EngineError, Recorder, RunStats, Snapshot, Vertices};
 use ahead::Registered;
 use cache::{PageCache, FRAME_BYTES};
 
@@ -196,6 +196,8 @@ pub struct SyncGraph {
     mapped_nanos: AtomicU64,
     /// `/proc/self/io` `read_bytes` at open (mmap: what the kernel read for the run).
     proc_read_bytes: u64,
+    /// The run's log: a step per outermost pass.
+    pub(crate) recorder: Recorder,
 }
 
 impl SyncGraph {
@@ -331,6 +333,7 @@ impl SyncGraph {
             bytes_used: AtomicU64::new(0),
             mapped_nanos: AtomicU64::new(0),
             proc_read_bytes: proc_read_bytes(),
+            recorder: Recorder::default(),
         })
     }
 
@@ -565,6 +568,34 @@ impl Engine for SyncGraph {
 
     fn edges_counted(&self) -> Option<u64> {
         Some(self.edges.load(Relaxed))
+    }
+
+    fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// Bytes read (counted per read: the prefetcher's and the demand reads, or under mmap what
+    /// the kernel read), edges handed out, the cache's hit ratio.
+    fn snapshot(&self) -> Snapshot {
+        let s = &self.shared;
+        let mut cache_hit_ratio = std::collections::BTreeMap::new();
+        let bytes_read = match &s.cache {
+            Some(cache) => {
+                let c = cache.counters();
+                let lookups = c.hits + c.misses + c.waits;
+                if lookups > 0 {
+                    cache_hit_ratio.insert("pages".into(), c.hits as f64 / lookups as f64);
+                }
+                s.prefetch_bytes.load(Relaxed) + c.demand_bytes
+            }
+            None => proc_read_bytes().saturating_sub(self.proc_read_bytes),
+        };
+        Snapshot {
+            bytes_read,
+            edges: self.edges_counted(),
+            cache_hit_ratio,
+            bytes_live: true,
+        }
     }
 
     /// The cache's and the prefetcher's counters.

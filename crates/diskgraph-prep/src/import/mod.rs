@@ -9,7 +9,11 @@
 //!    first of a run has the smallest weight) unless kept, and `out.*` is written as the stream
 //!    passes. Directed graphs push every edge reversed into a second sorter.
 //! 3. **In-edges** (directed only): the second sorter's output is written as `in.*`.
-//! 4. `ids.u64` when IDs are not exactly 0..n-1, the manifest, and an atomic publish.
+//! 4. `ids.u64` when IDs are not exactly 0..n-1, the vertex names when the source has them
+//!    (then its IDs must be exactly 0..n-1), the manifest, and an atomic publish.
+//!
+//! The source's warnings (an ignored column, a rounded weight) go to [`Progress::warn`] as they
+//! come, and into the summary.
 //!
 //! Half the budget goes to the edge sort buffer, a quarter to the ID collector; the merge
 //! reads each run through a buffer carved from the budget.
@@ -76,6 +80,10 @@ pub struct ImportSummary {
     pub duplicates_merged: u64,
     /// Whether IDs were remapped (`ids.u64` written).
     pub ids_remapped: bool,
+    /// Whether the vertices have names (`names.idx` and `names.bin` written).
+    pub names: bool,
+    /// What the input was warned about, each naming the file and line.
+    pub warnings: Vec<String>,
     /// Bytes written: scratch runs plus the graph's data files.
     pub bytes_written: u64,
     /// Bytes of the ID rank table (semi-external vertex state).
@@ -94,6 +102,8 @@ pub trait Progress {
     fn update(&mut self, done: u64);
     /// The whole operation ended.
     fn finish(&mut self);
+    /// A warning about the input (it names the file and line); shown nowhere by default.
+    fn warn(&mut self, _message: &str) {}
 }
 
 /// A [`Progress`] that shows nothing.
@@ -131,8 +141,9 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     let memory = opts.memory.max(1 << 20) as usize;
     let builder = GraphBuilder::create(output, opts.force)?;
     let scratch = builder.dir().join("scratch");
-    std::fs::create_dir(&scratch).with_context(|| format!("cannot create {}", scratch.display()))?;
-    let scratch_err = || format!("scratch files in {}", scratch.display());
+    // Named by the graph being made: the scratch directory's name is a temporary one.
+    let scratch_err = || format!("the sort's scratch files for {}", output.display());
+    std::fs::create_dir(&scratch).with_context(scratch_err)?;
     let mut summary = ImportSummary {
         directed,
         weighted: info.weighted,
@@ -168,6 +179,10 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         for id in source.extra_vertices() {
             ids.insert(id).with_context(scratch_err)?;
         }
+        for warning in source.warnings() {
+            progress.warn(&warning);
+            summary.warnings.push(warning);
+        }
         summary.input_edges += batch.len() as u64;
         progress.update(source.progress().0);
     }
@@ -182,8 +197,30 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     if n == 0 {
         bail!("the input has no vertices");
     }
+    for warning in source.warnings() {
+        progress.warn(&warning);
+        summary.warnings.push(warning);
+    }
+    let names = source.take_names();
+    if let Some(names) = &names {
+        if !vertex_ids.is_identity() || names.len() as u64 != n {
+            bail!(
+                "the input names {} vertices but has {n} vertex IDs{}: named vertices must have the IDs 0..{}",
+                names.len(),
+                if vertex_ids.is_identity() { "" } else { " (not 0..n)" },
+                names.len()
+            );
+        }
+        if let Some((a, b)) = names.first_repeat() {
+            bail!(
+                "vertices {a} and {b} have the same name {:?}: names must be distinct",
+                names.get(a).unwrap_or_default()
+            );
+        }
+    }
     summary.num_vertices = n;
     summary.ids_remapped = !vertex_ids.is_identity();
+    summary.names = names.is_some();
     summary.id_table_bytes = vertex_ids.memory_bytes();
 
     let mut phase_start = start;
@@ -246,6 +283,9 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         let mut w = builder.file(diskgraph_format::IDS)?;
         vertex_ids.for_each_chunk(|c| w.write_u64s(c))?;
         files.push(w.finish()?);
+    }
+    if let Some(names) = &names {
+        files.extend(builder.names(names)?);
     }
     summary.num_arcs = arcs;
     summary.num_edges = if directed {

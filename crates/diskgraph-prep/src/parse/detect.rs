@@ -2,11 +2,13 @@
 //!
 //! A path that names a WebGraph BVGraph (a basename, or its `.graph`, `.properties` or
 //! `.offsets` file, with the `.properties` and `.graph` files present) is a bvgraph. Then the
-//! name rules (after stripping a `.gz` suffix, case-insensitive): `.mtx` → mtx, `.gr` → dimacs,
+//! name rules (after stripping a `.gz` suffix, case-insensitive): `.csv` / `.tsv` → csv (tab
+//! delimited for `.tsv`), `.mtx` → mtx, `.gr` → dimacs,
 //! `.el` → el, `.wel` → wel, `.konect` or a name starting with `out.` → konect, `.bin32` /
 //! `.bin64` → binary. Content rules: `%%MatrixMarket` → mtx, `p sp ...` or a `c` comment →
-//! dimacs, `% sym` / `% asym` / `% bip` → konect, anything else → snap. Binary is never guessed
-//! from content.
+//! dimacs, `% sym` / `% asym` / `% bip` → konect, a comma in a line that is not a `#` / `%`
+//! comment → csv, anything else → snap. Binary is never guessed from content. Standard input
+//! (`-`) has no name, so only the content rules apply.
 
 use std::path::Path;
 
@@ -19,6 +21,7 @@ pub(crate) fn by_name(path: &Path) -> Option<(InputFormat, String)> {
     let name = name.strip_suffix(".gz").unwrap_or(&name);
     let by_extension = name.rsplit_once('.').and_then(|(_, ext)| {
         let format = match ext {
+            "csv" | "tsv" => InputFormat::Csv,
             "mtx" => InputFormat::Mtx,
             "gr" => InputFormat::Dimacs,
             "el" => InputFormat::El,
@@ -59,6 +62,10 @@ pub(crate) fn by_content(first_line: &[u8]) -> (InputFormat, String) {
             InputFormat::Konect,
             "file starts with a KONECT header `% sym|asym`".into(),
         );
+    }
+    let comment = matches!(first_line.first(), Some(b'#' | b'%'));
+    if !comment && first_line.contains(&b',') {
+        return (InputFormat::Csv, "the first line has commas".into());
     }
     (
         InputFormat::Snap,

@@ -5,7 +5,7 @@
 //! The graph is directed and weighted, with declared vertices `1..=n`. Decisions: blank lines
 //! are skipped; any other line type, or a second `p` line, is an error.
 
-use super::fields::{endpoints, one_based, quote, required_weight, Fields};
+use super::fields::{endpoints, one_based, quote, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use super::text::{LineFormat, TextSource};
 use crate::{InputError, InputFormat, InputInfo, RawEdge};
@@ -16,6 +16,7 @@ pub(crate) struct Dimacs {
     m: u64,
     problem_line: u64,
     arcs: u64,
+    rounding: Rounding,
 }
 
 impl LineFormat for Dimacs {
@@ -48,7 +49,7 @@ impl LineFormat for Dimacs {
         let (src, dst) = endpoints(&mut fields)?;
         let src = one_based(src, Some(self.n), declared_on)?;
         let dst = one_based(dst, Some(self.n), declared_on)?;
-        let weight = required_weight(&mut fields, "an arc line is `a u v w`")?;
+        let weight = required_weight(&mut fields, "an arc line is `a u v w`", &mut self.rounding)?;
         self.arcs += 1;
         out.push(RawEdge {
             src,
@@ -56,6 +57,10 @@ impl LineFormat for Dimacs {
             weight: Some(weight),
         });
         Ok(())
+    }
+
+    fn warning(&mut self) -> Option<String> {
+        self.rounding.take()
     }
 
     fn finish(&self) -> Result<(), String> {
@@ -110,6 +115,7 @@ pub(crate) fn open(mut lines: LineReader) -> Result<TextSource<Dimacs>, InputErr
             m,
             problem_line,
             arcs: 0,
+            rounding: Rounding::default(),
         },
         info,
     ))

@@ -96,11 +96,6 @@ impl<'a> Fields<'a> {
         Ok(Some(value))
     }
 
-    /// Parses the next field as a finite f32 weight; `Ok(None)` at the end of the line.
-    pub(crate) fn weight(&mut self) -> Result<Option<f32>, String> {
-        self.token().map(parse_weight).transpose()
-    }
-
     fn skip_space(&mut self) {
         while self.line.get(self.pos).is_some_and(|&b| is_space(b)) {
             self.pos += 1;
@@ -178,11 +173,65 @@ pub(crate) fn endpoints(fields: &mut Fields<'_>) -> Result<(u64, u64), String> {
     Ok((src, dst))
 }
 
-/// The weight column of an edge line that must have one.
-pub(crate) fn required_weight(fields: &mut Fields<'_>, why: &str) -> Result<f32, String> {
-    fields
-        .weight()?
-        .ok_or_else(|| format!("missing weight (3rd column): {why}"))
+/// The weight column of an edge line that must have one; `rounding` notes the first weight
+/// that f32 changes.
+pub(crate) fn required_weight(fields: &mut Fields<'_>, why: &str, rounding: &mut Rounding) -> Result<f32, String> {
+    let token = fields
+        .token()
+        .ok_or_else(|| format!("missing weight (3rd column): {why}"))?;
+    let weight = parse_weight(token)?;
+    rounding.check(token, weight);
+    Ok(weight)
+}
+
+/// Decimal digits that always survive a round trip through f32 (`FLT_DIG`).
+const F32_DIGITS: usize = 6;
+
+/// Notices the first weight whose value f32 cannot hold: its text, read as f64, differs from
+/// what the f32 stands for (the shortest decimal that reads back as the same f32). Weights of
+/// at most 6 significant digits always survive and cost only a digit count.
+#[derive(Debug, Default)]
+pub(crate) struct Rounding {
+    seen: bool,
+    pending: Option<String>,
+}
+
+impl Rounding {
+    /// Checks `token`, parsed as `weight`.
+    #[inline]
+    pub(crate) fn check(&mut self, token: &[u8], weight: f32) {
+        if self.seen || significant_digits(token) <= F32_DIGITS {
+            return;
+        }
+        let Some(exact) = std::str::from_utf8(token).ok().and_then(|t| t.parse::<f64>().ok()) else {
+            return;
+        };
+        if f64::from(weight) == exact || weight.to_string().parse::<f64>() == Ok(exact) {
+            return;
+        }
+        self.seen = true;
+        self.pending = Some(format!(
+            "weight {} is stored as {weight}: weights are 32-bit floats, which hold about 7 significant digits \
+             (later roundings are not reported)",
+            quote(token)
+        ));
+    }
+
+    /// The warning of the weight checked last, once.
+    pub(crate) fn take(&mut self) -> Option<String> {
+        self.pending.take()
+    }
+}
+
+/// Significant digits of a decimal number: the digits before any exponent, without leading
+/// zeros.
+fn significant_digits(token: &[u8]) -> usize {
+    token
+        .iter()
+        .take_while(|b| !matches!(b, b'e' | b'E'))
+        .filter(|b| b.is_ascii_digit())
+        .skip_while(|&&b| b == b'0')
+        .count()
 }
 
 /// Checks an ID of a 1-based format against the declared vertex count `n` (if any).

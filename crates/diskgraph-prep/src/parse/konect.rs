@@ -7,7 +7,7 @@
 //! edge line has a third column (then every line needs one); columns after the third
 //! (timestamps) are ignored; `%` comment lines and blank lines are skipped anywhere.
 
-use super::fields::{endpoints, one_based, quote, required_weight, Fields};
+use super::fields::{endpoints, one_based, quote, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use super::text::{LineFormat, TextSource};
 use crate::{InputError, InputFormat, InputInfo, RawEdge};
@@ -21,6 +21,7 @@ pub(crate) struct Konect {
     counts_line: u64,
     declared_on: String,
     edges: u64,
+    rounding: Rounding,
 }
 
 impl LineFormat for Konect {
@@ -33,12 +34,20 @@ impl LineFormat for Konect {
         let src = one_based(src, self.vertices, &self.declared_on)?;
         let dst = one_based(dst, self.vertices, &self.declared_on)?;
         let weight = match self.weighted {
-            true => Some(required_weight(&mut fields, "the first edge line has a weight")?),
+            true => Some(required_weight(
+                &mut fields,
+                "the first edge line has a weight",
+                &mut self.rounding,
+            )?),
             false => None,
         };
         self.edges += 1;
         out.push(RawEdge { src, dst, weight });
         Ok(())
+    }
+
+    fn warning(&mut self) -> Option<String> {
+        self.rounding.take()
     }
 
     fn finish(&self) -> Result<(), String> {
@@ -113,6 +122,7 @@ pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<K
         counts_line,
         declared_on: format!("on line {counts_line}"),
         edges: 0,
+        rounding: Rounding::default(),
     };
     Ok(TextSource::new(lines, format, info))
 }

@@ -1,9 +1,15 @@
 //! A line reader over a large buffer: hands out runs of complete lines without copying or
 //! allocating per line, and keeps the line count for error messages.
 
+use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-use super::reader::ByteInput;
+use super::reader::{is_stdin, ByteInput};
+
+/// How messages name standard input.
+const STDIN_NAME: &str = "<stdin>";
 use crate::InputError;
 
 /// Initial buffer size; it grows only for a line longer than the buffer.
@@ -21,7 +27,8 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 pub(crate) struct LineReader {
     input: ByteInput,
     path: PathBuf,
-    size: u64,
+    size: Option<u64>,
+    disk_read: Arc<AtomicU64>,
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -31,13 +38,18 @@ pub(crate) struct LineReader {
 }
 
 impl LineReader {
-    /// Opens `path` (plain or gzip) for line reading.
+    /// Opens `path` (plain or gzip; `-` for standard input) for line reading.
     pub(crate) fn open(path: &Path) -> Result<LineReader, InputError> {
-        let (input, size) = ByteInput::open(path)?;
+        let (input, size, disk_read) = ByteInput::open(path)?;
+        let shown = match is_stdin(path) {
+            true => PathBuf::from(STDIN_NAME),
+            false => path.to_path_buf(),
+        };
         Ok(LineReader {
             input,
-            path: path.to_path_buf(),
+            path: shown,
             size,
+            disk_read,
             buf: vec![0; BUF_SIZE],
             start: 0,
             end: 0,
@@ -47,7 +59,7 @@ impl LineReader {
         })
     }
 
-    /// The input file.
+    /// The input file, as messages name it (`<stdin>` for standard input).
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
@@ -62,9 +74,21 @@ impl LineReader {
         self.lines
     }
 
-    /// Progress as (bytes of the file on disk consumed, file size).
+    /// Progress as (bytes of the file on disk consumed, file size if it is a regular file).
     pub(crate) fn progress(&self) -> (u64, Option<u64>) {
-        (self.input.disk_bytes_read().min(self.size), Some(self.size))
+        progress(&self.disk_read, self.size)
+    }
+
+    /// The rest of the input as a byte stream (the bytes buffered but not consumed, then the
+    /// unread input), with a progress counter (see [`progress`]) and the number of lines
+    /// consumed before it.
+    pub(crate) fn into_reader(self) -> (impl Read + Send, Progress, u64) {
+        let rest = Cursor::new(self.buf[self.start..self.end].to_vec());
+        let progress = Progress {
+            disk_read: self.disk_read,
+            size: self.size,
+        };
+        (rest.chain(self.input), progress, self.lines)
     }
 
     /// The complete lines not yet consumed, each ending with `\n`; empty at the end of input.
@@ -145,13 +169,10 @@ impl LineReader {
             self.buf.resize(self.buf.len() * 2, 0);
         }
         while self.end < self.buf.len() {
-            let n = self
-                .input
-                .read(&mut self.buf[self.end..])
-                .map_err(|source| InputError::Io {
-                    path: self.path.clone(),
-                    source,
-                })?;
+            let n = Read::read(&mut self.input, &mut self.buf[self.end..]).map_err(|source| InputError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
             if n == 0 {
                 self.eof = true;
                 break;
@@ -166,6 +187,25 @@ impl LineReader {
         }
         Ok(())
     }
+}
+
+/// Progress of a byte input that has left its [`LineReader`].
+pub(crate) struct Progress {
+    disk_read: Arc<AtomicU64>,
+    size: Option<u64>,
+}
+
+impl Progress {
+    /// (bytes of the file on disk consumed, file size if it is a regular file).
+    pub(crate) fn get(&self) -> (u64, Option<u64>) {
+        progress(&self.disk_read, self.size)
+    }
+}
+
+/// (bytes read, size) with the bytes capped at the size.
+fn progress(disk_read: &AtomicU64, size: Option<u64>) -> (u64, Option<u64>) {
+    let read = disk_read.load(Ordering::Relaxed);
+    (size.map_or(read, |s| read.min(s)), size)
 }
 
 /// `line` without a trailing `\r`.

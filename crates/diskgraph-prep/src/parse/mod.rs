@@ -1,5 +1,5 @@
-//! Input parsers: SNAP / whitespace edge lists, GAP `.el` / `.wel`, KONECT, Matrix Market,
-//! DIMACS `.gr`, raw bin32 / bin64 pairs and WebGraph BVGraphs, each streamed as an
+//! Input parsers: SNAP / whitespace edge lists, CSV / TSV, GAP `.el` / `.wel`, KONECT, Matrix
+//! Market, DIMACS `.gr`, raw bin32 / bin64 pairs and WebGraph BVGraphs, each streamed as an
 //! [`EdgeSource`].
 //!
 //! [`open_input`] opens a file, decides its format ([`FormatChoice::Auto`]: see the `detect`
@@ -13,6 +13,9 @@
 //! - Text inputs that start with the gzip magic bytes are decompressed whatever their name
 //!   (multi-member gzip is fine); a corrupt or truncated stream is an error, never a short read.
 //!   Binary inputs are never decompressed.
+//! - The path `-` is standard input, and a FIFO or pipe path works for text formats: text is
+//!   read front to back once (no seeking, no size assumed). Standard input is detected by
+//!   content (the name says nothing); binary formats and BVGraphs need a regular file.
 //! - Lines may end in LF or CRLF; a UTF-8 byte order mark at the start is skipped; fields are
 //!   separated by spaces or tabs; a line may be at most 64 MiB long.
 //! - Weights are f32. NaN, infinities and finite values that overflow f32 are errors; negative
@@ -26,11 +29,12 @@
 //!   few) are reported by the `next_batch` call that reaches the end of input; too many are
 //!   reported at the first surplus line.
 //!
-//! Format details are in the module docs of each reader (`text`, `konect`, `mtx`, `dimacs`,
-//! `binary`, `bvgraph`, `detect`).
+//! Format details are in the module docs of each reader (`text`, `delimited` (CSV), `konect`,
+//! `mtx`, `dimacs`, `binary`, `bvgraph`, `detect`).
 
 mod binary;
 mod bvgraph;
+mod delimited;
 mod detect;
 mod dimacs;
 mod fields;
@@ -43,6 +47,7 @@ mod text;
 use std::path::{Path, PathBuf};
 
 use crate::{EdgeSource, InputError, InputFormat};
+pub use delimited::{parse_delimiter, Column, CsvOptions, Header, IdKind};
 use lines::LineReader;
 
 /// Which format to read: decided from the file, or given.
@@ -67,17 +72,20 @@ pub struct ParseOptions {
     /// bin32/bin64 only: optional file of little-endian f32 weights, one per edge (length must
     /// match, checked up front).
     pub weight_file: Option<PathBuf>,
+    /// CSV only: header, delimiter, columns and ID kind (the defaults otherwise).
+    pub csv: CsvOptions,
 }
 
 /// Format names accepted by [`parse_format_name`].
-const FORMAT_NAMES: &str = "auto, snap, konect, mtx, dimacs, el, wel, bin32, bin64, bvgraph";
+const FORMAT_NAMES: &str = "auto, snap, csv, konect, mtx, dimacs, el, wel, bin32, bin64, bvgraph";
 
 /// Parses a format name as used on the command line:
-/// auto|snap|konect|mtx|dimacs|el|wel|bin32|bin64|bvgraph (case-insensitive).
+/// auto|snap|csv|konect|mtx|dimacs|el|wel|bin32|bin64|bvgraph (case-insensitive).
 pub fn parse_format_name(s: &str) -> Result<FormatChoice, String> {
     let format = match s.trim().to_ascii_lowercase().as_str() {
         "auto" => return Ok(FormatChoice::Auto),
         "snap" => InputFormat::Snap,
+        "csv" => InputFormat::Csv,
         "konect" => InputFormat::Konect,
         "mtx" => InputFormat::Mtx,
         "dimacs" => InputFormat::Dimacs,
@@ -91,9 +99,10 @@ pub fn parse_format_name(s: &str) -> Result<FormatChoice, String> {
     Ok(FormatChoice::Given(format))
 }
 
-/// Opens `path`, decides the format (Auto: from extension and first lines), reads the header and
-/// returns the edge stream plus, for Auto, a one-line message saying what was decided and why
-/// (e.g. "format auto: mtx (file starts with %%MatrixMarket)").
+/// Opens `path` (`-`: standard input), decides the format (Auto: from extension and first
+/// lines), reads the header and returns the edge stream plus, for Auto and for CSV, a one-line
+/// message saying what was decided and why (e.g. "format auto: mtx (file starts with
+/// %%MatrixMarket)").
 pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSource>, Option<String>), InputError> {
     let (format, mut lines, reason) = match opts.format {
         FormatChoice::Given(format) => (format, None, None),
@@ -122,10 +131,23 @@ pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSourc
             format.name()
         )));
     }
+    if opts.csv != CsvOptions::default() && format != InputFormat::Csv {
+        return Err(file_err(format!(
+            "header, delimiter, column and ID options apply only to csv input, not {} (give --format csv)",
+            format.name()
+        )));
+    }
+    let auto = reason.map(|why| format!("format auto: {} ({why})", format.name()));
     let mut text = || lines.take().map_or_else(|| LineReader::open(path), Ok);
+    let mut csv_note = None;
     let source: Box<dyn EdgeSource> = match format {
         InputFormat::Snap | InputFormat::El | InputFormat::Wel => {
             Box::new(text::open_edge_list(text()?, format, opts.weighted))
+        }
+        InputFormat::Csv => {
+            let (source, note) = delimited::open(text()?, &opts.csv, opts.weighted)?;
+            csv_note = Some(note);
+            Box::new(source)
         }
         InputFormat::Konect => Box::new(konect::open(text()?, opts.weighted)?),
         InputFormat::Mtx => Box::new(mtx::open(text()?, opts.weighted)?),
@@ -138,6 +160,10 @@ pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSourc
             return Err(file_err(format!("`{}` is not a file format", format.name())))
         }
     };
-    let message = reason.map(|why| format!("format auto: {} ({why})", format.name()));
+    let message = match (auto, csv_note) {
+        (Some(auto), Some(note)) => Some(format!("{auto}; {note}")),
+        (None, Some(note)) => Some(format!("format csv: {note}")),
+        (auto, None) => auto,
+    };
     Ok((source, message))
 }

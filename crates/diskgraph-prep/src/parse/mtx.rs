@@ -10,7 +10,7 @@
 //! columns of `pattern` entries are ignored; `%` comments and blank lines are skipped anywhere;
 //! a `%%GraphBLAS type ...` line is a comment (its type is not enforced).
 
-use super::fields::{endpoints, one_based, quote, required_weight, Fields};
+use super::fields::{endpoints, one_based, quote, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use super::text::{LineFormat, TextSource};
 use crate::{InputError, InputFormat, InputInfo, RawEdge};
@@ -22,6 +22,7 @@ pub(crate) struct Mtx {
     nnz: u64,
     size_line: u64,
     entries: u64,
+    rounding: Rounding,
 }
 
 impl LineFormat for Mtx {
@@ -41,12 +42,20 @@ impl LineFormat for Mtx {
         let src = one_based(src, Some(self.n), declared_on)?;
         let dst = one_based(dst, Some(self.n), declared_on)?;
         let weight = match self.weighted {
-            true => Some(required_weight(&mut fields, "the matrix is integer or real")?),
+            true => Some(required_weight(
+                &mut fields,
+                "the matrix is integer or real",
+                &mut self.rounding,
+            )?),
             false => None,
         };
         self.entries += 1;
         out.push(RawEdge { src, dst, weight });
         Ok(())
+    }
+
+    fn warning(&mut self) -> Option<String> {
+        self.rounding.take()
     }
 
     fn finish(&self) -> Result<(), String> {
@@ -103,6 +112,7 @@ pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<M
         nnz,
         size_line,
         entries: 0,
+        rounding: Rounding::default(),
     };
     Ok(TextSource::new(lines, format, info))
 }

@@ -3,11 +3,13 @@
 //!
 //! Plain edge lists skip blank lines and lines whose first field starts with `#` or `%`; a line
 //! is `u v` or `u v w ...`. The third column is read as the weight only when the input is
-//! weighted (`.wel`, or the caller asked for weights); further columns are ignored.
+//! weighted (`.wel`, or the caller asked for weights); further columns are ignored. A third
+//! column on an unweighted input is ignored with a warning (once, naming the first line that
+//! has one), and so is the first weight that f32 rounds (see `fields::Rounding`).
 
 use std::path::PathBuf;
 
-use super::fields::{endpoints, required_weight, Fields};
+use super::fields::{endpoints, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use crate::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};
 
@@ -21,6 +23,11 @@ pub(crate) trait LineFormat: Send {
 
     /// Checks, once the input has ended, what needs all of it (declared counts).
     fn finish(&self) -> Result<(), String>;
+
+    /// A warning about the line parsed last (the caller adds file and line), given once.
+    fn warning(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// A text input read batch by batch with one [`LineFormat`].
@@ -31,6 +38,7 @@ pub(crate) struct TextSource<F> {
     info: InputInfo,
     edges: u64,
     done: bool,
+    warnings: Vec<String>,
 }
 
 impl<F: LineFormat> TextSource<F> {
@@ -46,6 +54,7 @@ impl<F: LineFormat> TextSource<F> {
             info,
             edges: 0,
             done: false,
+            warnings: Vec::new(),
         }
     }
 
@@ -97,6 +106,9 @@ impl<F: LineFormat> EdgeSource for TextSource<F> {
                         message,
                     });
                 }
+                if let Some(message) = self.format.warning() {
+                    self.warnings.push(format!("{}:{line}: {message}", self.path.display()));
+                }
                 pos += len + 1;
                 line += 1;
             }
@@ -109,12 +121,20 @@ impl<F: LineFormat> EdgeSource for TextSource<F> {
     fn progress(&self) -> (u64, Option<u64>) {
         self.lines.progress()
     }
+
+    fn warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
 }
 
 /// SNAP / `.el` / `.wel` lines: `u v [w] ...`, 0-based or any IDs.
 pub(crate) struct EdgeList {
     /// Why a weight column is required, when it is.
     weight: Option<&'static str>,
+    rounding: Rounding,
+    /// Whether an ignored third column was reported.
+    third_column_seen: bool,
+    warning: Option<String>,
 }
 
 impl LineFormat for EdgeList {
@@ -126,8 +146,18 @@ impl LineFormat for EdgeList {
         }
         let (src, dst) = endpoints(&mut fields)?;
         let weight = match self.weight {
-            Some(why) => Some(required_weight(&mut fields, why)?),
-            None => None,
+            Some(why) => Some(required_weight(&mut fields, why, &mut self.rounding)?),
+            None => {
+                if !self.third_column_seen && fields.peek_byte().is_some() {
+                    self.third_column_seen = true;
+                    self.warning = Some(
+                        "a third column is ignored: the input is read as unweighted (pass --weighted to read it as \
+                         edge weights)"
+                            .into(),
+                    );
+                }
+                None
+            }
         };
         out.push(RawEdge { src, dst, weight });
         Ok(())
@@ -135,6 +165,10 @@ impl LineFormat for EdgeList {
 
     fn finish(&self) -> Result<(), String> {
         Ok(())
+    }
+
+    fn warning(&mut self) -> Option<String> {
+        self.warning.take().or_else(|| self.rounding.take())
     }
 }
 
@@ -163,5 +197,11 @@ pub(crate) fn open_edge_list(lines: LineReader, format: InputFormat, weighted: b
         declared_vertices: None,
         description,
     };
-    TextSource::new(lines, EdgeList { weight }, info)
+    let format = EdgeList {
+        weight,
+        rounding: Rounding::default(),
+        third_column_seen: false,
+        warning: None,
+    };
+    TextSource::new(lines, format, info)
 }

@@ -6,7 +6,8 @@
 //! gives ascending lists and orders the copies of a duplicate arc by weight, as import does;
 //! self-loops and duplicates pass through untouched. A directed graph's `in.*` is relabelled
 //! from the input's own `in.*`. `ids.u64` is written from the order and the input's IDs in
-//! chunks, and omitted when the new internal IDs equal the original IDs.
+//! chunks, and omitted when the new internal IDs equal the original IDs. Vertex names, indexed
+//! by original ID, are copied unchanged.
 //!
 //! Memory: three read buffers of [`read_buffer`] bytes (index, lists, weights) and the sorter's
 //! buffer, the rest of the budget (at least 16 KiB); the merge reads each run through a buffer
@@ -66,13 +67,14 @@ pub(super) fn write_relabelled(
 ) -> Result<Written> {
     let rank = invert(order);
     let scratch = builder.dir().join("scratch");
-    std::fs::create_dir(&scratch).with_context(|| format!("cannot create {}", scratch.display()))?;
     let plan = Plan {
         rank: &rank,
         read: read_buffer(memory),
         sort: sort_buffer(memory),
         scratch: &scratch,
+        destination: builder.destination(),
     };
+    std::fs::create_dir(&scratch).with_context(|| plan.scratch_err())?;
     let mut files = Vec::new();
     let mut scratch_bytes = 0;
     let mut directions = vec![(Direction::Out, "out")];
@@ -87,8 +89,12 @@ pub(super) fn write_relabelled(
         files.extend(written);
         scratch_bytes += spilled;
     }
-    std::fs::remove_dir_all(&scratch).with_context(|| format!("cannot remove {}", scratch.display()))?;
+    std::fs::remove_dir_all(&scratch).with_context(|| plan.scratch_err())?;
     let ids_remapped = write_ids(g, builder, order, &mut files)?;
+    // Names follow original IDs, which a reordering keeps: they are copied as they are.
+    if let Some(names) = g.names()? {
+        files.extend(builder.names(&names)?);
+    }
     Ok(Written {
         files,
         ids_remapped,
@@ -139,9 +145,17 @@ struct Plan<'a> {
     read: usize,
     sort: usize,
     scratch: &'a std::path::Path,
+    /// The graph being written, which errors name (the scratch directory's name is a
+    /// temporary one).
+    destination: &'a std::path::Path,
 }
 
 impl Plan<'_> {
+    /// The context of a scratch file's error.
+    fn scratch_err(&self) -> String {
+        format!("the sort's scratch files for {}", self.destination.display())
+    }
+
     /// Relabels, sorts and writes direction `dir` of `g` as the new `{prefix}.*` files; returns
     /// them with the bytes of scratch runs spilled.
     fn direction<R: ArcRecord>(
@@ -153,7 +167,7 @@ impl Plan<'_> {
         progress: &mut dyn Progress,
     ) -> Result<(Vec<(String, FileEntry)>, u64)> {
         let m = g.manifest();
-        let scratch_err = || format!("scratch files in {}", self.scratch.display());
+        let scratch_err = || self.scratch_err();
         let mut sorter = ExternalSorter::<R>::new(self.scratch, prefix, self.sort, None);
         let mut s = ArcStream::open(g, dir, true, self.read)?;
         progress.phase(&format!("relabelling {prefix}-edges"), Some(m.num_arcs));

@@ -37,7 +37,7 @@ pub fn weighted(format: FormatChoice) -> ParseOptions {
     ParseOptions {
         format,
         weighted: true,
-        weight_file: None,
+        ..ParseOptions::default()
     }
 }
 
