@@ -104,6 +104,7 @@ class BackendGraph:
         self._facts: Dict[Optional[str], WeightFacts] = {}
         self._index: Optional[Dict[Hashable, int]] = None
         self._arcs: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+        self._ids: Optional[np.ndarray] = None
 
     # ----- construction -------------------------------------------------------------------
 
@@ -119,8 +120,9 @@ class BackendGraph:
 
     @classmethod
     def from_disk(cls, g: Graph) -> "BackendGraph":
-        """Wraps an opened graph: its vertex IDs are the node keys and its weights (if any) the
-        weights of every weight attribute."""
+        """Wraps an opened graph: its node keys (:attr:`diskgraph.Graph.nodes`: names, or the
+        vertex IDs) are the nodes and its weights (if any) the weights of every weight
+        attribute."""
         return cls(None, g.directed, disk=g)
 
     def _store(self, weight: Optional[str], default: Any) -> Optional[Graph]:
@@ -166,11 +168,11 @@ class BackendGraph:
 
     @property
     def nodes(self) -> List[Any]:
-        """The node key of each vertex, in vertex-ID order (an opened graph's IDs, read on first
-        use)."""
+        """The node key of each vertex, in vertex-ID order (an opened graph's node keys — its
+        names, or its IDs — read on first use)."""
         if self._nodes is None:
             assert self._opened is not None
-            self._nodes = self._opened.vertex_ids().tolist()
+            self._nodes = self._opened.nodes.tolist()
         return self._nodes
 
     def __len__(self) -> int:
@@ -240,7 +242,11 @@ class BackendGraph:
 
     def id_at(self, i: int) -> int:
         """The vertex ID in the stored graph of the node at position ``i``."""
-        return i if self._opened is None else int(self.nodes[i])
+        if self._opened is None:
+            return i
+        if self._ids is None:
+            self._ids = self._opened.vertex_ids()
+        return int(self._ids[i])
 
     def arcs(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every arc ``u -> v`` (both ways for undirected edges) as position arrays ``(u, v,
