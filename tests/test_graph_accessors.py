@@ -137,3 +137,17 @@ def test_is_directed_and_multigraph(tmp_path) -> None:
     assert g.degree().tolist() == [2, 2]
     assert g.to_scipy().toarray().tolist() == [[0.0, 2.0], [2.0, 0.0]]
     assert g.to_scipy(dtype=np.float32).dtype == np.float32
+
+
+def test_neighbors_by_name(tmp_path) -> None:
+    """A graph with names takes and gives node keys (les_miserables' string nodes)."""
+    G = nx.les_miserables_graph()
+    g = diskgraph.from_networkx(G, tmp_path / "les.dg")
+    for node in ("Valjean", "Myriel", "Napoleon"):
+        got = g.neighbors(node)
+        assert got.dtype == object
+        assert sorted(got.tolist()) == sorted(G[node])
+    reopened = diskgraph.open(tmp_path / "les.dg")
+    assert sorted(reopened.neighbors("Javert").tolist()) == sorted(G["Javert"])
+    with pytest.raises(diskgraph.InvalidVertex):
+        g.neighbors("Nobody")

@@ -323,3 +323,16 @@ def test_backend_priority_environment() -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(round(nx.pagerank(nx.path_graph(4))[0], 6))
     assert "Using backend 'diskgraph' for call to 'pagerank'" in out.stderr
+
+
+def test_opened_graph_with_names(tmp_path) -> None:
+    """A graph whose vertices have names (here les_miserables' string nodes) keys every answer
+    by name, reopened from disk too."""
+    G = nx.les_miserables_graph()
+    diskgraph.from_networkx(G, tmp_path / "les.dg")
+    g = diskgraph.open(tmp_path / "les.dg")
+    close([nx.pagerank(g, weight=None), nx.pagerank(G, weight=None)])
+    same(nx.single_source_shortest_path_length(g, "Valjean"), nx.single_source_shortest_path_length(G, "Valjean"))
+    # Layers in the order of the stored lists, which NetworkX sees in the graph's to_networkx().
+    same(list(nx.bfs_layers(g, "Valjean")), list(nx.bfs_layers(g.to_networkx(), "Valjean")))
+    assert nx.triangles(g) == nx.triangles(G)

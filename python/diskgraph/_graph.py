@@ -295,10 +295,12 @@ class Graph(AlgorithmMethods):
 
     # ----- adjacency ------------------------------------------------------------------------
 
-    def neighbors(self, v: int, direction: str = "out") -> np.ndarray:
-        """The out-neighbours of vertex ``v`` (an original ID) as original IDs, ascending (uint64;
-        a parallel edge repeats its neighbour). ``direction="in"`` gives the in-neighbours of a
-        directed graph (an undirected graph's are the same list).
+    def neighbors(self, v: Any, direction: str = "out") -> np.ndarray:
+        """The out-neighbours of vertex ``v`` as node keys, in ascending original-ID order (a
+        parallel edge repeats its neighbour): original IDs (uint64) in and out, or on a graph
+        with names (:attr:`nodes`) a node key in and an object array of node keys out.
+        ``direction="in"`` gives the in-neighbours of a directed graph (an undirected graph's
+        are the same list).
 
         Reads one list from disk; the first call reads the vertex index and keeps it, as
         :meth:`load_index` does. Raises :class:`InvalidVertex` if ``v`` is not a vertex.
@@ -306,7 +308,13 @@ class Graph(AlgorithmMethods):
         >>> g.neighbors(3)  # doctest: +SKIP
         array([  4,  28, 6505], dtype=uint64)
         """
-        return self._g.neighbors(_vertex_id(v), _direction(direction))
+        keys = self._keys()
+        if keys is None:
+            return self._g.neighbors(_vertex_id(v), _direction(direction))
+        if self._key_ids is None:
+            self._key_ids = {key: i for i, key in enumerate(keys.tolist())}
+        ids = self._g.neighbors(_vertex_id(_key_id(self._key_ids, v)), _direction(direction))
+        return keys[ids.astype(np.intp)]  # a graph with names has the original IDs 0..V-1
 
     def edges(self) -> "Edges":
         """Every edge as numpy arrays ``Edges(src, dst, weight)`` of original IDs, sorted by

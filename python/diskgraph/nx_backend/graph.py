@@ -104,6 +104,7 @@ class BackendGraph:
         self._facts: Dict[Optional[str], WeightFacts] = {}
         self._index: Optional[Dict[Hashable, int]] = None
         self._arcs: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+        self._ids: Optional[np.ndarray] = None
 
     # ----- construction -------------------------------------------------------------------
 
@@ -119,8 +120,9 @@ class BackendGraph:
 
     @classmethod
     def from_disk(cls, g: Graph) -> "BackendGraph":
-        """Wraps an opened graph: its vertex IDs are the node keys and its weights (if any) the
-        weights of every weight attribute."""
+        """Wraps an opened graph: its node keys (:attr:`diskgraph.Graph.nodes`: names, or the
+        vertex IDs) are the nodes and its weights (if any) the weights of every weight
+        attribute."""
         return cls(None, g.directed, disk=g)
 
     def _store(self, weight: Optional[str], default: Any) -> Optional[Graph]:
@@ -128,26 +130,30 @@ class BackendGraph:
         G = self._source
         assert G is not None, "only a converted graph writes variants"
         index = self.index()
-        if weight is None:
-            pairs = list(G.edges())
-            weights: Optional[List[Any]] = None
-        else:
-            triples = list(G.edges(data=weight, default=default))
-            pairs = [(u, v) for u, v, _ in triples]
-            weights = [w for _, _, w in triples]
+        # Through G.adjacency(), as NetworkX's algorithms see G (a subclass may override it,
+        # as approximation's complement graph does), each undirected edge once.
+        src: List[int] = []
+        dst: List[int] = []
+        weights: Optional[List[Any]] = None if weight is None else []
+        for i, (_, nbrs) in enumerate(G.adjacency()):
+            for nbr in nbrs:
+                j = index[nbr]
+                if j < i and not self.directed:
+                    continue
+                src.append(i)
+                dst.append(j)
+                if weights is not None:
+                    weights.append(nbrs[nbr].get(weight, default))
         facts = WeightFacts.of(weights if weights is not None else [])
         self._facts[weight] = facts
         if not self.nodes:
             return None
         if self._tmp is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="diskgraph-nx-", dir=scratch_dir())
-        m = len(pairs)
-        src = np.fromiter((index[u] for u, _ in pairs), dtype=np.uint64, count=m)
-        dst = np.fromiter((index[v] for _, v in pairs), dtype=np.uint64, count=m)
         stored = weights if weights is not None and facts.exact else None
         g = from_edges(
-            src,
-            dst,
+            np.array(src, dtype=np.uint64),
+            np.array(dst, dtype=np.uint64),
             os.path.join(self._tmp.name, f"g{len(self._variants)}"),
             weights=None if stored is None else np.asarray(stored, dtype=np.float64),
             directed=self.directed,
@@ -162,11 +168,11 @@ class BackendGraph:
 
     @property
     def nodes(self) -> List[Any]:
-        """The node key of each vertex, in vertex-ID order (an opened graph's IDs, read on first
-        use)."""
+        """The node key of each vertex, in vertex-ID order (an opened graph's node keys — its
+        names, or its IDs — read on first use)."""
         if self._nodes is None:
             assert self._opened is not None
-            self._nodes = self._opened.vertex_ids().tolist()
+            self._nodes = self._opened.nodes.tolist()
         return self._nodes
 
     def __len__(self) -> int:
@@ -183,11 +189,8 @@ class BackendGraph:
         return self._opened is not None and self._opened.is_multigraph()
 
     def number_of_selfloops(self) -> int:
-        """Number of self-loops."""
-        if self._source is not None:
-            return int(nx.number_of_selfloops(self._source))
-        assert self._opened is not None
-        return int(self._opened.manifest.get("num_self_loops", 0))
+        """Number of self-loops, as stored."""
+        return 0 if len(self) == 0 else int(self.graph().manifest.get("num_self_loops", 0))
 
     def graph(self, weight: Optional[str] = None) -> Graph:
         """The stored graph, with the weights of attribute ``weight`` (None: any variant, for
@@ -239,7 +242,11 @@ class BackendGraph:
 
     def id_at(self, i: int) -> int:
         """The vertex ID in the stored graph of the node at position ``i``."""
-        return i if self._opened is None else int(self.nodes[i])
+        if self._opened is None:
+            return i
+        if self._ids is None:
+            self._ids = self._opened.vertex_ids()
+        return int(self._ids[i])
 
     def arcs(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every arc ``u -> v`` (both ways for undirected edges) as position arrays ``(u, v,

@@ -21,7 +21,7 @@ def _weight_facts(G: Any, weight: Any) -> WeightFacts:
         return WeightFacts.of([])
     if isinstance(G, BackendGraph):
         return G.facts(weight)
-    return WeightFacts.of([w for _, _, w in G.edges(data=weight, default=1)])
+    return WeightFacts.of([d.get(weight, 1) for _, nbrs in G.adjacency() for d in nbrs.values()])
 
 
 def _weight(positive: bool, nonnegative: bool) -> Callable[[Any, Any], Reason]:
