@@ -11,6 +11,8 @@
 //!
 //! Vertex IDs inside the algorithms are the graph's internal IDs (`0..num_vertices`).
 
+#![forbid(unsafe_code)]
+
 pub mod apsp;
 pub mod bc;
 pub mod bfs;

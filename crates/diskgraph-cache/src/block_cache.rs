@@ -333,7 +333,8 @@ mod tests {
         }
         fn write(&self, key: BlockKey, buf: &PageBuf) -> Result<(), ()> {
             self.writes.fetch_add(1, Relaxed);
-            self.data.lock().unwrap().insert(key, buf.bytes()[0]);
+            let first = buf.as_atomic_u32()[0].load(Relaxed).to_le_bytes()[0];
+            self.data.lock().unwrap().insert(key, first);
             Ok(())
         }
     }

@@ -10,6 +10,8 @@
 //! `&self` (one mutex inside); [`PageCache::get_into`] copies a hit out so the caller computes
 //! without holding the lock.
 
+#![forbid(unsafe_code)]
+
 mod block_cache;
 mod page_cache;
 

@@ -1,6 +1,8 @@
 //! The `diskgraph` command line, as a library: [`cli_main`] parses arguments, runs one
 //! subcommand and returns the exit code, so tests can drive whole pipelines in-process.
 
+#![forbid(unsafe_code)]
+
 mod algorithms;
 mod cost;
 mod device;

@@ -1,5 +1,8 @@
 //! The `diskgraph` command; everything lives in the library so tests can drive it.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 /// Large vertex arrays get transparent hugepages (see [`diskgraph_io::HugePageAlloc`]).
 #[global_allocator]
 static ALLOC: diskgraph_io::HugePageAlloc = diskgraph_io::HugePageAlloc;

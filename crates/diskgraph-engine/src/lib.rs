@@ -16,6 +16,9 @@
 //! - [`Recorder`]: the run's log over time (per step and per I/O interval), which every engine
 //!   keeps the same way ([`recorder`]).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod budget;
 mod contract;
 pub mod engine_options;

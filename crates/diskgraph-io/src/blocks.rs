@@ -8,6 +8,7 @@
 //! (every method takes `&self`).
 
 use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -44,23 +45,19 @@ impl PageBuf {
         false
     }
 
-    /// Its bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.map
-    }
-
-    /// Its bytes, mutably.
+    /// Its bytes, mutably. (There is no shared plain view: shared, the bytes are only seen as
+    /// atomic words, [`as_atomic_u32`](Self::as_atomic_u32), which holders may store through.)
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.map
     }
 
     /// Its bytes as `u32` words that threads holding it shared may load and store.
     pub fn as_atomic_u32(&self) -> &[AtomicU32] {
-        // SAFETY: `AtomicU32` has the size and alignment of `u32`, the mapping is page aligned
-        // and initialised (zeroed); while this shared borrow lives, no `&mut` to the bytes can
-        // exist, and every shared view of them is either this atomic one or read-only
-        // (`bytes`), whose reads race only with atomic stores made through this view —
-        // callers that store through it do not read the plain views meanwhile.
+        // SAFETY: `AtomicU32` has the size of `u32` and an alignment (4) the page-aligned
+        // mapping meets; the bytes are initialised (zeroed). The pointer is the mapping's own,
+        // not derived from a reference. While this shared borrow lives no `&mut` to the bytes
+        // can exist, and every other shared view of them is atomic too (no `&[u8]` is ever
+        // handed out from `&self`), so no plain reference sees them change.
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast(), self.len() / 4) }
     }
 }
@@ -185,22 +182,37 @@ impl BlockFile {
     /// If `offset` is not page aligned.
     pub fn write(&self, buf: &PageBuf, offset: u64) -> Result<(), IoError> {
         assert!(offset.is_multiple_of(PAGE_BYTES as u64), "unaligned write");
-        let bytes = buf.bytes();
+        let (base, len) = (buf.map.as_ptr(), buf.len());
         let mut done = 0;
-        while done < bytes.len() {
-            match self.file.write_at(&bytes[done..], offset + done as u64) {
-                Ok(0) => {
+        while done < len {
+            let at = offset + done as u64;
+            let at_os = libc::off_t::try_from(at).map_err(|_| {
+                self.os_error(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("byte {at} is beyond the largest file offset"),
+                ))
+            })?;
+            // SAFETY: `base + done .. base + len` lies inside the buffer's mapping, which `buf`
+            // keeps alive for the call, and the kernel only reads it. No `&[u8]` is made of the
+            // bytes, which holders of the buffer may store to through `as_atomic_u32`: a store
+            // racing with this write (callers write back blocks nobody changes meanwhile) could
+            // only tear the bytes that reach the file.
+            let n = unsafe { libc::pwrite(self.file.as_raw_fd(), base.add(done).cast(), len - done, at_os) };
+            match n {
+                0 => {
                     return Err(self.os_error(std::io::Error::new(
                         std::io::ErrorKind::WriteZero,
-                        format!("wrote nothing at byte {}", offset + done as u64),
+                        format!("wrote nothing at byte {at}"),
                     )))
                 }
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.os_error(e)),
+                n if n > 0 => done += n as usize,
+                _ => match std::io::Error::last_os_error() {
+                    e if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    e => return Err(self.os_error(e)),
+                },
             }
         }
-        self.written_bytes.fetch_add(bytes.len() as u64, Relaxed);
+        self.written_bytes.fetch_add(len as u64, Relaxed);
         Ok(())
     }
 }
@@ -220,14 +232,14 @@ mod tests {
         f.write(&b, PAGE_BYTES as u64).unwrap();
         let mut back = PageBuf::zeroed(4 * PAGE_BYTES);
         f.read(&mut back, 0).unwrap();
-        assert!(back.bytes()[..PAGE_BYTES].iter().all(|&x| x == 0));
-        assert_eq!(&back.bytes()[PAGE_BYTES..3 * PAGE_BYTES], b.bytes());
-        assert!(back.bytes()[3 * PAGE_BYTES..].iter().all(|&x| x == 0));
+        assert!(back.bytes_mut()[..PAGE_BYTES].iter().all(|&x| x == 0));
+        assert_eq!(&back.bytes_mut()[PAGE_BYTES..3 * PAGE_BYTES], b.bytes_mut());
+        assert!(back.bytes_mut()[3 * PAGE_BYTES..].iter().all(|&x| x == 0));
         // Past the end of the file: zeros.
         let mut tail = PageBuf::zeroed(3 * PAGE_BYTES);
         tail.bytes_mut().fill(7);
         f.read(&mut tail, 4 * PAGE_BYTES as u64).unwrap();
-        assert!(tail.bytes().iter().all(|&x| x == 0));
+        assert!(tail.bytes_mut().iter().all(|&x| x == 0));
         assert_eq!(f.bytes_written(), 2 * PAGE_BYTES as u64);
         assert_eq!(f.bytes_read(), 7 * PAGE_BYTES as u64);
     }
@@ -239,6 +251,6 @@ mod tests {
         b.bytes_mut()[4..8].copy_from_slice(&7u32.to_le_bytes());
         assert_eq!(b.as_atomic_u32()[1].load(Relaxed), 7);
         b.as_atomic_u32()[2].store(9, Relaxed);
-        assert_eq!(b.bytes()[8..12], 9u32.to_le_bytes());
+        assert_eq!(b.bytes_mut()[8..12], 9u32.to_le_bytes());
     }
 }

@@ -3,11 +3,11 @@
 //! rules for resuming a short read; and [`FileSet`], the files a context reads together.
 
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::blocks::PageBuf;
 use crate::error::IoError;
 use crate::fallback::simulated;
 use crate::pool::BUF_ALIGN;
@@ -166,19 +166,9 @@ impl FileSet {
 /// `Some((0, 0))` when the file system says direct I/O is unsupported, `None` when it does not
 /// report (kernels before 6.1, some file systems).
 fn dio_align(file: &File) -> Option<(u32, u32)> {
-    // SAFETY: statx is plain data; all-zero is a valid value.
-    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
-    // SAFETY: the fd is open, the empty path with AT_EMPTY_PATH names it, and `stx` is writable.
-    let rc = unsafe {
-        libc::statx(
-            file.as_raw_fd(),
-            c"".as_ptr(),
-            libc::AT_EMPTY_PATH,
-            libc::STATX_DIOALIGN,
-            &mut stx,
-        )
-    };
-    (rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0).then_some((stx.stx_dio_mem_align, stx.stx_dio_offset_align))
+    use rustix::fs::{statx, AtFlags, StatxFlags};
+    let stx = statx(file, c"", AtFlags::EMPTY_PATH, StatxFlags::DIOALIGN).ok()?;
+    (stx.stx_mask & StatxFlags::DIOALIGN.bits() != 0).then_some((stx.stx_dio_mem_align, stx.stx_dio_offset_align))
 }
 
 /// Opens `path` with O_DIRECT and checks that reads of `block_size`-aligned blocks into
@@ -223,17 +213,9 @@ fn open_direct(path: &Path, block_size: u32) -> Result<Result<(File, u64), Strin
     // A probe read of the first block: some file systems accept the flag and refuse the read.
     let len = file.metadata().map_err(os)?.len();
     if len > 0 {
-        let layout = std::alloc::Layout::from_size_align(block_size as usize, BUF_ALIGN).expect("valid layout");
-        // SAFETY: the layout has a non-zero size.
-        let p = unsafe { std::alloc::alloc(layout) };
-        if p.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        // SAFETY: `p` points to `block_size` bytes we own; freed right after.
-        let r = file.read_at(unsafe { std::slice::from_raw_parts_mut(p, block_size as usize) }, 0);
-        // SAFETY: allocated above with the same layout.
-        unsafe { std::alloc::dealloc(p, layout) };
-        match r {
+        // A page-aligned buffer of whole pages, at least `block_size` bytes.
+        let mut buf = PageBuf::zeroed(block_size as usize);
+        match file.read_at(&mut buf.bytes_mut()[..block_size as usize], 0) {
             Ok(_) => {}
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
                 return Ok(Err(format!("O_DIRECT reads of {} fail with EINVAL", path.display())));

@@ -87,6 +87,9 @@
 //!    [`PageReads`]): page reads into caller-owned frames for a cache that reads ahead;
 //!    `blocks` ([`BlockFile`], [`PageBuf`]): blocks read and written back.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod backend;
 mod blocks;
 mod config;

@@ -128,9 +128,13 @@ impl Ring {
     /// `read.buf` must hold `read.len` bytes that nothing else touches until this read's
     /// completion is reaped, and the caller must reap every read it queues before the buffer or
     /// the file goes. `read.fixed`, if any, must be the registered buffer holding `read.buf`.
+    ///
+    /// # Panics
+    /// If the read is already complete (`got >= len`).
     pub(crate) unsafe fn push(&mut self, file: &OpenFile, read: &RingRead, user_data: u64) {
+        assert!(read.got < read.len, "a read queued with nothing left to read");
         let fd = types::Fd(file.file.as_raw_fd());
-        // SAFETY: `got < len`, so the pointer stays inside the read's buffer.
+        // SAFETY: `got < len` (asserted above), so the pointer stays inside the read's buffer.
         let buf = unsafe { read.buf.add(read.got) };
         let len = (read.len - read.got) as u32;
         let offset = read.offset + read.got as u64;
@@ -252,9 +256,11 @@ mod tests {
             want: data.len(),
             got: 0,
         };
-        // SAFETY (every `settle` below): the read was queued by `round_trip` and reaped, and a
-        // read queued again is reaped before the next step.
-        let settle = |ring: &mut Ring, read: &mut RingRead, res: i32| unsafe { ring.settle(&file, read, res, 1, true) };
+        let settle = |ring: &mut Ring, read: &mut RingRead, res: i32| {
+            // SAFETY: every read settled here was queued by `round_trip` into the test's pool,
+            // which outlives the ring, and a read queued again is reaped before the next step.
+            unsafe { ring.settle(&file, read, res, 1, true) }
+        };
 
         // A whole read, short of the buffer at the end of the file but not of what is wanted.
         let mut read = fresh();
@@ -287,10 +293,8 @@ mod tests {
         let mut read = fresh();
         round_trip(&mut ring, &file, &read);
         // SAFETY: as above; nothing is queued again.
-        assert!(matches!(
-            unsafe { ring.settle(&file, &mut read, 5000, 1, false) },
-            Settled::Done
-        ));
+        let settled = unsafe { ring.settle(&file, &mut read, 5000, 1, false) };
+        assert!(matches!(settled, Settled::Done));
         assert_eq!(read.got, 5000);
 
         // Errors and reads without progress fail, naming the file.

@@ -1,6 +1,8 @@
 //! Getting graphs into diskgraph: input parsers, generators, the external sort, and the import
 //! pipeline that turns any [`EdgeSource`] into a published graph directory under a memory budget.
 
+#![forbid(unsafe_code)]
+
 pub mod cost;
 pub mod export;
 pub mod generate;

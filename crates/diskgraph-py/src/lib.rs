@@ -5,6 +5,8 @@
 //! export), `diskgraph-format` (open, verify) and `diskgraph-algo` (runs), always with the GIL
 //! released. The public, documented API is the Python package in `python/diskgraph/`.
 
+#![forbid(unsafe_code)]
+
 use pyo3::prelude::*;
 
 mod cli;

@@ -9,6 +9,8 @@
 //! - [`harness`]: every (algorithm, engine, option set) the descriptors declare, run through the
 //!   registry on real graph directories and checked against the oracles.
 
+#![forbid(unsafe_code)]
+
 pub mod gen;
 mod graph;
 pub mod harness;
