@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use crate::manifest::MAX_VERTICES;
 use crate::rank_bitmap::RankBitmap;
+use crate::shared_slice::SharedSlice;
 
 /// Counting needs a bitmap of the IDs' span: allowed up to this many bits per ID (8 bytes, as
 /// much as the IDs themselves).
@@ -195,34 +196,16 @@ fn ranked(ids: &[u64]) -> Option<How> {
 /// `column` with row `i` moved to row `dest(i)` of `out`, in parallel. `dest` must map the
 /// rows one to one onto themselves (the ranks of distinct IDs do).
 fn scatter<T: Copy + Send + Sync>(column: &[T], out: &mut [T], dest: impl Fn(usize) -> usize + Sync) {
-    let n = out.len();
-    let slots = Slots(out.as_mut_ptr());
+    let slots = SharedSlice::new(out);
     column
         .par_iter()
         .enumerate()
         .with_min_len(ROWS_PER_TASK)
         .for_each(|(i, &value)| {
-            let d = dest(i);
-            assert!(d < n, "a destination beyond the rows");
-            // SAFETY: `d < n` lies within `out`, which is borrowed mutably for the whole loop
-            // and not otherwise touched during it; `dest` is one to one, so no two rows write
-            // the same slot.
-            unsafe { slots.write(d, value) }
+            // SAFETY: `dest` is one to one (the callers' ranks of distinct IDs), so no two rows
+            // write the same slot; `set` checks the bounds.
+            unsafe { slots.set(dest(i), value) }
         });
-}
-
-/// The start of a column that parallel tasks write at distinct positions.
-struct Slots<T>(*mut T);
-
-// SAFETY: shared only by `scatter`, whose writes go to distinct, in-bounds slots.
-unsafe impl<T: Send> Sync for Slots<T> {}
-
-impl<T> Slots<T> {
-    /// # Safety
-    /// `at` is within the column and no other task writes or reads slot `at` concurrently.
-    unsafe fn write(&self, at: usize, value: T) {
-        self.0.add(at).write(value)
-    }
 }
 
 #[cfg(test)]

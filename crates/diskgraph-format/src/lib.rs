@@ -35,6 +35,10 @@
 //! | `shard_verify` | [`verify_shards`], the full O(E) check of a shard layout |
 //! | `verify` | [`verify`], the full O(E) check |
 //! | `id_order`, `rank_bitmap` | original-ID order of a reordered graph |
+//! | `shared_slice` | [`SharedSlice`], a slice parallel tasks write at disjoint positions (the one home of that `unsafe`) |
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 mod arc_stream;
 mod atomic;
@@ -58,6 +62,7 @@ mod read;
 mod shard_layout;
 mod shard_meta;
 mod shard_verify;
+mod shared_slice;
 mod verify;
 mod write;
 
@@ -95,5 +100,6 @@ pub use shard_meta::{
     SHARD_VERSION, SHARD_WINDOWS,
 };
 pub use shard_verify::verify_shards;
+pub use shared_slice::SharedSlice;
 pub use verify::{verify, verify_grid, VerifyReport};
 pub use write::{CsrWriter, DataFileWriter, GraphBuilder};

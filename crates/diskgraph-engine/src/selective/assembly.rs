@@ -7,11 +7,11 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use diskgraph_format::Direction;
+use diskgraph_format::{Direction, SharedSlice};
 use rayon::prelude::*;
 
 use super::piece::Piece;
-use super::words::SharedSlice;
+
 use super::{EngineError, SelectiveGraph, VertexSubset};
 
 impl SelectiveGraph {

@@ -16,10 +16,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
-use diskgraph_format::{BascSelection, Direction, FileEntry, FormatError, GraphDir};
+use diskgraph_format::{BascSelection, Direction, FileEntry, FormatError, GraphDir, SharedSlice};
 
 use super::retained::Generation;
-use super::words::{as_u32s, SharedSlice};
+use super::words::as_u32s;
 use super::{EngineError, SelectiveGraph};
 
 /// Which selection to load and how much of the budget it gets.
