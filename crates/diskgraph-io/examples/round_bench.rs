@@ -7,7 +7,6 @@
 //! hundred bytes with a long tail, 10% repeats. The file's page cache is dropped before each
 //! mmap run (`posix_fadvise(DONTNEED)`); uring and pread read with O_DIRECT.
 
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -62,8 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let set = ctx.open(&[&path])?;
                 if backend == BackendKind::Mmap {
                     let f = std::fs::File::open(&path)?;
-                    // SAFETY: advice on an open descriptor; no memory is involved.
-                    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+                    rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed)?;
                 }
                 let sum = AtomicU64::new(0);
                 let t = Instant::now();

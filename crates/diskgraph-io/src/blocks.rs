@@ -21,8 +21,11 @@ use crate::pages::PAGE_BYTES;
 /// a dropped buffer goes back to the kernel at once. (From the heap, glibc's adaptive mmap
 /// threshold soon serves megabyte blocks from its arenas, and a cache that keeps dropping and
 /// loading them fragments the heap: a shard triangles run budgeted 873 MiB held 1.35 GiB.)
+///
+/// The mapping is held raw (`MmapRaw`): its pointer carries write permission from `&self`, which
+/// the atomic view needs (a pointer taken from a shared `&[u8]` of it does not).
 pub struct PageBuf {
-    map: memmap2::MmapMut,
+    map: memmap2::MmapRaw,
 }
 
 impl PageBuf {
@@ -32,7 +35,7 @@ impl PageBuf {
     pub fn zeroed(bytes: usize) -> PageBuf {
         let len = bytes.div_ceil(PAGE_BYTES).max(1) * PAGE_BYTES;
         let map = memmap2::MmapMut::map_anon(len).unwrap_or_else(|e| panic!("cannot map a {len}-byte buffer: {e}"));
-        PageBuf { map }
+        PageBuf { map: map.into() }
     }
 
     /// Its size in bytes (whole pages).
@@ -48,7 +51,9 @@ impl PageBuf {
     /// Its bytes, mutably. (There is no shared plain view: shared, the bytes are only seen as
     /// atomic words, [`as_atomic_u32`](Self::as_atomic_u32), which holders may store through.)
     pub fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut self.map
+        // SAFETY: the mapping's own pointer and length, initialised (zeroed) and alive as long
+        // as `self`; `&mut self` excludes every other view for the borrow's life.
+        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr(), self.map.len()) }
     }
 
     /// Its bytes as `u32` words that threads holding it shared may load and store.
@@ -58,7 +63,7 @@ impl PageBuf {
         // not derived from a reference. While this shared borrow lives no `&mut` to the bytes
         // can exist, and every other shared view of them is atomic too (no `&[u8]` is ever
         // handed out from `&self`), so no plain reference sees them change.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast(), self.len() / 4) }
+        unsafe { std::slice::from_raw_parts(self.map.as_mut_ptr().cast(), self.len() / 4) }
     }
 }
 

@@ -91,7 +91,12 @@ pub struct VertexArray<A: AtomicWord> {
 
 enum Storage<A> {
     Memory(Vec<A>),
-    Mapped { map: memmap2::MmapMut, len: usize },
+    /// Held raw: the pointer of an `MmapRaw` carries write permission from `&self`, which the
+    /// atomic words need (one taken from a shared `&[u8]` of an `MmapMut` does not).
+    Mapped {
+        map: memmap2::MmapRaw,
+        len: usize,
+    },
 }
 
 impl<A: AtomicWord> VertexArray<A> {
@@ -110,9 +115,9 @@ impl<A: AtomicWord> VertexArray<A> {
                     .ok_or_else(|| std::io::Error::other("vertex state size overflows"))?;
                 let file = tempfile::tempfile_in(scratch)?;
                 file.set_len(bytes)?;
-                // SAFETY: the file is unnamed and private to this process: nothing else maps or
+                // The file is unnamed and private to this process: nothing else maps or
                 // truncates it while the mapping lives.
-                let map = unsafe { memmap2::MmapMut::map_mut(&file)? };
+                let map = memmap2::MmapOptions::new().map_raw(&file)?;
                 assert!(
                     (map.as_ptr() as usize).is_multiple_of(std::mem::align_of::<A>()),
                     "mappings are page-aligned"
@@ -155,9 +160,10 @@ impl<A: AtomicWord> std::ops::Deref for VertexArray<A> {
         match &self.storage {
             Storage::Memory(v) => v,
             // SAFETY: the mapping holds `len` words (checked size, page alignment asserted), it
-            // lives as long as `self`, and `A` accepts any bit pattern (`AtomicWord`'s contract).
-            // All access goes through atomics, so shared references are sound.
-            Storage::Mapped { map, len } => unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<A>(), *len) },
+            // lives as long as `self`, and `A` accepts any bit pattern (`AtomicWord`'s contract);
+            // the pointer is the mapping's own, with write permission. All access goes through
+            // atomics, so shared references are sound.
+            Storage::Mapped { map, len } => unsafe { std::slice::from_raw_parts(map.as_mut_ptr().cast::<A>(), *len) },
         }
     }
 }
