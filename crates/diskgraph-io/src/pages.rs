@@ -521,6 +521,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot map files")]
     fn a_mapped_file_is_its_data() {
         let (_dir, path, data) = file_of(2, 5);
         let file = PagedFile::open(&path, data.len() as u64, PageAccess::Mapped).unwrap();
