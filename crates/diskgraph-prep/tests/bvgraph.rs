@@ -407,6 +407,29 @@ fn faults_name_the_byte_and_the_node() {
         "{message}"
     );
 
+    // One node whose single interval claims 10^9 successors under arcs=1: refused before the
+    // list is built (it would take 8 GB); and nodes beyond 2^32 are refused by the properties.
+    let mut w = BitWriter::default();
+    w.write(Code::Gamma, 1_000_000_000);
+    w.write(Code::Gamma, 1);
+    w.write(Code::Gamma, 0);
+    w.write(Code::Gamma, 1_000_000_000 - 2);
+    let huge = Layout {
+        window: 0,
+        min_interval: 2,
+        codes: [Code::Gamma; 6],
+    };
+    let message = error(&properties(1 << 32, 1, &huge), &w.bytes);
+    assert!(
+        message.contains("node 0: outdegree 1000000000 exceeds the 1 arcs left of the arcs=1"),
+        "{message}"
+    );
+    let message = error(&properties((1 << 32) + 1, 1, &huge), &w.bytes);
+    assert!(
+        message.contains("nodes=4294967297: more than the 4294967296 vertices"),
+        "{message}"
+    );
+
     let dir = tempfile::tempdir().unwrap();
     let path = write_graph(dir.path(), &props, &stream);
     let opts = parse_support::weighted(FormatChoice::Auto);

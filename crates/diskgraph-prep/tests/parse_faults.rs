@@ -352,6 +352,37 @@ fn konect_header_and_count_faults() {
     );
 }
 
+/// A header that declares more vertices than a graph can hold (10^12, or 2^32 + 1) is refused on
+/// its line, before an import would walk every declared ID; 2^32 itself is still accepted.
+#[test]
+fn declared_vertex_counts_beyond_2_32_are_refused_on_the_header_line() {
+    let most = "4294967296";
+    for n in ["1000000000000", "4294967297", "18446744073709551615"] {
+        let mtx = format!("%%MatrixMarket matrix coordinate pattern general\n{n} {n} 1\n1 2\n");
+        let message = fails("x.mtx", &mtx, &auto());
+        assert!(
+            message.starts_with(&format!(":2: the row count {n} is more than the {most} vertices")),
+            "{message}"
+        );
+        let message = fails("x.gr", &format!("p sp {n} 1\na 1 2 1\n"), &auto());
+        assert!(
+            message.starts_with(&format!(":1: the node count {n} is more than")),
+            "{message}"
+        );
+        let message = fails("x.konect", &format!("% sym unweighted\n% 1 {n} {n}\n1 2\n"), &auto());
+        assert!(
+            message.starts_with(":2: KONECT size line")
+                && message.contains(&format!("the vertex count {n} is more than")),
+            "{message}"
+        );
+    }
+    let mtx = format!("%%MatrixMarket matrix coordinate pattern general\n{most} {most} 1\n1 2\n");
+    let dir = tmp();
+    let path = write(dir.path(), "x.mtx", mtx.as_bytes());
+    let parsed = read_all(&path, &auto()).expect("2^32 declared vertices is the limit, not beyond it");
+    assert_eq!(parsed.info.declared_vertices, Some(1..(1 << 32) + 1));
+}
+
 #[test]
 fn binary_length_not_a_multiple_of_the_record() {
     let dir = tmp();

@@ -5,7 +5,7 @@
 //! The graph is directed and weighted, with declared vertices `1..=n`. Decisions: blank lines
 //! are skipped; any other line type, or a second `p` line, is an error.
 
-use super::fields::{endpoints, one_based, quote, required_weight, Fields, Rounding};
+use super::fields::{declared_vertices, endpoints, one_based, quote, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use super::text::{LineFormat, TextSource};
 use crate::{InputError, InputFormat, InputInfo, RawEdge};
@@ -139,8 +139,6 @@ fn problem(mut fields: Fields<'_>, line: &[u8]) -> Result<(u64, u64), String> {
     if fields.token().is_some() {
         return Err(bad());
     }
-    if n == u64::MAX {
-        return Err(format!("{n} nodes is too many"));
-    }
+    let n = declared_vertices(n, "the node count")?;
     Ok((n, m))
 }

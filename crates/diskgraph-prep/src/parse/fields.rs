@@ -247,3 +247,16 @@ pub(crate) fn one_based(id: u64, n: Option<u64>, declared_on: &str) -> Result<u6
         _ => Ok(id),
     }
 }
+
+/// Checks a vertex count a header declares: a graph holds at most
+/// [`MAX_VERTICES`](diskgraph_format::MAX_VERTICES) (2^32) vertices, and a larger count is
+/// refused on the header line rather than found by an import that would first walk every ID.
+pub(crate) fn declared_vertices(n: u64, what: &str) -> Result<u64, String> {
+    if n > diskgraph_format::MAX_VERTICES {
+        return Err(format!(
+            "{what} {n} is more than the {} vertices (2^32) a graph can hold",
+            diskgraph_format::MAX_VERTICES
+        ));
+    }
+    Ok(n)
+}

@@ -7,7 +7,7 @@
 //! edge line has a third column (then every line needs one); columns after the third
 //! (timestamps) are ignored; `%` comment lines and blank lines are skipped anywhere.
 
-use super::fields::{endpoints, one_based, quote, required_weight, Fields, Rounding};
+use super::fields::{declared_vertices, endpoints, one_based, quote, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use super::text::{LineFormat, TextSource};
 use crate::{InputError, InputFormat, InputInfo, RawEdge};
@@ -143,9 +143,7 @@ fn counts(line: &[u8]) -> Result<(Option<u64>, Option<u64>), String> {
         n = Some(n.unwrap_or(0).max(v));
     }
     let n = n.ok_or_else(|| bad("the vertex count is missing".to_string()))?;
-    if n == u64::MAX {
-        return Err(bad(format!("vertex count {n} is too large")));
-    }
+    let n = declared_vertices(n, "the vertex count").map_err(bad)?;
     Ok((Some(m), Some(n)))
 }
 

@@ -10,7 +10,7 @@
 //! columns of `pattern` entries are ignored; `%` comments and blank lines are skipped anywhere;
 //! a `%%GraphBLAS type ...` line is a comment (its type is not enforced).
 
-use super::fields::{endpoints, one_based, quote, required_weight, Fields, Rounding};
+use super::fields::{declared_vertices, endpoints, one_based, quote, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use super::text::{LineFormat, TextSource};
 use crate::{InputError, InputFormat, InputInfo, RawEdge};
@@ -172,8 +172,6 @@ fn size(mut fields: Fields<'_>, line: &[u8]) -> Result<(u64, u64), String> {
     if rows != cols {
         return Err(format!("the matrix is {rows}×{cols}: a graph needs a square matrix"));
     }
-    if rows == u64::MAX {
-        return Err(format!("{rows} rows is too many"));
-    }
+    let rows = declared_vertices(rows, "the row count")?;
     Ok((rows, nnz))
 }

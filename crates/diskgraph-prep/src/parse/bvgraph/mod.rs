@@ -7,7 +7,9 @@
 //! arcs are directed. Decisions:
 //! - Every value is checked: a reference before node 0 or beyond the window, blocks or intervals
 //!   longer than the list, a successor at or beyond `nodes`, a repeated successor, a stream
-//!   that ends inside a list, an arc count that differs from `arcs`, or anything but zero
+//!   that ends inside a list, an arc count that differs from `arcs` (an outdegree beyond the
+//!   arcs still declared is refused before its list is decoded, so memory stays bounded by
+//!   `arcs`), more than 2^32 `nodes`, or anything but zero
 //!   padding (fewer than 64 bits) after the last list is an error naming the `.graph` file, the
 //!   byte and the node. Nothing corrupt panics.
 //! - Only version 0 (big-endian, what the Java WebGraph and webgraph-rs write by default) with
@@ -148,6 +150,14 @@ impl BvGraphSource {
         let degree = self.read(self.params.outdegrees, "outdegree")?;
         if degree > nodes {
             return Err(self.fault(format!("node {x}: outdegree {degree} exceeds the {nodes} nodes")));
+        }
+        // Checked before the list grows: one interval code can stand for billions of successors.
+        let (arcs, seen) = (self.params.arcs, self.arcs_seen);
+        if degree > arcs - seen {
+            return Err(self.fault(format!(
+                "node {x}: outdegree {degree} exceeds the {} arcs left of the arcs={arcs} its properties declare",
+                arcs - seen
+            )));
         }
         if degree == 0 {
             return Ok(());

@@ -90,6 +90,13 @@ pub(crate) fn read(path: &Path) -> Result<Params, InputError> {
         intervals: Code::Gamma,
         residuals: Code::Zeta(zeta_k as u32),
     };
+    if params.nodes > diskgraph_format::MAX_VERTICES {
+        let most = diskgraph_format::MAX_VERTICES;
+        return Err(fault(format!(
+            "nodes={}: more than the {most} vertices (2^32) a graph can hold",
+            params.nodes
+        )));
+    }
     let flags = map.get("compressionflags").map_or("", String::as_str);
     for flag in flags.split('|').map(str::trim).filter(|f| !f.is_empty()) {
         let bad = |why: &str| fault(format!("compressionflags: {flag}: {why}"));
