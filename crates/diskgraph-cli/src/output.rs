@@ -49,14 +49,21 @@ pub fn write_values(
     })
 }
 
-/// Writes `path` through `write` into a hidden temporary beside it, renamed into place only when
-/// the write succeeded (removed otherwise), so no half-written file ever carries the name.
+/// Writes `path` through `write` into a hidden temporary beside it (`.NAME.tmp-<pid>-<nanos>`),
+/// renamed into place only when the write succeeded (removed otherwise), so no half-written file
+/// ever carries the name. Temporaries of `path` left by a writer that was killed are removed
+/// first.
 pub(crate) fn written_whole(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    diskgraph_format::remove_stale_temporaries_of(parent, &name);
+    let tmp = parent.join(diskgraph_format::temporary_name(&name, "tmp"));
     let res = write(&tmp).and_then(|_| Ok(std::fs::rename(&tmp, path)?));
     if res.is_err() {
         let _ = std::fs::remove_file(&tmp);

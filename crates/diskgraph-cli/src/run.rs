@@ -228,7 +228,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     if let Some(path) = &a.stats {
         let json = serde_json::to_string_pretty(&out.stats)?;
-        std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+        crate::output::written_whole(path, |tmp| Ok(std::fs::write(tmp, json + "\n")?))?;
     }
     if let Some(path) = &a.report {
         crate::report::write(path, &a.graph, &out.summary, &out.stats)?;

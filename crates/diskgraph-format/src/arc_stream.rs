@@ -2,8 +2,9 @@
 //! which layouts are built and verified and orderings computed.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+
+use diskgraph_io::faults::read_exact_at;
 
 use crate::error::FormatError;
 use crate::read::{Direction, GraphDir};
@@ -155,10 +156,13 @@ impl<T: bytemuck::Pod> Chunked<T> {
         self.buf.clear();
         self.buf.resize(n, T::zeroed());
         let size = std::mem::size_of::<T>() as u64;
-        self.file
-            .seek(SeekFrom::Start(i * size))
-            .and_then(|_| self.file.read_exact(bytemuck::cast_slice_mut(&mut self.buf)))
-            .map_err(|e| FormatError::io(&self.path, e))?;
+        read_exact_at(
+            &self.file,
+            &self.path,
+            bytemuck::cast_slice_mut(&mut self.buf),
+            i * size,
+        )
+        .map_err(|e| FormatError::io(&self.path, e))?;
         self.start = i;
         Ok(())
     }

@@ -11,8 +11,8 @@ use crate::error::FormatError;
 
 /// `.NAME.KIND-<pid>-<nanos>`: a temporary name (`KIND` is `tmp` for what is being written,
 /// `old` for what is being replaced). Layout names never start with a dot, so no reader takes
-/// it for a layout.
-pub(crate) fn temporary_name(name: &str, kind: &str) -> String {
+/// it for a layout; [`remove_stale_temporaries_of`] recognises it once its writer is gone.
+pub fn temporary_name(name: &str, kind: &str) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
@@ -20,23 +20,43 @@ pub(crate) fn temporary_name(name: &str, kind: &str) -> String {
     format!(".{name}.{kind}-{}-{nanos}", std::process::id())
 }
 
-/// The writer's pid of a temporary name made by [`temporary_name`], if `name` is one.
-fn temporary_pid(name: &str) -> Option<u32> {
+/// The entry name and the writer's pid of a temporary name made by [`temporary_name`], if
+/// `name` is one.
+fn temporary_of(name: &str) -> Option<(&str, u32)> {
     let rest = name.strip_prefix('.')?;
     let at = rest.rfind(".tmp-").or_else(|| rest.rfind(".old-"))?;
     let (pid, nanos) = rest[at + 5..].split_once('-')?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(pid) && digits(nanos)).then(|| pid.parse().ok()).flatten()
+    let pid = (digits(pid) && digits(nanos)).then(|| pid.parse().ok()).flatten()?;
+    Some((&rest[..at], pid))
+}
+
+/// The writer's pid of a temporary name made by [`temporary_name`], if `name` is one.
+#[cfg(test)]
+fn temporary_pid(name: &str) -> Option<u32> {
+    temporary_of(name).map(|(_, pid)| pid)
 }
 
 /// Removes temporary entries of `dir` whose writers are no longer running (judged by
 /// `/proc/<pid>`; entries of this process are left alone). Best effort: leftovers are harmless.
 pub(crate) fn remove_stale_temporaries(dir: &Path) {
+    remove_stale(dir, |_| true);
+}
+
+/// Removes the temporaries of the entry `name` of `dir` ([`temporary_name`]) whose writers are
+/// no longer running — e.g. those of a process killed while writing `dir/name` — and leaves
+/// every other entry alone (`dir` may be a user's directory). Best effort.
+pub fn remove_stale_temporaries_of(dir: &Path, name: &str) {
+    remove_stale(dir, |of| of == name);
+}
+
+/// Removes the temporaries of `dir` whose entry name passes `wanted` and whose writers are gone.
+fn remove_stale(dir: &Path, wanted: impl Fn(&str) -> bool) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = temporary_pid(&name) else { continue };
-        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+        let Some((of, pid)) = temporary_of(&name) else { continue };
+        if wanted(of) && pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
             let _ = remove_path(&entry.path());
         }
     }
@@ -84,5 +104,28 @@ mod tests {
         assert_eq!(temporary_pid(".manifest.json.tmp-7-8"), Some(7));
         assert_eq!(temporary_pid("grid-4"), None);
         assert_eq!(temporary_pid(".grid-4.tmp-x-1"), None);
+        assert_eq!(temporary_of(".out.tsv.tmp-7-8"), Some(("out.tsv", 7)));
+    }
+
+    #[test]
+    fn only_the_named_entrys_dead_temporaries_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        // No process has a pid this high (pid_max is at most 2^22).
+        let dead = ".g.tmp-4294967295-1";
+        let names = [dead, ".g.old-4294967295-2", ".h.tmp-4294967295-1", "g", ".g.tmp-x-1"];
+        for n in names {
+            std::fs::create_dir(dir.path().join(n)).unwrap();
+        }
+        let mine = temporary_name("g", "tmp");
+        std::fs::write(dir.path().join(&mine), b"").unwrap();
+        remove_stale_temporaries_of(dir.path(), "g");
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut want = vec![".g.tmp-x-1".to_string(), ".h.tmp-4294967295-1".into(), "g".into(), mine];
+        want.sort();
+        assert_eq!(left, want);
     }
 }

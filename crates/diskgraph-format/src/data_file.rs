@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::Path;
 
+use diskgraph_io::faults::read_exact_at;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -91,9 +91,8 @@ pub(crate) fn check_size(path: &Path, len: u64) -> Result<(), FormatError> {
 pub(crate) fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Result<Vec<T>, FormatError> {
     let size = std::mem::size_of::<T>() as u64;
     let mut values = vec![T::zeroed(); (range.end - range.start) as usize];
-    let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
-    f.seek(SeekFrom::Start(range.start * size))
-        .and_then(|_| f.read_exact(bytemuck::cast_slice_mut(&mut values)))
+    let f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    read_exact_at(&f, path, bytemuck::cast_slice_mut(&mut values), range.start * size)
         .map_err(|e| FormatError::io(path, e))?;
     Ok(values)
 }
@@ -101,14 +100,14 @@ pub(crate) fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Re
 /// xxh3 of the first `len` bytes of `path` as 16 lowercase hex digits, checking that the padding
 /// after them is zero.
 pub(crate) fn hash_file(path: &Path, len: u64) -> Result<String, FormatError> {
-    let mut f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    let f = File::open(path).map_err(|e| FormatError::io(path, e))?;
     let mut hasher = Xxh3::new();
     let mut buf = vec![0u8; HASH_CHUNK];
     let mut pos = 0u64;
     let total = padded_len(len);
     while pos < total {
         let want = ((total - pos) as usize).min(HASH_CHUNK);
-        f.read_exact(&mut buf[..want]).map_err(|e| FormatError::io(path, e))?;
+        read_exact_at(&f, path, &mut buf[..want], pos).map_err(|e| FormatError::io(path, e))?;
         let logical = (len.saturating_sub(pos) as usize).min(want);
         hasher.update(&buf[..logical]);
         if let Some(i) = buf[logical..want].iter().position(|&b| b != 0) {

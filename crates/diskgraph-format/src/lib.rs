@@ -67,6 +67,7 @@ mod verify;
 mod write;
 
 pub use arc_stream::ArcStream;
+pub use atomic::{remove_stale_temporaries_of, temporary_name};
 pub use basc_meta::{
     basc_layout_name, static_cache_bytes, BascMeta, BASC_FORMAT, BASC_LISTS, BASC_META, BASC_VERSION, BASC_VERTICES,
     STATIC_LIST_OVERHEAD_BYTES,

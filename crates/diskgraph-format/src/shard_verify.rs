@@ -1,8 +1,9 @@
 //! [`verify_shards`]: the full O(E) check of a shard layout against its graph.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
+
+use diskgraph_io::faults::read_exact_at;
 
 use crate::arc_stream::ArcStream;
 use crate::data_file::read_range;
@@ -122,9 +123,7 @@ impl Columns {
 /// Reads `values.len()` u32s from arc `at` of one column.
 fn read_column(column: &mut (PathBuf, File), at: u64, values: &mut [u32]) -> Result<(), FormatError> {
     let (path, file) = column;
-    file.seek(SeekFrom::Start(at * 4))
-        .and_then(|_| file.read_exact(bytemuck::cast_slice_mut(values)))
-        .map_err(|e| FormatError::io(&*path, e))
+    read_exact_at(file, path, bytemuck::cast_slice_mut(values), at * 4).map_err(|e| FormatError::io(&*path, e))
 }
 
 /// The unread part of one shard, with a buffer of its next arcs.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::atomic::{remove_path, sync_dir, temporary_name, write_synced};
+use crate::atomic::{remove_path, remove_stale_temporaries_of, sync_dir, temporary_name, write_synced};
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
 use crate::manifest::{Manifest, IDS, MANIFEST, NAMES_BIN, NAMES_IDX};
@@ -165,16 +165,20 @@ impl CsrWriter {
 
 /// Builds a graph directory under a temporary name next to its destination and publishes it
 /// with one `rename`. Dropping a builder that was not published removes the temporary directory,
-/// so a failed import never leaves anything that looks like a graph.
+/// so a failed import never leaves anything that looks like a graph; the temporaries of a
+/// builder that was killed are removed by the next builder of the same path.
 pub struct GraphBuilder {
     final_path: PathBuf,
+    /// The destination's file name.
+    name: String,
     tmp_path: PathBuf,
     force: bool,
     published: bool,
 }
 
 impl GraphBuilder {
-    /// Starts a graph at `path`. Fails if `path` exists and `force` is false.
+    /// Starts a graph at `path`. Fails if `path` exists and `force` is false. Removes the
+    /// temporaries of earlier builders of `path` that died.
     pub fn create(path: &Path, force: bool) -> Result<Self, FormatError> {
         check_replaceable(path, force)?;
         let name = path
@@ -186,6 +190,7 @@ impl GraphBuilder {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        remove_stale_temporaries_of(&parent, &name);
         let tmp_path = parent.join(temporary_name(&name, "tmp"));
         // Errors name the path asked for, never the temporary one.
         std::fs::create_dir(&tmp_path).map_err(|e| match parent.is_dir() {
@@ -197,6 +202,7 @@ impl GraphBuilder {
         })?;
         Ok(GraphBuilder {
             final_path: path.to_path_buf(),
+            name,
             tmp_path,
             force,
             published: false,
@@ -270,7 +276,8 @@ impl GraphBuilder {
         json.push(b'\n');
         write_synced(&mpath, &json)?;
         check_replaceable(&self.final_path, self.force)?;
-        let old = self.tmp_path.with_extension("old");
+        let parent = self.tmp_path.parent().expect("the temporary is inside the parent");
+        let old = parent.join(temporary_name(&self.name, "old"));
         let replaced = self.final_path.exists();
         if replaced {
             std::fs::rename(&self.final_path, &old).map_err(|e| io(&self.final_path, e))?;

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::error::IoError;
 use crate::fallback::simulated;
+use crate::faults;
 use crate::pages::PAGE_BYTES;
 
 /// A zeroed buffer of whole pages, aligned to a page: an anonymous mapping of its own, so that
@@ -154,27 +155,33 @@ impl BlockFile {
         let bytes = buf.bytes_mut();
         let mut done = 0;
         while done < bytes.len() {
-            match self.file.read_at(&mut bytes[done..], offset + done as u64) {
+            let at = offset + done as u64;
+            let left = bytes.len() - done;
+            match faults::read_call(&self.path, at, left, || self.file.read_at(&mut bytes[done..], at)) {
                 Ok(0) => {
                     bytes[done..].fill(0);
                     break;
                 }
                 Ok(n) => {
                     // O_DIRECT continues from a page boundary: an unaligned tail is read again,
-                    // unless the file ends inside it.
+                    // unless the file ends inside it (a read short of a page is the end only
+                    // when the file's size says so).
                     let next = if self.direct {
                         (done + n) & !(PAGE_BYTES - 1)
                     } else {
                         done + n
                     };
                     if next <= done {
-                        bytes[done + n..].fill(0);
-                        break;
+                        let size = self.file.metadata().map_err(|e| self.os_error(e))?.len();
+                        if size <= at + n as u64 {
+                            bytes[done + n..].fill(0);
+                            break;
+                        }
                     }
-                    done = next;
+                    done = next.max(done);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.os_error(e)),
+                Err(e) => return Err(self.os_error(faults::at_byte(e, at))),
             }
         }
         self.read_bytes.fetch_add(bytes.len() as u64, Relaxed);

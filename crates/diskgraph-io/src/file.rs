@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use crate::blocks::PageBuf;
 use crate::error::IoError;
 use crate::fallback::simulated;
+use crate::faults;
 use crate::pool::BUF_ALIGN;
 use crate::scheduler::BitmapScheduler;
 
@@ -63,6 +64,11 @@ impl OpenFile {
         }
     }
 
+    /// The error `source` of a read at byte `at`, naming this file and the byte.
+    pub(crate) fn read_error(&self, source: std::io::Error, at: u64) -> IoError {
+        self.os_error(faults::at_byte(source, at))
+    }
+
     /// The error for a file that ends before byte `at`.
     pub(crate) fn eof_error(&self, at: u64) -> IoError {
         self.os_error(std::io::Error::new(
@@ -90,8 +96,8 @@ impl OpenFile {
 
     /// Reads the file's bytes `[offset, offset + want)` into `buf` with `pread(2)`, asking for
     /// all of `buf` (whole aligned blocks, as O_DIRECT needs) and reading on after short reads
-    /// and EINTR. `on_call(n)` is called after each read call with the bytes it returned (0 when
-    /// it failed).
+    /// and EINTR (each call under the [`faults`] plan). `on_call(n)` is called after each read
+    /// call with the bytes it returned (0 when it failed).
     pub(crate) fn read_full(
         &self,
         buf: &mut [u8],
@@ -101,7 +107,10 @@ impl OpenFile {
     ) -> Result<(), IoError> {
         let mut done = 0;
         while done < want {
-            let r = self.file.read_at(&mut buf[done..], offset + done as u64);
+            let at = offset + done as u64;
+            let r = faults::read_call(&self.path, at, buf.len() - done, || {
+                self.file.read_at(&mut buf[done..], at)
+            });
             on_call(*r.as_ref().unwrap_or(&0));
             match r {
                 Ok(0) => return Err(self.eof_error(offset + want as u64)),
@@ -114,7 +123,7 @@ impl OpenFile {
                         .ok_or_else(|| self.eof_error(offset + want as u64))?;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.os_error(e)),
+                Err(e) => return Err(self.read_error(e, at)),
             }
         }
         Ok(())

@@ -71,11 +71,17 @@
 //! [`SIMULATE_ENV`] (`DISKGRAPH_IO_SIMULATE=no-uring,no-direct,no-hugetlb`) makes the probes
 //! fail, so the fallback paths can be exercised on a machine where everything works.
 //!
+//! # Injected faults
+//!
+//! [`faults`] plans EIO, short reads, EINTR and EAGAIN at chosen byte ranges of chosen files
+//! (from a test, or `DISKGRAPH_IO_FAULTS`), consulted by every read of every backend, so their
+//! error and retry paths can be exercised on a healthy disk.
+//!
 //! # Layout
 //!
 //! Each module imports only modules listed before it:
 //!
-//! 1. `error` (IoError), `fallback` (simulation hook, fallback log), `config`, `stats`,
+//! 1. `error` (IoError), `fallback` (simulation hook, fallback log), `faults` (injected faults), `config`, `stats`,
 //!    `scheduler`, `crew` (long-lived helper threads), `huge_alloc`, `pool` (aligned buffers);
 //! 2. `file`: an open file (O_DIRECT probe, buffered fallback, the pread loop) and [`FileSet`];
 //! 3. `backend`: the `Backend` trait and what a round hands it ([`Chunk`], counters);
@@ -97,6 +103,7 @@ mod context;
 mod crew;
 mod error;
 mod fallback;
+pub mod faults;
 mod file;
 mod huge_alloc;
 mod measure;

@@ -7,6 +7,7 @@ use crate::backend::{run_bytes, Backend, Chunk, Consume, Counters};
 use crate::config::BackendKind;
 use crate::crew::Crew;
 use crate::error::IoError;
+use crate::faults;
 use crate::file::FileSet;
 use crate::scheduler::Run;
 
@@ -56,6 +57,14 @@ impl Backend for MmapBackend {
             let mapped = map.as_ref().map_or(0, |m| m.len() as u64);
             if size < need || mapped < need {
                 return Err(f.eof_error(need));
+            }
+            // Mapped pages are read by page faults, where a real EIO is a SIGBUS; a planned one
+            // fails the round before any page is touched.
+            for run in runs.iter().filter(|_| faults::armed()) {
+                let (offset, _, len) = run_bytes(run, self.block_size, set.len);
+                if let Some(e) = faults::mapped(&f.path, offset, len) {
+                    return Err(f.read_error(e, offset));
+                }
             }
         }
         let next = AtomicUsize::new(0);

@@ -17,6 +17,7 @@ use io_uring::{opcode, types};
 
 use crate::config::BackendKind;
 use crate::error::IoError;
+use crate::faults;
 use crate::file::OpenFile;
 use crate::ring::Ring;
 
@@ -194,22 +195,24 @@ impl PagedFile {
         );
         let want = self.wanted(first, frames.len());
         let iov = iovecs(frames);
+        let at = first * PAGE_BYTES as u64;
         let got = loop {
-            // SAFETY: the iovecs cover frames we hold mutably for the whole call.
-            let r = unsafe {
-                libc::preadv(
-                    self.file.file.as_raw_fd(),
-                    iov.as_ptr(),
-                    iov.len().min(1024) as libc::c_int,
-                    (first * PAGE_BYTES as u64) as libc::off_t,
-                )
-            };
-            if r >= 0 {
-                break r as usize;
-            }
-            let e = std::io::Error::last_os_error();
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(self.file.os_error(e));
+            let r = faults::read_call(&self.file.path, at, want, || {
+                // SAFETY: the iovecs cover frames we hold mutably for the whole call.
+                let r = unsafe {
+                    libc::preadv(
+                        self.file.file.as_raw_fd(),
+                        iov.as_ptr(),
+                        iov.len().min(1024) as libc::c_int,
+                        at as libc::off_t,
+                    )
+                };
+                usize::try_from(r).map_err(|_| std::io::Error::last_os_error())
+            });
+            match r {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.file.read_error(e, at)),
             }
         };
         // Short (more than 1024 pages, a signal, an odd file system): the rest page by page.
@@ -398,6 +401,8 @@ impl PageReads {
                 let slot = slot as usize;
                 let mut p = self.slots[slot].take().expect("a completion has its read");
                 let want = p.file.wanted(p.first, p.frames.len());
+                let at = p.first * PAGE_BYTES as u64;
+                let res = faults::completion(&p.file.file.path, at, want, res);
                 if res == -libc::EINTR || res == -libc::EAGAIN {
                     // SAFETY: as in `submit`; the read goes back into its slot.
                     unsafe { push(ring, &p, slot as u64) };
@@ -405,7 +410,7 @@ impl PageReads {
                     continue;
                 }
                 let result = if res < 0 {
-                    Err(p.file.file.os_error(std::io::Error::from_raw_os_error(-res)))
+                    Err(p.file.file.read_error(std::io::Error::from_raw_os_error(-res), at))
                 } else if (res as usize) < want {
                     // Short: the rest read blocking (rare: a file that shrank, an odd file system).
                     let from = res as usize / PAGE_BYTES;

@@ -9,6 +9,7 @@ use io_uring::{opcode, types, IoUring, Probe};
 
 use crate::error::IoError;
 use crate::fallback::{simulated, SIMULATE_ENV};
+use crate::faults;
 use crate::file::OpenFile;
 
 /// Creates a ring with room for `depth` reads and checks it works; returns it with whether
@@ -174,8 +175,8 @@ impl Ring {
         cqes.extend(self.ring.completion().map(|c| (c.user_data(), c.result())));
     }
 
-    /// Applies the completion `res` of `read` of `file`, queued with `user_data`: an interrupted
-    /// read is queued again; a short read is resumed (see [`OpenFile::resume_at`]) if `resume`,
+    /// Applies the completion `res` of `read` of `file` (under the [`faults`] plan), queued with
+    /// `user_data`: an interrupted read is queued again; a short read is resumed (see [`OpenFile::resume_at`]) if `resume`,
     /// else left done; a read that fails, or makes no progress, fails naming the file.
     ///
     /// # Safety
@@ -188,13 +189,15 @@ impl Ring {
         user_data: u64,
         resume: bool,
     ) -> Settled {
+        let at = read.offset + read.got as u64;
+        let res = faults::completion(&file.path, at, read.len - read.got, res);
         if res == -libc::EINTR || res == -libc::EAGAIN {
             // SAFETY: the same read, under the caller's guarantees.
             unsafe { self.push(file, read, user_data) };
             return Settled::Queued;
         }
         if res < 0 {
-            return Settled::Failed(file.os_error(std::io::Error::from_raw_os_error(-res)));
+            return Settled::Failed(file.read_error(std::io::Error::from_raw_os_error(-res), at));
         }
         let got = read.got + res as usize;
         if got >= read.want || !resume {

@@ -21,6 +21,7 @@ pub fn ok(args: &[&str]) -> String {
 
 /// Runs a command that must fail and returns its single error line (informational lines such as
 /// `format auto: ...` and `diskgraph-io: ...` fallback notes aside).
+#[allow(dead_code)] // not every test binary expects a failure (the kill loops do not)
 pub fn fails(args: &[&str]) -> String {
     let out = diskgraph(args);
     assert!(!out.status.success(), "diskgraph {args:?} should fail");

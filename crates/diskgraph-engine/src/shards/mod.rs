@@ -100,6 +100,26 @@ struct Plan {
     windows: Vec<Range<u64>>,
 }
 
+/// The scratch copy's directory name: this prefix, the pid of its run, `-`, random letters.
+const SCRATCH_PREFIX: &str = "diskgraph-shards-";
+
+/// Removes the scratch copies in `dir` of shard runs that are no longer running (killed: a run
+/// that ends removes its own), judged by `/proc/<pid>`. Best effort.
+fn remove_dead_scratch(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(SCRATCH_PREFIX)
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok());
+        let Some(pid) = pid else { continue };
+        if pid != std::process::id() && !std::path::Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// A graph opened on the shard engine.
 pub struct ShardGraph {
     graph: GraphDir,
@@ -139,8 +159,9 @@ impl ShardGraph {
         }
         let vertices = vertices_of(graph, opts.index.as_ref())?;
         let dir = opts.scratch.clone().unwrap_or_else(std::env::temp_dir);
+        remove_dead_scratch(&dir);
         let scratch = tempfile::Builder::new()
-            .prefix("diskgraph-shards-")
+            .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
             .tempdir_in(&dir)
             .map_err(|source| EngineError::Scratch {
                 dir: dir.clone(),
