@@ -11,6 +11,8 @@
 //!   regression tests.
 #![forbid(unsafe_code)]
 
+pub mod graph_dir;
+
 /// A fuzz target: a name (its cargo-fuzz binary and corpus directory) and its body.
 pub struct Target {
     /// The cargo-fuzz binary and the corpus directory name.
@@ -21,7 +23,7 @@ pub struct Target {
 
 /// Every target, in no particular order.
 pub fn targets() -> impl Iterator<Item = &'static Target> {
-    std::iter::empty()
+    std::iter::empty().chain(graph_dir::TARGETS)
 }
 
 /// The target called `name`.
