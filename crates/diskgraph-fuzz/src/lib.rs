@@ -11,6 +11,7 @@
 //!   regression tests.
 #![forbid(unsafe_code)]
 
+pub mod graph_dir;
 pub mod importers;
 
 /// A fuzz target: a name (its cargo-fuzz binary and corpus directory) and its body.
@@ -23,7 +24,7 @@ pub struct Target {
 
 /// Every target, in no particular order.
 pub fn targets() -> impl Iterator<Item = &'static Target> {
-    std::iter::empty().chain(importers::TARGETS)
+    importers::TARGETS.iter().chain(graph_dir::TARGETS)
 }
 
 /// The target called `name`.
