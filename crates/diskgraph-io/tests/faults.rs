@@ -225,7 +225,7 @@ fn block_files_resume_short_reads_and_name_an_eio() {
         ));
         for first in (0..64).step_by(16) {
             f.read(&mut buf, (first * PAGE_BYTES) as u64).unwrap();
-            assert_eq!(buf.bytes(), &data[first * PAGE_BYTES..(first + 16) * PAGE_BYTES]);
+            assert_eq!(&*buf.bytes_mut(), &data[first * PAGE_BYTES..(first + 16) * PAGE_BYTES]);
         }
         assert!(faults[0].hits() > 0 && faults[2].hits() > 0 && faults[4].hits() > 0);
     }
