@@ -173,6 +173,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot map files")]
     fn memory_and_mapped_hold_the_same() {
         let dir = tempfile::tempdir().unwrap();
         for kind in [VertexStateKind::Memory, VertexStateKind::Mmap] {
