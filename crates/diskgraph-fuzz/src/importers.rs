@@ -40,51 +40,75 @@ use crate::Target;
 pub static TARGETS: &[Target] = &[
     Target {
         name: "import_snap",
-        run: snap,
+        run: |data| {
+            snap(data);
+        },
     },
     Target {
         name: "import_el",
-        run: el,
+        run: |data| {
+            el(data);
+        },
     },
     Target {
         name: "import_wel",
-        run: wel,
+        run: |data| {
+            wel(data);
+        },
     },
     Target {
         name: "import_mtx",
-        run: mtx,
+        run: |data| {
+            mtx(data);
+        },
     },
     Target {
         name: "import_dimacs",
-        run: dimacs,
+        run: |data| {
+            dimacs(data);
+        },
     },
     Target {
         name: "import_konect",
-        run: konect,
+        run: |data| {
+            konect(data);
+        },
     },
     Target {
         name: "import_csv",
-        run: csv,
+        run: |data| {
+            csv(data);
+        },
     },
     Target {
         name: "import_bin32",
-        run: bin32,
+        run: |data| {
+            bin32(data);
+        },
     },
     Target {
         name: "import_bin64",
-        run: bin64,
+        run: |data| {
+            bin64(data);
+        },
     },
     Target {
         name: "import_gzip",
-        run: gzip,
+        run: |data| {
+            gzip(data);
+        },
     },
     Target {
         name: "import_gzip_raw",
-        run: gzip_raw,
+        run: |data| {
+            gzip_raw(data);
+        },
     },
     Target {
         name: "import_bvgraph",
-        run: bvgraph,
+        run: |data| {
+            bvgraph(data);
+        },
     },
 ];
 
@@ -161,17 +185,18 @@ fn parse(path: &Path, opts: &ParseOptions) -> Option<u64> {
 
 /// Parses `path` with `opts` and, when it parses and is small, imports it: the import must
 /// succeed, read as many edges as the parse did, and give a graph that opens and verifies.
-fn parse_and_import(dir: &Path, path: &Path, opts: &ParseOptions) {
+/// Returns whether the input was imported (and so checked whole).
+fn parse_and_import(dir: &Path, path: &Path, opts: &ParseOptions) -> bool {
     let Some(edges) = parse(path, opts) else {
-        return;
+        return false;
     };
     if edges > MAX_IMPORT_EDGES {
-        return;
+        return false;
     }
     let (mut source, _) = open_input(path, opts).expect("an input that parsed once opens again");
     let declared = source.info().declared_vertices.clone().unwrap_or(0..0);
     if declared.end - declared.start > MAX_IMPORT_VERTICES {
-        return;
+        return false;
     }
     let graph = dir.join("graph");
     let options = ImportOptions {
@@ -193,56 +218,59 @@ fn parse_and_import(dir: &Path, path: &Path, opts: &ParseOptions) {
         .unwrap_or_else(|e| panic!("{}: the imported graph does not open: {e}", path.display()));
     diskgraph_format::verify(&graph)
         .unwrap_or_else(|e| panic!("{}: the imported graph does not verify: {e}", path.display()));
+    true
 }
 
 /// A text format: the input is the file, read unweighted (imported when small) and weighted.
-fn text(data: &[u8], format: InputFormat, name: &str) {
+/// Each target body returns whether the input was imported (see [`parse_and_import`]).
+fn text(data: &[u8], format: InputFormat, name: &str) -> bool {
     if data.len() > MAX_INPUT {
-        return;
+        return false;
     }
     let dir = scratch();
     let path = write(dir.path(), name, data);
-    parse_and_import(dir.path(), &path, &given(format, false));
+    let imported = parse_and_import(dir.path(), &path, &given(format, false));
     parse(&path, &given(format, true));
+    imported
 }
 
 /// SNAP / whitespace edge lists.
-fn snap(data: &[u8]) {
-    text(data, InputFormat::Snap, "input.txt");
+fn snap(data: &[u8]) -> bool {
+    text(data, InputFormat::Snap, "input.txt")
 }
 
 /// GAP `.el`.
-fn el(data: &[u8]) {
-    text(data, InputFormat::El, "input.el");
+fn el(data: &[u8]) -> bool {
+    text(data, InputFormat::El, "input.el")
 }
 
 /// GAP `.wel`.
-fn wel(data: &[u8]) {
-    text(data, InputFormat::Wel, "input.wel");
+fn wel(data: &[u8]) -> bool {
+    text(data, InputFormat::Wel, "input.wel")
 }
 
 /// Matrix Market.
-fn mtx(data: &[u8]) {
-    text(data, InputFormat::Mtx, "input.mtx");
+fn mtx(data: &[u8]) -> bool {
+    text(data, InputFormat::Mtx, "input.mtx")
 }
 
 /// DIMACS `.gr`.
-fn dimacs(data: &[u8]) {
-    text(data, InputFormat::Dimacs, "input.gr");
+fn dimacs(data: &[u8]) -> bool {
+    text(data, InputFormat::Dimacs, "input.gr")
 }
 
 /// KONECT `out.*`.
-fn konect(data: &[u8]) {
-    text(data, InputFormat::Konect, "out.input");
+fn konect(data: &[u8]) -> bool {
+    text(data, InputFormat::Konect, "out.input")
 }
 
 /// CSV / TSV with the options byte 0 picks (see the module docs).
-fn csv(data: &[u8]) {
+fn csv(data: &[u8]) -> bool {
     let Some((&options, rest)) = data.split_first() else {
-        return;
+        return false;
     };
     if rest.len() > MAX_INPUT {
-        return;
+        return false;
     }
     let header = [Header::Auto, Header::Yes, Header::No, Header::Auto][usize::from(options & 3)];
     let ids = [IdKind::Auto, IdKind::Integer, IdKind::Name, IdKind::Auto][usize::from((options >> 2) & 3)];
@@ -266,16 +294,16 @@ fn csv(data: &[u8]) {
     };
     let dir = scratch();
     let path = write(dir.path(), "input.csv", rest);
-    parse_and_import(dir.path(), &path, &opts);
+    parse_and_import(dir.path(), &path, &opts)
 }
 
 /// bin32 / bin64, with or without a weight file (see the module docs).
-fn binary(data: &[u8], format: InputFormat, name: &str) {
+fn binary(data: &[u8], format: InputFormat, name: &str) -> bool {
     let Some((&options, rest)) = data.split_first() else {
-        return;
+        return false;
     };
     if rest.len() > MAX_INPUT {
-        return;
+        return false;
     }
     let dir = scratch();
     let (edges, weights) = match (options & 1, rest) {
@@ -291,17 +319,17 @@ fn binary(data: &[u8], format: InputFormat, name: &str) {
         weight_file: weights,
         ..given(format, options & 2 != 0)
     };
-    parse_and_import(dir.path(), &path, &opts);
+    parse_and_import(dir.path(), &path, &opts)
 }
 
 /// Raw little-endian u32 pairs.
-fn bin32(data: &[u8]) {
-    binary(data, InputFormat::Bin32, "input.bin32");
+fn bin32(data: &[u8]) -> bool {
+    binary(data, InputFormat::Bin32, "input.bin32")
 }
 
 /// Raw little-endian u64 pairs.
-fn bin64(data: &[u8]) {
-    binary(data, InputFormat::Bin64, "input.bin64");
+fn bin64(data: &[u8]) -> bool {
+    binary(data, InputFormat::Bin64, "input.bin64")
 }
 
 /// `bytes` gzip-compressed.
@@ -313,12 +341,12 @@ fn compress(bytes: &[u8]) -> Vec<u8> {
 
 /// Any text input, gzip-compressed (in one or two members, possibly cut short) and read with
 /// automatic format detection.
-fn gzip(data: &[u8]) {
+fn gzip(data: &[u8]) -> bool {
     let [options, cut, rest @ ..] = data else {
-        return;
+        return false;
     };
     if rest.len() > MAX_INPUT {
-        return;
+        return false;
     }
     let mut gz = match options & 1 {
         0 => compress(rest),
@@ -334,11 +362,11 @@ fn gzip(data: &[u8]) {
     }
     let dir = scratch();
     let path = write(dir.path(), "input.gz", &gz);
-    parse_and_import(dir.path(), &path, &ParseOptions::default());
+    parse_and_import(dir.path(), &path, &ParseOptions::default())
 }
 
 /// Raw bytes behind the gzip magic, read with automatic format detection.
-fn gzip_raw(data: &[u8]) {
+fn gzip_raw(data: &[u8]) -> bool {
     let data = &data[..data.len().min(MAX_GZIP_RAW)];
     let mut bytes = Vec::with_capacity(data.len() + 2);
     if !data.starts_with(&[0x1f, 0x8b]) {
@@ -347,7 +375,7 @@ fn gzip_raw(data: &[u8]) {
     bytes.extend_from_slice(data);
     let dir = scratch();
     let path = write(dir.path(), "input", &bytes);
-    parse_and_import(dir.path(), &path, &ParseOptions::default());
+    parse_and_import(dir.path(), &path, &ParseOptions::default())
 }
 
 /// The largest `arcs` a properties text may declare, read leniently (`arcs=N`, `arcs: N`,
@@ -365,24 +393,80 @@ fn declared_arcs(properties: &[u8]) -> Option<u64> {
 
 /// A BVGraph whose `.properties`, `.offsets` and `.graph` files are cut from the input (see the
 /// module docs).
-fn bvgraph(data: &[u8]) {
+fn bvgraph(data: &[u8]) -> bool {
     let [p0, p1, o0, o1, rest @ ..] = data else {
-        return;
+        return false;
     };
     if rest.len() > MAX_INPUT {
-        return;
+        return false;
     }
     let (properties, rest) = rest.split_at(usize::from(u16::from_le_bytes([*p0, *p1])).min(rest.len()));
     let (offsets, graph) = rest.split_at(usize::from(u16::from_le_bytes([*o0, *o1])).min(rest.len()));
     // The harness's cap, not the parser's: an honest BVGraph may declare any arc count.
     if declared_arcs(properties).is_none_or(|arcs| arcs > MAX_BVGRAPH_ARCS) {
-        return;
+        return false;
     }
     let dir = scratch();
     write(dir.path(), "g.properties", properties);
     write(dir.path(), "g.offsets", offsets);
     write(dir.path(), "g.graph", graph);
     let base = dir.path().join("g");
-    parse_and_import(dir.path(), &base, &given(InputFormat::BvGraph, false));
+    let imported = parse_and_import(dir.path(), &base, &given(InputFormat::BvGraph, false));
     parse(&dir.path().join("g.graph"), &ParseOptions::default());
+    imported
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The harness is not vacuous: a valid input of every kind gets imported and verified.
+    #[test]
+    fn valid_inputs_of_every_target_are_imported() {
+        assert!(snap(b"# c\n0 1\n1 2\n2 0\n"));
+        assert!(el(b"0 1\n1 1\n"));
+        assert!(wel(b"0 1 2.5\n1 0 1\n"));
+        assert!(mtx(
+            b"%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1.5\n3 2 2\n"
+        ));
+        assert!(dimacs(b"c x\np sp 3 2\na 1 2 4\na 2 3 5\n"));
+        assert!(konect(b"% asym unweighted\n% 2 3 3\n1 2\n2 3\n"));
+        assert!(csv(b"\x00from,to\nalice,bob\nbob,carol\n"));
+        assert!(csv(b"\x12a,b,3\nb,c,4\n"));
+        let mut bin = vec![1u8, 16, 0];
+        bin.extend(
+            [0u32, 1, 1, 2, 2, 0, 0, 2]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .take(16),
+        );
+        bin.extend([1.0f32, 2.0].iter().flat_map(|w| w.to_le_bytes()));
+        assert!(bin32(&bin));
+        let mut bin = vec![0u8];
+        bin.extend([5u64, 7, 7, 1 << 40].iter().flat_map(|v| v.to_le_bytes()));
+        assert!(bin64(&bin));
+        assert!(gzip(
+            b"\x01\x00%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"
+        ));
+        assert!(gzip_raw(&compress(b"0 1\n1 2\n")));
+        // nodes=2, arcs=1, γ codes: node 0 has successor 1 (outdegree γ(1) = 010, first
+        // residual γ(2) = 011), node 1 none (γ(0) = 1): 0100111 and a zero pad bit.
+        let props = b"nodes=2\narcs=1\nwindowsize=0\nminintervallength=0\ncompressionflags=RESIDUALS_GAMMA\n";
+        let mut bv = vec![props.len() as u8, 0, 0, 0];
+        bv.extend_from_slice(props);
+        bv.push(0b0100_1110);
+        assert!(bvgraph(&bv));
+    }
+
+    /// Bad inputs are refused (not imported) and do not panic.
+    #[test]
+    fn bad_inputs_are_refused() {
+        assert!(!snap(b"0 x\n"));
+        assert!(!mtx(b"%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n"));
+        assert!(!bin32(b"\x00\x01\x02\x03"));
+        assert!(!gzip_raw(b"\x1f\x8bnot really gzip"));
+        let mut bv = vec![0u8; 4];
+        bv.extend_from_slice(&[0xff; 8]);
+        assert!(!bvgraph(&bv));
+    }
 }

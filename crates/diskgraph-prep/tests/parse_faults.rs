@@ -383,6 +383,24 @@ fn declared_vertex_counts_beyond_2_32_are_refused_on_the_header_line() {
     assert_eq!(parsed.info.declared_vertices, Some(1..(1 << 32) + 1));
 }
 
+/// A CSV row that never ends (an unclosed quote) is refused once it passes 64 MiB instead of
+/// being gathered whole in memory; the error names the line the row starts on.
+#[test]
+fn csv_row_beyond_64_mib_is_refused() {
+    let dir = tmp();
+    let mut text = b"src,dst\n1,2\n3,\"".to_vec();
+    text.resize(text.len() + (65 << 20), b'x');
+    let path = write(dir.path(), "x.csv", &text);
+    let message = read_all(&path, &auto())
+        .map(|p| p.edges.len())
+        .expect_err("row too long")
+        .to_string();
+    assert!(
+        message.ends_with("x.csv:3: row longer than 64 MiB (an unclosed quote, or not a CSV file?)"),
+        "{message}"
+    );
+}
+
 #[test]
 fn binary_length_not_a_multiple_of_the_record() {
     let dir = tmp();

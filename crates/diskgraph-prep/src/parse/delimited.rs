@@ -21,6 +21,8 @@
 //!   (once), and so does the first weight that f32 rounds.
 //! - Errors name the file, the line (where the row starts) and the column (index, and header
 //!   name when there is a header).
+//! - A row may be at most 64 MiB long, as a line of the other text formats: an unclosed quote
+//!   would otherwise gather the rest of the input into one row in memory.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -31,7 +33,7 @@ use indexmap::IndexSet;
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::fields::{parse_weight, quote, Fields, Rounding};
-use super::lines::{LineReader, Progress};
+use super::lines::{LineReader, Progress, MAX_LINE};
 use crate::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};
 
 /// Edges per batch.
@@ -176,7 +178,7 @@ enum Ids {
 /// A CSV / TSV input read batch by batch.
 pub(crate) struct CsvSource<R: Read> {
     path: PathBuf,
-    reader: csv::Reader<R>,
+    reader: csv::Reader<RowLimit<R>>,
     record: ByteRecord,
     /// The first edge row, read while deciding on the header and the IDs.
     pending: Option<ByteRecord>,
@@ -213,7 +215,7 @@ pub(crate) fn open(
         .flexible(true)
         .trim(Trim::All)
         .comment((delimiter == b'\t').then_some(b'#'))
-        .from_reader(input);
+        .from_reader(RowLimit::new(input));
     let line_err = |line: u64, message: String| InputError::Line {
         path: path.clone(),
         line,
@@ -372,12 +374,22 @@ pub(crate) fn open(
 /// Reads the next record into `record`; `false` at the end of the input. Errors name the file
 /// and, when the reader knows it, the line.
 fn read_record<R: Read>(
-    reader: &mut csv::Reader<R>,
+    reader: &mut csv::Reader<RowLimit<R>>,
     record: &mut ByteRecord,
     path: &Path,
     line_base: u64,
 ) -> Result<bool, InputError> {
-    reader.read_byte_record(record).map_err(|e| {
+    let row_start = reader.position().clone();
+    if reader.get_ref().over {
+        return Err(row_too_long(path, line_base, &row_start));
+    }
+    let read = reader.read_byte_record(record);
+    if reader.get_ref().over {
+        return Err(row_too_long(path, line_base, &row_start));
+    }
+    let next_row = reader.position().byte();
+    reader.get_mut().row_at(next_row);
+    read.map_err(|e| {
         let line = e.position().map(|p| line_base + p.line());
         let message = e.to_string();
         match (e.into_kind(), line) {
@@ -565,6 +577,59 @@ impl<R: Read + Send> EdgeSource for CsvSource<R> {
         let mut names = VertexNames::new();
         set.iter().for_each(|name| names.push(name));
         Some(names)
+    }
+}
+
+/// The error for a row longer than [`MAX_LINE`] that starts at `start`.
+fn row_too_long(path: &Path, line_base: u64, start: &csv::Position) -> InputError {
+    InputError::Line {
+        path: path.to_path_buf(),
+        line: line_base + start.line(),
+        message: format!(
+            "row longer than {} MiB (an unclosed quote, or not a CSV file?)",
+            MAX_LINE >> 20
+        ),
+    }
+}
+
+/// The CSV reader's input, refusing to hand out more than [`MAX_LINE`] bytes past the start of
+/// the current row, so that one row never holds more than that in memory.
+struct RowLimit<R> {
+    inner: R,
+    /// Bytes handed out so far.
+    handed: u64,
+    /// Where the current row starts (bytes).
+    row: u64,
+    /// Whether the limit was hit (the CSV reader reports an I/O error, which `read_record`
+    /// replaces with one naming the row).
+    over: bool,
+}
+
+impl<R> RowLimit<R> {
+    fn new(inner: R) -> Self {
+        RowLimit {
+            inner,
+            handed: 0,
+            row: 0,
+            over: false,
+        }
+    }
+
+    /// The next row starts at byte `at`.
+    fn row_at(&mut self, at: u64) {
+        self.row = at;
+    }
+}
+
+impl<R: Read> Read for RowLimit<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.handed - self.row > MAX_LINE as u64 {
+            self.over = true;
+            return Err(std::io::Error::other("row too long"));
+        }
+        let n = self.inner.read(buf)?;
+        self.handed += n as u64;
+        Ok(n)
     }
 }
 

@@ -15,7 +15,7 @@ use crate::InputError;
 /// Initial buffer size; it grows only for a line longer than the buffer.
 const BUF_SIZE: usize = 4 << 20;
 /// Longest line accepted (guards against reading a huge binary file as text).
-const MAX_LINE: usize = 64 << 20;
+pub(crate) const MAX_LINE: usize = 64 << 20;
 /// UTF-8 byte order mark, skipped at the start of a file.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
