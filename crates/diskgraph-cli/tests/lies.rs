@@ -138,13 +138,18 @@ impl Graph {
         }
     }
 
-    /// `GraphDir::open` refuses the graph, and `diskgraph info` too; returns the error.
+    /// `GraphDir::open` refuses the graph, and so do `diskgraph info` and a run on every
+    /// engine, with the same error; returns it.
     fn refused(&self) -> String {
         let err = GraphDir::open(&self.path)
             .expect_err("open should refuse the graph")
             .to_string();
         let line = fails(&["info", s(&self.path)]);
         assert!(line.contains(&err), "info says {line:?}, open {err:?}");
+        for engine in ENGINES {
+            let line = self.run_fails("wcc", engine);
+            assert!(line.contains(&err), "a run on {engine} says {line:?}, open {err:?}");
+        }
         err
     }
 
@@ -449,6 +454,16 @@ fn grid_edges_outside_their_block_are_caught_by_the_stream_engine_and_verify() {
             "{algorithm}: {line}"
         );
     }
+}
+
+#[test]
+fn grid_weights_that_lie_are_found_by_verify() {
+    let g = graph();
+    g.write_at("grid-2/weights.f32", 0, &1e9f32.to_le_bytes());
+    g.reseal();
+    g.opens();
+    g.verify_finds("edges.bin", "arcs or weights differ from the graph's");
+    g.run_does_not_panic("sssp", "stream");
 }
 
 #[test]
