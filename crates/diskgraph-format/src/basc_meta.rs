@@ -115,17 +115,22 @@ impl LayoutMeta for BascMeta {
         if self.graph_out_adj != out_adj {
             return Err("made for another graph (out.adj checksum differs)".into());
         }
+        if self.count > self.num_vertices {
+            return Err(format!(
+                "count {} exceeds the graph's {} vertices",
+                self.count, self.num_vertices
+            ));
+        }
+        let Some(edges_bytes) = self.edges.checked_mul(4) else {
+            return Err(format!("edges {} is more than any file holds", self.edges));
+        };
         let len = |name: &str| self.files.get(name).map(|f| f.len);
-        if self.files.len() == 2
-            && len(BASC_VERTICES) == Some(self.count * 4)
-            && len(BASC_LISTS) == Some(self.edges * 4)
-        {
+        if self.files.len() == 2 && len(BASC_VERTICES) == Some(self.count * 4) && len(BASC_LISTS) == Some(edges_bytes) {
             Ok(())
         } else {
             Err(format!(
-                "files must be exactly {BASC_VERTICES} of {} bytes and {BASC_LISTS} of {} bytes",
+                "files must be exactly {BASC_VERTICES} of {} bytes and {BASC_LISTS} of {edges_bytes} bytes",
                 self.count * 4,
-                self.edges * 4
             ))
         }
     }

@@ -2,14 +2,17 @@
 //! check ([`verify_basc`]).
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, Read};
 use std::path::PathBuf;
 
+use crate::arc_stream::ArcStream;
 use crate::basc_meta::{basc_layout_name, BascMeta, BASC_FORMAT, BASC_LISTS, BASC_VERSION, BASC_VERTICES};
 use crate::data_file::padded_len;
 use crate::error::FormatError;
 use crate::layout_builder::LayoutBuilder;
 use crate::manifest::OUT_ADJ;
-use crate::read::{Csr, GraphDir};
+use crate::read::{Csr, Direction, GraphDir};
 
 /// Lists gathered into one write of `lists.u32`.
 const LISTS_PER_WRITE: usize = 1 << 16;
@@ -29,19 +32,24 @@ impl BascSelection {
     pub fn open(graph: &GraphDir, layout: &str) -> Result<BascSelection, FormatError> {
         let (dir, meta) = graph.layout_meta::<BascMeta>(layout)?;
         let path = dir.join(BASC_VERTICES);
+        let lists = dir.join(BASC_LISTS);
+        graph.check_inside(&path)?;
+        graph.check_inside(&lists)?;
         let content = |reason: String| FormatError::Content {
             path: path.clone(),
             reason,
         };
-        let data = std::fs::read(&path).map_err(|e| FormatError::io(&path, e))?;
-        if data.len() as u64 != padded_len(meta.count * 4) {
-            return Err(content(format!(
-                "{} bytes, expected {}",
-                data.len(),
-                padded_len(meta.count * 4)
-            )));
+        // The metadata's check has made sure the byte counts do not overflow.
+        let (count_bytes, edges_bytes) = (meta.count * 4, meta.edges * 4);
+        let size = std::fs::metadata(&path).map_err(|e| FormatError::io(&path, e))?.len();
+        if size != padded_len(count_bytes) {
+            return Err(content(format!("{size} bytes, expected {}", padded_len(count_bytes))));
         }
-        let vertices: Vec<u32> = data[..meta.count as usize * 4]
+        let data = std::fs::read(&path).map_err(|e| FormatError::io(&path, e))?;
+        let data = data
+            .get(..count_bytes as usize)
+            .ok_or_else(|| content(format!("{} bytes, expected {}", data.len(), padded_len(count_bytes))))?;
+        let vertices: Vec<u32> = data
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
@@ -51,11 +59,10 @@ impl BascSelection {
         if let Some(&v) = vertices.last().filter(|&&v| u64::from(v) >= meta.num_vertices) {
             return Err(content(format!("vertex {v} out of range (V = {})", meta.num_vertices)));
         }
-        let lists = dir.join(BASC_LISTS);
         let lists_len = std::fs::metadata(&lists).map_err(|e| FormatError::io(&lists, e))?.len();
-        if lists_len != padded_len(meta.edges * 4) {
+        if lists_len != padded_len(edges_bytes) {
             return Err(FormatError::Content {
-                reason: format!("{lists_len} bytes, expected {}", padded_len(meta.edges * 4)),
+                reason: format!("{lists_len} bytes, expected {}", padded_len(edges_bytes)),
                 path: lists,
             });
         }
@@ -186,5 +193,57 @@ pub fn verify_basc(graph: &GraphDir, layout: &str) -> Result<u64, FormatError> {
         entry.check_content(&graph.path().join(layout).join(name))?;
         checked += padded_len(entry.len);
     }
+    check_lists(graph, &s)?;
     Ok(checked)
+}
+
+/// Read buffer of [`check_lists`].
+const LISTS_BUFFER: usize = 1 << 20;
+
+/// `lists.u32` holds exactly the graph's out-lists of the selected vertices, in their order
+/// (streamed through fixed buffers).
+fn check_lists(graph: &GraphDir, s: &BascSelection) -> Result<(), FormatError> {
+    let path = s.lists_path(graph);
+    let file = File::open(&path).map_err(|e| FormatError::io(&path, e))?;
+    let mut lists = BufReader::with_capacity(LISTS_BUFFER, file);
+    let mut arcs = ArcStream::open(graph, Direction::Out, false, LISTS_BUFFER)?;
+    let mut selected = s.vertices().iter().peekable();
+    let mut entry = 0u64;
+    let differ = |entry: u64, reason: String| FormatError::Content {
+        path: path.clone(),
+        reason: format!("entry {entry}: {reason}"),
+    };
+    while let Some((v, _)) = arcs.next_vertex()? {
+        if selected.next_if_eq(&&v).is_none() {
+            continue;
+        }
+        while let Some((d, _)) = arcs.next_arc()? {
+            if entry == s.meta.edges {
+                return Err(differ(
+                    entry,
+                    format!("past the end, the out-list of vertex {v} goes on"),
+                ));
+            }
+            let mut word = [0u8; 4];
+            lists.read_exact(&mut word).map_err(|e| FormatError::io(&path, e))?;
+            let got = u32::from_le_bytes(word);
+            if got != d {
+                return Err(differ(
+                    entry,
+                    format!("vertex {got}, where the out-list of vertex {v} has {d}"),
+                ));
+            }
+            entry += 1;
+        }
+    }
+    if entry != s.meta.edges {
+        return Err(differ(
+            entry,
+            format!(
+                "the selected out-lists end here, the file holds {} entries",
+                s.meta.edges
+            ),
+        ));
+    }
+    Ok(())
 }

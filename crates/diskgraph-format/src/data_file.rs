@@ -67,9 +67,9 @@ pub(crate) fn check_file_list(
     }
 }
 
-/// `len` rounded up to a multiple of [`PAGE`].
+/// `len` rounded up to a multiple of [`PAGE`] (saturating: a length no file can have stays one).
 pub fn padded_len(len: u64) -> u64 {
-    len.div_ceil(PAGE) * PAGE
+    len.div_ceil(PAGE).saturating_mul(PAGE)
 }
 
 /// Checks that `path` has the padded size of logical length `len`.
@@ -85,6 +85,19 @@ pub(crate) fn check_size(path: &Path, len: u64) -> Result<(), FormatError> {
         });
     }
     Ok(())
+}
+
+/// Checks that `path`, through any symlinks, resolves to a place inside the directory whose
+/// canonical path is `root`.
+pub(crate) fn check_inside(root: &Path, path: &Path) -> Result<(), FormatError> {
+    let target = std::fs::canonicalize(path).map_err(|e| FormatError::io(path, e))?;
+    if target.starts_with(root) {
+        return Ok(());
+    }
+    Err(FormatError::OutsideGraph {
+        path: path.to_path_buf(),
+        target,
+    })
 }
 
 /// Reads elements `range` of a file of `T`s.

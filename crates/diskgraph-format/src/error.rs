@@ -112,6 +112,15 @@ pub enum FormatError {
         /// Its value by the metadata file, as JSON text.
         found: String,
     },
+    /// A file or layout directory of a graph resolves, through a symlink, to a place outside
+    /// the graph directory.
+    #[error("{}: resolves through a symlink to {}, outside the graph directory", path.display(), target.display())]
+    OutsideGraph {
+        /// The file or directory as the graph names it.
+        path: PathBuf,
+        /// Where it resolves to.
+        target: PathBuf,
+    },
     /// The output exists and overwriting was not asked for.
     #[error("{}: output already exists (use --force to replace it)", path.display())]
     Exists {

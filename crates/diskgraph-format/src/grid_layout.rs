@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::data_file::{check_size, read_offsets, read_range};
+use crate::data_file::{read_offsets, read_range};
 use crate::error::FormatError;
 use crate::grid_meta::{GridEdge, GridMeta, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS};
 use crate::grid_shape::GridShape;
@@ -34,7 +34,7 @@ impl GridLayout {
     pub fn open(graph: &GraphDir, name: &str) -> Result<GridLayout, FormatError> {
         let (path, meta) = graph.layout_meta::<GridMeta>(name)?;
         for (file, entry) in &meta.files {
-            check_size(&path.join(file), entry.len)?;
+            graph.check_file(&path.join(file), entry.len)?;
         }
         let shape = meta.shape();
         let index = read_offsets(&path.join(GRID_INDEX), shape.num_blocks() + 1, meta.num_arcs)?;

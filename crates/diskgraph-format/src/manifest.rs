@@ -70,6 +70,22 @@ pub fn check_layout_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks the `format` and `version` fields before the rest of the manifest is read, so that a
+/// manifest of another format or version is refused as that, whatever its other fields.
+fn check_format_version(json: &Value) -> Result<(), String> {
+    let format = &json["format"];
+    if format.as_str() != Some(FORMAT_NAME) {
+        return Err(format!("format is {format}, expected {FORMAT_NAME:?}"));
+    }
+    let version = &json["version"];
+    if version.as_u64() != Some(u64::from(FORMAT_VERSION)) {
+        return Err(format!(
+            "version {version} is not supported (this build reads version {FORMAT_VERSION})"
+        ));
+    }
+    Ok(())
+}
+
 /// A `layouts` entry as stored: a record or, in manifests written before layout records, a
 /// bare name.
 enum StoredLayout {
@@ -140,6 +156,7 @@ impl Manifest {
             reason,
         };
         let mut json: Value = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        check_format_version(&json).map_err(bad)?;
         let stored = match json.as_object_mut().and_then(|o| o.remove("layouts")) {
             None => Vec::new(),
             Some(Value::Array(entries)) => entries,
@@ -215,16 +232,8 @@ impl Manifest {
         }
     }
 
+    /// Checks the counts and the file list (`format` and `version` are checked before).
     fn check(&self) -> Result<(), String> {
-        if self.format != FORMAT_NAME {
-            return Err(format!("format is {:?}, expected {FORMAT_NAME:?}", self.format));
-        }
-        if self.version != FORMAT_VERSION {
-            return Err(format!(
-                "version {} is not supported (this build reads version {FORMAT_VERSION})",
-                self.version
-            ));
-        }
         if self.num_vertices > MAX_VERTICES {
             return Err(format!("num_vertices {} exceeds the u32 ID space", self.num_vertices));
         }

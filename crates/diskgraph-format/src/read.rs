@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::basc_meta::BascMeta;
-use crate::data_file::{check_size, read_offsets, read_range};
+use crate::data_file::{check_inside, check_size, read_offsets, read_range};
 use crate::error::FormatError;
 use crate::grid_meta::GridMeta;
 use crate::layout_meta::LayoutMeta;
@@ -74,11 +74,14 @@ impl Csr {
 }
 
 /// An opened graph directory: its manifest has been parsed and checked, every data file has
-/// the size the manifest implies, the offset indexes are monotone and end at the arc count, and
-/// the names index (if any) stays within `names.bin`.
+/// the size the manifest implies and lies inside the directory (no symlink out of it), the
+/// offset indexes are monotone and end at the arc count, and the names index (if any) stays
+/// within `names.bin`.
 #[derive(Clone, Debug)]
 pub struct GraphDir {
     path: PathBuf,
+    /// The directory's canonical path: every file and layout must resolve to a place under it.
+    root: PathBuf,
     manifest: Manifest,
 }
 
@@ -91,11 +94,13 @@ impl GraphDir {
         if !meta.is_dir() {
             return Err(FormatError::io(&path, std::io::Error::other("not a graph directory")));
         }
+        let root = std::fs::canonicalize(&path).map_err(|e| FormatError::io(&path, e))?;
         let manifest = read_manifest(&path)?;
-        for (name, entry) in &manifest.files {
-            check_size(&path.join(name), entry.len)?;
+        check_inside(&root, &path.join(MANIFEST))?;
+        let dir = GraphDir { path, root, manifest };
+        for (name, entry) in &dir.manifest.files {
+            dir.check_file(&dir.file_path(name), entry.len)?;
         }
-        let dir = GraphDir { path, manifest };
         dir.load_offsets(Direction::Out)?;
         if dir.manifest.directed {
             dir.load_offsets(Direction::In)?;
@@ -110,6 +115,18 @@ impl GraphDir {
             })?;
         }
         Ok(dir)
+    }
+
+    /// Checks a data file of the graph or of one of its layouts: it resolves to a place inside
+    /// the graph directory, and has the padded size of logical length `len`.
+    pub(crate) fn check_file(&self, path: &Path, len: u64) -> Result<(), FormatError> {
+        check_inside(&self.root, path)?;
+        check_size(path, len)
+    }
+
+    /// Checks that `path` resolves to a place inside the graph directory.
+    pub(crate) fn check_inside(&self, path: &Path) -> Result<(), FormatError> {
+        check_inside(&self.root, path)
     }
 
     /// Logical length of `names.bin` (0 without names).
@@ -176,6 +193,10 @@ impl GraphDir {
         }
         let dir = self.path.join(name);
         let meta_path = dir.join(M::FILE);
+        // Resolving the metadata file catches a symlinked layout directory too.
+        if meta_path.exists() {
+            self.check_inside(&meta_path)?;
+        }
         let meta = M::read(&meta_path)?;
         meta.check(&self.manifest, name)
             .map_err(|reason| FormatError::Manifest {

@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use crate::data_file::{check_size, read_offsets, read_range};
+use crate::data_file::{read_offsets, read_range};
 use crate::error::FormatError;
 use crate::layout_record::ShardRecord;
 use crate::read::GraphDir;
@@ -37,7 +37,7 @@ impl ShardLayout {
     pub fn open(graph: &GraphDir, name: &str) -> Result<ShardLayout, FormatError> {
         let (path, meta) = graph.layout_meta::<ShardMeta>(name)?;
         for (file, entry) in &meta.files {
-            check_size(&path.join(file), entry.len)?;
+            graph.check_file(&path.join(file), entry.len)?;
         }
         let n = meta.num_shards as usize;
         let windows = read_offsets(&path.join(SHARD_WINDOWS), n * n + 1, meta.num_arcs)?;

@@ -137,6 +137,12 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
 ) -> Result<ImportSummary> {
     let start = Instant::now();
     let info = source.info().clone();
+    // Refused before anything is read: collecting the IDs of such a range would take hours.
+    if let Some(declared) = info.declared_vertices.as_ref().map(|r| r.end.saturating_sub(r.start)) {
+        if declared > diskgraph_format::MAX_VERTICES {
+            bail!("the input declares {declared} vertices: more than the 2^32 a graph can hold");
+        }
+    }
     let directed = !(opts.undirected || info.directed == Some(false));
     let memory = opts.memory.max(1 << 20) as usize;
     let builder = GraphBuilder::create(output, opts.force)?;
