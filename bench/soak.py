@@ -23,8 +23,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 # (algorithm, engine, options): every engine, several algorithms; each a short run.
 JOBS: List[Tuple[str, str, Dict[str, str]]] = [
@@ -50,6 +51,26 @@ JOBS: List[Tuple[str, str, Dict[str, str]]] = [
 # engine its largest interval.
 BUDGET = {"memory": "96MiB", "shards": "64MiB"}
 SMALL = "24MiB"
+
+
+@dataclass
+class Soak:
+    """What one way of running measured."""
+
+    runs: int
+    # Python: this process's RSS after the first 10 runs and at the end; CLI: the runs' peaks,
+    # each job's first and last run averaged over the jobs (KiB).
+    rss_after_10_kib: int
+    rss_end_kib: int
+    # Before the first run, after the first 10 (pools and caches made once are there by then),
+    # at the end.
+    fds: Tuple[int, int, int]
+    threads: Tuple[int, int, int]
+    left: List[str]
+    seconds: float
+    # CLI: the largest growth of one job's peak RSS from its first run to its last.
+    rss_growth_per_job: Optional[float] = None
+    failures: List[str] = field(default_factory=list)
 
 
 def budget(engine: str) -> str:
@@ -95,7 +116,7 @@ def prepare(binary: str, scale: int, work: Path) -> Path:
     return graph
 
 
-def soak_python(graph: Path, scratch: Path, runs: int) -> Dict[str, object]:
+def soak_python(graph: Path, scratch: Path, runs: int) -> Soak:
     import diskgraph
 
     g = diskgraph.open(str(graph))
@@ -113,21 +134,18 @@ def soak_python(graph: Path, scratch: Path, runs: int) -> Dict[str, object]:
         if i == 9:
             rss10 = rss_kib()
             fds10, threads10 = count("/proc/self/fd"), count("/proc/self/task")
-    seconds = time.perf_counter() - t0
-    return {
-        "runs": runs,
-        "rss_after_10_kib": rss10,
-        "rss_end_kib": rss_kib(),
-        # Before the first run, after the first 10 (pools and caches made once are there by
-        # then), at the end.
-        "fds": (fds0, fds10, count("/proc/self/fd")),
-        "threads": (threads0, threads10, count("/proc/self/task")),
-        "left": leftovers(scratch, graph),
-        "seconds": seconds,
-    }
+    return Soak(
+        runs=runs,
+        rss_after_10_kib=rss10,
+        rss_end_kib=rss_kib(),
+        fds=(fds0, fds10, count("/proc/self/fd")),
+        threads=(threads0, threads10, count("/proc/self/task")),
+        left=leftovers(scratch, graph),
+        seconds=time.perf_counter() - t0,
+    )
 
 
-def soak_cli(binary: str, graph: Path, scratch: Path, runs: int) -> Dict[str, object]:
+def soak_cli(binary: str, graph: Path, scratch: Path, runs: int) -> Soak:
     fds0, threads0 = count("/proc/self/fd"), count("/proc/self/task")
     env = dict(os.environ, TMPDIR=str(scratch))
     first: Dict[int, int] = {}
@@ -151,40 +169,34 @@ def soak_cli(binary: str, graph: Path, scratch: Path, runs: int) -> Dict[str, ob
         peak = usage.ru_maxrss  # KiB
         first.setdefault(j, peak)
         last[j] = peak
-    seconds = time.perf_counter() - t0
-    growth = max(last[j] / first[j] for j in first)
-    return {
-        "runs": runs,
-        # Each job's peak the first time it ran (all within the first runs) and the last time.
-        "rss_after_10_kib": sum(first.values()) // len(first),
-        "rss_end_kib": sum(last.values()) // len(last),
-        "rss_growth_per_job": growth,
-        "fds": (fds0, fds0, count("/proc/self/fd")),
-        "threads": (threads0, threads0, count("/proc/self/task")),
-        "left": leftovers(scratch, graph),
-        "failures": failures,
-        "seconds": seconds,
-    }
+    return Soak(
+        runs=runs,
+        rss_after_10_kib=sum(first.values()) // len(first),
+        rss_end_kib=sum(last.values()) // len(last),
+        fds=(fds0, fds0, count("/proc/self/fd")),
+        threads=(threads0, threads0, count("/proc/self/task")),
+        left=leftovers(scratch, graph),
+        seconds=time.perf_counter() - t0,
+        rss_growth_per_job=max(last[j] / first[j] for j in first),
+        failures=failures,
+    )
 
 
-def check(name: str, r: Dict[str, object], slack: float) -> List[str]:
+def check(name: str, r: Soak, slack: float) -> List[str]:
+    """The bounds `r` breaks."""
     broken = []
-    rss10, rss_end = int(r["rss_after_10_kib"]), int(r["rss_end_kib"])  # type: ignore[call-overload]
-    if rss_end > rss10 * (1 + slack):
-        broken.append(f"{name}: RSS grew from {rss10} KiB after 10 runs to {rss_end} KiB")
-    growth = r.get("rss_growth_per_job")
-    if isinstance(growth, float) and growth > 1 + slack:
+    if r.rss_end_kib > r.rss_after_10_kib * (1 + slack):
+        broken.append(f"{name}: RSS grew from {r.rss_after_10_kib} KiB after 10 runs to {r.rss_end_kib} KiB")
+    growth = r.rss_growth_per_job
+    if growth is not None and growth > 1 + slack:
         broken.append(f"{name}: a job's peak RSS grew {growth:.2f}x from its first run to its last")
-    _, fds10, fds1 = r["fds"]  # type: ignore[misc]
-    if fds1 > fds10:
-        broken.append(f"{name}: {fds1 - fds10} descriptors leaked")
-    _, t10, t1 = r["threads"]  # type: ignore[misc]
-    if t1 > t10:
-        broken.append(f"{name}: {t1 - t10} threads left")
-    if r["left"]:
-        broken.append(f"{name}: left behind: {r['left']}")
-    for f in r.get("failures", []) or []:  # type: ignore[attr-defined]
-        broken.append(f"{name}: run failed: {f}")
+    if r.fds[2] > r.fds[1]:
+        broken.append(f"{name}: {r.fds[2] - r.fds[1]} descriptors leaked")
+    if r.threads[2] > r.threads[1]:
+        broken.append(f"{name}: {r.threads[2] - r.threads[1]} threads left")
+    if r.left:
+        broken.append(f"{name}: left behind: {r.left}")
+    broken += [f"{name}: run failed: {f}" for f in r.failures]
     return broken
 
 
@@ -203,7 +215,7 @@ def main() -> int:
     work = a.work or Path(tempfile.mkdtemp(prefix="diskgraph-soak-"))
     work.mkdir(parents=True, exist_ok=True)
     graph = prepare(binary, a.scale, work)
-    results: Dict[str, Dict[str, object]] = {}
+    results: Dict[str, Soak] = {}
     # The CLI first: a child's peak RSS counts from its parent's at fork, which the Python runs
     # would raise.
     for mode in ["cli", "python"] if a.mode == "both" else [a.mode]:
@@ -217,15 +229,18 @@ def main() -> int:
     print(f"{'mode':8} {'runs':>6} {'RSS@10 KiB':>11} {'RSS end KiB':>12} {'fds':>12} {'threads':>12} {'left':>5} {'seconds':>8}")
     broken: List[str] = []
     for mode, r in results.items():
-        fds, threads = r["fds"], r["threads"]
+        fds, threads = "/".join(map(str, r.fds)), "/".join(map(str, r.threads))
         print(
-            f"{mode:8} {r['runs']:>6} {r['rss_after_10_kib']:>11} {r['rss_end_kib']:>12} "
-            f"{'%d/%d/%d' % fds:>12} {'%d/%d/%d' % threads:>12} {len(r['left']):>5} {r['seconds']:>8.1f}"  # type: ignore[arg-type]
+            f"{mode:8} {r.runs:>6} {r.rss_after_10_kib:>11} {r.rss_end_kib:>12} "
+            f"{fds:>12} {threads:>12} {len(r.left):>5} {r.seconds:>8.1f}"
         )
         broken += check(mode, r, a.rss_slack)
-    if "cli" in results:
-        print(f"cli: RSS columns are runs' peaks, the mean over the jobs of each job's first and last run; "
-              f"largest first-to-last growth of one job {results['cli']['rss_growth_per_job']:.3f}x")
+    cli = results.get("cli")
+    if cli is not None and cli.rss_growth_per_job is not None:
+        print(
+            "cli: RSS columns are runs' peaks, the mean over the jobs of each job's first and last run; "
+            f"largest first-to-last growth of one job {cli.rss_growth_per_job:.3f}x"
+        )
     print("fds, threads: before the first run / after the first 10 / at the end")
     print(f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} KiB")
     for b in broken:
