@@ -18,8 +18,8 @@ use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
-    human_bytes, recorder, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, Observer, RunStats, Source,
-    Sources, Vertices,
+    human_bytes, recorder, Cancel, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, Observer, RunStats,
+    Source, Sources, Vertices,
 };
 use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
@@ -105,6 +105,9 @@ pub struct RunRequest {
     pub in_id_order: bool,
     /// Called with each engine step's record as the step ends (progress display).
     pub progress: Option<Observer>,
+    /// The run's stop request (Ctrl-C, KeyboardInterrupt): once set, the run ends at its next
+    /// cancellation point with [`EngineError::Cancelled`](diskgraph_engine::EngineError::Cancelled).
+    pub cancel: Option<Cancel>,
 }
 
 impl RunRequest {
@@ -117,6 +120,7 @@ impl RunRequest {
             static_cache: None,
             in_id_order: true,
             progress: None,
+            cancel: None,
         }
     }
 
@@ -452,7 +456,9 @@ fn execute<E: Engine>(
     mut stats: RunStats,
 ) -> Result<Ran, AlgoError> {
     let params = &req.params;
-    g.recorder().open(start, req.progress.clone(), g.snapshot());
+    g.recorder()
+        .open(start, req.progress.clone(), req.cancel.clone(), g.snapshot());
+    g.check_cancelled()?;
     let vertices = g.vertices();
     let source = match alg.source_option() {
         Some(spec) => Some(match params.source(spec) {
@@ -476,6 +482,9 @@ fn execute<E: Engine>(
         sources,
     };
     let outcome = recorder::sampled(g, || f(g, &run))?;
+    // A run that ends between its last cancellation point and here is still one that was
+    // asked to stop: its caller must not take the answer for a whole one.
+    g.check_cancelled()?;
     g.record(&mut stats);
     stats.edges_processed = g.edges_counted().unwrap_or(0);
     let log = g.recorder().close(g.snapshot(), outcome.edges_processed);

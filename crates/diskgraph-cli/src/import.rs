@@ -83,6 +83,10 @@ impl Progress for Shown {
     fn warn(&mut self, message: &str) {
         eprintln!("warning: {message}");
     }
+
+    fn interrupted(&self) -> bool {
+        self.0.interrupted()
+    }
 }
 
 pub fn run(a: Args) -> Result<()> {

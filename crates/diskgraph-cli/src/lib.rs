@@ -10,6 +10,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+pub mod interrupt;
 mod names;
 mod out_path;
 mod output;
@@ -85,6 +86,19 @@ where
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    // Ctrl-C stops these commands cleanly (see [`interrupt`]); the others die by it.
+    let catch = match &cli.command {
+        Command::Import(_) | Command::Generate(_) | Command::Partition(_) | Command::Run(_) => {
+            match interrupt::Catch::start() {
+                Ok(catch) => Some(catch),
+                Err(e) => {
+                    eprintln!("diskgraph: error: cannot catch Ctrl-C: {e}");
+                    return 1;
+                }
+            }
+        }
+        _ => None,
+    };
     let result = match cli.command {
         Command::Import(a) => import::run(a),
         Command::Generate(g) => generate::run(g),
@@ -100,8 +114,13 @@ where
         Command::Device(a) => device::run(a),
         Command::Threshold(a) => threshold::run(a),
     };
+    drop(catch);
     match result {
         Ok(()) => 0,
+        Err(e) if interrupt::is_interrupt(&e) => {
+            eprintln!("diskgraph: interrupted");
+            interrupt::EXIT_INTERRUPTED
+        }
         Err(e) if e.is::<diskgraph_prep::reorder::GorderSuspended>() => {
             eprintln!("diskgraph: {}", one_line(&e));
             EXIT_SUSPENDED

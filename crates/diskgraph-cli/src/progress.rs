@@ -62,6 +62,10 @@ impl diskgraph_prep::Progress for Bar {
             bar.finish_and_clear();
         }
     }
+
+    fn interrupted(&self) -> bool {
+        crate::interrupt::requested()
+    }
 }
 
 /// A run's steps as they end, on one line of stderr: the step, its active vertices, the bytes it

@@ -217,6 +217,7 @@ pub fn run(a: Args) -> Result<()> {
         params: params(&a, names.as_ref().map(Names::new).as_ref())?,
         // Rows are put in ID order only to be written.
         in_id_order: a.out.is_some(),
+        cancel: Some(crate::interrupt::cancel()),
         ..RunRequest::new(&a.algorithm)
     };
     let out = run_showing_steps(&g, &mut req).with_context(|| format!("{} on {}", a.algorithm, a.graph.display()))?;

@@ -151,6 +151,13 @@ pub trait Engine: Sync {
         self.recorder().step(active, || self.snapshot());
     }
 
+    /// [`EngineError::Cancelled`] once the run was asked to stop (see [`Cancel`](crate::Cancel)):
+    /// engines call it where a step starts, algorithms once per iteration of a loop of their
+    /// own.
+    fn check_cancelled(&self) -> Result<(), EngineError> {
+        self.recorder().check_cancelled()
+    }
+
     /// Checks an internal vertex ID (a source) against the graph.
     fn check_vertex(&self, v: u32) -> Result<(), EngineError> {
         if (v as usize) < self.num_vertices() {

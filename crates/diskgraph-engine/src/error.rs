@@ -65,6 +65,9 @@ pub enum EngineError {
     /// An original ID that is not a vertex of the graph.
     #[error("source vertex {0} is not a vertex of the graph")]
     NoSuchVertex(u64),
+    /// The run was asked to stop ([`Cancel`](crate::Cancel)): Ctrl-C, KeyboardInterrupt.
+    #[error("interrupted")]
+    Cancelled,
     /// An internal vertex ID out of range.
     #[error("vertex {vertex} is out of range (the graph has {num_vertices} vertices)")]
     InvalidVertex {

@@ -14,12 +14,13 @@
 //!   are generated.
 //! - [`GraphIndex`]: a graph's IDs and offsets loaded once for many runs.
 //! - [`Recorder`]: the run's log over time (per step and per I/O interval), which every engine
-//!   keeps the same way ([`recorder`]).
+//!   keeps the same way ([`recorder`]); it also carries the run's stop request ([`Cancel`]).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod budget;
+mod cancel;
 mod contract;
 pub mod engine_options;
 mod error;
@@ -35,6 +36,7 @@ pub mod sync;
 mod vertices;
 
 pub use budget::parse_size;
+pub use cancel::Cancel;
 pub use contract::{Engine, EngineKind, Lists};
 pub use error::{human_bytes, EngineError};
 pub use index::{GraphIndex, OffsetsIndex};

@@ -18,12 +18,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{mpsc, Arc, Mutex, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::Engine;
+use crate::{Cancel, Engine, EngineError};
 
 /// How often [`sampled`] reads the engine's bytes read.
 pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(50);
@@ -207,16 +207,23 @@ struct Log {
     samples_in_step: usize,
 }
 
-/// The run's log, held by the engine and opened by the registry (see the module docs).
+/// The run's log, held by the engine and opened by the registry (see the module docs); it also
+/// carries the run's stop request, which the engine polls ([`Recorder::check_cancelled`]).
 #[derive(Debug, Default)]
 pub struct Recorder {
     log: Mutex<Option<Log>>,
+    /// The stop request of the run the recorder was first opened for (a lock-free poll).
+    cancel: OnceLock<Cancel>,
 }
 
 impl Clone for Recorder {
-    /// A closed recorder: a copy of an engine keeps a log of its own.
+    /// A closed recorder with the same stop request: a copy of an engine keeps a log of its
+    /// own, and stops with the run.
     fn clone(&self) -> Self {
-        Recorder::default()
+        Recorder {
+            log: Mutex::default(),
+            cancel: self.cancel.clone(),
+        }
     }
 }
 
@@ -230,9 +237,14 @@ pub struct Recorded {
 }
 
 impl Recorder {
-    /// Opens the log: its clock starts at `start`, `observer` sees every step, and the time and
-    /// bytes up to now (opening the graph, `at`) become step 0.
-    pub fn open(&self, start: Instant, observer: Option<Observer>, at: Snapshot) {
+    /// Opens the log: its clock starts at `start`, `observer` sees every step, `cancel` (if
+    /// any) is the run's stop request, and the time and bytes up to now (opening the graph,
+    /// `at`) become step 0. An engine serves one run: a second opening keeps the first's
+    /// stop request.
+    pub fn open(&self, start: Instant, observer: Option<Observer>, cancel: Option<Cancel>, at: Snapshot) {
+        if let Some(cancel) = cancel {
+            let _ = self.cancel.set(cancel);
+        }
         let log = Log {
             start,
             observer,
@@ -249,6 +261,12 @@ impl Recorder {
         };
         *self.lock() = Some(log);
         self.step(None, || at);
+    }
+
+    /// [`EngineError::Cancelled`] once the run's stop request is set (never for a recorder
+    /// opened without one).
+    pub fn check_cancelled(&self) -> Result<(), EngineError> {
+        self.cancel.get().map_or(Ok(()), Cancel::check)
     }
 
     /// Whether the log is open (steps and samples are recorded).
@@ -426,7 +444,7 @@ mod tests {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let s2 = Arc::clone(&seen);
         let observer = Observer::new(move |rec| s2.lock().unwrap().push(rec.step));
-        r.open(Instant::now(), Some(observer), snap(100, 0));
+        r.open(Instant::now(), Some(observer), None, snap(100, 0));
         r.step(Some(5), || snap(150, 10));
         r.step(Some(7), || snap(150, 30));
         let log = r.close(snap(170, 30), Some(40));
@@ -451,9 +469,20 @@ mod tests {
     }
 
     #[test]
+    fn the_stop_request_is_polled_once_set() {
+        let r = Recorder::default();
+        assert!(r.check_cancelled().is_ok());
+        let cancel = Cancel::new();
+        r.open(Instant::now(), None, Some(cancel.clone()), snap(0, 0));
+        assert!(r.check_cancelled().is_ok());
+        cancel.cancel();
+        assert!(matches!(r.check_cancelled(), Err(EngineError::Cancelled)));
+    }
+
+    #[test]
     fn closing_adds_nothing_when_the_steps_counted_everything() {
         let r = Recorder::default();
-        r.open(Instant::now(), None, snap(0, 0));
+        r.open(Instant::now(), None, None, snap(0, 0));
         r.step(None, || snap(10, 3));
         assert_eq!(r.close(snap(10, 3), None).steps.len(), 2);
     }
@@ -461,7 +490,7 @@ mod tests {
     #[test]
     fn a_long_log_is_thinned_not_grown_and_keeps_its_totals() {
         let r = Recorder::default();
-        r.open(Instant::now(), None, snap(0, 0));
+        r.open(Instant::now(), None, None, snap(0, 0));
         let n = 3 * MAX_RECORDS as u64 + 5;
         for i in 1..=n {
             r.step(Some(1), || snap(i, 2 * i));
@@ -483,7 +512,7 @@ mod tests {
             bytes_live: false,
             ..snap(bytes, 0)
         };
-        r.open(Instant::now(), None, round(0));
+        r.open(Instant::now(), None, None, round(0));
         for _ in 0..3 {
             std::thread::sleep(Duration::from_millis(5));
             r.sample(0);

@@ -15,7 +15,7 @@ pub mod shards;
 pub mod sort;
 mod source;
 
-pub use import::{import, ImportOptions, ImportSummary, NoProgress, Progress};
+pub use import::{import, ImportOptions, ImportSummary, Interrupted, NoProgress, Progress};
 pub use partition::{partition, partition_with_key, PartitionOptions, PartitionSummary, SortOrder};
 pub use reorder::{reorder, Method, ReorderOptions, ReorderSummary};
 pub use shards::{partition_shards, ShardOptions, ShardSummary};

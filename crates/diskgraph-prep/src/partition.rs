@@ -374,7 +374,7 @@ fn count_blocks(g: &GraphDir, plan: &Plan, mem: &Memory, progress: &mut dyn Prog
         while let Some((v, _)) = s.next_arc()? {
             counts[plan.block(k, plan.minor(v)) + 1] += 1;
         }
-        ticker.tick(progress, s.position());
+        ticker.tick(progress, s.position())?;
     }
     for b in 1..counts.len() {
         counts[b] += counts[b - 1];
@@ -394,11 +394,13 @@ impl Ticker {
         Ticker { next: Self::STEP }
     }
 
-    fn tick(&mut self, progress: &mut dyn Progress, arcs: u64) {
+    /// Errors: [`Interrupted`](crate::import::Interrupted) when `progress` asks to stop.
+    fn tick(&mut self, progress: &mut dyn Progress, arcs: u64) -> Result<()> {
         if arcs >= self.next {
-            progress.update(arcs);
             self.next = arcs + Self::STEP;
+            return crate::import::advance(progress, arcs);
         }
+        Ok(())
     }
 }
 
@@ -542,7 +544,7 @@ fn write_stripes(
         while let Some((v, w)) = s.next_arc()? {
             stripe.push(plan.minor(v), plan.edge(u, v), w, out)?;
         }
-        ticker.tick(progress, s.position());
+        ticker.tick(progress, s.position())?;
     }
     if current.is_some() {
         stripe.finish(out)?;
@@ -610,7 +612,7 @@ where
             counts[r.block as usize + 1] += 1;
             sorter.push(*r).with_context(scratch_err)?;
         }
-        progress.update(s.position());
+        crate::import::advance(progress, s.position())?;
         if !more {
             break;
         }

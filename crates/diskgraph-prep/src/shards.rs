@@ -308,11 +308,13 @@ impl Ticker {
         Ticker { next: Self::STEP }
     }
 
-    fn tick(&mut self, progress: &mut dyn Progress, arcs: u64) {
+    /// Errors: [`Interrupted`](crate::import::Interrupted) when `progress` asks to stop.
+    fn tick(&mut self, progress: &mut dyn Progress, arcs: u64) -> Result<()> {
         if arcs >= self.next {
-            progress.update(arcs);
             self.next = arcs + Self::STEP;
+            return crate::import::advance(progress, arcs);
         }
+        Ok(())
     }
 }
 
@@ -337,7 +339,7 @@ fn count_windows(g: &GraphDir, intervals: &[u32], mem: &Memory, progress: &mut d
         while let Some((d, _)) = s.next_arc()? {
             counts[interval_of(intervals, d) as usize * n + p + 1] += 1;
         }
-        ticker.tick(progress, s.position());
+        ticker.tick(progress, s.position())?;
     }
     for w in 1..counts.len() {
         counts[w] += counts[w - 1];
@@ -455,7 +457,7 @@ fn write_windows(
         while let Some((d, _)) = s.next_arc()? {
             stripe.push(interval_of(intervals, d) as usize, v, d, out)?;
         }
-        ticker.tick(progress, s.position());
+        ticker.tick(progress, s.position())?;
     }
     if current.is_some() {
         stripe.finish(out)?;

@@ -203,6 +203,7 @@ pub fn run_error(e: AlgoError) -> PyErr {
             InvalidVertex::new_err(msg)
         }
         AlgoError::Engine(EngineError::Scratch { .. }) => DiskgraphError::new_err(msg),
+        AlgoError::Engine(EngineError::Cancelled) => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
         AlgoError::Engine(_) | AlgoError::InvalidSetting(_) | AlgoError::UnknownAlgorithm(_) => {
             PyValueError::new_err(msg)
         }

@@ -453,7 +453,18 @@ impl PyGraph {
         }
         req.index = self.loaded_index();
         req.progress = progress.as_ref().map(options::Progress::observer);
-        let ran = py.detach(|| registry::run(&self.dir, &req));
+        let ran = crate::interrupt::interruptible(py, |cancel| {
+            req.cancel = Some(cancel);
+            registry::run(&self.dir, &req)
+        });
+        let ran = match ran {
+            Ok(ran) => ran,
+            Err(raised) => {
+                // The progress callback's own exception, if any, is dropped for the interrupt.
+                drop(progress);
+                return Err(raised);
+            }
+        };
         if let Some(progress) = progress {
             progress.finish()?;
         }

@@ -13,6 +13,7 @@ mod cli;
 mod errors;
 mod graph;
 mod importer;
+mod interrupt;
 mod options;
 mod report;
 mod static_cache;

@@ -145,6 +145,10 @@ pub fn betweenness(g: &MemoryGraph, opts: &BcOptions) -> Result<Betweenness, Alg
         .fold(
             || (vec![0.0f64; n], 0usize, 0u64, Scratch::new(n)),
             |(mut bc, levels, arcs, mut s), &source| {
+                // A stopped run skips its remaining sources (checked below).
+                if g.check_cancelled().is_err() {
+                    return (bc, levels, arcs, s);
+                }
                 let (depth, examined) = s.single_source(n, source, |v| out.neighbours(v));
                 for &v in &s.order[1..] {
                     bc[v as usize] += s.delta[v as usize];
@@ -161,6 +165,7 @@ pub fn betweenness(g: &MemoryGraph, opts: &BcOptions) -> Result<Betweenness, Alg
                 (a, la + lb, ea + eb)
             },
         );
+    g.check_cancelled()?;
     Ok(Betweenness {
         values: scale(raw, g.directed(), opts),
         sources: opts.sources.len(),

@@ -141,6 +141,7 @@ pub fn msbfs(g: &MemoryGraph, sources: &[u32], want_matrix: bool) -> Result<Mult
     let mut state = State::new(g.num_vertices(), sources, want_matrix)?;
     let mut edges = 0u64;
     while !state.frontier.is_empty() {
+        g.check_cancelled()?;
         let frontier = std::mem::take(&mut state.frontier);
         let parts: Vec<(Vec<u32>, u64)> = frontier
             .par_chunks(chunk_len(frontier.len(), 64))

@@ -281,6 +281,7 @@ impl PageRank {
         // Fixed-size blocks keep the error sum independent of the thread count.
         let chunk = 2048;
         while iterations < limit {
+            g.check_cancelled()?;
             contrib
                 .par_iter_mut()
                 .zip(&x)

@@ -69,6 +69,7 @@ impl SelectiveGraph {
         compute: &C,
     ) -> Result<(), EngineError> {
         assert_eq!(active.num_vertices(), self.n, "subset over another graph");
+        self.check_cancelled()?;
         let adj = self.adjacency(d)?;
         let (files, weights) = match (&adj.weighted, weights) {
             (Some(w), true) => (w, true),
@@ -177,6 +178,7 @@ impl SelectiveGraph {
     ///
     /// Errors: [`EngineError::MissingInEdges`] or an I/O failure.
     pub fn scan_weights(&self, d: Direction, f: impl Fn(u64, &[f32]) + Sync) -> Result<(), EngineError> {
+        self.check_cancelled()?;
         let adj = self.adjacency(d)?;
         let Some(set) = &adj.weights_only else {
             return Ok(());

@@ -239,6 +239,7 @@ impl ShardGraph {
                 if plan.vertices.is_empty() {
                     continue;
                 }
+                self.check_cancelled()?;
                 self.timed(|| self.load(&plan, needs, &mut columns))?;
                 let interval = Interval::group(&self.layout, &plan, needs, &columns)?;
                 let range = plan.vertices.start as usize..plan.vertices.end as usize;

@@ -449,6 +449,7 @@ impl StreamGraph {
         if pass.mrt == 0 {
             return Err(EngineError::Setting("a pass needs mrt of at least 1".into()));
         }
+        self.check_cancelled()?;
         let edges_path = self.layout.edges_path();
         let exec = load::Exec {
             f: &edge_fn,

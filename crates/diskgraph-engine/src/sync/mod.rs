@@ -478,6 +478,7 @@ impl ListReader<'_> {
 
     fn read(&mut self, d: Direction, v: u32, weights: bool) -> Result<(), EngineError> {
         let g = self.g;
+        g.check_cancelled()?;
         let t = Instant::now();
         let (lo, hi) = g.range(d, v, &mut self.bytes)?;
         let side = g.side(d)?;

@@ -104,6 +104,25 @@ pub trait Progress {
     fn finish(&mut self);
     /// A warning about the input (it names the file and line); shown nowhere by default.
     fn warn(&mut self, _message: &str) {}
+    /// Whether the operation was asked to stop (Ctrl-C): polled where progress is passed on,
+    /// it then ends with [`Interrupted`], removing what it wrote. Never, by default.
+    fn interrupted(&self) -> bool {
+        false
+    }
+}
+
+/// The error of an operation stopped through [`Progress::interrupted`].
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
+/// Passes `done` on to `progress`, then fails with [`Interrupted`] if it asks to stop.
+pub(crate) fn advance(progress: &mut dyn Progress, done: u64) -> Result<()> {
+    progress.update(done);
+    match progress.interrupted() {
+        true => Err(Interrupted.into()),
+        false => Ok(()),
+    }
 }
 
 /// A [`Progress`] that shows nothing.
@@ -190,7 +209,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
             summary.warnings.push(warning);
         }
         summary.input_edges += batch.len() as u64;
-        progress.update(source.progress().0);
+        advance(progress, source.progress().0)?;
     }
     for id in source.extra_vertices() {
         ids.insert(id).with_context(scratch_err)?;
@@ -258,7 +277,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
             r.push(N::new(d, s, e.weight())).with_context(scratch_err)?;
         }
         if out.num_edges().is_multiple_of(1 << 20) {
-            progress.update(out.num_edges());
+            advance(progress, out.num_edges())?;
         }
     }
     summary.bytes_written += sorted.bytes_written();
@@ -276,7 +295,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         while let Some(e) = sorted.next().with_context(scratch_err)? {
             inn.push(e.key(), e.other(), e.weight())?;
             if inn.num_edges().is_multiple_of(1 << 20) {
-                progress.update(inn.num_edges());
+                advance(progress, inn.num_edges())?;
             }
         }
         summary.bytes_written += sorted.bytes_written();
