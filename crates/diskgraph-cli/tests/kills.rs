@@ -509,3 +509,27 @@ fn runs_on_the_stream_engine_writing_results_survive_kills() {
         8,
     );
 }
+
+#[test]
+fn a_replace_killed_between_its_renames_keeps_the_old_graph() {
+    // `import --force` moves the old graph aside, then renames the new one in; killed in
+    // between, the old one is put back by the next writer of the name.
+    let dir = tempfile::tempdir().unwrap();
+    kronecker(dir.path());
+    let g = dir.path().join("g");
+    let before = contents(&g, dir.path());
+    // No process has a pid this high: the writer is gone.
+    std::fs::rename(&g, dir.path().join(".g.old-4294967295-1")).unwrap();
+    let text = dir.path().join("edges.txt");
+    text_input(&text);
+    let out = diskgraph(&["import", s(&text), "-o", s(&g)]);
+    assert!(
+        !out.status.success(),
+        "the old graph is back: replacing it needs --force"
+    );
+    assert!(verifies(&g));
+    assert_eq!(contents(&g, dir.path()), before);
+    ok(&["import", s(&text), "-o", s(&g), "--force"]);
+    assert!(verifies(&g));
+    assert_eq!(temporaries(dir.path()), Vec::<PathBuf>::new());
+}

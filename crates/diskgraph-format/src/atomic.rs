@@ -50,6 +50,30 @@ pub fn remove_stale_temporaries_of(dir: &Path, name: &str) {
     remove_stale(dir, |of| of == name);
 }
 
+/// When `dir/name` is missing, puts back the entry a writer that is no longer running moved
+/// aside to replace it (`.NAME.old-<pid>-<nanos>`): the writer died between moving the old entry
+/// aside and renaming the new one in, and the old entry is the last whole one. Best effort.
+pub(crate) fn restore_replaced(dir: &Path, name: &str) {
+    let target = dir.join(name);
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let entry_name = entry.file_name().to_string_lossy().into_owned();
+        let Some((of, pid)) = temporary_of(&entry_name) else {
+            continue;
+        };
+        let old = entry_name.starts_with(&format!(".{name}.old-"));
+        if of == name && old && pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            if std::fs::rename(entry.path(), &target).is_ok() {
+                sync_dir(dir);
+            }
+            return;
+        }
+    }
+}
+
 /// Removes the temporaries of `dir` whose entry name passes `wanted` and whose writers are gone.
 fn remove_stale(dir: &Path, wanted: impl Fn(&str) -> bool) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -127,5 +151,27 @@ mod tests {
         let mut want = vec![".g.tmp-x-1".to_string(), ".h.tmp-4294967295-1".into(), "g".into(), mine];
         want.sort();
         assert_eq!(left, want);
+    }
+
+    #[test]
+    fn a_dead_writers_moved_aside_entry_is_put_back_when_the_name_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join(".g.old-4294967295-1");
+        std::fs::create_dir(&old).unwrap();
+        std::fs::write(old.join("manifest.json"), b"{}").unwrap();
+        std::fs::create_dir(dir.path().join(".g.tmp-4294967295-2")).unwrap();
+        restore_replaced(dir.path(), "h");
+        assert!(old.exists(), "another name's");
+        restore_replaced(dir.path(), "g");
+        assert!(!old.exists());
+        assert_eq!(std::fs::read(dir.path().join("g/manifest.json")).unwrap(), b"{}");
+        // The name exists now: nothing more is moved.
+        std::fs::create_dir(dir.path().join(".g.old-4294967295-3")).unwrap();
+        restore_replaced(dir.path(), "g");
+        assert!(dir.path().join(".g.old-4294967295-3").exists());
+        assert!(
+            dir.path().join(".g.tmp-4294967295-2").exists(),
+            "what was being written is never put in place"
+        );
     }
 }

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::atomic::{remove_path, remove_stale_temporaries_of, sync_dir, temporary_name, write_synced};
+use crate::atomic::{
+    remove_path, remove_stale_temporaries_of, restore_replaced, sync_dir, temporary_name, write_synced,
+};
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
 use crate::manifest::{Manifest, IDS, MANIFEST, NAMES_BIN, NAMES_IDX};
@@ -177,10 +179,10 @@ pub struct GraphBuilder {
 }
 
 impl GraphBuilder {
-    /// Starts a graph at `path`. Fails if `path` exists and `force` is false. Removes the
-    /// temporaries of earlier builders of `path` that died.
+    /// Starts a graph at `path`. Fails if `path` exists and `force` is false. Puts back a graph
+    /// an earlier builder moved aside to replace it and died before renaming its own in, and
+    /// removes the temporaries of earlier builders of `path` that died.
     pub fn create(path: &Path, force: bool) -> Result<Self, FormatError> {
-        check_replaceable(path, force)?;
         let name = path
             .file_name()
             .ok_or_else(|| FormatError::io(path, std::io::Error::other("output path has no final component")))?
@@ -190,6 +192,8 @@ impl GraphBuilder {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        restore_replaced(&parent, &name);
+        check_replaceable(path, force)?;
         remove_stale_temporaries_of(&parent, &name);
         let tmp_path = parent.join(temporary_name(&name, "tmp"));
         // Errors name the path asked for, never the temporary one.
