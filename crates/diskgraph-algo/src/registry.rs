@@ -310,12 +310,17 @@ fn csr_bytes(graph: &GraphDir, v: &Variant) -> u64 {
 fn check_options(alg: &Algorithm, params: &Params, engine: EngineKind, auto: bool) -> Result<(), AlgoError> {
     for name in params.given() {
         let spec = option(alg, name)?;
+        // The engines that honour an option and run this algorithm; when none runs it, the
+        // engines the option is for, so the message never names no engine.
         let honour = |engines: Engines| -> Vec<&'static str> {
-            EngineKind::ALL
-                .into_iter()
-                .filter(|e| engines.contains(*e) && alg.variant(*e).is_some())
-                .map(EngineKind::name)
-                .collect()
+            let of = |runs: bool| -> Vec<&'static str> {
+                EngineKind::ALL
+                    .into_iter()
+                    .filter(|e| engines.contains(*e) && (!runs || alg.variant(*e).is_some()))
+                    .map(EngineKind::name)
+                    .collect()
+            };
+            Some(of(true)).filter(|e| !e.is_empty()).unwrap_or_else(|| of(false))
         };
         let mine = alg.option(name).is_some();
         if !spec.engines.contains(engine) && (mine || !auto) {

@@ -130,6 +130,9 @@ fn options_that_do_not_apply_are_errors() {
     );
     let msg = fails(&["run", "bfs", s(&g), "--engine", "memory", "--mrt", "3"]);
     assert!(msg.contains("option mrt is for the stream engine"), "{msg}");
+    // bfs has no shards variant: the message still names the engine the option is for.
+    let msg = fails(&["run", "bfs", s(&g), "--engine", "stream", "--scratch", "/tmp"]);
+    assert!(msg.contains("option scratch is for the shards engine"), "{msg}");
     let msg = fails(&["run", "wcc", s(&g), "--engine", "selective", "--method", "union-find"]);
     assert!(
         msg.contains("wcc's option method applies to the stream engine"),
