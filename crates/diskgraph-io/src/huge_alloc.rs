@@ -62,9 +62,82 @@ unsafe impl GlobalAlloc for HugePageAlloc {
     }
 }
 
+/// Allocations at least this large get a mapping of their own once [`return_large_blocks`] ran.
+pub const MMAP_THRESHOLD: usize = 1 << 20;
+
+/// Has glibc's malloc serve every allocation of at least [`MMAP_THRESHOLD`] bytes with a mapping
+/// of its own, unmapped when freed. By default glibc raises that threshold each time such a
+/// block is freed (up to 32 MiB), after which a process's many-megabyte vertex arrays come from
+/// its heaps, whose freed memory it keeps: a long-lived process running one graph run after
+/// another (Python) grows its RSS by hundreds of MiB it never uses again (`bench/soak.py`). Returns
+/// whether the allocator took the setting (false on a C library other than glibc).
+pub fn return_large_blocks() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallopt only sets a tunable of the allocator; M_MMAP_THRESHOLD takes any value
+        // up to 32 MiB on 64-bit glibc, and 1 MiB is one.
+        unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD as libc::c_int) == 1 }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Set in the child process of [`large_blocks_are_returned_when_freed`].
+    const RSS_CHILD: &str = "DISKGRAPH_TEST_RSS_CHILD";
+
+    #[test]
+    fn large_blocks_are_returned_when_freed() {
+        // Measured in a process of its own: the other tests allocate alongside.
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "huge_alloc::tests::rss_child",
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
+            .env(RSS_CHILD, "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("1 passed"), "{text}");
+    }
+
+    #[test]
+    fn rss_child() {
+        if std::env::var_os(RSS_CHILD).is_none() {
+            return;
+        }
+        assert!(return_large_blocks());
+        let rss = || -> u64 {
+            let status = std::fs::read_to_string("/proc/self/status").unwrap();
+            let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+            line.split_whitespace().nth(1).unwrap().parse().unwrap()
+        };
+        // Blocks of a few MiB freed after every round, small ones kept between them (so a heap
+        // could not shrink past them): a heap that served the blocks would keep their ~44 MiB.
+        let before = rss();
+        let mut kept = Vec::new();
+        for round in 0..10 {
+            let mut blocks = Vec::new();
+            for i in 0..8 {
+                blocks.push(vec![round as u8 | 1; (2 + i) << 20]);
+                kept.push(vec![0u8; 64]);
+            }
+            assert!(blocks.iter().all(|b| b[b.len() - 1] != 0));
+        }
+        assert!(
+            rss() < before + 16 * 1024,
+            "RSS grew from {before} KiB to {} KiB",
+            rss()
+        );
+    }
 
     #[test]
     fn large_and_small_blocks_work_as_the_system_allocator() {

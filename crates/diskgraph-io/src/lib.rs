@@ -128,7 +128,7 @@ pub use context::IoContext;
 pub use error::IoError;
 pub use fallback::SIMULATE_ENV;
 pub use file::FileSet;
-pub use huge_alloc::{HugePageAlloc, MIN_ADVISED};
+pub use huge_alloc::{return_large_blocks, HugePageAlloc, MIN_ADVISED, MMAP_THRESHOLD};
 pub use measure::{measure_device, DeviceRate};
 pub use pages::{page_frames, Completed, Frame, PageAccess, PageFrame, PageReads, PagedFile, PAGE_BYTES};
 pub use pipeline::INLINE_ENV;

@@ -77,6 +77,8 @@ mod native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // A Python process runs graph after graph: freed vertex arrays go back to the kernel.
+        diskgraph_io::return_large_blocks();
         let py = m.py();
         m.add("GraphNotFoundError", super::errors::graph_not_found_class(py)?)?;
         m.add("NotAGraphError", super::errors::not_a_graph_class(py)?)?;

@@ -383,6 +383,20 @@ impl Sizes {
 /// that the open says how much it needs).
 fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<ShardLayout, EngineError> {
     if let Some(name) = name {
+        // A layout the manifest does not list is a setting to fix (or, while a writer replaces
+        // it, to retry), not a damaged graph.
+        if graph.layout(name).is_none() {
+            let path = graph.path().display();
+            let has: Vec<&str> = graph.layouts().iter().map(|r| r.name()).collect();
+            let has = if has.is_empty() {
+                "none".to_string()
+            } else {
+                has.join(", ")
+            };
+            return Err(EngineError::Setting(format!(
+                "{path} has no layout {name} (it has: {has}); create one with `diskgraph partition {path} --shards N`"
+            )));
+        }
         return Ok(ShardLayout::open(graph, name)?);
     }
     let mut records: Vec<(u32, String)> = shard_layouts(graph)
