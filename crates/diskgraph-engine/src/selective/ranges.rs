@@ -193,6 +193,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "three tasks' worth of vertices: too slow under Miri, and no unsafe code"
+    )]
     fn ranges_built_in_parallel_are_the_serial_ones_cut_at_task_bounds() {
         // Lists of 0 to 4 edges over several tasks' vertices; some vertices left out.
         let n = 3 * RANGE_TASK_VERTICES + 123;
