@@ -655,7 +655,10 @@ fn more_than_2_32_vertices_is_a_clear_error_before_anything_is_read() {
     )
     .unwrap();
     let line = fails(&["import", s(&mtx), "-o", s(&g)]);
-    assert!(line.contains("4294967297 vertices: more than the 2^32"), "{line}");
+    assert!(
+        line.contains("big.mtx:2: the row count 4294967297 is more than the 4294967296 vertices (2^32)"),
+        "{line}"
+    );
     assert!(!g.exists());
     // A manifest claiming more.
     let g = graph();
