@@ -10,15 +10,25 @@ fn fuzz_dir() -> PathBuf {
 /// The files of `dir` (none when it does not exist), sorted so a failure names the same file
 /// every run.
 fn inputs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    entries(dir, Path::is_file)
+}
+
+/// The per-target subdirectories of `dir`.
+fn inputs_dirs(dir: &Path) -> Vec<PathBuf> {
+    entries(dir, Path::is_dir)
+}
+
+/// The entries of `dir` that `keep` accepts, sorted (none when `dir` does not exist).
+fn entries(dir: &Path, keep: fn(&Path) -> bool) -> Vec<PathBuf> {
+    let Ok(listing) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = entries
-        .map(|e| e.expect("listing a corpus directory").path())
-        .filter(|p| p.is_file())
+    let mut paths: Vec<PathBuf> = listing
+        .map(|e| e.expect("listing a fuzz directory").path())
+        .filter(|p| keep(p))
         .collect();
-    files.sort();
-    files
+    paths.sort();
+    paths
 }
 
 #[test]
@@ -49,17 +59,4 @@ fn every_target_has_a_seed_corpus() {
             target.name
         );
     }
-}
-
-/// The per-target subdirectories of `dir`.
-fn inputs_dirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .map(|e| e.expect("listing fuzz/").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
 }
