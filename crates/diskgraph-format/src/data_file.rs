@@ -100,8 +100,9 @@ pub(crate) fn check_inside(root: &Path, path: &Path) -> Result<(), FormatError> 
     })
 }
 
-/// Reads elements `range` of a file of `T`s.
-pub(crate) fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Result<Vec<T>, FormatError> {
+/// Reads elements `range` of a file of `T`s (under the I/O layer's fault plan; an error names
+/// the file and the byte).
+pub fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Result<Vec<T>, FormatError> {
     let size = std::mem::size_of::<T>() as u64;
     let mut values = vec![T::zeroed(); (range.end - range.start) as usize];
     let f = File::open(path).map_err(|e| FormatError::io(path, e))?;

@@ -73,7 +73,7 @@ pub use basc_meta::{
     STATIC_LIST_OVERHEAD_BYTES,
 };
 pub use basc_selection::{publish_basc, verify_basc, BascInfo, BascSelection};
-pub use data_file::{padded_len, FileEntry, PAGE};
+pub use data_file::{padded_len, read_range, FileEntry, PAGE};
 pub use error::FormatError;
 pub use grid_layout::{Block, GridLayout};
 pub use grid_meta::{

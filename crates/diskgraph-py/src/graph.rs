@@ -1,9 +1,7 @@
 //! `_native.Graph`: an opened graph directory, its metadata, degree arrays, verify, export,
 //! grid layouts (partition) and algorithm runs.
 
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -15,7 +13,7 @@ use diskgraph_engine::engine_options::{
 };
 use diskgraph_engine::options::{Params, Value};
 use diskgraph_engine::GraphIndex;
-use diskgraph_format::{Csr, Direction, FormatError, GraphDir};
+use diskgraph_format::{read_range, Csr, Direction, FormatError, GraphDir};
 use diskgraph_prep::export::{export, ExportFormat};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -625,7 +623,7 @@ impl PyGraph {
         let path = self.dir.file_path(adj);
         let ids = index.vertices().ids();
         let mut list = Vec::with_capacity((end - start) as usize);
-        for (i, t) in read_u32s(&path, start, (end - start) as usize)?.into_iter().enumerate() {
+        for (i, t) in read_range::<u32>(&path, start..end)?.into_iter().enumerate() {
             let id = ids.get(t as usize).ok_or_else(|| FormatError::NeighbourOutOfRange {
                 path: path.clone(),
                 index: start + i as u64,
@@ -699,21 +697,6 @@ fn in_id_order(csr: &Csr, ids: &[u64]) -> Csr {
         targets,
         weights,
     }
-}
-
-/// Reads `count` little-endian u32 values from element `start` of the array file `path`.
-fn read_u32s(path: &Path, start: u64, count: usize) -> Result<Vec<u32>, FormatError> {
-    let mut bytes = vec![0u8; count * 4];
-    File::open(path)
-        .and_then(|f| f.read_exact_at(&mut bytes, start * 4))
-        .map_err(|source| FormatError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
 }
 
 /// The source-major distance matrix `hops` (`sources` rows of `n`) as vertex-major rows of
