@@ -44,6 +44,7 @@ mod arc_stream;
 mod atomic;
 mod basc_meta;
 mod basc_selection;
+mod codec;
 mod data_file;
 mod error;
 mod grid_layout;
@@ -73,6 +74,7 @@ pub use basc_meta::{
     STATIC_LIST_OVERHEAD_BYTES,
 };
 pub use basc_selection::{publish_basc, verify_basc, BascInfo, BascSelection};
+pub use codec::{Bounds, Codec, CodecError};
 pub use data_file::{padded_len, read_range, FileEntry, PAGE};
 pub use error::FormatError;
 pub use grid_layout::{Block, GridLayout};
