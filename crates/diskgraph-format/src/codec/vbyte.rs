@@ -58,7 +58,7 @@ pub(super) fn decode(bytes: &[u8], bounds: Bounds, out: &mut Vec<u32>) -> Result
         .iter()
         .map(|&c| usize::from(QUAD_BYTES[usize::from(c)]))
         .sum();
-    if n % 4 != 0 {
+    if !n.is_multiple_of(4) {
         let last = control[full_quads];
         if last >> (2 * (n % 4)) != 0 {
             return Err(CodecError::Malformed("control bits set past the list's end"));
