@@ -1,6 +1,7 @@
 //! Bytes per arc and single-thread decode rate of every list codec on a graph's out-lists.
 //!
-//! `cargo run --release -p diskgraph-format --example codec_rate -- GRAPH [GRAPH…]` loads each
+//! `cargo run --release -p diskgraph-format --example codec_rate -- [--codec NAME]… GRAPH…`
+//! (every codec unless `--codec` names some) loads each
 //! graph's out-lists (plain CSR), encodes every list with each codec, checks one decode pass
 //! against the CSR, then times three passes decoding all lists and prints, per graph and codec,
 //! one JSON line: `graph`, `codec`, `vertices`, `arcs`, `bytes`, `bytes_per_arc`,
@@ -45,7 +46,7 @@ fn decode_all(codec: Codec, e: &Encoded, bounds: Bounds, out: &mut Vec<u32>) -> 
     Ok((arcs, check))
 }
 
-fn measure(path: &str) -> Result<(), String> {
+fn measure(path: &str, codecs: &[Codec]) -> Result<(), String> {
     let graph = GraphDir::open(path).map_err(|e| format!("{path}: {e}"))?;
     let csr = graph
         .load_csr(Direction::Out, false)
@@ -54,7 +55,7 @@ fn measure(path: &str) -> Result<(), String> {
         num_vertices: csr.num_vertices() as u64,
         max_len: csr.targets.len() as u64,
     };
-    for codec in Codec::ALL {
+    for &codec in codecs {
         let start = Instant::now();
         let e = encode(codec, &csr);
         let encode_seconds = start.elapsed().as_secs_f64();
@@ -92,13 +93,35 @@ fn measure(path: &str) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let graphs: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: codec_rate [--codec NAME]… GRAPH…  (graph directories)";
+    let (mut codecs, mut graphs) = (Vec::new(), Vec::new());
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--codec" {
+            match args.next().as_deref().map(str::parse::<Codec>) {
+                Some(Ok(codec)) => codecs.push(codec),
+                Some(Err(e)) => {
+                    eprintln!("codec_rate: {e}");
+                    return ExitCode::from(2);
+                }
+                None => {
+                    eprintln!("codec_rate: --codec needs a name\n{usage}");
+                    return ExitCode::from(2);
+                }
+            }
+        } else {
+            graphs.push(arg);
+        }
+    }
     if graphs.is_empty() {
-        eprintln!("usage: codec_rate GRAPH [GRAPH…]  (graph directories)");
+        eprintln!("{usage}");
         return ExitCode::from(2);
     }
+    if codecs.is_empty() {
+        codecs = Codec::ALL.to_vec();
+    }
     for path in &graphs {
-        if let Err(e) = measure(path) {
+        if let Err(e) = measure(path, &codecs) {
             eprintln!("codec_rate: {e}");
             return ExitCode::FAILURE;
         }

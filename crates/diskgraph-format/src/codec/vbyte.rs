@@ -117,12 +117,13 @@ fn decode_with(bytes: &[u8], bounds: Bounds, out: &mut Vec<u32>, use_simd: bool)
         sum: 0,
         minimal: true,
     };
-    let quads = if use_simd {
-        simd::decode_quads(&control[..full_quads], data, slots, start)
+    let vector = if use_simd {
+        simd::decode(control, data, slots)
     } else {
-        start
+        None
     };
-    let end = scalar(control, data, slots, quads);
+    // The vector decoder writes every value; the scalar loop writes any it did not.
+    let end = scalar(control, data, slots, vector.unwrap_or(start));
     debug_assert_eq!((end.done, end.at), (n, data.len()));
     // SAFETY: `scalar` returns having written every one of the first `n` spare slots (it runs to
     // `end.done == n`, the slots slice being exactly `n` long and written in order), and `n` is
@@ -172,12 +173,12 @@ fn scalar(control: &[u8], data: &[u8], slots: &mut [MaybeUninit<u32>], mut p: Pr
     p
 }
 
-/// The SSSE3 + SSE4.1 quad decoder (x86-64 only; elsewhere `available` is false).
+/// The SSSE3 + SSE4.1 decoder (x86-64 only; elsewhere `available` is false).
 mod simd {
     use super::Progress;
     use std::mem::MaybeUninit;
 
-    /// Whether this CPU runs [`decode_quads`]'s vector path (checked once, then cached by std).
+    /// Whether this CPU runs the vector decoder (checked once, then cached by std).
     pub(super) fn available() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
@@ -189,19 +190,20 @@ mod simd {
         }
     }
 
-    /// Decodes the full quads of `control` from `p` on, as long as a 16-byte load of the data
-    /// stays in the slice; returns where it stopped (the scalar loop does the rest).
-    pub(super) fn decode_quads(control: &[u8], data: &[u8], slots: &mut [MaybeUninit<u32>], p: Progress) -> Progress {
+    /// Decodes the `slots.len()` values of `control` and `data` (checked against each other by
+    /// the caller) with the vector decoder, if this CPU has one.
+    pub(super) fn decode(control: &[u8], data: &[u8], slots: &mut [MaybeUninit<u32>]) -> Option<Progress> {
         #[cfg(target_arch = "x86_64")]
         {
             if available() {
                 // SAFETY: the CPU has SSSE3 and SSE4.1, the only requirement of `x86::quads`
                 // beyond what its signature guarantees.
-                return unsafe { x86::quads(control, data, slots, p) };
+                return Some(unsafe { x86::quads(control, data, slots) });
             }
         }
-        let _ = (control, data, &slots);
-        p
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (control, data, slots);
+        None
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -260,56 +262,115 @@ mod simd {
             t
         };
 
-        /// The vector loop of [`super::decode_quads`].
-        ///
-        /// # Safety
-        /// The CPU must have SSSE3 and SSE4.1.
-        #[target_feature(enable = "ssse3,sse4.1")]
-        pub(super) unsafe fn quads(
-            control: &[u8],
-            data: &[u8],
-            slots: &mut [MaybeUninit<u32>],
-            mut p: Progress,
-        ) -> Progress {
-            let quads = control.len().min(slots.len() / 4);
-            let zero = _mm_setzero_si128();
-            let mut prev = _mm_set1_epi32(p.last as i32);
-            let mut minimal = _mm_set1_epi32(-1);
-            let mut sum = _mm_setzero_si128();
-            let mut q = p.done / 4;
-            while q < quads && p.at + 16 <= data.len() {
-                let c = usize::from(control[q]);
-                // SAFETY: `p.at + 16 <= data.len()`, so the 16 bytes read are in `data`
-                // (`loadu` takes any alignment); the tables are 16-byte rows.
+        /// The first 16 bytes of `rest` (all of it when validated), zero-padded to 32: copied
+        /// with two overlapping fixed-size moves rather than a variable-length `memcpy` call.
+        #[inline(always)]
+        fn tail(rest: &[u8]) -> [u8; 32] {
+            let mut buf = [0u8; 32];
+            let len = rest.len().min(16);
+            if len >= 8 {
+                buf[..8].copy_from_slice(&rest[..8]);
+                buf[len - 8..len].copy_from_slice(&rest[len - 8..len]);
+            } else if len >= 4 {
+                buf[..4].copy_from_slice(&rest[..4]);
+                buf[len - 4..len].copy_from_slice(&rest[len - 4..len]);
+            } else if len >= 2 {
+                buf[..2].copy_from_slice(&rest[..2]);
+                buf[len - 2..len].copy_from_slice(&rest[len - 2..len]);
+            } else if len == 1 {
+                buf[0] = rest[0];
+            }
+            buf
+        }
+
+        /// Decodes one quad of control byte `$c` from the 16 bytes at `$src` into the 4 lanes
+        /// `$x` (the IDs), updating the running state; `$src` must be readable for 16 bytes.
+        macro_rules! quad {
+            ($c:expr, $src:expr, $prev:ident, $minimal:ident, $sum:ident, $zero:ident) => {{
+                let c = usize::from($c);
+                // SAFETY: the caller of the macro makes `$src` readable for 16 bytes (`loadu`
+                // takes any alignment); the tables' rows are 16 bytes.
                 let (bytes, shuffle, min) = unsafe {
                     (
-                        _mm_loadu_si128(data.as_ptr().add(p.at).cast()),
+                        _mm_loadu_si128($src.cast()),
                         _mm_loadu_si128(SHUFFLE[c].as_ptr().cast()),
                         _mm_loadu_si128(MIN[c].as_ptr().cast()),
                     )
                 };
                 let gaps = _mm_shuffle_epi8(bytes, shuffle);
-                minimal = _mm_and_si128(minimal, _mm_cmpeq_epi32(_mm_max_epu32(gaps, min), gaps));
-                sum = _mm_add_epi64(sum, _mm_unpacklo_epi32(gaps, zero));
-                sum = _mm_add_epi64(sum, _mm_unpackhi_epi32(gaps, zero));
+                $minimal = _mm_and_si128($minimal, _mm_cmpeq_epi32(_mm_max_epu32(gaps, min), gaps));
+                $sum = _mm_add_epi64($sum, _mm_unpacklo_epi32(gaps, $zero));
+                $sum = _mm_add_epi64($sum, _mm_unpackhi_epi32(gaps, $zero));
                 let mut x = _mm_add_epi32(gaps, _mm_slli_si128::<4>(gaps));
                 x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
-                x = _mm_add_epi32(x, prev);
-                // SAFETY: `q < slots.len() / 4`, so slots `4q..4q + 4` exist; `storeu` takes
-                // any alignment and `MaybeUninit<u32>` has `u32`'s layout.
+                x = _mm_add_epi32(x, $prev);
+                $prev = _mm_shuffle_epi32::<0xff>(x);
+                (x, usize::from(LEN[c]))
+            }};
+        }
+
+        /// The vector decoder of [`super::decode_quads`]: all `slots.len()` values of `control`
+        /// (validated against `data` by the caller; without that, loads still stay in bounds).
+        ///
+        /// Quads whose 16-byte load fits in `data` are read in place; the rest of the data (less
+        /// than 16 bytes then) is copied to a zeroed 32-byte buffer and read from there, the
+        /// last, partial quad included (its unused lanes decode zero bytes).
+        ///
+        /// # Safety
+        /// The CPU must have SSSE3 and SSE4.1.
+        #[target_feature(enable = "ssse3,sse4.1")]
+        pub(super) unsafe fn quads(control: &[u8], data: &[u8], slots: &mut [MaybeUninit<u32>]) -> Progress {
+            let n = slots.len().min(4 * control.len());
+            let full = n / 4;
+            let zero = _mm_setzero_si128();
+            let mut prev = zero;
+            let mut minimal = _mm_set1_epi32(-1);
+            let mut sum = zero;
+            let mut at = 0usize;
+            let mut q = 0usize;
+            while q < full && at + 16 <= data.len() {
+                // SAFETY (of the loads in `quad!`): `at + 16 <= data.len()`.
+                let (x, len) = quad!(control[q], data.as_ptr().add(at), prev, minimal, sum, zero);
+                // SAFETY: `q < full <= slots.len() / 4`, so slots `4q..4q + 4` exist; `storeu`
+                // takes any alignment and `MaybeUninit<u32>` has `u32`'s layout.
                 unsafe { _mm_storeu_si128(slots.as_mut_ptr().add(4 * q).cast(), x) };
-                prev = _mm_shuffle_epi32::<0xff>(x);
-                p.at += usize::from(LEN[c]);
+                at += len;
                 q += 1;
+            }
+            let buf = tail(&data[at.min(data.len())..]);
+            let mut pos = 0usize;
+            while q < full && pos <= 16 {
+                // SAFETY (of the loads in `quad!`): `pos <= 16`, so `pos + 16 <= buf.len()`.
+                let (x, len) = quad!(control[q], buf.as_ptr().add(pos), prev, minimal, sum, zero);
+                // SAFETY: as in the loop above.
+                unsafe { _mm_storeu_si128(slots.as_mut_ptr().add(4 * q).cast(), x) };
+                pos += len;
+                q += 1;
+            }
+            let mut done = 4 * q;
+            if q == full && !n.is_multiple_of(4) && pos <= 16 {
+                // SAFETY (of the loads in `quad!`): `pos <= 16`, as above.
+                let (x, len) = quad!(control[q], buf.as_ptr().add(pos), prev, minimal, sum, zero);
+                let mut lanes = [0u32; 4];
+                // SAFETY: `lanes` is 16 bytes; `storeu` takes any alignment.
+                unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), x) };
+                for (slot, &lane) in slots[done..n].iter_mut().zip(&lanes) {
+                    slot.write(lane);
+                }
+                // The unused lanes' codes are zero (checked by the caller): one byte each.
+                pos += len - (4 - n % 4);
+                done = n;
             }
             let mut sums = [0u64; 2];
             // SAFETY: `sums` is 16 bytes; `storeu` takes any alignment.
             unsafe { _mm_storeu_si128(sums.as_mut_ptr().cast(), sum) };
-            p.done = 4 * q;
-            p.last = _mm_cvtsi128_si32(prev) as u32;
-            p.sum += sums[0] + sums[1];
-            p.minimal &= _mm_movemask_epi8(minimal) == 0xffff;
-            p
+            Progress {
+                done,
+                at: at + pos,
+                last: _mm_cvtsi128_si32(prev) as u32,
+                sum: sums[0] + sums[1],
+                minimal: _mm_movemask_epi8(minimal) == 0xffff,
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ use dsi_bitstream::prelude::{
 use super::{Bounds, CodecError};
 
 /// The shortest run of consecutive IDs written as an interval (chosen by measurement: DESIGN.md).
-pub(super) const L_MIN: usize = 3;
+pub(super) const L_MIN: usize = 4;
 /// The ζ code's shrinking factor for residual gaps (chosen by measurement: DESIGN.md).
 pub(super) const K: usize = 3;
 
