@@ -118,7 +118,7 @@ fn decode_with(bytes: &[u8], bounds: Bounds, out: &mut Vec<u32>, use_simd: bool)
         minimal: true,
     };
     let vector = if use_simd {
-        simd::decode(control, data, slots)
+        simd::decode(control, bytes, bytes.len() - data.len(), slots)
     } else {
         None
     };
@@ -190,19 +190,24 @@ mod simd {
         }
     }
 
-    /// Decodes the `slots.len()` values of `control` and `data` (checked against each other by
-    /// the caller) with the vector decoder, if this CPU has one.
-    pub(super) fn decode(control: &[u8], data: &[u8], slots: &mut [MaybeUninit<u32>]) -> Option<Progress> {
+    /// Decodes the `slots.len()` values of `control`, whose data is `list[data_at..]` (checked
+    /// against each other by the caller), with the vector decoder, if this CPU has one.
+    pub(super) fn decode(
+        control: &[u8],
+        list: &[u8],
+        data_at: usize,
+        slots: &mut [MaybeUninit<u32>],
+    ) -> Option<Progress> {
         #[cfg(target_arch = "x86_64")]
         {
             if available() {
                 // SAFETY: the CPU has SSSE3 and SSE4.1, the only requirement of `x86::quads`
                 // beyond what its signature guarantees.
-                return Some(unsafe { x86::quads(control, data, slots) });
+                return Some(unsafe { x86::quads(control, list, data_at, slots) });
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (control, data, slots);
+        let _ = (control, list, data_at, slots);
         None
     }
 
@@ -262,11 +267,23 @@ mod simd {
             t
         };
 
-        /// The first 16 bytes of `rest` (all of it when validated), zero-padded to 32: copied
+        /// Byte shifts for `pshufb`: the 16 bytes from `SHIFT[k]` move a vector's bytes down by
+        /// `k` (byte `i` becomes byte `i + k`, zero past the end).
+        static SHIFT: [u8; 32] = {
+            let mut t = [0x80u8; 32];
+            let mut i = 0;
+            while i < 16 {
+                t[i] = i as u8;
+                i += 1;
+            }
+            t
+        };
+
+        /// `rest` (its first 16 bytes; all of it when validated) zero-padded to 16 bytes, copied
         /// with two overlapping fixed-size moves rather than a variable-length `memcpy` call.
         #[inline(always)]
-        fn tail(rest: &[u8]) -> [u8; 32] {
-            let mut buf = [0u8; 32];
+        fn tail(rest: &[u8]) -> [u8; 16] {
+            let mut buf = [0u8; 16];
             let len = rest.len().min(16);
             if len >= 8 {
                 buf[..8].copy_from_slice(&rest[..8]);
@@ -283,21 +300,20 @@ mod simd {
             buf
         }
 
-        /// Decodes one quad of control byte `$c` from the 16 bytes at `$src` into the 4 lanes
-        /// `$x` (the IDs), updating the running state; `$src` must be readable for 16 bytes.
+        /// Decodes one quad of control byte `$c` whose data starts at byte 0 of the vector
+        /// `$bytes` into four lanes of IDs, updating the running state; gives the lanes and the
+        /// data bytes the quad took.
         macro_rules! quad {
-            ($c:expr, $src:expr, $prev:ident, $minimal:ident, $sum:ident, $zero:ident) => {{
+            ($c:expr, $bytes:expr, $prev:ident, $minimal:ident, $sum:ident, $zero:ident) => {{
                 let c = usize::from($c);
-                // SAFETY: the caller of the macro makes `$src` readable for 16 bytes (`loadu`
-                // takes any alignment); the tables' rows are 16 bytes.
-                let (bytes, shuffle, min) = unsafe {
+                // SAFETY: the tables' rows are 16 bytes (`loadu` takes any alignment).
+                let (shuffle, min) = unsafe {
                     (
-                        _mm_loadu_si128($src.cast()),
                         _mm_loadu_si128(SHUFFLE[c].as_ptr().cast()),
                         _mm_loadu_si128(MIN[c].as_ptr().cast()),
                     )
                 };
-                let gaps = _mm_shuffle_epi8(bytes, shuffle);
+                let gaps = _mm_shuffle_epi8($bytes, shuffle);
                 $minimal = _mm_and_si128($minimal, _mm_cmpeq_epi32(_mm_max_epu32(gaps, min), gaps));
                 $sum = _mm_add_epi64($sum, _mm_unpacklo_epi32(gaps, $zero));
                 $sum = _mm_add_epi64($sum, _mm_unpackhi_epi32(gaps, $zero));
@@ -309,17 +325,26 @@ mod simd {
             }};
         }
 
-        /// The vector decoder of [`super::decode_quads`]: all `slots.len()` values of `control`
-        /// (validated against `data` by the caller; without that, loads still stay in bounds).
+        /// The vector decoder of [`super::decode`]: all `slots.len()` values of `control`, whose
+        /// data is `list[data_at..]` (validated by the caller; without that, every load still
+        /// stays in bounds and the scalar loop finishes what this leaves).
         ///
-        /// Quads whose 16-byte load fits in `data` are read in place; the rest of the data (less
-        /// than 16 bytes then) is copied to a zeroed 32-byte buffer and read from there, the
-        /// last, partial quad included (its unused lanes decode zero bytes).
+        /// Quads whose 16-byte load fits in the data are read in place. The rest of the data
+        /// (less than 16 bytes then) is taken in one load of the list's last 16 bytes, shifted
+        /// down (or, for a list shorter than 16 bytes, from a zero-padded copy), and each
+        /// remaining quad shifts its bytes out of that register; the last, partial quad too
+        /// (its unused lanes decode zero bytes).
         ///
         /// # Safety
         /// The CPU must have SSSE3 and SSE4.1.
         #[target_feature(enable = "ssse3,sse4.1")]
-        pub(super) unsafe fn quads(control: &[u8], data: &[u8], slots: &mut [MaybeUninit<u32>]) -> Progress {
+        pub(super) unsafe fn quads(
+            control: &[u8],
+            list: &[u8],
+            data_at: usize,
+            slots: &mut [MaybeUninit<u32>],
+        ) -> Progress {
+            let data = &list[data_at.min(list.len())..];
             let n = slots.len().min(4 * control.len());
             let full = n / 4;
             let zero = _mm_setzero_si128();
@@ -329,37 +354,53 @@ mod simd {
             let mut at = 0usize;
             let mut q = 0usize;
             while q < full && at + 16 <= data.len() {
-                // SAFETY (of the loads in `quad!`): `at + 16 <= data.len()`.
-                let (x, len) = quad!(control[q], data.as_ptr().add(at), prev, minimal, sum, zero);
+                // SAFETY: `at + 16 <= data.len()`: the 16 bytes read are in `data`.
+                let bytes = unsafe { _mm_loadu_si128(data.as_ptr().add(at).cast()) };
+                let (x, len) = quad!(control[q], bytes, prev, minimal, sum, zero);
                 // SAFETY: `q < full <= slots.len() / 4`, so slots `4q..4q + 4` exist; `storeu`
                 // takes any alignment and `MaybeUninit<u32>` has `u32`'s layout.
                 unsafe { _mm_storeu_si128(slots.as_mut_ptr().add(4 * q).cast(), x) };
                 at += len;
                 q += 1;
             }
-            let buf = tail(&data[at.min(data.len())..]);
+            let rem = data.len().saturating_sub(at);
             let mut pos = 0usize;
-            while q < full && pos <= 16 {
-                // SAFETY (of the loads in `quad!`): `pos <= 16`, so `pos + 16 <= buf.len()`.
-                let (x, len) = quad!(control[q], buf.as_ptr().add(pos), prev, minimal, sum, zero);
-                // SAFETY: as in the loop above.
-                unsafe { _mm_storeu_si128(slots.as_mut_ptr().add(4 * q).cast(), x) };
-                pos += len;
-                q += 1;
-            }
             let mut done = 4 * q;
-            if q == full && !n.is_multiple_of(4) && pos <= 16 {
-                // SAFETY (of the loads in `quad!`): `pos <= 16`, as above.
-                let (x, len) = quad!(control[q], buf.as_ptr().add(pos), prev, minimal, sum, zero);
-                let mut lanes = [0u32; 4];
-                // SAFETY: `lanes` is 16 bytes; `storeu` takes any alignment.
-                unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), x) };
-                for (slot, &lane) in slots[done..n].iter_mut().zip(&lanes) {
-                    slot.write(lane);
+            if done < n && rem < 16 {
+                let rest = if list.len() >= 16 {
+                    // SAFETY: `list.len() >= 16`, so its last 16 bytes are in it; `rem < 16`,
+                    // so `SHIFT[16 - rem..32 - rem]` is in the table.
+                    unsafe {
+                        let last = _mm_loadu_si128(list.as_ptr().add(list.len() - 16).cast());
+                        _mm_shuffle_epi8(last, _mm_loadu_si128(SHIFT.as_ptr().add(16 - rem).cast()))
+                    }
+                } else {
+                    let buf = tail(&data[at..]);
+                    // SAFETY: `buf` is 16 bytes.
+                    unsafe { _mm_loadu_si128(buf.as_ptr().cast()) }
+                };
+                while done < n && pos <= 16 {
+                    // SAFETY: `pos <= 16`, so `SHIFT[pos..pos + 16]` is in the table.
+                    let shift = unsafe { _mm_loadu_si128(SHIFT.as_ptr().add(pos).cast()) };
+                    let (x, len) = quad!(control[q], _mm_shuffle_epi8(rest, shift), prev, minimal, sum, zero);
+                    if q < full {
+                        // SAFETY: as in the loop above.
+                        unsafe { _mm_storeu_si128(slots.as_mut_ptr().add(4 * q).cast(), x) };
+                        pos += len;
+                        done += 4;
+                    } else {
+                        let mut lanes = [0u32; 4];
+                        // SAFETY: `lanes` is 16 bytes; `storeu` takes any alignment.
+                        unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), x) };
+                        for (slot, &lane) in slots[done..n].iter_mut().zip(&lanes) {
+                            slot.write(lane);
+                        }
+                        // The unused lanes' codes are zero (checked by the caller): a byte each.
+                        pos += len - (4 - n % 4);
+                        done = n;
+                    }
+                    q += 1;
                 }
-                // The unused lanes' codes are zero (checked by the caller): one byte each.
-                pos += len - (4 - n % 4);
-                done = n;
             }
             let mut sums = [0u64; 2];
             // SAFETY: `sums` is 16 bytes; `storeu` takes any alignment.
