@@ -307,39 +307,40 @@ pub(super) fn decode(v: u32, bytes: &[u8], bounds: Bounds, out: &mut Vec<u32>) -
         return Err(CodecError::Length { len, limit });
     }
     let n = len as usize;
+    let count = if !repeats && n >= L_MIN { d.gamma()? } else { 0 };
+    if count == 0 {
+        residuals_only(&mut d, v, n, repeats, bounds, out)?;
+        return d.finish();
+    }
+    if count > (n / L_MIN) as u64 {
+        return Err(CodecError::Malformed("more intervals than the list can hold"));
+    }
     SCRATCH.with_borrow_mut(|s| {
         s.intervals.clear();
         s.residuals.clear();
         let mut covered = 0u64;
-        if !repeats && n >= L_MIN {
-            let count = d.gamma()?;
-            if count > (n / L_MIN) as u64 {
-                return Err(CodecError::Malformed("more intervals than the list can hold"));
+        let mut prev_end = 0u64;
+        for i in 0..count {
+            let code = d.gamma()?;
+            let left = if i == 0 {
+                from_nat(v, code)?
+            } else {
+                prev_end
+                    .checked_add(code)
+                    .and_then(|x| x.checked_add(1))
+                    .ok_or(CodecError::Malformed("an interval past 64 bits"))?
+            };
+            let extra = d.gamma()?;
+            let ilen = extra.saturating_add(L_MIN as u64);
+            if ilen > len - covered {
+                return Err(CodecError::Malformed("intervals longer than the list"));
             }
-            let mut prev_end = 0u64;
-            for i in 0..count {
-                let code = d.gamma()?;
-                let left = if i == 0 {
-                    from_nat(v, code)?
-                } else {
-                    prev_end
-                        .checked_add(code)
-                        .and_then(|x| x.checked_add(1))
-                        .ok_or(CodecError::Malformed("an interval past 64 bits"))?
-                };
-                let extra = d.gamma()?;
-                let ilen = extra.saturating_add(L_MIN as u64);
-                if ilen > len - covered {
-                    return Err(CodecError::Malformed("intervals longer than the list"));
-                }
-                covered += ilen;
-                prev_end = left
-                    .checked_add(ilen)
-                    .ok_or(CodecError::Malformed("an interval past 64 bits"))?;
-                s.intervals.push((left, ilen));
-            }
+            covered += ilen;
+            prev_end = left
+                .checked_add(ilen)
+                .ok_or(CodecError::Malformed("an interval past 64 bits"))?;
+            s.intervals.push((left, ilen));
         }
-        let step = u64::from(!repeats);
         let mut prev = 0u64;
         for i in 0..len - covered {
             let code = d.zeta()?;
@@ -347,7 +348,7 @@ pub(super) fn decode(v: u32, bytes: &[u8], bounds: Bounds, out: &mut Vec<u32>) -
                 from_nat(v, code)?
             } else {
                 prev.checked_add(code)
-                    .and_then(|x| x.checked_add(step))
+                    .and_then(|x| x.checked_add(1))
                     .ok_or(CodecError::Malformed("a residual past 64 bits"))?
             };
             s.residuals.push(prev);
@@ -355,19 +356,62 @@ pub(super) fn decode(v: u32, bytes: &[u8], bounds: Bounds, out: &mut Vec<u32>) -
         d.finish()?;
         out.reserve(n);
         merge(&s.intervals, &s.residuals, bound, bounds.num_vertices, out)?;
-        if repeats {
-            if !out.windows(2).any(|p| p[0] == p[1]) {
-                return Err(CodecError::Malformed("a repeat flag on a list without repeats"));
-            }
-        } else {
-            check_intervals(out, s.intervals.len(), covered)?;
-        }
-        Ok(())
+        check_intervals(out, s.intervals.len(), covered)
     })
 }
 
+/// Decodes the `n` IDs of a list without intervals straight into `out`: with `repeats`, gaps as
+/// they are (and at least one repeat); without, gaps minus one and no run of [`L_MIN`]
+/// consecutive IDs (the encoder would have written an interval).
+fn residuals_only(
+    d: &mut Decoder<'_>,
+    v: u32,
+    n: usize,
+    repeats: bool,
+    bounds: Bounds,
+    out: &mut Vec<u32>,
+) -> Result<(), CodecError> {
+    let bound = bounds.num_vertices.min(1 << 32);
+    // Every ζ code takes at least a bit: the bytes bound what a lying length may reserve.
+    out.reserve(n.min(8 * d.bytes.len()));
+    let step = u64::from(!repeats);
+    let (mut prev, mut run, mut repeated) = (0u64, 0usize, false);
+    for i in 0..n {
+        let code = d.zeta()?;
+        let x = if i == 0 {
+            from_nat(v, code)?
+        } else {
+            prev.checked_add(code)
+                .and_then(|x| x.checked_add(step))
+                .ok_or(CodecError::Malformed("a residual past 64 bits"))?
+        };
+        if i > 0 && code == 0 {
+            repeated = true;
+            run += 1;
+            if !repeats && run >= L_MIN {
+                return Err(CodecError::Malformed("a run of IDs not written as an interval"));
+            }
+        } else {
+            run = 1;
+        }
+        if x >= bound {
+            return Err(CodecError::OutOfRange {
+                position: i as u64,
+                value: x,
+                num_vertices: bounds.num_vertices,
+            });
+        }
+        out.push(x as u32);
+        prev = x;
+    }
+    if repeats && !repeated {
+        return Err(CodecError::Malformed("a repeat flag on a list without repeats"));
+    }
+    Ok(())
+}
+
 /// Merges the intervals and residuals (each ascending) into `out`, refusing an ID at or above
-/// `bound` and, when there are intervals, an ID twice (an interval overlapping a residual).
+/// `bound` and an ID twice (an interval overlapping a residual).
 fn merge(
     intervals: &[(u64, u64)],
     residuals: &[u64],
@@ -375,7 +419,6 @@ fn merge(
     num_vertices: u64,
     out: &mut Vec<u32>,
 ) -> Result<(), CodecError> {
-    let strict = !intervals.is_empty();
     let push = |x: u64, out: &mut Vec<u32>| {
         if x >= bound {
             return Err(CodecError::OutOfRange {
@@ -384,7 +427,7 @@ fn merge(
                 num_vertices,
             });
         }
-        if strict && out.last().is_some_and(|&last| u64::from(last) >= x) {
+        if out.last().is_some_and(|&last| u64::from(last) >= x) {
             return Err(CodecError::Malformed("an interval overlaps a residual"));
         }
         out.push(x as u32);
