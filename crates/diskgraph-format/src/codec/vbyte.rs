@@ -447,7 +447,9 @@ mod tests {
     #[test]
     fn vector_and_scalar_paths_agree() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        for n in 1..70usize {
+        // Miri interprets every instruction: a sample of the lengths and damaged bytes there.
+        let stride = if cfg!(miri) { 9 } else { 1 };
+        for n in (1..70usize).step_by(stride) {
             for shape in 0..4u32 {
                 let mut list = Vec::with_capacity(n);
                 let mut x = 0u32;
@@ -467,7 +469,7 @@ mod tests {
                     assert_eq!(out, list, "n {n} shape {shape} simd {use_simd}");
                 }
                 // A damaged byte is refused, or decodes the same way by both paths.
-                for at in 0..bytes.len() {
+                for at in (0..bytes.len()).step_by(stride) {
                     let mut damaged = bytes.clone();
                     damaged[at] ^= 0x5a;
                     let (mut a, mut b) = (Vec::new(), Vec::new());
