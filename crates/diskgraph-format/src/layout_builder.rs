@@ -13,6 +13,7 @@ use crate::layout_meta::LayoutMeta;
 use crate::manifest::{check_layout_name, Manifest, MANIFEST};
 use crate::positioned::PositionedFile;
 use crate::read::{read_manifest, GraphDir};
+use crate::write::DataFileWriter;
 
 /// Builds a derived layout of any kind (a grid, a BAsC selection) in a temporary directory
 /// inside the graph (`.NAME.tmp-<pid>-<nanos>`) and publishes it: rename into place, then an
@@ -71,6 +72,12 @@ impl LayoutBuilder {
     /// back, which saves the checksum pass).
     pub fn positioned(&self, name: &str, len: u64) -> Result<PositionedFile, FormatError> {
         PositionedFile::create(&self.tmp_path, name, len)
+    }
+
+    /// Creates a data file written front to back (checksummed as it goes, padded on finish);
+    /// errors name it where the published layout will have it.
+    pub fn file(&self, name: &str) -> Result<DataFileWriter, FormatError> {
+        DataFileWriter::create(&self.tmp_path, &self.graph_path.join(&self.name), name)
     }
 
     /// Writes the metadata file `meta` describes ([`LayoutMeta::FILE`]), removes files it does
