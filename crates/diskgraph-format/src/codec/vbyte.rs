@@ -279,25 +279,29 @@ mod simd {
             t
         };
 
-        /// `rest` (its first 16 bytes; all of it when validated) zero-padded to 16 bytes, copied
-        /// with two overlapping fixed-size moves rather than a variable-length `memcpy` call.
-        #[inline(always)]
-        fn tail(rest: &[u8]) -> [u8; 16] {
-            let mut buf = [0u8; 16];
-            let len = rest.len().min(16);
-            if len >= 8 {
-                buf[..8].copy_from_slice(&rest[..8]);
-                buf[len - 8..len].copy_from_slice(&rest[len - 8..len]);
+        /// A list shorter than 16 bytes, zero-padded, in a register: built from overlapping
+        /// 8-, 4- and 2-byte loads in general registers (a copy through a stack buffer would
+        /// stall the vector load on store forwarding).
+        #[target_feature(enable = "ssse3,sse4.1")]
+        #[inline]
+        fn small(list: &[u8]) -> __m128i {
+            let len = list.len().min(15);
+            let word = |at: usize| u64::from_le_bytes(list[at..at + 8].try_into().unwrap_or([0; 8]));
+            let half = |at: usize| u64::from(u32::from_le_bytes(list[at..at + 4].try_into().unwrap_or([0; 4])));
+            let pair = |at: usize| u64::from(u16::from_le_bytes([list[at], list[at + 1]]));
+            // Each case: the first bytes, then the last ones moved down over the overlap.
+            let (lo, hi) = if len >= 8 {
+                (word(0), word(len - 8).checked_shr(8 * (16 - len) as u32).unwrap_or(0))
             } else if len >= 4 {
-                buf[..4].copy_from_slice(&rest[..4]);
-                buf[len - 4..len].copy_from_slice(&rest[len - 4..len]);
+                let tail = half(len - 4).checked_shr(8 * (8 - len) as u32).unwrap_or(0);
+                (half(0) | tail << 32, 0)
             } else if len >= 2 {
-                buf[..2].copy_from_slice(&rest[..2]);
-                buf[len - 2..len].copy_from_slice(&rest[len - 2..len]);
-            } else if len == 1 {
-                buf[0] = rest[0];
-            }
-            buf
+                let tail = pair(len - 2).checked_shr(8 * (4 - len) as u32).unwrap_or(0);
+                (pair(0) | tail << 16, 0)
+            } else {
+                (list.first().map_or(0, |&b| u64::from(b)), 0)
+            };
+            _mm_set_epi64x(hi as i64, lo as i64)
         }
 
         /// Decodes one quad of control byte `$c` whose data starts at byte 0 of the vector
@@ -330,10 +334,10 @@ mod simd {
         /// stays in bounds and the scalar loop finishes what this leaves).
         ///
         /// Quads whose 16-byte load fits in the data are read in place. The rest of the data
-        /// (less than 16 bytes then) is taken in one load of the list's last 16 bytes, shifted
-        /// down (or, for a list shorter than 16 bytes, from a zero-padded copy), and each
-        /// remaining quad shifts its bytes out of that register; the last, partial quad too
-        /// (its unused lanes decode zero bytes).
+        /// (less than 16 bytes then) is in one load of the list's last 16 bytes (a list
+        /// shorter than 16 bytes is assembled in registers, zero-padded), and each remaining
+        /// quad shifts its bytes down out of that register; the last, partial quad too (its
+        /// unused lanes decode zero bytes).
         ///
         /// # Safety
         /// The CPU must have SSSE3 and SSE4.1.
@@ -364,21 +368,19 @@ mod simd {
                 q += 1;
             }
             let rem = data.len().saturating_sub(at);
-            let mut pos = 0usize;
             let mut done = 4 * q;
+            // The last bytes of the list in a register: byte `i` is `list[base + i]`, and the
+            // next quad's data starts at byte `pos`.
+            let (rest, base) = if list.len() >= 16 {
+                // SAFETY: `list.len() >= 16`, so its last 16 bytes are in it.
+                let last = unsafe { _mm_loadu_si128(list.as_ptr().add(list.len() - 16).cast()) };
+                (last, list.len() - 16)
+            } else {
+                (small(list), 0)
+            };
+            let start = (list.len() - data.len() + at).saturating_sub(base);
+            let mut pos = start;
             if done < n && rem < 16 {
-                let rest = if list.len() >= 16 {
-                    // SAFETY: `list.len() >= 16`, so its last 16 bytes are in it; `rem < 16`,
-                    // so `SHIFT[16 - rem..32 - rem]` is in the table.
-                    unsafe {
-                        let last = _mm_loadu_si128(list.as_ptr().add(list.len() - 16).cast());
-                        _mm_shuffle_epi8(last, _mm_loadu_si128(SHIFT.as_ptr().add(16 - rem).cast()))
-                    }
-                } else {
-                    let buf = tail(&data[at..]);
-                    // SAFETY: `buf` is 16 bytes.
-                    unsafe { _mm_loadu_si128(buf.as_ptr().cast()) }
-                };
                 while done < n && pos <= 16 {
                     // SAFETY: `pos <= 16`, so `SHIFT[pos..pos + 16]` is in the table.
                     let shift = unsafe { _mm_loadu_si128(SHIFT.as_ptr().add(pos).cast()) };
@@ -407,7 +409,7 @@ mod simd {
             unsafe { _mm_storeu_si128(sums.as_mut_ptr().cast(), sum) };
             Progress {
                 done,
-                at: at + pos,
+                at: at + (pos - start),
                 last: _mm_cvtsi128_si32(prev) as u32,
                 sum: sums[0] + sums[1],
                 minimal: _mm_movemask_epi8(minimal) == 0xffff,
