@@ -125,9 +125,9 @@ fn decode_with(bytes: &[u8], bounds: Bounds, out: &mut Vec<u32>, use_simd: bool)
     // The vector decoder writes every value; the scalar loop writes any it did not.
     let end = scalar(control, data, slots, vector.unwrap_or(start));
     debug_assert_eq!((end.done, end.at), (n, data.len()));
-    // SAFETY: `scalar` returns having written every one of the first `n` spare slots (it runs to
-    // `end.done == n`, the slots slice being exactly `n` long and written in order), and `n` is
-    // within the capacity reserved above.
+    // SAFETY: the first `n` spare slots are all written: the vector decoder's `done` counts only
+    // slots it has stored (a prefix, in order), and `scalar` writes every slot from there to the
+    // end of `slots`, which is exactly `n` long; `n` is within the capacity reserved above.
     unsafe { out.set_len(n) };
     if !end.minimal {
         out.clear();
