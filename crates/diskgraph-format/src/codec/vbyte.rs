@@ -501,6 +501,14 @@ mod tests {
             }
             let err = decode_with(&bytes, WIDE, &mut out, use_simd && simd::available()).unwrap_err();
             assert!(matches!(err, CodecError::OutOfRange { position: 15, .. }), "{err}");
+            // Three-byte gaps only, but enough of them to wrap: 257 × (2²⁴ − 1) ≥ 2³².
+            let mut bytes = vec![0xac, 2];
+            bytes.extend(std::iter::repeat_n(0b1010_1010, 75));
+            for _ in 0..300 {
+                bytes.extend_from_slice(&[0xff, 0xff, 0xff]);
+            }
+            let err = decode_with(&bytes, WIDE, &mut out, use_simd).unwrap_err();
+            assert!(matches!(err, CodecError::OutOfRange { position: 256, .. }), "{err}");
         }
     }
 }
