@@ -13,6 +13,7 @@ use crate::layout_meta::LayoutMeta;
 use crate::manifest::{check_layout_name, Manifest, MANIFEST};
 use crate::positioned::PositionedFile;
 use crate::read::{read_manifest, GraphDir};
+use crate::write::DataFileWriter;
 
 /// Builds a derived layout of any kind (a grid, a BAsC selection) in a temporary directory
 /// inside the graph (`.NAME.tmp-<pid>-<nanos>`) and publishes it: rename into place, then an
@@ -65,6 +66,12 @@ impl LayoutBuilder {
     /// The layout's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Creates a data file written front to back, of a length not known in advance (errors
+    /// name it where the layout will be).
+    pub fn sequential(&self, name: &str) -> Result<DataFileWriter, FormatError> {
+        DataFileWriter::create(&self.tmp_path, &self.graph_path.join(&self.name), name)
     }
 
     /// Creates a data file of logical length `len`, written at arbitrary offsets (or front to

@@ -31,7 +31,7 @@ pub struct DataFileWriter {
 impl DataFileWriter {
     /// Creates `name` in `dir`, a graph's temporary directory; errors name it in `published`,
     /// the graph's destination.
-    fn create(dir: &Path, published: &Path, name: &str) -> Result<Self, FormatError> {
+    pub(crate) fn create(dir: &Path, published: &Path, name: &str) -> Result<Self, FormatError> {
         let path = published.join(name);
         let file = File::create(dir.join(name)).map_err(|e| FormatError::io(&path, e))?;
         Ok(DataFileWriter {

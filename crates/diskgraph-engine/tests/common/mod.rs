@@ -39,6 +39,7 @@ pub fn partitioned(f: &Fixture, p: u32, sort: SortOrder) -> (GraphDir, String) {
         grid: Some(p),
         memory: 1 << 20,
         force: false,
+        compress: None,
     };
     let summary = diskgraph_prep::partition(f.path(), sort, &opts, &mut NoProgress)
         .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", f.name));

@@ -189,6 +189,7 @@ impl Fixture {
                 grid: Some(p),
                 memory: 1 << 20,
                 force: false,
+                compress: None,
             };
             let s = partition(&path, sort, &opts, &mut NoProgress)
                 .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", case.name));
