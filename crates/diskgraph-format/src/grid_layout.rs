@@ -185,8 +185,9 @@ impl GridLayout {
         }
     }
 
-    /// Decodes compressed block `b` from its `bytes` into `out` (`list` is scratch); the error
-    /// names `edges.packed` and the block. A plain layout's bytes are cast, not decoded.
+    /// Decodes block `b` from its `bytes` ([`GridLayout::block_bytes`]) into `out`, which must
+    /// be as long as the block ([`GridLayout::block_len`]; `list` is scratch); the error names
+    /// the file and the block. A plain layout's records are copied.
     ///
     /// # Panics
     /// If `b` is not below [`GridLayout::num_blocks`].
@@ -194,24 +195,23 @@ impl GridLayout {
         &self,
         b: usize,
         bytes: &[u8],
-        out: &mut Vec<GridEdge>,
+        out: &mut [GridEdge],
         list: &mut Vec<u32>,
     ) -> Result<(), FormatError> {
+        let bad = |reason: String| FormatError::Content {
+            path: self.edges_path(),
+            reason: format!("block {b} (bytes {:?}): {reason}", self.block_bytes(b)),
+        };
         let Some(codec) = self.meta.compressed else {
-            out.clear();
-            out.extend(
-                bytes
-                    .chunks_exact(EDGE_BYTES as usize)
-                    .map(bytemuck::pod_read_unaligned::<GridEdge>),
-            );
+            if bytes.len() as u64 != out.len() as u64 * EDGE_BYTES {
+                return Err(bad(format!("{} bytes for {} edges", bytes.len(), out.len())));
+            }
+            for (d, s) in out.iter_mut().zip(bytes.chunks_exact(EDGE_BYTES as usize)) {
+                *d = bytemuck::pod_read_unaligned(s);
+            }
             return Ok(());
         };
-        decode_block(codec, &self.block_frame(b), bytes, self.block_len(b), out, list).map_err(|reason| {
-            FormatError::Content {
-                path: self.edges_path(),
-                reason: format!("block {b} (bytes {:?}): {reason}", self.block_bytes(b)),
-            }
-        })
+        decode_block(codec, &self.block_frame(b), bytes, out, list).map_err(bad)
     }
 
     /// Path of a file of the layout.
@@ -253,7 +253,7 @@ impl GridLayout {
         let edges = match self.meta.compressed {
             Some(_) => {
                 let bytes: Vec<u8> = read_range(&self.edges_path(), self.block_bytes(b))?;
-                let mut edges = Vec::new();
+                let mut edges = vec![GridEdge::default(); self.block_len(b) as usize];
                 self.decode_block(b, &bytes, &mut edges, &mut Vec::new())?;
                 edges
             }

@@ -155,18 +155,17 @@ fn put(x: u64, out: &mut Vec<u8>) {
     x.encode_var(&mut out[at..]);
 }
 
-/// Decodes a whole block of `num_edges` edges from exactly `bytes` into `out` (cleared first),
-/// every edge checked to lie in `frame`'s ranges; `list` is scratch. The error says what is
-/// wrong and at which byte of the block.
+/// Decodes a whole block from exactly `bytes` into `out`, which must be as long as the block
+/// (its edge count in `blocks.idx`); every edge is checked to lie in `frame`'s ranges; `list` is
+/// scratch. The error says what is wrong and at which byte of the block.
 pub fn decode_block(
     codec: Codec,
     frame: &BlockFrame,
     bytes: &[u8],
-    num_edges: u64,
-    out: &mut Vec<GridEdge>,
+    out: &mut [GridEdge],
     list: &mut Vec<u32>,
 ) -> Result<(), String> {
-    out.clear();
+    let num_edges = out.len();
     let (major, minor) = frame.ranges();
     let (major_start, major_len) = (major.start, major.end - major.start);
     let minor_start = minor.start as u32;
@@ -174,7 +173,7 @@ pub fn decode_block(
         num_vertices: minor.end - minor.start,
         max_len: MAX_RUN as u64,
     };
-    let mut at = 0usize;
+    let (mut at, mut filled) = (0usize, 0usize);
     let mut u = 0u64;
     let mut first = true;
     let get = |at: &mut usize, what: &str| -> Result<u64, String> {
@@ -212,15 +211,18 @@ pub fn decode_block(
         codec
             .decode(v, &bytes[at..end], bounds, list)
             .map_err(|e| format!("byte {at}: the list of vertex {v}: {e}"))?;
-        if out.len() as u64 + list.len() as u64 > num_edges {
-            return Err(format!("byte {start}: more edges than the block's {num_edges}"));
-        }
+        let dest = out
+            .get_mut(filled..filled + list.len())
+            .ok_or_else(|| format!("byte {start}: more edges than the block's {num_edges}"))?;
         let axis = frame.axis;
-        out.extend(list.iter().map(|&x| axis.join(v, x + minor_start)));
+        for (d, &x) in dest.iter_mut().zip(list.iter()) {
+            *d = axis.join(v, x + minor_start);
+        }
+        filled += list.len();
         at = end;
     }
-    if out.len() as u64 != num_edges {
-        return Err(format!("{} edges decoded, the block index says {num_edges}", out.len()));
+    if filled != num_edges {
+        return Err(format!("{filled} edges decoded, the block index says {num_edges}"));
     }
     Ok(())
 }
@@ -264,12 +266,11 @@ mod tests {
         for axis in [RunAxis::Source, RunAxis::Destination] {
             let e = edges(axis);
             let bytes = encode(axis, &e);
-            let (mut out, mut list) = (Vec::new(), Vec::new());
-            decode_block(Codec::Vbyte, &frame(axis), &bytes, e.len() as u64, &mut out, &mut list).unwrap();
+            let (mut out, mut list) = (vec![GridEdge::default(); e.len()], Vec::new());
+            decode_block(Codec::Vbyte, &frame(axis), &bytes, &mut out, &mut list).unwrap();
             assert_eq!(out, e);
             assert!(bytes.len() < e.len() * 8 / 2, "{} bytes", bytes.len());
-            decode_block(Codec::Vbyte, &frame(axis), &[], 0, &mut out, &mut list).unwrap();
-            assert!(out.is_empty());
+            decode_block(Codec::Vbyte, &frame(axis), &[], &mut [], &mut list).unwrap();
         }
     }
 
@@ -289,8 +290,8 @@ mod tests {
             enc.push(x, &mut bytes);
         }
         enc.finish(&mut bytes);
-        let (mut out, mut list) = (Vec::new(), Vec::new());
-        decode_block(Codec::Vbyte, &f, &bytes, e.len() as u64, &mut out, &mut list).unwrap();
+        let (mut out, mut list) = (vec![GridEdge::default(); e.len()], Vec::new());
+        decode_block(Codec::Vbyte, &f, &bytes, &mut out, &mut list).unwrap();
         assert_eq!(out, e);
     }
 
@@ -299,9 +300,17 @@ mod tests {
         let axis = RunAxis::Source;
         let e = edges(axis);
         let bytes = encode(axis, &e);
-        let n = e.len() as u64;
-        let (mut out, mut list) = (Vec::new(), Vec::new());
-        let mut dec = |b: &[u8], n: u64| decode_block(Codec::Vbyte, &frame(axis), b, n, &mut out, &mut list);
+        let n = e.len();
+        let mut list = Vec::new();
+        let mut dec = |b: &[u8], n: usize| {
+            decode_block(
+                Codec::Vbyte,
+                &frame(axis),
+                b,
+                &mut vec![GridEdge::default(); n],
+                &mut list,
+            )
+        };
         for cut in [1, 2, 5, bytes.len() / 2, bytes.len() - 1] {
             assert!(dec(&bytes[..cut], n).is_err(), "cut at {cut}");
         }

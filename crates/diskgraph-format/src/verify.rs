@@ -210,7 +210,7 @@ fn check_blocks(layout: &GridLayout) -> Result<u64, FormatError> {
         if layout.compressed().is_some() {
             // A compressed block decodes whole: it is checked in one piece.
             let bytes: Vec<u8> = read_range(&layout.edges_path(), layout.block_bytes(b))?;
-            let mut edges = Vec::new();
+            let mut edges = vec![GridEdge::default(); layout.block_len(b) as usize];
             layout.decode_block(b, &bytes, &mut edges, &mut Vec::new())?;
             let weights = match layout.weighted() {
                 true => Some(layout.read_weights(range.clone())?),
