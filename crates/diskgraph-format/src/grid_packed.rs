@@ -5,9 +5,12 @@
 //!
 //! - a varint: the run vertex's gap — to the block's first major vertex for the block's first
 //!   run, else to the previous run's vertex (0 when a long list is split into several runs);
-//! - a varint: the byte length of the encoded list;
-//! - the list, minus the block's first minor vertex, encoded by the layout's [`Codec`] (which
-//!   holds the list's length).
+//! - a varint `h`: for a list of one vertex, `2·x + 1` with `x` that vertex minus the block's
+//!   first minor vertex (most runs of a many-column grid are single edges: the codec's own
+//!   header would cost more than the value); else `2·n` with `n` the byte length of the list
+//!   that follows;
+//! - for longer lists, the list minus the block's first minor vertex, encoded by the layout's
+//!   [`Codec`] (which holds the list's length).
 //!
 //! Varints are LEB128. Every block decodes alone from its byte range (`bytes.idx`); the decoder
 //! checks every vertex against the block's ranges, the edge count against `blocks.idx` and that
@@ -138,11 +141,15 @@ impl BlockEncoder {
 
     fn flush(&mut self, out: &mut Vec<u8>) {
         let Some(u) = self.run.take() else { return };
-        self.scratch.clear();
-        self.codec.encode(u, &self.list, &mut self.scratch);
         put(u64::from(u - self.prev), out);
-        put(self.scratch.len() as u64, out);
-        out.extend_from_slice(&self.scratch);
+        if let [x] = self.list[..] {
+            put(2 * u64::from(x) + 1, out);
+        } else {
+            self.scratch.clear();
+            self.codec.encode(u, &self.list, &mut self.scratch);
+            put(2 * self.scratch.len() as u64, out);
+            out.extend_from_slice(&self.scratch);
+        }
         self.prev = u;
         self.list.clear();
     }
@@ -185,7 +192,7 @@ pub fn decode_block(
     while at < bytes.len() {
         let start = at;
         let gap = get(&mut at, "vertex gap")?;
-        let len = get(&mut at, "list length")?;
+        let h = get(&mut at, "list header")?;
         u = match first {
             true => gap,
             false => u.saturating_add(gap),
@@ -197,6 +204,24 @@ pub fn decode_block(
                 major_start.saturating_add(u)
             ));
         }
+        let v = (major_start + u) as u32;
+        let axis = frame.axis;
+        if h & 1 == 1 {
+            let x = h >> 1;
+            if x >= bounds.num_vertices {
+                return Err(format!(
+                    "byte {start}: the neighbour {} of vertex {v} lies outside the block's range {minor:?}",
+                    u64::from(minor_start).saturating_add(x)
+                ));
+            }
+            let slot = out
+                .get_mut(filled)
+                .ok_or_else(|| format!("byte {start}: more edges than the block's {num_edges}"))?;
+            *slot = axis.join(v, x as u32 + minor_start);
+            filled += 1;
+            continue;
+        }
+        let len = h >> 1;
         let end = usize::try_from(len)
             .ok()
             .and_then(|l| at.checked_add(l))
@@ -207,14 +232,12 @@ pub fn decode_block(
                     bytes.len()
                 )
             })?;
-        let v = (major_start + u) as u32;
         codec
             .decode(v, &bytes[at..end], bounds, list)
             .map_err(|e| format!("byte {at}: the list of vertex {v}: {e}"))?;
         let dest = out
             .get_mut(filled..filled + list.len())
             .ok_or_else(|| format!("byte {start}: more edges than the block's {num_edges}"))?;
-        let axis = frame.axis;
         for (d, &x) in dest.iter_mut().zip(list.iter()) {
             *d = axis.join(v, x + minor_start);
         }
