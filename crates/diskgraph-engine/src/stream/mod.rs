@@ -282,6 +282,8 @@ pub struct StreamGraph {
     load_edges: u64,
     /// Bytes of the edge file per request at most.
     load_bytes: u64,
+    /// A compressed layout's decoded edges of one request (grown to the largest once).
+    decoded: Mutex<Vec<GridEdge>>,
     weights: bool,
     scratch: PathBuf,
     /// Vertices pending another pass of the load being computed on.
@@ -428,6 +430,7 @@ impl StreamGraph {
             reader,
             load_edges,
             load_bytes,
+            decoded: Mutex::new(Vec::new()),
             weights,
             scratch,
             totals: Mutex::new(Totals::default()),
@@ -591,7 +594,8 @@ impl StreamGraph {
         let p = plan::plan(&self.layout, order, active, self.load_edges, self.load_bytes);
         let with_weights = weights && self.weights;
         let requests: Vec<ReadRequest> = p.requests.iter().map(|r| self.read_request(r, with_weights)).collect();
-        let mut decoded: Vec<GridEdge> = Vec::new();
+        // Kept across passes: a fresh buffer would fault its pages in (zeroed) every pass.
+        let mut decoded = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
         let edges_path = self.layout.edges_path();
         let shape = *self.layout.shape();
         let mut report = PassReport {
@@ -605,7 +609,7 @@ impl StreamGraph {
             let edges: &[GridEdge] = match self.layout.compressed() {
                 Some(_) => {
                     self.decode(&p.loads[req.loads.clone()], req, data[0], &mut decoded)?;
-                    &decoded
+                    &decoded[..(req.edges.end - req.edges.start) as usize]
                 }
                 None => cast(data[0], &edges_path)?,
             };
@@ -710,8 +714,8 @@ impl StreamGraph {
         ReadRequest { ranges }
     }
 
-    /// Decodes the compressed `loads` of request `req` from its bytes into `out` (resized to
-    /// the request's edges), the loads in parallel (each a whole block).
+    /// Decodes the compressed `loads` of request `req` from its bytes into the front of `out`
+    /// (grown to the request's edges when shorter), the loads in parallel (each a whole block).
     fn decode(
         &self,
         loads: &[plan::Load],
@@ -719,9 +723,12 @@ impl StreamGraph {
         bytes: &[u8],
         out: &mut Vec<GridEdge>,
     ) -> Result<(), FormatError> {
-        out.resize((req.edges.end - req.edges.start) as usize, GridEdge::default());
+        let n = (req.edges.end - req.edges.start) as usize;
+        if out.len() < n {
+            out.resize(n, GridEdge::default());
+        }
         let mut pieces = Vec::with_capacity(loads.len());
-        let mut rest = out.as_mut_slice();
+        let mut rest = &mut out[..n];
         for l in loads {
             let (piece, tail) = rest.split_at_mut((l.edges.end - l.edges.start) as usize);
             let at = (l.bytes.start - req.bytes.start) as usize..(l.bytes.end - req.bytes.start) as usize;
