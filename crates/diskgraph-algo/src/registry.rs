@@ -18,8 +18,8 @@ use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
-    human_bytes, recorder, Cancel, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions, Observer, RunStats,
-    Source, Sources, Vertices,
+    human_bytes, recorder, AdjacencyChoice, Cancel, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions,
+    Observer, RunStats, Source, Sources, Vertices,
 };
 use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
@@ -379,6 +379,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 need_weights: needs.weights,
                 memory,
                 index,
+                adjacency: AdjacencyChoice::from_params(params),
             };
             let g = MemoryGraph::open(graph, &opts)?;
             execute(&g, f, alg, req, names.as_ref(), start, stats)

@@ -44,6 +44,9 @@ pub struct Args {
     /// Replace an existing output.
     #[arg(long)]
     force: bool,
+    /// Also publish the lists compressed with this codec (as `diskgraph compress` does).
+    #[arg(long, value_name = "CODEC", value_parser = crate::compress::parse_codec)]
+    compress: Option<diskgraph_format::Codec>,
     /// CSV: whether the first row is a header: auto (a header unless its source and target are integers), yes (also `--header` alone) or no.
     #[arg(long, value_name = "auto|yes|no", default_value = "auto", num_args = 0..=1, default_missing_value = "yes", value_parser = Header::parse)]
     header: Header,
@@ -116,6 +119,9 @@ pub fn run(a: Args) -> Result<()> {
     };
     let summary = diskgraph_prep::import(source.as_mut(), &a.output, &iopts, &mut Shown(Bar::new(true)))?;
     print_summary(&a.output, &summary);
+    if let Some(codec) = a.compress {
+        crate::compress::compress_graph(&a.output, codec, false)?;
+    }
     Ok(())
 }
 

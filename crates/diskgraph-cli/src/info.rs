@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use diskgraph_format::{padded_len, BascSelection, Direction, GraphDir, GridLayout, LayoutRecord, ShardLayout};
+use diskgraph_format::{
+    padded_len, BascSelection, CompressedLayout, Direction, GraphDir, GridLayout, LayoutRecord, ShardLayout,
+};
 use serde::Serialize;
 
 /// Arguments of `diskgraph info`.
@@ -48,6 +50,8 @@ struct LayoutInfo {
     selection: Option<(String, u64, u64, f64)>,
     /// A shard layout: its shard count, edge-value block size and largest shard (in arcs).
     shards: Option<ShardInfo>,
+    /// A compressed adjacency: its codec and encoded bytes per arc.
+    compressed: Option<(String, f64)>,
     /// Why the layout could not be opened, if it could not.
     error: Option<String>,
 }
@@ -73,6 +77,7 @@ fn layout_info(g: &GraphDir, record: &LayoutRecord) -> LayoutInfo {
         bytes_on_disk: Some(record.bytes_on_disk()),
         selection: None,
         shards: None,
+        compressed: None,
         error: None,
     };
     match record {
@@ -107,6 +112,14 @@ fn layout_info(g: &GraphDir, record: &LayoutRecord) -> LayoutInfo {
             }
             info.shards = Some(shown);
         }
+        LayoutRecord::Compressed(c) => match CompressedLayout::open(g, &c.name) {
+            Ok(l) => {
+                let bytes_per_arc =
+                    l.meta().list_bytes() as f64 / (c.num_arcs.max(1) * (1 + u64::from(l.meta().directed))) as f64;
+                info.compressed = Some((c.codec.to_string(), bytes_per_arc));
+            }
+            Err(e) => info.error = Some(e.to_string()),
+        },
     }
     info
 }
@@ -115,6 +128,14 @@ fn show_layout(l: &LayoutInfo) {
     if let (None, Some((method, count, edges, seconds))) = (&l.error, &l.selection) {
         println!(
             "  {:24} BAsC selection by {method}: {count} vertices, {edges} edges, selected in {seconds:.3} s, {:.1} MiB",
+            l.name,
+            l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
+        );
+        return;
+    }
+    if let (None, Some((codec, bytes_per_arc))) = (&l.error, &l.compressed) {
+        println!(
+            "  {:24} compressed lists, {codec} codec, {bytes_per_arc:.3} bytes per arc, {:.1} MiB",
             l.name,
             l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
         );

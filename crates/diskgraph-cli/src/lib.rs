@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 mod algorithms;
+mod compress;
 mod cost;
 mod device;
 mod export;
@@ -50,6 +51,8 @@ enum Command {
     Verify(verify::Args),
     /// Write a graph back out as an edge list in original IDs.
     Export(export::Args),
+    /// Publish a compressed copy of the adjacency lists (compressed-CODEC/) that runs read instead of the plain lists.
+    Compress(compress::Args),
     /// Publish a grid layout (P×P blocks of edges for streaming engines), or GraphChi's shards (--shards), inside a graph.
     Partition(partition::Args),
     /// Write a graph relabelled by an ordering (norder, degree, random, pagerank, gorder, original) as a new graph.
@@ -105,6 +108,7 @@ where
         Command::Info(a) => info::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Export(a) => export::run(a),
+        Command::Compress(a) => compress::run(a),
         Command::Partition(a) => partition::run(a),
         Command::Reorder(a) => reorder::run(a),
         Command::Cost(a) => cost::run(a),

@@ -72,8 +72,29 @@ pub const THREADS: OptionSpec = OptionSpec {
     examples: &["1", "3"],
 };
 
+/// `--adjacency`: the plain lists or a compressed layout (`diskgraph compress`).
+pub const ADJACENCY: OptionSpec = OptionSpec {
+    name: "adjacency",
+    kind: OptionKind::Choice(&[
+        Choice::new(
+            "auto",
+            "the graph's compressed lists when it has them (vbyte before zeta), else the plain lists",
+        ),
+        Choice::new("plain", "the plain lists (out.adj, in.adj)"),
+        Choice::new("vbyte", "the lists of compressed-vbyte (Stream VByte over gaps)"),
+        Choice::new(
+            "zeta",
+            "the lists of compressed-zeta (WebGraph's bit codes, without references)",
+        ),
+    ]),
+    default: Default::Choice("auto"),
+    help: "which copy of the lists to read: auto (compressed when the graph has them), plain, vbyte or zeta",
+    engines: Engines::Only(&[EngineKind::Memory, EngineKind::Selective, EngineKind::Sync]),
+    examples: &[],
+};
+
 /// The options of every run.
-pub const RUN_OPTIONS: &[&OptionSpec] = &[&ENGINE, &MEMORY, &THREADS];
+pub const RUN_OPTIONS: &[&OptionSpec] = &[&ENGINE, &MEMORY, &THREADS, &ADJACENCY];
 
 /// `--io`: the I/O backend.
 pub const IO: OptionSpec = OptionSpec {

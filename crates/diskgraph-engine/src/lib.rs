@@ -19,6 +19,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+mod adjacency;
 mod budget;
 mod cancel;
 mod contract;
@@ -35,6 +36,7 @@ pub mod stream;
 pub mod sync;
 mod vertices;
 
+pub use adjacency::AdjacencyChoice;
 pub use budget::parse_size;
 pub use cancel::Cancel;
 pub use contract::{Engine, EngineKind, Lists};

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::contract::{Engine, EngineKind, Lists};
 use crate::index::{vertices_of, GraphIndex};
-use crate::{EngineError, Recorder, RunStats, Vertices};
+use crate::{AdjacencyChoice, EngineError, Recorder, RunStats, Vertices};
 
 /// How to open a graph on the memory engine.
 #[derive(Clone, Debug, Default)]
@@ -19,6 +19,8 @@ pub struct MemoryOptions {
     pub memory: u64,
     /// The graph's index loaded earlier: its IDs are used instead of reading them again.
     pub index: Option<GraphIndex>,
+    /// Which copy of the lists to load (`--adjacency`).
+    pub adjacency: AdjacencyChoice,
 }
 
 /// A graph held fully in memory: the out-CSR and, for directed graphs, the in-CSR.
@@ -31,6 +33,11 @@ pub struct MemoryGraph {
     inn: Option<Csr>,
     vertices: Vertices,
     budget: u64,
+    /// The lists loaded: `plain`, or the compressed layout decoded on load.
+    adjacency: String,
+    /// Bytes read to load the lists, when they were decoded from a compressed layout (the
+    /// plain CSR's bytes otherwise).
+    compressed_bytes: Option<u64>,
     /// The run's log: no steps of its own (algorithms loop over CSR slices).
     recorder: Recorder,
 }
@@ -40,18 +47,35 @@ impl MemoryGraph {
     pub fn open(g: &GraphDir, opts: &MemoryOptions) -> Result<Self, EngineError> {
         let vertices = vertices_of(g, opts.index.as_ref())?;
         let directed = g.manifest().directed;
-        let out = g.load_csr(Direction::Out, opts.need_weights)?;
-        let inn = if directed && opts.need_in {
-            Some(g.load_csr(Direction::In, opts.need_weights)?)
-        } else {
-            None
-        };
+        let mut directions = vec![Direction::Out];
+        if directed && opts.need_in {
+            directions.push(Direction::In);
+        }
+        let compressed = opts.adjacency.open(g)?;
+        let mut csrs = Vec::new();
+        let mut compressed_bytes = 0;
+        for &d in &directions {
+            csrs.push(match &compressed {
+                // Decoded on load: the algorithms see the same CSR either way.
+                Some(layout) => {
+                    let csr = layout.load_csr(g, d, opts.need_weights)?;
+                    compressed_bytes += layout.lists_len(d) + csr.offsets.len() as u64 * 8;
+                    compressed_bytes += csr.weights.as_ref().map_or(0, |w| w.len() as u64 * 4);
+                    csr
+                }
+                None => g.load_csr(d, opts.need_weights)?,
+            });
+        }
+        let inn = (csrs.len() == 2).then(|| csrs.pop().expect("two directions"));
+        let out = csrs.pop().expect("the out-direction");
         Ok(MemoryGraph {
             directed,
             out,
             inn,
             vertices,
             budget: opts.memory,
+            adjacency: compressed.as_ref().map_or("plain".into(), |l| l.name().to_string()),
+            compressed_bytes: compressed.is_some().then_some(compressed_bytes),
             recorder: Recorder::default(),
         })
     }
@@ -85,6 +109,8 @@ impl MemoryGraph {
             inn,
             vertices,
             budget: 0,
+            adjacency: "plain".into(),
+            compressed_bytes: None,
             recorder: Recorder::default(),
         }
     }
@@ -194,9 +220,10 @@ impl Engine for MemoryGraph {
     /// The CSR held, as memory and as bytes read.
     fn record(&self, stats: &mut RunStats) {
         stats.peak_engine_memory = self.memory_bytes();
-        stats.bytes_read = self.memory_bytes();
+        stats.bytes_read = self.compressed_bytes.unwrap_or_else(|| self.memory_bytes());
         stats.io_utility = 1.0;
         stats.settings.insert("memory".into(), json!(self.budget));
+        stats.settings.insert("adjacency".into(), json!(self.adjacency));
     }
 }
 

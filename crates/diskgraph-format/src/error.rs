@@ -121,6 +121,21 @@ pub enum FormatError {
         /// Where it resolves to.
         target: PathBuf,
     },
+    /// A compressed list does not decode: cut short, bytes left over, a length it cannot hold,
+    /// or an ID that is not a vertex.
+    #[error("{}: the list of vertex {vertex} (bytes {start}..{end}) does not decode: {reason}", path.display())]
+    CompressedList {
+        /// The compressed adjacency file.
+        path: PathBuf,
+        /// The list's vertex.
+        vertex: u32,
+        /// First byte of the list in the file.
+        start: u64,
+        /// End of the list in the file.
+        end: u64,
+        /// What is wrong.
+        reason: crate::codec::CodecError,
+    },
     /// The output exists and overwriting was not asked for.
     #[error("{}: output already exists (use --force to replace it)", path.display())]
     Exists {

@@ -80,6 +80,12 @@ impl LayoutBuilder {
         PositionedFile::create(&self.tmp_path, name, len)
     }
 
+    /// Creates a data file written front to back (checksummed as it goes, padded on finish);
+    /// errors name it where the published layout will have it.
+    pub fn file(&self, name: &str) -> Result<DataFileWriter, FormatError> {
+        DataFileWriter::create(&self.tmp_path, &self.graph_path.join(&self.name), name)
+    }
+
     /// Writes the metadata file `meta` describes ([`LayoutMeta::FILE`]), removes files it does
     /// not list, renames the directory into place and records it in the graph's manifest
     /// ([`LayoutMeta::record`]), replacing an existing layout only with `force`. Under a lock

@@ -19,6 +19,9 @@ pub enum LayoutKind {
     Basc,
     /// A shard layout (`shards-N/`, `shards.json`): GraphChi's shards, for the shards engine.
     Shards,
+    /// A compressed adjacency (`compressed-<codec>/`, `compressed.json`): the lists encoded, for
+    /// every engine that reads lists.
+    Compressed,
 }
 
 impl LayoutKind {
@@ -28,6 +31,7 @@ impl LayoutKind {
             LayoutKind::Grid => "diskgraph partition",
             LayoutKind::Basc => "diskgraph select",
             LayoutKind::Shards => "diskgraph partition --shards",
+            LayoutKind::Compressed => "diskgraph compress",
         }
     }
 }
@@ -38,6 +42,7 @@ impl std::fmt::Display for LayoutKind {
             LayoutKind::Grid => "grid",
             LayoutKind::Basc => "basc",
             LayoutKind::Shards => "shards",
+            LayoutKind::Compressed => "compressed",
         })
     }
 }
@@ -99,6 +104,21 @@ pub struct ShardRecord {
     pub bytes_on_disk: u64,
 }
 
+/// The manifest's record of a compressed adjacency (see `compressed.json` for its metadata).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompressedRecord {
+    /// The layout's directory name (`compressed-<codec>`).
+    pub name: String,
+    /// How each list is encoded.
+    pub codec: Codec,
+    /// Arcs stored per direction (the graph's `num_arcs`).
+    pub num_arcs: u64,
+    /// Bytes of the layout's data files on disk (each padded to 4096; `compressed.json` not
+    /// counted).
+    pub bytes_on_disk: u64,
+}
+
 /// One entry of the manifest's `layouts`: a derived layout's name, kind and summary. Stored as
 /// a JSON object whose `kind` field (`"grid"`, `"basc"` or `"shards"`, see [`LayoutKind`])
 /// says which fields follow.
@@ -111,6 +131,8 @@ pub enum LayoutRecord {
     Basc(BascRecord),
     /// A shard layout.
     Shards(ShardRecord),
+    /// A compressed adjacency.
+    Compressed(CompressedRecord),
 }
 
 impl LayoutRecord {
@@ -120,6 +142,7 @@ impl LayoutRecord {
             LayoutRecord::Grid(r) => &r.name,
             LayoutRecord::Basc(r) => &r.name,
             LayoutRecord::Shards(r) => &r.name,
+            LayoutRecord::Compressed(r) => &r.name,
         }
     }
 
@@ -129,6 +152,7 @@ impl LayoutRecord {
             LayoutRecord::Grid(_) => LayoutKind::Grid,
             LayoutRecord::Basc(_) => LayoutKind::Basc,
             LayoutRecord::Shards(_) => LayoutKind::Shards,
+            LayoutRecord::Compressed(_) => LayoutKind::Compressed,
         }
     }
 
@@ -138,6 +162,7 @@ impl LayoutRecord {
             LayoutRecord::Grid(r) => r.num_arcs,
             LayoutRecord::Basc(r) => r.num_arcs,
             LayoutRecord::Shards(r) => r.num_arcs,
+            LayoutRecord::Compressed(r) => r.num_arcs,
         }
     }
 
@@ -147,6 +172,7 @@ impl LayoutRecord {
             LayoutRecord::Grid(r) => r.bytes_on_disk,
             LayoutRecord::Basc(r) => r.bytes_on_disk,
             LayoutRecord::Shards(r) => r.bytes_on_disk,
+            LayoutRecord::Compressed(r) => r.bytes_on_disk,
         }
     }
 
@@ -170,6 +196,14 @@ impl LayoutRecord {
     pub fn shards(&self) -> Option<&ShardRecord> {
         match self {
             LayoutRecord::Shards(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The compressed-adjacency record, if this is one.
+    pub fn compressed(&self) -> Option<&CompressedRecord> {
+        match self {
+            LayoutRecord::Compressed(r) => Some(r),
             _ => None,
         }
     }

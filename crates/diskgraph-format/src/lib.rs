@@ -33,6 +33,9 @@
 //! | `shard_meta` | shard layout file names and limits, [`ShardMeta`] (`shards.json`), [`interval_of`] |
 //! | `shard_layout` | [`ShardLayout`], the shard layout reader; [`shard_layouts`] |
 //! | `shard_verify` | [`verify_shards`], the full O(E) check of a shard layout |
+//! | `codec` | [`Codec`], the encodings of one compressed list |
+//! | `compressed_meta` | compressed layout file names, [`CompressedMeta`] (`compressed.json`) |
+//! | `compressed_layout` | [`compress`], [`CompressedLayout`] (the reader), [`verify_compressed`] |
 //! | `verify` | [`verify`], the full O(E) check |
 //! | `id_order`, `rank_bitmap` | original-ID order of a reordered graph |
 //! | `shared_slice` | [`SharedSlice`], a slice parallel tasks write at disjoint positions (the one home of that `unsafe`) |
@@ -45,6 +48,8 @@ mod atomic;
 mod basc_meta;
 mod basc_selection;
 mod codec;
+mod compressed_layout;
+mod compressed_meta;
 mod data_file;
 mod error;
 mod grid_layout;
@@ -76,6 +81,11 @@ pub use basc_meta::{
 };
 pub use basc_selection::{publish_basc, verify_basc, BascInfo, BascSelection};
 pub use codec::{Bounds, Codec, CodecError};
+pub use compressed_layout::{compress, verify_compressed, CompressReport, CompressedLayout};
+pub use compressed_meta::{
+    compressed_files_of, compressed_layout_name, CompressedMeta, COMPRESSED_FORMAT, COMPRESSED_META,
+    COMPRESSED_VERSION, IN_CADJ, IN_CIDX, OUT_CADJ, OUT_CIDX,
+};
 pub use data_file::{padded_len, read_range, FileEntry, PAGE};
 pub use error::FormatError;
 pub use grid_layout::{Block, GridLayout};
@@ -89,7 +99,7 @@ pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};
 pub use layout_builder::LayoutBuilder;
 pub use layout_meta::LayoutMeta;
-pub use layout_record::{BascRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
+pub use layout_record::{BascRecord, CompressedRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
 pub use manifest::{
     check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,
     MANIFEST, MAX_VERTICES, NAMES_BIN, NAMES_IDX, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT,

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::basc_meta::BascMeta;
+use crate::compressed_meta::CompressedMeta;
 use crate::data_file::{check_inside, check_size, read_offsets, read_range};
 use crate::error::FormatError;
 use crate::grid_meta::GridMeta;
@@ -306,14 +307,16 @@ fn record_from_meta(dir: &Path, name: &str) -> Result<LayoutRecord, FormatError>
     from::<GridMeta>(&layout, name)
         .or_else(|| from::<BascMeta>(&layout, name))
         .or_else(|| from::<ShardMeta>(&layout, name))
+        .or_else(|| from::<CompressedMeta>(&layout, name))
         .unwrap_or_else(|| {
             Err(FormatError::Manifest {
                 path: dir.join(MANIFEST),
                 reason: format!(
-                    "layout {name} is listed by name only and {name}/ has none of {}, {} or {}",
+                    "layout {name} is listed by name only and {name}/ has none of {}, {}, {} or {}",
                     GridMeta::FILE,
                     BascMeta::FILE,
-                    ShardMeta::FILE
+                    ShardMeta::FILE,
+                    CompressedMeta::FILE
                 ),
             })
         })

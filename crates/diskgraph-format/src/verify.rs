@@ -4,6 +4,7 @@ use std::path::Path;
 
 use crate::arc_stream::ArcStream;
 use crate::basc_selection::verify_basc;
+use crate::compressed_layout::verify_compressed;
 use crate::data_file::read_range;
 use crate::error::FormatError;
 use crate::grid_layout::GridLayout;
@@ -72,6 +73,11 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
             }
             LayoutRecord::Shards(shards) => {
                 let r = verify_shards(&g, &shards.name)?;
+                report.files_checked += r.files_checked;
+                report.bytes_checked += r.bytes_checked;
+            }
+            LayoutRecord::Compressed(compressed) => {
+                let r = verify_compressed(&g, &compressed.name)?;
                 report.files_checked += r.files_checked;
                 report.bytes_checked += r.bytes_checked;
             }

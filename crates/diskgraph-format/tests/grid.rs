@@ -783,7 +783,7 @@ fn a_record_that_disagrees_with_the_layouts_metadata_is_refused_naming_the_field
         let err = match g.layout(layout).unwrap().kind() {
             LayoutKind::Grid => GridLayout::open(&g, layout).unwrap_err(),
             LayoutKind::Basc => BascSelection::open(&g, layout).unwrap_err(),
-            LayoutKind::Shards => unreachable!("no shard layout in this test"),
+            LayoutKind::Shards | LayoutKind::Compressed => unreachable!("no such layout in this test"),
         };
         match &err {
             FormatError::RecordMismatch {

@@ -90,6 +90,7 @@ use crate::engine_options::{
 };
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
+use crate::AdjacencyChoice;
 use crate::{EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// How to open a graph on the selective engine.
@@ -119,6 +120,8 @@ pub struct SelectiveOptions {
     /// The graph's index loaded earlier ([`GraphIndex::load`]): its IDs and offsets are used
     /// instead of reading them again.
     pub index: Option<GraphIndex>,
+    /// Which copy of the lists to read (`--adjacency`).
+    pub adjacency: AdjacencyChoice,
 }
 
 impl Default for SelectiveOptions {
@@ -134,6 +137,7 @@ impl Default for SelectiveOptions {
             basc: None,
             page_cache: None,
             index: None,
+            adjacency: AdjacencyChoice::Auto,
         }
     }
 }
@@ -167,6 +171,7 @@ impl SelectiveOptions {
             retain_lists: params.flag(&RETAIN_LISTS),
             basc,
             page_cache,
+            adjacency: AdjacencyChoice::from_params(params),
             ..SelectiveOptions::default()
         })
     }

@@ -41,6 +41,7 @@ use crate::contract::{Engine, EngineKind};
 use crate::engine_options::{IFT, IFT_SEQ, INDEX_SUMMARY, IO};
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
+use crate::AdjacencyChoice;
 use crate::{engine_options, EngineError, Recorder, RunStats, Snapshot, Vertices};
 use ahead::Registered;
 use cache::{PageCache, FRAME_BYTES};
@@ -70,6 +71,8 @@ pub struct SyncOptions {
     pub need_weights: bool,
     /// The graph's index loaded earlier.
     pub index: Option<GraphIndex>,
+    /// Which copy of the lists to read (`--adjacency`).
+    pub adjacency: AdjacencyChoice,
 }
 
 impl SyncOptions {
@@ -84,6 +87,7 @@ impl SyncOptions {
             need_in: false,
             need_weights: false,
             index: None,
+            adjacency: AdjacencyChoice::from_params(params),
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use diskgraph_format::{Codec, GraphDir, GridSort};
+use diskgraph_format::{compress, Codec, GraphDir, GridSort};
 use diskgraph_prep::parse::{open_input, ParseOptions};
 use diskgraph_prep::reorder::Method as Ordering;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
@@ -145,10 +145,13 @@ pub struct Fixture {
     pub selection: Option<String>,
     /// The shards layouts made, fewest shards first.
     pub shard_layouts: Vec<String>,
+    /// The codecs of the compressed layouts made (every codec: runs read the first by default).
+    pub codecs: Vec<Codec>,
 }
 
 impl Fixture {
-    /// Writes `case` as a graph directory with grid layouts of each sort and a GVS selection.
+    /// Writes `case` as a graph directory with grid layouts of each sort, shard layouts, a GVS
+    /// selection and a compressed layout of every codec.
     ///
     /// # Panics
     /// If the importer, the reordering, the partitioning or the selection fails.
@@ -189,12 +192,12 @@ impl Fixture {
             (16, SortOrder::Destination, vbyte),
         ]
         .into_iter()
-        .map(|(p, sort, compress)| {
+        .map(|(p, sort, packed)| {
             let opts = PartitionOptions {
                 grid: Some(p),
                 memory: 1 << 20,
                 force: false,
-                compress,
+                compress: packed,
             };
             let s = partition(&path, sort, &opts, &mut NoProgress)
                 .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", case.name));
@@ -232,6 +235,13 @@ impl Fixture {
             select_graph(&path, &opts).unwrap_or_else(|e| panic!("select {}: {e:#}", case.name));
             "gvs".to_string()
         });
+        // Every codec: runs read the first by default (`--adjacency auto`), the others and the
+        // plain lists when the harness varies `--adjacency`.
+        let codecs = Codec::ALL.to_vec();
+        for &codec in &codecs {
+            let graph = GraphDir::open(&path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
+            compress(&graph, codec, false).unwrap_or_else(|e| panic!("compress {} with {codec}: {e}", case.name));
+        }
         let graph = GraphDir::open(&path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
         Fixture {
             _dir: dir,
@@ -243,6 +253,7 @@ impl Fixture {
             layouts,
             selection,
             shard_layouts: shard_layouts.into_iter().map(|(_, name)| name).collect(),
+            codecs,
         }
     }
 
