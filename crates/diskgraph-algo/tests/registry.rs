@@ -261,6 +261,7 @@ fn partitioned(g: &GraphDir, p: u32, sort: SortOrder) -> GraphDir {
         grid: Some(p),
         memory: 1 << 20,
         force: false,
+        compress: None,
     };
     diskgraph_prep::partition(g.path(), sort, &opts, &mut NoProgress).unwrap();
     GraphDir::open(g.path()).unwrap()
