@@ -86,6 +86,9 @@ impl RunStats {
             self.io_wait_seconds,
             mb(self.peak_engine_memory)
         );
+        if let Some(adjacency) = self.settings.get("adjacency").and_then(|a| a.as_str()) {
+            s += &format!(", adjacency {adjacency}");
+        }
         s
     }
 }

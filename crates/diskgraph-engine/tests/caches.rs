@@ -14,7 +14,7 @@ use diskgraph_engine::selective::{
     BackendKind, BascOptions, LoadedStatic, PageCacheOptions, Piece, Replacement, SchedulerKind, SelectiveGraph,
     SelectiveOptions, VertexSubset,
 };
-use diskgraph_engine::EngineError;
+use diskgraph_engine::{AdjacencyChoice, EngineError};
 use diskgraph_format::{BascRecord, Direction, GraphDir, LayoutRecord};
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions, SelectSummary};
 use diskgraph_testkit::gen;
@@ -297,7 +297,12 @@ fn a_round_copies_into_the_page_cache_no_more_pages_than_it_holds() {
     let f = fixture("rmat 12 directed", gen::rmat(12, 12 << 12, true, 5), Keep::default());
     let page = 512u64;
     let pages = (f.test.num_arcs() as u64 * 4).div_ceil(page);
-    let g = SelectiveGraph::open(&f.graph, &paged(page as u32, Replacement::Lru, 96 << 10, false)).unwrap();
+    // The plain lists, whose pages this test counts.
+    let opts = SelectiveOptions {
+        adjacency: AdjacencyChoice::Plain,
+        ..paged(page as u32, Replacement::Lru, 96 << 10, false)
+    };
+    let g = SelectiveGraph::open(&f.graph, &opts).unwrap();
     let counters = |g: &SelectiveGraph| {
         let s = stats(g);
         let c = &s.settings["page_cache"];

@@ -16,7 +16,7 @@ use diskgraph_engine::selective::{
     EdgeFn, EdgeMapOptions, FrontierBuilder, Mode, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions,
     VertexSubset,
 };
-use diskgraph_engine::{human_bytes, Engine, EngineError};
+use diskgraph_engine::{human_bytes, AdjacencyChoice, Engine, EngineError};
 use diskgraph_format::{Direction, FormatError};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::{oracle, EdgeList, Keep};
@@ -185,7 +185,14 @@ fn a_corrupt_neighbour_is_an_error_not_a_panic() {
     std::fs::write(&adj, &bytes).unwrap();
     let every = VertexSubset::all(500);
     for cfg in io_configs() {
-        let g = open_selective(&f.graph, &cfg.io, SMALL, true);
+        // The plain lists: the compressed layout's are checked in `selective_compressed`.
+        let opts = SelectiveOptions {
+            io: cfg.io.clone(),
+            memory: SMALL,
+            adjacency: AdjacencyChoice::Plain,
+            ..SelectiveOptions::default()
+        };
+        let g = SelectiveGraph::open(&f.graph, &opts).unwrap();
         let err = g.for_each_piece(Direction::Out, &every, false, |_, _| {}).unwrap_err();
         match &err {
             EngineError::Format(FormatError::NeighbourOutOfRange { index, value, .. }) => {

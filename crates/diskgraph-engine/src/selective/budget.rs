@@ -1,5 +1,6 @@
 //! How the selective engine carves its budget: the claim bitmap, the static cache's share, the
-//! list assembly buffer, the I/O buffers, the page cache, and what is left for retained lists —
+//! list assembly buffer, the I/O buffers, the stitch of compressed lists, the page cache, and
+//! what is left for retained lists —
 //! and the smallest budget that holds them, for the error that refuses a smaller one.
 
 use diskgraph_io::IoConfig;
@@ -31,7 +32,14 @@ pub(super) struct Demand {
     pub page_size: Option<u32>,
     /// Whether what the buffers leave holds retained lists (off with a page cache).
     pub retain_lists: bool,
+    /// Whether the lists are compressed: what the least buffers leave first holds the lists cut
+    /// by reads until they are whole (see `compressed`).
+    pub compressed: bool,
 }
+
+/// Maximal reads' worth of bytes the stitch of compressed lists gets (when the budget leaves
+/// them after the least buffers).
+const STITCH_READS: u64 = 4;
 
 /// The budget, carved.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +52,8 @@ pub(super) struct Carve {
     pub buffer_bytes: u64,
     /// The page cache (data and bookkeeping), 0 without one.
     pub page_cache_bytes: u64,
+    /// The share of compressed lists cut by reads, 0 for plain lists.
+    pub stitch_bytes: u64,
     /// What retained lists may take, 0 when retention is off.
     pub retain_capacity: u64,
 }
@@ -63,9 +73,16 @@ impl Demand {
         if share < min_buffers {
             return Err("the I/O buffers (two maximal reads of each file), the claim bitmap and the list assembly");
         }
+        let c = &self.io;
+        // Compressed lists cut by reads get a few maximal reads before the buffers grow past
+        // their least.
+        let stitch_bytes = match self.compressed {
+            true => (share - min_buffers).min(STITCH_READS * u64::from(c.max_request_bytes)),
+            false => 0,
+        };
+        let share = share - stitch_bytes;
         // More buffers than reads in flight plus a queue per worker buy nothing: the budget is a
         // cap, not a target.
-        let c = &self.io;
         let useful = 4
             * (u64::from(c.queue_depth) * c.io_threads as u64 + c.compute_threads as u64)
             * u64::from(c.max_request_bytes)
@@ -94,6 +111,7 @@ impl Demand {
             assembly_bytes,
             buffer_bytes,
             page_cache_bytes,
+            stitch_bytes,
             retain_capacity,
         })
     }
@@ -145,6 +163,7 @@ mod tests {
             assemble_lists,
             page_size,
             retain_lists: true,
+            compressed: page_size.is_some(),
         }
     }
 
@@ -171,7 +190,8 @@ mod tests {
         for budget in [d.minimum(), 64 << 20, 1 << 30] {
             let c = d.carve(budget).unwrap();
             let claims = Claims::bytes_for(d.adjacency_bytes, u64::from(d.io.block_size));
-            let used = claims + c.static_share + c.assembly_bytes + c.buffer_bytes + c.page_cache_bytes;
+            let used =
+                claims + c.static_share + c.assembly_bytes + c.buffer_bytes + c.page_cache_bytes + c.stitch_bytes;
             assert!(used <= budget, "{c:?} in {budget}");
         }
     }

@@ -5,6 +5,8 @@
 //! first. A bitmap scheduler never reads a block twice in a round, so claims always succeed
 //! there; a pluglist scheduler may, and then the second copy is dropped. Reads must start on a
 //! block boundary (they do: runs are made of blocks) and end on one or at the end of the data.
+//! The bitmap covers the largest file a graph's rounds read; each round tells the length of the
+//! file it reads (a compressed `in.cadj` is not as long as `out.cadj`).
 
 use std::ops::Range;
 use std::path::Path;
@@ -19,8 +21,6 @@ use super::frontier;
 pub(crate) struct Claims {
     block: u64,
     blocks: u64,
-    /// Logical bytes of the file (its data, without the padding after the last edge).
-    file_bytes: u64,
     words: Vec<AtomicU64>,
     /// Words touched this round: `lo..hi`.
     lo: AtomicUsize,
@@ -33,14 +33,13 @@ impl Claims {
         file_bytes.div_ceil(block).div_ceil(64) * 8
     }
 
-    /// The bitmap of a file of `file_bytes` logical bytes read in blocks of `block` bytes,
-    /// nothing claimed.
+    /// The bitmap of files of at most `file_bytes` logical bytes read in blocks of `block`
+    /// bytes, nothing claimed.
     pub(crate) fn new(file_bytes: u64, block: u64) -> Self {
         let blocks = file_bytes.div_ceil(block);
         Claims {
             block,
             blocks,
-            file_bytes,
             words: frontier::atomic_zeros(blocks.div_ceil(64) as usize),
             lo: AtomicUsize::new(usize::MAX),
             hi: AtomicUsize::new(0),
@@ -102,19 +101,21 @@ impl Claims {
         }
     }
 
-    /// Claims the blocks of `chunk` (a read of `path`) and calls `f(lo, span)` for every run
-    /// of edges `lo..` it claimed first, `span` being the run's bytes within the chunk (data
-    /// bytes only: never the padding after the last edge).
+    /// Claims the blocks of `chunk` (a read of `path`, whose data is `data_end` bytes long) and
+    /// calls `f(lo, span)` for every run of `unit`-byte words `lo..` it claimed first (edges of a
+    /// plain list or weight file: `unit` 4; bytes of compressed lists: 1), `span` being the
+    /// run's bytes within the chunk (data bytes only: never the padding after the data).
     ///
     /// Errors: a chunk not aligned to blocks ([`IoError::Config`]).
-    pub(crate) fn claim_edges(
+    pub(crate) fn claim_words(
         &self,
         chunk: &Chunk<'_>,
         path: &Path,
+        data_end: u64,
+        unit: u64,
         mut f: impl FnMut(u64, Range<usize>),
     ) -> Result<(), IoError> {
         let block = self.block;
-        let data_end = self.file_bytes;
         let (c0, c1) = (chunk.offset, chunk.offset + chunk.data[0].len() as u64);
         if !c0.is_multiple_of(block) || (!c1.is_multiple_of(block) && c1 < data_end) {
             return Err(IoError::Config(format!(
@@ -123,10 +124,10 @@ impl Claims {
             )));
         }
         self.claim(c0 / block, c1.div_ceil(block), |b0, b1| {
-            let lo = (b0 * block).max(c0) / 4;
-            let hi = (b1 * block).min(c1).min(data_end) / 4;
+            let lo = (b0 * block).max(c0) / unit;
+            let hi = (b1 * block).min(c1).min(data_end) / unit;
             if lo < hi {
-                f(lo, (lo * 4 - c0) as usize..(hi * 4 - c0) as usize);
+                f(lo, (lo * unit - c0) as usize..(hi * unit - c0) as usize);
             }
         });
         Ok(())
@@ -162,5 +163,30 @@ mod tests {
         c.claim(63, 65, |a, b| got.push((a, b)));
         c.claim(0, 128, |a, b| got.push((a, b)));
         assert_eq!(got, vec![(63, 65), (0, 63), (65, 128)]);
+    }
+
+    #[test]
+    fn words_are_clipped_to_the_data_of_the_file_read() {
+        let c = Claims::new(4096, 512);
+        let path = Path::new("out.cadj");
+        let data = vec![0u8; 1024];
+        let mut got = Vec::new();
+        let chunk = Chunk {
+            offset: 512,
+            data: &[&data[..700]],
+        };
+        c.claim_words(&chunk, path, 1212, 1, |lo, span| got.push((lo, span)))
+            .unwrap();
+        assert_eq!(got, vec![(512, 0..700)]);
+        got.clear();
+        c.claim_words(&chunk, path, 1212, 1, |lo, span| got.push((lo, span)))
+            .unwrap();
+        assert!(got.is_empty(), "claimed blocks are delivered once");
+        let odd = Chunk {
+            offset: 100,
+            data: &[&data[..512]],
+        };
+        let err = c.claim_words(&odd, path, 1212, 1, |_, _| ()).unwrap_err();
+        assert!(err.to_string().contains("out.cadj"), "{err}");
     }
 }

@@ -7,6 +7,10 @@
 //! is walked while lists start before `hi`; with a dense subset, a binary search over the offsets
 //! finds the vertex holding edge `lo`, then the bitmap is walked. Both cost O(log n + vertices
 //! touched) per read, whatever order the reads were issued in.
+//!
+//! A direction read from a compressed layout maps runs of *bytes* back the same way, over the
+//! byte-offset index, and decodes each list there whole (see `compressed`): the algorithm gets
+//! whole decoded lists, never the bytes.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -15,6 +19,7 @@ use diskgraph_format::FormatError;
 use diskgraph_io::{Chunk, FileSet};
 
 use super::claims::Claims;
+use super::compressed::{CompressedLists, Stitch};
 use super::frontier::{next_set_bit, Repr};
 use super::piece::{Compute, Piece};
 use super::ranges::Spans;
@@ -35,6 +40,8 @@ pub(crate) struct Round<'a> {
     pub(crate) spans: Spans<'a>,
     /// The blocks claimed so far this round.
     pub(crate) claims: &'a Claims,
+    /// The compressed lists cut by reads this round.
+    pub(crate) stitch: &'a Stitch,
 }
 
 impl Round<'_> {
@@ -45,24 +52,126 @@ impl Round<'_> {
         if errors.failed() {
             return 0;
         }
+        if let Some(c) = &self.adj.compressed {
+            return self.deliver_compressed(c, chunk, compute, errors);
+        }
         let mut state = compute.init();
         let mut delivered = 0u64;
-        let claimed = self.claims.claim_edges(chunk, &self.adj.adj_path, |lo, span| {
-            if errors.failed() {
-                return;
-            }
-            let targets = as_u32s(&chunk.data[0][span.clone()]);
-            let weights = self.weights.then(|| as_f32s(&chunk.data[1][span]));
-            match self.deliver_run(lo, &targets, weights.as_deref(), &mut state, compute) {
-                Ok(n) => delivered += n,
-                Err(e) => errors.record(e),
-            }
-        });
+        let data_end = self.adj.offsets.last().copied().unwrap_or(0) * 4;
+        let claimed = self
+            .claims
+            .claim_words(chunk, &self.adj.adj_path, data_end, 4, |lo, span| {
+                if errors.failed() {
+                    return;
+                }
+                let targets = as_u32s(&chunk.data[0][span.clone()]);
+                let weights = self.weights.then(|| as_f32s(&chunk.data[1][span]));
+                match self.deliver_run(lo, &targets, weights.as_deref(), &mut state, compute) {
+                    Ok(n) => delivered += n,
+                    Err(e) => errors.record(e),
+                }
+            });
         if let Err(e) = claimed {
             errors.record(e.into());
         }
         compute.flush(state);
         delivered
+    }
+
+    /// [`deliver_chunk`](Self::deliver_chunk) of a read of compressed lists: each active list
+    /// the claimed bytes hold whole is decoded and delivered whole; a list they hold part of
+    /// goes to the stitch, and is decoded and delivered here if this part completes it.
+    fn deliver_compressed<C: Compute>(
+        &self,
+        c: &CompressedLists,
+        chunk: &Chunk<'_>,
+        compute: &C,
+        errors: &FirstError,
+    ) -> u64 {
+        let mut state = compute.init();
+        let mut delivered = 0u64;
+        let mut list = Vec::new();
+        let off: &[u64] = &self.adj.offsets;
+        let claimed = self
+            .claims
+            .claim_words(chunk, &self.adj.adj_path, c.len, 1, |lo, span| {
+                let bytes = &chunk.data[0][span];
+                let hi = lo + bytes.len() as u64;
+                self.for_each_active(&c.bytes, lo, hi, |v| {
+                    if errors.failed() {
+                        return;
+                    }
+                    let (a, b) = self.spans.get(v);
+                    let (s, e) = (a.max(lo), b.min(hi));
+                    if s >= e {
+                        return;
+                    }
+                    let part = &bytes[(s - lo) as usize..(e - lo) as usize];
+                    let stitched;
+                    let whole = if (s, e) == (a, b) {
+                        part
+                    } else {
+                        match self.stitch.add(v, (a, b), s, part) {
+                            Some(w) => {
+                                stitched = w;
+                                &stitched[..]
+                            }
+                            None => return,
+                        }
+                    };
+                    let degree = off[v as usize + 1] - off[v as usize];
+                    match c.decode(v, a, whole, degree, &mut list) {
+                        Ok(()) => {
+                            delivered += degree;
+                            let piece = Piece {
+                                start: 0,
+                                degree,
+                                targets: &list,
+                                weights: None,
+                            };
+                            compute.compute(&mut state, v, piece);
+                        }
+                        Err(e) => errors.record(e),
+                    }
+                });
+            });
+        if let Err(e) = claimed {
+            errors.record(e.into());
+        }
+        compute.flush(state);
+        delivered
+    }
+
+    /// Calls `f(v)` for the active vertices whose lists may intersect words `lo..hi` of the file
+    /// indexed by `off` (ascending; `f` clamps to the round's spans).
+    fn for_each_active(&self, off: &[u64], lo: u64, hi: u64, mut f: impl FnMut(u32)) {
+        let active = self.active;
+        let num_vertices = active.num_vertices();
+        match active.repr() {
+            Repr::Sparse(list) => {
+                let list: &[u32] = list;
+                let mut i = list.partition_point(|&v| off[v as usize + 1] <= lo);
+                while let Some(&v) = list.get(i) {
+                    if off[v as usize] >= hi {
+                        break;
+                    }
+                    f(v);
+                    i += 1;
+                }
+            }
+            Repr::Dense { bits, .. } => {
+                let bits: &[u64] = bits;
+                // The last vertex whose list starts at or before `lo`.
+                let mut v = off.partition_point(|&o| o <= lo).saturating_sub(1);
+                while let Some(u) = next_set_bit(bits, v) {
+                    if u >= num_vertices || off[u] >= hi {
+                        break;
+                    }
+                    f(u as u32);
+                    v = u + 1;
+                }
+            }
+        }
     }
 
     /// Delivers the pieces of the active lists intersecting edges `lo..lo + targets.len()`
@@ -98,7 +207,7 @@ impl Round<'_> {
         // would otherwise load their addresses again after every call to `compute`.
         let off: &[u64] = &adj.offsets;
         let mut delivered = 0;
-        let mut emit = |v: u32| {
+        let emit = |v: u32| {
             let a = off[v as usize];
             let (wa, wb) = spans.get(v);
             let (s, e) = (wa.max(lo), wb.min(hi));
@@ -117,31 +226,7 @@ impl Round<'_> {
                 );
             }
         };
-        match active.repr() {
-            Repr::Sparse(list) => {
-                let list: &[u32] = list;
-                let mut i = list.partition_point(|&v| off[v as usize + 1] <= lo);
-                while let Some(&v) = list.get(i) {
-                    if off[v as usize] >= hi {
-                        break;
-                    }
-                    emit(v);
-                    i += 1;
-                }
-            }
-            Repr::Dense { bits, .. } => {
-                let bits: &[u64] = bits;
-                // The last vertex whose list starts at or before `lo`.
-                let mut v = off.partition_point(|&o| o <= lo).saturating_sub(1);
-                while let Some(u) = next_set_bit(bits, v) {
-                    if u >= num_vertices || off[u] >= hi {
-                        break;
-                    }
-                    emit(u as u32);
-                    v = u + 1;
-                }
-            }
-        }
+        self.for_each_active(off, lo, hi, emit);
         Ok(delivered)
     }
 }

@@ -14,7 +14,7 @@ use super::delivery::{FirstError, Round};
 use super::piece::{Closures, Compute, Piece};
 use super::ranges::{ranges_in_parallel, ListWindow, PerVertexRanges, Ranges, Spans};
 use super::words::as_f32s;
-use super::{EngineError, SelectiveGraph, VertexSubset};
+use super::{Adjacency, EngineError, SelectiveGraph, VertexSubset};
 use crate::Engine;
 
 impl SelectiveGraph {
@@ -73,7 +73,7 @@ impl SelectiveGraph {
         let adj = self.adjacency(d)?;
         let (files, weights) = match (&adj.weighted, weights) {
             (Some(w), true) => (w, true),
-            _ => (&adj.plain, false),
+            _ => (&adj.lists, false),
         };
         let statics = if weights { None } else { self.static_lists(d) };
         let retained = if weights { None } else { self.retained(d) };
@@ -83,13 +83,9 @@ impl SelectiveGraph {
             files,
             weights,
             active,
-            spans: Spans {
-                offsets: &adj.offsets,
-                window,
-                block_edges: self.claims.block() / 4,
-                in_memory: [static_bits, retained.as_deref().map(|g| g.held.bits())],
-            },
+            spans: self.spans(adj, window, [static_bits, retained.as_deref().map(|g| g.held.bits())]),
             claims: &self.claims,
+            stitch: &self.stitch,
         };
         let lock = self.round_lock.lock().unwrap_or_else(|e| e.into_inner());
         self.rounds.fetch_add(1, Relaxed);
@@ -121,16 +117,31 @@ impl SelectiveGraph {
         result
     }
 
-    /// Whether `v`'s list in direction `d` goes on past its [`ListWindow::Head`].
+    /// Whether `v`'s list in direction `d` goes on past its [`ListWindow::Head`] (never for
+    /// compressed lists, whose head is the whole list).
     pub(crate) fn has_tail(&self, d: Direction, v: u32) -> bool {
-        let spans = Spans {
-            offsets: self.offsets(d),
-            window: ListWindow::Tail,
-            block_edges: self.claims.block() / 4,
-            in_memory: [None, None],
+        let Ok(adj) = self.adjacency(d) else {
+            return false;
         };
-        let (a, b) = spans.get(v);
+        let (a, b) = self.spans(adj, ListWindow::Tail, [None, None]).get(v);
         a < b
+    }
+
+    /// The spans of a round reading `window` of the lists of `adj`: over the byte-offset index
+    /// of compressed lists (read whole), else over the arc offsets.
+    fn spans<'a>(&self, adj: &'a Adjacency, window: ListWindow, in_memory: [Option<&'a [u64]>; 2]) -> Spans<'a> {
+        let (offsets, unit): (&[u64], u64) = match &adj.compressed {
+            Some(c) => (&c.bytes, 1),
+            None => (&adj.offsets, 4),
+        };
+        Spans {
+            offsets,
+            unit,
+            whole_lists: adj.compressed.is_some(),
+            window,
+            block_edges: self.claims.block() / unit,
+            in_memory,
+        }
     }
 
     /// The part of a [`read_window`](Self::read_window) round over direction `d` that reads:
@@ -168,8 +179,17 @@ impl SelectiveGraph {
             },
         };
         self.claims.reset();
+        let cut = self.stitch.finish();
         result?;
-        errors.into_result()
+        errors.into_result()?;
+        match (cut, &round.adj.compressed) {
+            (Some(v), Some(c)) => Err(diskgraph_format::FormatError::Content {
+                path: c.path(),
+                reason: format!("the round ended before every part of the list of vertex {v} was read"),
+            }
+            .into()),
+            _ => Ok(()),
+        }
     }
 
     /// Reads the whole weight file of direction `d` in one sequential round and calls
@@ -189,7 +209,9 @@ impl SelectiveGraph {
         let consume = |chunk: Chunk<'_>| {
             let claimed = self
                 .claims
-                .claim_edges(&chunk, &adj.adj_path, |lo, span| f(lo, &as_f32s(&chunk.data[0][span])));
+                .claim_words(&chunk, &adj.adj_path, self.num_arcs * 4, 4, |lo, span| {
+                    f(lo, &as_f32s(&chunk.data[0][span]))
+                });
             if let Err(e) = claimed {
                 errors.record(e.into());
             }

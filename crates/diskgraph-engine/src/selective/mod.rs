@@ -54,6 +54,7 @@
 mod assembly;
 mod budget;
 mod claims;
+mod compressed;
 mod delivery;
 mod edge_map;
 pub mod frontier;
@@ -71,7 +72,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, RwLock};
 
-use diskgraph_format::{basc_layout_name, Direction, GraphDir};
+use diskgraph_format::{basc_layout_name, CompressedLayout, Direction, GraphDir};
 use diskgraph_io::FileSet;
 pub use diskgraph_io::{BackendKind, IoConfig, IoContext, IoError, IoStats, SchedulerKind};
 use serde_json::json;
@@ -179,12 +180,14 @@ impl SelectiveOptions {
 
 /// One direction of the graph: its offsets in memory and its files opened for reading.
 struct Adjacency {
-    /// `*.adj`, for error messages.
+    /// The lists file read (`*.adj`, or `*.cadj` of a compressed layout), for error messages.
     adj_path: PathBuf,
-    /// Offsets index, `n + 1` entries.
+    /// Offsets index (arc offsets), `n + 1` entries: the degrees, and where weights are.
     offsets: Arc<Vec<u64>>,
-    /// `[*.adj]`.
-    plain: FileSet,
+    /// `[*.adj]`, or `[*.cadj]` when the lists are read compressed.
+    lists: FileSet,
+    /// The compressed layout's lists and byte-offset index, when the lists are read from it.
+    compressed: Option<compressed::CompressedLists>,
     /// `[*.adj, *.wgt]` when weights were asked for and exist.
     weighted: Option<FileSet>,
     /// `[*.wgt]` alone, likewise.
@@ -207,6 +210,14 @@ pub struct SelectiveGraph {
     inn: Option<Adjacency>,
     /// One bit per block of the adjacency files; see `claims`.
     claims: claims::Claims,
+    /// The compressed layout the lists are read from (`None`: the plain lists).
+    layout: Option<CompressedLayout>,
+    /// Why a compressed layout asked for is not read (weighted runs read the plain lists).
+    adjacency_note: Option<String>,
+    /// Compressed lists cut by a round's reads; see `compressed`.
+    stitch: compressed::Stitch,
+    /// The budget's share for them.
+    stitch_bytes: u64,
     /// Serialises rounds (the claim bitmap is per round).
     round_lock: Mutex<()>,
     budget: u64,
@@ -261,7 +272,18 @@ impl SelectiveGraph {
                 )));
             }
         }
-        let demand = demand(dir, opts);
+        let layout = opts.adjacency.open(dir)?;
+        let (layout, adjacency_note) = match layout {
+            Some(l) if weighted => (
+                None,
+                Some(format!(
+                    "{} not read: weights are read beside the plain lists, by arc offset",
+                    l.name()
+                )),
+            ),
+            l => (l, None),
+        };
+        let demand = demand(dir, opts, layout.as_ref());
         if let Some(p) = &opts.page_cache {
             check_page_size(p, &opts.io)?;
         }
@@ -288,8 +310,12 @@ impl SelectiveGraph {
                 }
                 None => Arc::new(dir.load_offsets(d)?),
             };
-            let adj_path = dir.file_path(adj);
-            let plain = io.open(&[&adj_path])?;
+            let compressed = match &layout {
+                Some(l) => Some(compressed::CompressedLists::open(l, d)?),
+                None => None,
+            };
+            let adj_path = compressed.as_ref().map_or_else(|| dir.file_path(adj), |c| c.path());
+            let lists = io.open(&[&adj_path])?;
             let (weighted, weights_only) = if weighted {
                 let wgt = dir.file_path(wgt);
                 (Some(io.open(&[&adj_path, &wgt])?), Some(io.open(&[&wgt])?))
@@ -300,7 +326,8 @@ impl SelectiveGraph {
             Ok(Adjacency {
                 adj_path,
                 offsets,
-                plain,
+                lists,
+                compressed,
                 weighted,
                 weights_only,
                 partitions,
@@ -318,7 +345,11 @@ impl SelectiveGraph {
             weighted,
             graph_weighted: m.weighted,
             num_arcs,
-            claims: claims::Claims::new(num_arcs * 4, u64::from(opts.io.block_size.max(1))),
+            claims: claims::Claims::new(demand.adjacency_bytes, u64::from(opts.io.block_size.max(1))),
+            layout,
+            adjacency_note,
+            stitch: compressed::Stitch::default(),
+            stitch_bytes: carve.stitch_bytes,
             io,
             out,
             inn,
@@ -352,10 +383,19 @@ impl SelectiveGraph {
     }
 
     /// The smallest budget [`open`](Self::open) accepts for `dir` with `opts` (whatever
-    /// `opts.memory` is), computed from the manifest and the settings alone: nothing is read or
-    /// started, so `auto` can ask it of every candidate engine before opening one.
+    /// `opts.memory` is), computed from the manifest, the settings and a compressed layout's
+    /// metadata alone: no list or index is read and nothing is started, so `auto` can ask it of
+    /// every candidate engine before opening one.
     pub fn minimum_budget(dir: &GraphDir, opts: &SelectiveOptions) -> u64 {
-        demand(dir, opts).minimum()
+        // The layout's metadata only (O(1)); one that does not open leaves the plain lists' demand,
+        // and `open` reports why.
+        let weighted = dir.manifest().weighted && opts.need_weights;
+        let layout = if weighted {
+            None
+        } else {
+            opts.adjacency.open(dir).ok().flatten()
+        };
+        demand(dir, opts, layout.as_ref()).minimum()
     }
 
     /// Whether the graph has weights (opened or not).
@@ -404,17 +444,17 @@ impl SelectiveGraph {
         &self.io
     }
 
-    /// Bytes of vertex state the engine itself keeps (the offsets indexes): semi-external,
-    /// reported, not charged to the budget.
+    /// Bytes of vertex state the engine itself keeps (the offsets indexes, and the byte-offset
+    /// indexes of compressed lists): semi-external, reported, not charged to the budget.
     pub fn vertex_state_bytes(&self) -> u64 {
-        let idx = |a: &Adjacency| a.offsets.len() as u64 * 8;
+        let idx = |a: &Adjacency| (a.offsets.len() + a.compressed.as_ref().map_or(0, |c| c.bytes.len())) as u64 * 8;
         idx(&self.out) + self.inn.as_ref().map_or(0, idx)
     }
 
     /// Peak bytes the engine held out of the budget: the I/O buffers granted, the claim bitmap,
     /// and the largest assembly buffer used together with the lists the algorithm held from the
     /// same share ([`hold_lists`](Self::hold_lists)) — which exceed the share only for a single
-    /// vertex whose lists alone are larger.
+    /// vertex whose lists alone are larger — and the compressed lists gathered across reads.
     pub fn peak_engine_memory(&self) -> u64 {
         let statics = self.static_cache.as_ref().map_or(0, |s| s.lists().bytes())
             + self.page_cache.as_ref().map_or(0, |c| c.bytes());
@@ -422,6 +462,7 @@ impl SelectiveGraph {
             + self.claims.bytes()
             + self.assembly_peak.load(Relaxed)
             + self.retained_peak.load(Relaxed)
+            + self.stitch.peak()
             + statics
     }
 
@@ -452,6 +493,11 @@ impl SelectiveGraph {
             self.retained_peak.fetch_max(g.bytes(), Relaxed);
         }
         *self.retained.write().unwrap_or_else(|e| e.into_inner()) = g.map(Arc::new);
+    }
+
+    /// The copy of the lists read: `plain`, or the compressed layout's name.
+    pub fn adjacency_name(&self) -> &str {
+        self.layout.as_ref().map_or("plain", |l| l.name())
     }
 
     /// Rounds run (one per direction read).
@@ -563,6 +609,14 @@ impl Engine for SelectiveGraph {
         s.insert("claim_bitmap_bytes".into(), json!(self.claims.bytes()));
         s.insert("assembly_bytes".into(), json!(self.assembly_bytes));
         s.insert("memory".into(), json!(self.budget));
+        s.insert("adjacency".into(), json!(self.adjacency_name()));
+        if let Some(note) = &self.adjacency_note {
+            s.insert("adjacency_note".into(), json!(note));
+        }
+        if self.layout.is_some() {
+            s.insert("stitch_bytes".into(), json!(self.stitch_bytes));
+            s.insert("stitch_peak_bytes".into(), json!(self.stitch.peak()));
+        }
         s.insert("partitions".into(), json!(self.out.partitions.len()));
         s.insert("rounds".into(), json!(self.rounds()));
         s.insert("useful_bytes".into(), json!(io.useful_bytes));
@@ -607,17 +661,23 @@ impl Engine for SelectiveGraph {
     }
 }
 
-/// What opening `dir` with `opts` asks of the budget.
-fn demand(dir: &GraphDir, opts: &SelectiveOptions) -> budget::Demand {
+/// What opening `dir` with `opts`, reading the lists from `layout` (`None`: the plain lists),
+/// asks of the budget.
+fn demand(dir: &GraphDir, opts: &SelectiveOptions, layout: Option<&CompressedLayout>) -> budget::Demand {
     let m = dir.manifest();
+    let adjacency_bytes = match layout {
+        Some(l) => l.lists_len(Direction::Out).max(l.lists_len(Direction::In)),
+        None => m.num_arcs * 4,
+    };
     budget::Demand {
-        adjacency_bytes: m.num_arcs * 4,
+        adjacency_bytes,
         io: opts.io.clone(),
         weighted: m.weighted && opts.need_weights,
         static_fraction: opts.basc.as_ref().map(|b| b.fraction),
         assemble_lists: opts.assemble_lists,
         page_size: opts.page_cache.as_ref().map(|p| p.page_size),
         retain_lists: opts.retain_lists,
+        compressed: layout.is_some(),
     }
 }
 

@@ -1,6 +1,8 @@
-//! Turning a round's active vertices into the byte ranges it reads: the edges of each list the
+//! Turning a round's active vertices into the byte ranges it reads: the words of each list the
 //! round reads ([`Spans`], under a [`ListWindow`], leaving out lists held in memory), as byte
-//! ranges in the order they are issued.
+//! ranges in the order they are issued. A plain list's words are its edges (4 bytes each, from
+//! the arc offsets); a compressed list's are its bytes (from the byte-offset index), and it is
+//! always read whole, since it decodes only whole.
 //!
 //! Issue order: under the bitmap scheduler (Graphene) the ranges go out ascending, neighbouring
 //! lists merged ([`Ranges`]) — the scheduler sorts and merges globally anyway. Under the
@@ -29,14 +31,20 @@ pub(crate) enum ListWindow {
     Tail,
 }
 
-/// The edge range `[a, b)` of each vertex's list that a round reads, under a [`ListWindow`].
+/// The word range `[a, b)` of each vertex's list that a round reads, under a [`ListWindow`].
 #[derive(Clone, Copy)]
 pub(crate) struct Spans<'a> {
-    /// The offsets index of the direction read.
+    /// The index of the file read, in words: arc offsets of plain lists, byte offsets of
+    /// compressed ones.
     pub(crate) offsets: &'a [u64],
+    /// Bytes per word of `offsets`: 4 for plain lists, 1 for compressed ones.
+    pub(crate) unit: u64,
+    /// Lists are read whole whatever the window (compressed lists decode only whole): the
+    /// [`Head`](ListWindow::Head) is the whole list and the [`Tail`](ListWindow::Tail) empty.
+    pub(crate) whole_lists: bool,
     /// The part of each list read.
     pub(crate) window: ListWindow,
-    /// Edges per block.
+    /// Words per block.
     pub(crate) block_edges: u64,
     /// Vertices whose lists are served from memory (the static cache, retained lists): nothing
     /// is read for them.
@@ -44,7 +52,7 @@ pub(crate) struct Spans<'a> {
 }
 
 impl Spans<'_> {
-    /// Edges of `v`'s list read this round (`a == b` when none).
+    /// Words of `v`'s list read this round (`a == b` when none).
     #[inline]
     pub(crate) fn get(&self, v: u32) -> (u64, u64) {
         let (a, b) = (self.offsets[v as usize], self.offsets[v as usize + 1]);
@@ -54,6 +62,8 @@ impl Spans<'_> {
         let head_end = || b.min((a / self.block_edges + 1) * self.block_edges);
         match self.window {
             ListWindow::Whole => (a, b),
+            ListWindow::Head if self.whole_lists => (a, b),
+            ListWindow::Tail if self.whole_lists => (b, b),
             ListWindow::Head => (a, head_end()),
             ListWindow::Tail => (head_end(), b),
         }
@@ -88,7 +98,7 @@ impl<I: Iterator<Item = u32>> Iterator for Ranges<'_, I> {
                 return self.pending.take();
             };
             let (a, b) = self.spans.get(v);
-            let (a, b) = (a * 4, b * 4);
+            let (a, b) = (a * self.spans.unit, b * self.spans.unit);
             if a == b {
                 continue;
             }
@@ -149,7 +159,7 @@ impl<I: Iterator<Item = u32>> Iterator for PerVertexRanges<'_, I> {
         for v in self.vertices.by_ref() {
             let (a, b) = self.spans.get(v);
             if a < b {
-                return Some((a * 4, b * 4));
+                return Some((a * self.spans.unit, b * self.spans.unit));
             }
         }
         None
@@ -163,6 +173,8 @@ mod tests {
     fn spans<'a>(offsets: &'a [u64], window: ListWindow, block_edges: u64, retained: Option<&'a [u64]>) -> Spans<'a> {
         Spans {
             offsets,
+            unit: 4,
+            whole_lists: false,
             window,
             block_edges,
             in_memory: [None, retained],
@@ -232,6 +244,21 @@ mod tests {
         let skip = spans(&offsets, ListWindow::Whole, 4, Some(&retained));
         assert_eq!(skip.get(3), (5, 5), "a retained list is not read");
         assert_eq!(skip.get(2), (2, 5));
+    }
+
+    #[test]
+    fn whole_lists_ignore_windows_and_count_bytes() {
+        // Byte offsets of compressed lists: 0..3, 3..3, 3..9.
+        let offsets = [0u64, 3, 3, 9];
+        let whole = |window| Spans {
+            unit: 1,
+            whole_lists: true,
+            ..spans(&offsets, window, 4, None)
+        };
+        assert_eq!(whole(ListWindow::Head).get(2), (3, 9), "the head is the whole list");
+        assert_eq!(whole(ListWindow::Tail).get(2), (9, 9), "and there is no tail");
+        let r: Vec<_> = Ranges::new(whole(ListWindow::Whole), [0u32, 2].into_iter()).collect();
+        assert_eq!(r, vec![(0, 9)], "bytes, contiguous lists merged");
     }
 
     #[test]
