@@ -1,4 +1,4 @@
-//! The sync engine over a compressed layout (`--adjacency vbyte`): every list, weight and degree
+//! The sync engine over a compressed layout (`--adjacency vbyte`, `zeta`): every list, weight and degree
 //! equals what the plain lists give under every backend, index mode and prefetch setting, down to
 //! the smallest budget; a BFS through the prefetcher and a sequential scan agree and read fewer
 //! bytes; a damaged compressed list is an error naming `out.cadj` and the vertex.
@@ -8,7 +8,7 @@ mod common;
 use common::{fixture, stats};
 use diskgraph_engine::sync::{AheadQueue, Reads, Sequential, SyncGraph, SyncOptions};
 use diskgraph_engine::{AdjacencyChoice, Engine};
-use diskgraph_format::{CompressedLayout, Direction};
+use diskgraph_format::{Codec, CompressedLayout, Direction};
 use diskgraph_testkit::harness::Fixture;
 use diskgraph_testkit::{gen, Keep};
 
@@ -93,13 +93,17 @@ fn compressed_lists_equal_the_plain_lists_at_every_backend_and_the_smallest_budg
         let want_bfs = bfs(&plain);
         for io in [None, Some("pread"), Some("mmap")] {
             for summary in [false, true] {
-                for ift in [0, 64] {
-                    let opts = smallest(&f, options(AdjacencyChoice::Codec("vbyte"), ift, summary, io));
+                for (ift, codec) in [0, 64].into_iter().flat_map(|i| Codec::ALL.map(|c| (i, c))) {
+                    let opts = smallest(&f, options(AdjacencyChoice::Codec(codec.name()), ift, summary, io));
                     let g = SyncGraph::open(&f.graph, &opts).unwrap_or_else(|e| panic!("{name} {opts:?}: {e}"));
                     assert!(lists(&g) == want, "{name} {opts:?}");
                     assert_eq!(bfs(&g), want_bfs, "{name} {opts:?}");
                     let s = stats(&g);
-                    assert_eq!(s.settings["adjacency"], "compressed-vbyte", "{name} {opts:?}");
+                    assert_eq!(
+                        s.settings["adjacency"],
+                        format!("compressed-{codec}"),
+                        "{name} {opts:?}"
+                    );
                     if io != Some("mmap") {
                         assert!(s.peak_engine_memory <= opts.memory, "{name} {opts:?}");
                     }
