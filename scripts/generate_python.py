@@ -206,7 +206,9 @@ def generate(catalog: Dict[str, Any]) -> str:
     engine_options = catalog["engine_options"]
     reading = [o for o in engine_options if o["name"] in catalog["read_options"]]
     others = [o for o in engine_options if o["name"] not in catalog["read_options"]]
-    for o in engine_options:
+    # Run options the methods do not take as parameters (adjacency) are passed like the engines'.
+    others += [o for o in catalog["run_options"] if o["name"] not in ("engine", "memory", "threads")]
+    for o in engine_options + others:
         # A setting left out is the engine's default: every key may be None.
         o["default"] = None
     out = [HEADER.rstrip(), "", ""]

@@ -41,6 +41,7 @@ from ._native import (
     SyncQueue,
     __version__,
     algorithms,
+    codecs,
     parse_size,
 )
 
@@ -110,6 +111,7 @@ __all__ = [
     "SyncQueue",
     "__version__",
     "algorithms",
+    "codecs",
     "from_edges",
     "from_networkx",
     "from_parquet",

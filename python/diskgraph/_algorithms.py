@@ -95,6 +95,9 @@ class IoOptions(ReadOptions, total=False):
             updates that share no edge in parallel, with the same results).
         scratch: shards: shards: directory for the run's scratch copy of the edge values (default:
             the system's temporary directory).
+        adjacency: memory, selective, sync: which copy of the lists to read: auto (compressed when
+            the graph has them), plain, vbyte or zeta: ``"auto"``, ``"plain"``, ``"vbyte"`` or
+            ``"zeta"``.
     """
 
     retain_lists: Optional[bool]
@@ -112,6 +115,7 @@ class IoOptions(ReadOptions, total=False):
     gsc: Optional[bool]
     deterministic: Optional[bool]
     scratch: Optional[str]
+    adjacency: Optional[Literal["auto", "plain", "vbyte", "zeta"]]
 
 
 class AlgorithmMethods:

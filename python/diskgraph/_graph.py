@@ -463,6 +463,26 @@ class Graph(AlgorithmMethods):
         self._reopen()
         return summary
 
+    def compress(self, codec: str = "vbyte", force: bool = False) -> Dict[str, Any]:
+        """Encodes every adjacency list into the compressed layout ``compressed-<codec>``
+        inside the graph directory (as ``diskgraph compress``), which runs then read by default
+        (their ``adjacency`` option: ``"auto"``; ``"plain"`` reads the plain lists).
+
+        Args:
+            codec: A codec of :func:`diskgraph.codecs` (``"vbyte"``: Stream VByte over gaps).
+            force: Replace an existing layout of that codec (else :class:`OutputExistsError`).
+
+        Returns:
+            What it made: ``name``, ``path``, ``codec``, ``arcs`` (both directions of a
+            directed graph), ``plain_bytes`` (4 per arc), ``list_bytes`` (the encoded lists),
+            ``bytes_per_arc``, ``seconds``.
+
+        The graph is reopened afterwards, so runs read the new layout right away.
+        """
+        summary = dict(self._g.compress(str(codec), bool(force)))
+        self._reopen()
+        return summary
+
     def sync(
         self,
         memory: Optional[Memory] = None,
@@ -471,6 +491,7 @@ class Graph(AlgorithmMethods):
         ift_seq: Optional[int] = None,
         index_summary: bool = False,
         io: Optional[str] = None,
+        adjacency: Optional[str] = None,
         in_edges: bool = False,
         weights: bool = False,
     ) -> "_native.SyncGraph":
@@ -492,8 +513,10 @@ class Graph(AlgorithmMethods):
 
         ``ift`` / ``ift_seq``: random / sequential reads kept in flight ahead (``ift=0``: no
         prefetching); ``index_summary``: keep the row index on disk; ``io``: ``"uring"``,
-        ``"pread"`` or ``"mmap"``; ``in_edges`` / ``weights``: open those too. An option that is
-        None takes the engine's default. ``stats()`` gives the cache's and prefetcher's counters.
+        ``"pread"`` or ``"mmap"``; ``adjacency``: ``"auto"`` (the default: the graph's compressed
+        lists when it has them, see :meth:`compress`), ``"plain"`` or a codec;
+        ``in_edges`` / ``weights``: open those too. An option that is None takes the engine's
+        default. ``stats()`` gives the cache's and prefetcher's counters.
         """
         given = {
             "memory": memory,
@@ -501,6 +524,7 @@ class Graph(AlgorithmMethods):
             "ift_seq": ift_seq,
             "index_summary": index_summary,
             "io": io,
+            "adjacency": adjacency,
             "in_edges": in_edges,
             "weights": weights,
         }

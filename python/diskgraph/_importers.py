@@ -91,13 +91,16 @@ def run_import(
     memory: Optional[Memory],
     force: bool,
     description: str,
+    compress: Optional[str] = None,
 ) -> Graph:
-    """Starts a native importer, lets ``feed`` push into it, publishes and opens the graph.
+    """Starts a native importer, lets ``feed`` push into it, publishes and opens the graph,
+    then compresses its lists with codec ``compress`` if given (see :func:`compressed`).
 
     Any exception from ``feed`` (including KeyboardInterrupt) aborts the import, which then
     leaves nothing at ``path``. With ``path=None`` the graph goes to a temporary directory
     that the returned graph deletes when closed or collected.
     """
+    check_codec(compress)
     target = temporary_graph_path() if path is None else os.fspath(path)
     try:
         importer = _native.EdgeImporter(
@@ -116,7 +119,7 @@ def run_import(
         except BaseException:
             importer.abort()
             raise
-        g = opened(target, summary)
+        g = compressed(opened(target, summary), compress)
     except BaseException:
         if path is None:
             shutil.rmtree(os.path.dirname(target), ignore_errors=True)
@@ -133,6 +136,22 @@ def opened(path: PathLike, summary: Any) -> Graph:
     g._import_summary = dict(summary)
     for message in g._import_summary.get("warnings", []):
         warnings.warn(message, UserWarning, stacklevel=3)
+    return g
+
+
+def check_codec(codec: Optional[str]) -> None:
+    """Refuses a codec that is not one of :func:`diskgraph.codecs` before anything is imported."""
+    if codec is not None and codec not in _native.codecs():
+        raise ValueError(f"unknown codec {codec!r} for compress (known: {', '.join(_native.codecs())})")
+
+
+def compressed(g: Graph, codec: Optional[str]) -> Graph:
+    """``g`` with its lists compressed with ``codec`` (:meth:`Graph.compress`; the summary in
+    ``g.import_summary["compressed"]``), or as it is for None."""
+    if codec is not None:
+        summary = g.compress(codec)
+        if g._import_summary is not None:
+            g._import_summary["compressed"] = summary
     return g
 
 
@@ -161,6 +180,7 @@ def import_file(
     target_column: Union[int, str, None] = None,
     weight_column: Union[int, str, None] = None,
     ids: str = "auto",
+    compress: Optional[str] = None,
 ) -> Graph:
     """Imports an edge-list file into a new graph directory at ``path`` and opens it.
 
@@ -193,6 +213,9 @@ def import_file(
         ids: CSV: ``"auto"`` (integers when the first edge's are), ``"integer"`` or ``"name"``:
             names get IDs in order of first appearance and are stored as the graph's vertex
             names (:attr:`Graph.nodes`; results' :meth:`Result.to_dict` keys).
+        compress: Also compress the lists with this codec (as ``diskgraph import --compress``
+            and :meth:`Graph.compress`; e.g. ``"vbyte"``): runs then read them by default. What
+            it made is ``import_summary["compressed"]``.
 
     Warns about an ignored numeric column and about the first weight float32 rounds
     (``UserWarning``, naming file and line).
@@ -205,6 +228,7 @@ def import_file(
     >>> g.num_vertices, g.num_edges
     (3353, 8859)
     """
+    check_codec(compress)
     summary = _native.import_file(
         os.fspath(input),
         os.fspath(path),
@@ -223,7 +247,7 @@ def import_file(
         weight_column=weight_column,
         ids=ids,
     )
-    return opened(path, summary)
+    return compressed(opened(path, summary), compress)
 
 
 def _header(header: Union[str, bool]) -> str:
@@ -245,6 +269,7 @@ def from_edges(
     keep_duplicates: bool = False,
     memory: Memory = "1GiB",
     force: bool = False,
+    compress: Optional[str] = None,
 ) -> Graph:
     """Builds a graph directory from edge arrays ``src[i] -> dst[i]`` and opens it.
 
@@ -257,7 +282,7 @@ def from_edges(
             iff given.
         directed: ``False`` stores each edge both ways.
         vertices: Extra vertex IDs that exist even if no edge touches them (isolated vertices).
-        keep_self_loops, keep_duplicates, memory, force: as in :func:`import_file`.
+        keep_self_loops, keep_duplicates, memory, force, compress: as in :func:`import_file`.
 
     Raises:
         ValueError: lengths differ, or an ID is negative or a weight NaN/infinite (naming the
@@ -301,4 +326,5 @@ def from_edges(
         memory=memory,
         force=force,
         description=f"numpy arrays ({n} edges)",
+        compress=compress,
     )

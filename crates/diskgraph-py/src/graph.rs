@@ -9,11 +9,12 @@ use diskgraph_algo::msbfs::UNREACHED;
 use diskgraph_algo::registry::{self, RunRequest};
 use diskgraph_algo::{AlgoError, Algorithm, Values};
 use diskgraph_engine::engine_options::{
-    BASC, BASC_FRACTION, ENGINE_OPTIONS, IFT, IFT_SEQ, INDEX_SUMMARY, IO, MEMORY, READ_OPTIONS, RUN_OPTIONS, THREADS,
+    ADJACENCY, BASC, BASC_FRACTION, ENGINE_OPTIONS, IFT, IFT_SEQ, INDEX_SUMMARY, IO, MEMORY, READ_OPTIONS, RUN_OPTIONS,
+    THREADS,
 };
 use diskgraph_engine::options::{Params, Value};
 use diskgraph_engine::GraphIndex;
-use diskgraph_format::{read_range, Csr, Direction, FormatError, GraphDir};
+use diskgraph_format::{read_range, Codec, Csr, Direction, FormatError, GraphDir};
 use diskgraph_prep::export::{export, ExportFormat};
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -74,9 +75,9 @@ impl PyGraph {
     }
 
     /// Opens the graph on the sync engine for plain single-threaded traversals. ``options``:
-    /// ``memory`` (the cache), ``ift``, ``ift_seq``, ``index_summary``, ``io`` as the sync
-    /// engine declares them (absent: their defaults), and ``in_edges``, ``weights`` (bools) to
-    /// open those too.
+    /// ``memory`` (the cache), ``ift``, ``ift_seq``, ``index_summary``, ``io``, ``adjacency`` as
+    /// the sync engine declares them (absent: their defaults), and ``in_edges``, ``weights``
+    /// (bools) to open those too.
     fn sync(&self, py: Python<'_>, options: Bound<'_, PyDict>) -> PyResult<PySyncGraph> {
         let mut params = Params::new();
         let (mut in_edges, mut weights) = (false, false);
@@ -86,12 +87,12 @@ impl PyGraph {
                 "in_edges" => in_edges = obj.extract()?,
                 "weights" => weights = obj.extract()?,
                 _ => {
-                    let spec = [&MEMORY, &IFT, &IFT_SEQ, &INDEX_SUMMARY, &IO]
+                    let spec = [&MEMORY, &IFT, &IFT_SEQ, &INDEX_SUMMARY, &IO, &ADJACENCY]
                         .into_iter()
                         .find(|s| s.name == name)
                         .ok_or_else(|| {
                             PyTypeError::new_err(format!(
-                                "sync() got an unexpected keyword argument '{name}' (valid: memory, ift, ift_seq, index_summary, io, in_edges, weights)"
+                                "sync() got an unexpected keyword argument '{name}' (valid: memory, ift, ift_seq, index_summary, io, adjacency, in_edges, weights)"
                             ))
                         })?;
                     let value = options::value(spec, &obj)?;
@@ -278,6 +279,32 @@ impl PyGraph {
         let summary = py
             .detach(|| diskgraph_prep::partition_shards(&path, &opts, &mut diskgraph_prep::NoProgress))
             .map_err(export_error)?;
+        json_to_py(py, &summary)
+    }
+
+    /// Encodes every adjacency list with ``codec`` into the compressed layout
+    /// ``compressed-<codec>`` inside the graph (``diskgraph compress``); replacing an existing
+    /// one needs ``force=True`` (else ``OutputExistsError``). Returns what it made as a dict:
+    /// ``name``, ``path``, ``codec``, ``arcs`` (both directions of a directed graph),
+    /// ``plain_bytes``, ``list_bytes``, ``bytes_per_arc``, ``seconds``. This object still lists
+    /// the layouts it was opened with (``diskgraph.Graph.compress`` reopens the graph).
+    #[pyo3(signature = (codec = "vbyte", force = false))]
+    fn compress<'py>(&self, py: Python<'py>, codec: &str, force: bool) -> PyResult<Bound<'py, PyAny>> {
+        let codec: Codec = codec.parse().map_err(value_error)?;
+        let dir = &self.dir;
+        let report = py
+            .detach(|| diskgraph_format::compress(dir, codec, force))
+            .map_err(format_error)?;
+        let summary = serde_json::json!({
+            "name": report.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "path": report.path,
+            "codec": report.codec.name(),
+            "arcs": report.arcs,
+            "plain_bytes": report.plain_bytes,
+            "list_bytes": report.list_bytes,
+            "bytes_per_arc": report.bytes_per_arc(),
+            "seconds": report.seconds,
+        });
         json_to_py(py, &summary)
     }
 

@@ -43,6 +43,13 @@ fn parse_size(size: &str) -> PyResult<u64> {
     diskgraph_engine::parse_size(size).map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// The codecs ``Graph.compress`` and ``import_file(compress=...)`` take (``vbyte``, ...), the
+/// fastest to decode first: a run's ``adjacency="auto"`` reads the first the graph has.
+#[pyfunction]
+fn codecs() -> Vec<&'static str> {
+    diskgraph_format::Codec::ALL.iter().map(|c| c.name()).collect()
+}
+
 /// Every algorithm, engine and option with its kind, default and help, as ``diskgraph
 /// algorithms --json`` prints them: what the ``Graph`` methods are generated from.
 #[pyfunction]
@@ -70,7 +77,7 @@ mod native {
     #[pymodule_export]
     use super::sync_handle::{PySyncGraph, PySyncQueue};
     #[pymodule_export]
-    use super::{algorithms, parse_size};
+    use super::{algorithms, codecs, parse_size};
 
     use pyo3::prelude::*;
 

@@ -20,6 +20,12 @@
 //!   list's range is read from its index page, which the prefetcher fetches alongside an
 //!   interpolated range of the adjacency file.
 //!
+//! - **Compressed lists** (`--adjacency`, DESIGN.md "Compressed adjacency: the sync engine"):
+//!   with a compressed layout the cache and the prefetcher work over the byte ranges of
+//!   `out.cadj`/`in.cadj` found by the byte-offset index (`out.cidx`, whole in memory or
+//!   summarised like `out.idx`), and a list is decoded on the algorithm's thread when it asks
+//!   for it. Degrees and weights keep the plain arc offsets (`out.idx`, `out.wgt`).
+//!
 //! The budget (`--memory`) is the cache's frames; it never holds more.
 
 pub mod ahead;
@@ -31,7 +37,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use diskgraph_format::{Direction, FormatError, GraphDir};
+use diskgraph_format::{CompressedLayout, Direction, FormatError, GraphDir};
 use diskgraph_io::{PageAccess, PagedFile, PAGE_BYTES};
 use serde_json::json;
 
@@ -92,7 +98,8 @@ impl SyncOptions {
     }
 }
 
-/// How a direction's lists are found.
+/// How a direction's entries (arc offsets, or a compressed layout's byte offsets) are found.
+#[derive(Clone)]
 enum Locator {
     /// The whole row index in memory.
     Offsets(Arc<Vec<u64>>),
@@ -101,14 +108,31 @@ enum Locator {
     Summary { anchors: Vec<u64>, idx: usize },
 }
 
-/// One stored direction: its files (positions in [`Shared::files`]) and its index.
+/// Where a direction's lists are read from (positions in [`Shared::files`]).
+#[derive(Clone)]
+enum Lists {
+    /// The plain `out.adj`: 4 bytes an arc, found by the side's arc offsets.
+    Plain { adj: usize },
+    /// A compressed layout's `out.cadj`, found by its byte offsets (`out.cidx`).
+    Compressed { cadj: usize, locator: Locator },
+}
+
+/// One stored direction: its files (positions in [`Shared::files`]) and its indexes.
+#[derive(Clone)]
 struct Side {
-    adj: usize,
+    /// The arc offsets (`out.idx`): degrees, the weights and the plain lists.
+    arcs: Locator,
+    lists: Lists,
     wgt: Option<usize>,
-    locator: Locator,
 }
 
 impl Side {
+    /// Whether reading a list (with its weights when `weights`) needs its arc offsets: for the
+    /// plain lists and for the weights; a compressed list alone does not.
+    fn needs_arcs(&self, weights: bool) -> bool {
+        matches!(self.lists, Lists::Plain { .. }) || (weights && self.wgt.is_some())
+    }
+
     /// The anchors around `v` under a summary: offsets of the sampled vertices before and after.
     fn anchors(anchors: &[u64], v: u32) -> (u64, u64) {
         let i = v as usize / SUMMARY_STRIDE;
@@ -189,6 +213,8 @@ pub struct SyncGraph {
     max_degree_vertex: u32,
     backend: &'static str,
     index_summary: bool,
+    /// The compressed layout the lists are read from (`None`: the plain lists).
+    compressed: Option<CompressedLayout>,
     /// Bytes of the row index held in memory (whole or summary).
     index_bytes: u64,
     /// Bytes of the cache's page tables.
@@ -212,14 +238,15 @@ impl SyncGraph {
     pub fn open(g: &GraphDir, opts: &SyncOptions) -> Result<SyncGraph, EngineError> {
         let m = g.manifest();
         let vertices = vertices_of(g, opts.index.as_ref())?;
+        let compressed = opts.adjacency.open(g)?;
         let n = m.num_vertices as usize;
         let directed = m.directed;
         let weighted = opts.need_weights && m.weighted;
         let mmap = opts.io == Some("mmap");
         let access = if mmap { PageAccess::Mapped } else { PageAccess::Direct };
         let mut files: Vec<Arc<PagedFile>> = Vec::new();
-        let mut open_file = |name: &str, len: u64| -> Result<usize, EngineError> {
-            files.push(Arc::new(PagedFile::open(&g.file_path(name), len, access)?));
+        let mut open_file = |path: &std::path::Path, len: u64| -> Result<usize, EngineError> {
+            files.push(Arc::new(PagedFile::open(path, len, access)?));
             Ok(files.len() - 1)
         };
         let mut sides: [Option<Side>; 2] = [None, None];
@@ -232,9 +259,28 @@ impl SyncGraph {
         };
         for &d in dirs {
             let (idx_name, adj_name, wgt_name) = g.files_of(d);
-            let adj = open_file(adj_name, 4 * m.num_arcs)?;
+            let lists = match &compressed {
+                None => Lists::Plain {
+                    adj: open_file(&g.file_path(adj_name), 4 * m.num_arcs)?,
+                },
+                Some(layout) => {
+                    let (cidx_path, cadj_path) = layout.files_of(d);
+                    let cadj = open_file(&cadj_path, layout.lists_len(d))?;
+                    let bytes = layout.load_offsets(d)?;
+                    let locator = if opts.index_summary {
+                        let anchors = summary(&bytes);
+                        index_bytes += 8 * anchors.len() as u64;
+                        let idx = open_file(&cidx_path, 8 * (n as u64 + 1))?;
+                        Locator::Summary { anchors, idx }
+                    } else {
+                        index_bytes += 8 * bytes.len() as u64;
+                        Locator::Offsets(Arc::new(bytes))
+                    };
+                    Lists::Compressed { cadj, locator }
+                }
+            };
             let wgt = if weighted {
-                Some(open_file(wgt_name, 4 * m.num_arcs)?)
+                Some(open_file(&g.file_path(wgt_name), 4 * m.num_arcs)?)
             } else {
                 None
             };
@@ -246,40 +292,27 @@ impl SyncGraph {
             if d == Direction::Out {
                 max_degree_vertex = vertices.max_degree(&offsets);
             }
-            let locator = if opts.index_summary {
-                let mut anchors: Vec<u64> = offsets.iter().step_by(SUMMARY_STRIDE).copied().collect();
-                if !n.is_multiple_of(SUMMARY_STRIDE) {
-                    anchors.push(offsets[n]);
-                }
+            let arcs = if opts.index_summary {
+                let anchors = summary(&offsets);
                 index_bytes += 8 * anchors.len() as u64;
-                let idx = open_file(idx_name, 8 * (n as u64 + 1))?;
+                let idx = open_file(&g.file_path(idx_name), 8 * (n as u64 + 1))?;
                 Locator::Summary { anchors, idx }
             } else {
                 index_bytes += 8 * offsets.len() as u64;
                 Locator::Offsets(offsets)
             };
-            sides[d as usize] = Some(Side { adj, wgt, locator });
+            sides[d as usize] = Some(Side { arcs, lists, wgt });
         }
         if !directed {
             // An undirected graph's in-lists are its out-lists.
-            sides[Direction::In as usize] = sides[Direction::Out as usize].as_ref().map(|s| Side {
-                adj: s.adj,
-                wgt: s.wgt,
-                locator: match &s.locator {
-                    Locator::Offsets(o) => Locator::Offsets(Arc::clone(o)),
-                    Locator::Summary { anchors, idx } => Locator::Summary {
-                        anchors: anchors.clone(),
-                        idx: *idx,
-                    },
-                },
-            });
+            sides[Direction::In as usize] = sides[Direction::Out as usize].clone();
         }
         let pages: Vec<u64> = files.iter().map(|f| f.pages()).collect();
         let tables: u64 = pages.iter().map(|p| 4 * p).sum();
         let cache = if mmap {
             None
         } else {
-            let minimum = SyncGraph::minimum_budget(g, opts);
+            let minimum = MIN_FRAMES * FRAME_BYTES + tables;
             if opts.memory < minimum {
                 return Err(EngineError::budget(
                     opts.memory,
@@ -331,6 +364,7 @@ impl SyncGraph {
             max_degree_vertex,
             backend,
             index_summary: opts.index_summary,
+            compressed,
             index_bytes,
             table_bytes: if mmap { 0 } else { tables },
             edges: AtomicU64::new(0),
@@ -343,20 +377,35 @@ impl SyncGraph {
 
     /// The smallest budget `opts` open `g` with: 16 frames and the page tables of the files
     /// read through the cache (4 bytes per page); 0 under mmap, where the kernel holds the pages.
+    /// With a compressed layout its metadata gives the lists' lengths (a layout that does not
+    /// open is counted as the plain lists: the open reports what is wrong with it).
     pub fn minimum_budget(g: &GraphDir, opts: &SyncOptions) -> u64 {
         if opts.io == Some("mmap") {
             return 0;
         }
         let m = g.manifest();
+        let layout = opts.adjacency.open(g).ok().flatten();
         let pages = |bytes: u64| bytes.div_ceil(PAGE_BYTES as u64);
-        let directions = if m.directed && opts.need_in { 2 } else { 1 };
-        let weights = if opts.need_weights && m.weighted { 2 } else { 1 };
-        let summary = if opts.index_summary {
-            pages(8 * (m.num_vertices + 1))
+        let dirs: &[Direction] = if m.directed && opts.need_in {
+            &[Direction::Out, Direction::In]
         } else {
-            0
+            &[Direction::Out]
         };
-        let tables = 4 * directions * (weights * pages(4 * m.num_arcs) + summary);
+        let index = pages(8 * (m.num_vertices + 1));
+        let mut tables = 0;
+        for &d in dirs {
+            let mut p = match &layout {
+                None => pages(4 * m.num_arcs),
+                Some(l) => pages(l.lists_len(d)) + if opts.index_summary { index } else { 0 },
+            };
+            if opts.need_weights && m.weighted {
+                p += pages(4 * m.num_arcs);
+            }
+            if opts.index_summary {
+                p += index;
+            }
+            tables += 4 * p;
+        }
         MIN_FRAMES * FRAME_BYTES + tables
     }
 
@@ -380,11 +429,16 @@ impl SyncGraph {
         self.shared.side(d).ok_or(EngineError::MissingInEdges)
     }
 
-    /// The entries `[lo, hi)` of `v`'s list in direction `d`.
+    /// The arcs `[lo, hi)` of `v`'s list in direction `d`.
     fn range(&self, d: Direction, v: u32, bytes: &mut Vec<u8>) -> Result<(u64, u64), EngineError> {
         self.check_vertex(v)?;
-        let side = self.side(d)?;
-        match &side.locator {
+        self.locate(&self.side(d)?.arcs, v, bytes)
+    }
+
+    /// The entries `[lo, hi)` of `v` by `locator` (arcs, or a compressed layout's bytes);
+    /// `bytes` is scratch space.
+    fn locate(&self, locator: &Locator, v: u32, bytes: &mut Vec<u8>) -> Result<(u64, u64), EngineError> {
+        match locator {
             Locator::Offsets(o) => Ok((o[v as usize], o[v as usize + 1])),
             Locator::Summary { anchors, idx } => {
                 bytes.clear();
@@ -426,6 +480,15 @@ impl Drop for SyncGraph {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Every [`SUMMARY_STRIDE`]th of `offsets`, and the last.
+fn summary(offsets: &[u64]) -> Vec<u64> {
+    let mut anchors: Vec<u64> = offsets.iter().step_by(SUMMARY_STRIDE).copied().collect();
+    if !(offsets.len() - 1).is_multiple_of(SUMMARY_STRIDE) {
+        anchors.push(offsets[offsets.len() - 1]);
+    }
+    anchors
 }
 
 /// `read_bytes` of `/proc/self/io`: bytes this process caused to be fetched from storage (0
@@ -483,28 +546,56 @@ impl ListReader<'_> {
     fn read(&mut self, d: Direction, v: u32, weights: bool) -> Result<(), EngineError> {
         let g = self.g;
         g.check_cancelled()?;
+        g.check_vertex(v)?;
         let t = Instant::now();
-        let (lo, hi) = g.range(d, v, &mut self.bytes)?;
         let side = g.side(d)?;
         let shared = &g.shared;
+        let arcs = match side.needs_arcs(weights) {
+            true => Some(g.locate(&side.arcs, v, &mut self.bytes)?),
+            false => None,
+        };
         self.bytes.clear();
-        shared.read_bytes(side.adj, 4 * lo..4 * hi, &mut self.bytes)?;
-        decode(&self.bytes, &mut self.ids, u32::from_le_bytes);
-        let n = g.num_vertices();
-        if let Some(k) = self.ids.iter().position(|&x| x as usize >= n) {
-            return Err(FormatError::NeighbourOutOfRange {
-                path: shared.files[side.adj].path().to_path_buf(),
-                index: lo + k as u64,
-                value: self.ids[k],
-                num_vertices: n as u64,
+        match (&side.lists, arcs) {
+            (Lists::Plain { adj }, arcs) => {
+                let (lo, hi) = arcs.expect("plain lists are found by their arc offsets");
+                shared.read_bytes(*adj, 4 * lo..4 * hi, &mut self.bytes)?;
+                decode(&self.bytes, &mut self.ids, u32::from_le_bytes);
+                let n = g.num_vertices();
+                if let Some(k) = self.ids.iter().position(|&x| x as usize >= n) {
+                    return Err(FormatError::NeighbourOutOfRange {
+                        path: shared.files[*adj].path().to_path_buf(),
+                        index: lo + k as u64,
+                        value: self.ids[k],
+                        num_vertices: n as u64,
+                    }
+                    .into());
+                }
             }
-            .into());
+            (Lists::Compressed { cadj, locator }, arcs) => {
+                let (lo, hi) = g.locate(locator, v, &mut self.bytes)?;
+                self.bytes.clear();
+                shared.read_bytes(*cadj, lo..hi, &mut self.bytes)?;
+                let layout = g.compressed.as_ref().expect("compressed lists have their layout");
+                layout.decode(d, v, lo, &self.bytes, &mut self.ids)?;
+                if let Some((a, b)) = arcs.filter(|(a, b)| b - a != self.ids.len() as u64) {
+                    return Err(FormatError::Content {
+                        path: shared.files[*cadj].path().to_path_buf(),
+                        reason: format!(
+                            "the list of vertex {v} (bytes {lo}..{hi}) decodes to {} IDs, the graph's index gives {} arcs",
+                            self.ids.len(),
+                            b - a
+                        ),
+                    }
+                    .into());
+                }
+            }
         }
         let mut used = self.bytes.len() as u64;
         if weights {
             let wgt = side
                 .wgt
                 .ok_or_else(|| EngineError::Setting("the weights were not opened".into()))?;
+            let (lo, hi) = arcs.expect("weights need their arc offsets");
             self.bytes.clear();
             shared.read_bytes(wgt, 4 * lo..4 * hi, &mut self.bytes)?;
             decode(&self.bytes, &mut self.weights, f32::from_le_bytes);
@@ -513,7 +604,7 @@ impl ListReader<'_> {
         if shared.cache.is_none() {
             g.mapped_nanos.fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
         }
-        g.edges.fetch_add(hi - lo, Relaxed);
+        g.edges.fetch_add(self.ids.len() as u64, Relaxed);
         g.bytes_used.fetch_add(used, Relaxed);
         shared.wake();
         Ok(())
@@ -551,7 +642,7 @@ impl Engine for SyncGraph {
 
     fn for_each_degree(&self, d: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), EngineError> {
         let side = self.side(d)?;
-        match &side.locator {
+        match &side.arcs {
             Locator::Offsets(o) => {
                 for (v, w) in o.windows(2).enumerate() {
                     f(v as u32, w[1] - w[0]);
@@ -608,7 +699,9 @@ impl Engine for SyncGraph {
         let s = &self.shared;
         let prefetched_bytes = s.prefetch_bytes.load(Relaxed);
         let used = self.bytes_used.load(Relaxed);
+        let adjacency = self.compressed.as_ref().map_or("plain", |l| l.name());
         let mut settings = vec![
+            ("adjacency", json!(adjacency)),
             ("io", json!(self.backend)),
             ("ift", json!(s.ift)),
             ("ift_seq", json!(s.ift_seq)),

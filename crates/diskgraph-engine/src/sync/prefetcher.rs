@@ -18,7 +18,7 @@ use diskgraph_io::{PageReads, PAGE_BYTES};
 
 use super::ahead::Registered;
 use super::cache::Claim;
-use super::{Locator, Shared, Side, SUMMARY_STRIDE};
+use super::{Lists, Locator, Shared, Side, SUMMARY_STRIDE};
 
 /// How many times `--ift` vertices a random iterator's read-ahead may scan (see
 /// `Prefetcher::ahead_random`).
@@ -216,19 +216,34 @@ impl Prefetcher<'_> {
         let window = RUN_PAGES * quota as u64;
         for &d in &it.reads.directions {
             let Some(side) = self.shared.side(d) else { continue };
-            let (lo, hi) = match &side.locator {
+            // The entries of vertices `from..end` by a locator (under a summary, the anchors'
+            // entries around them).
+            let span = |locator: &Locator| match locator {
                 Locator::Offsets(o) => (o[from as usize], o[end as usize]),
                 Locator::Summary { anchors, .. } => (
                     anchors[from as usize / SUMMARY_STRIDE],
                     anchors[(end as usize).div_ceil(SUMMARY_STRIDE).min(anchors.len() - 1)],
                 ),
             };
-            let mut files: Vec<(usize, u64, u64)> = vec![(side.adj, 4 * lo, 4 * hi)];
+            let index_of = |locator: &Locator| match locator {
+                Locator::Summary { idx, .. } => Some((*idx, 8 * u64::from(from), 8 * (u64::from(end) + 1))),
+                Locator::Offsets(_) => None,
+            };
+            let (lo, hi) = span(&side.arcs);
+            let mut files: Vec<(usize, u64, u64)> = Vec::with_capacity(5);
+            match &side.lists {
+                Lists::Plain { adj } => files.push((*adj, 4 * lo, 4 * hi)),
+                Lists::Compressed { cadj, locator } => {
+                    let (a, b) = span(locator);
+                    files.push((*cadj, a, b));
+                    files.extend(index_of(locator));
+                }
+            }
             if it.reads.weights {
                 files.extend(side.wgt.map(|w| (w, 4 * lo, 4 * hi)));
             }
-            if let Locator::Summary { idx, .. } = side.locator {
-                files.push((idx, 8 * u64::from(from), 8 * (u64::from(end) + 1)));
+            if side.needs_arcs(it.reads.weights) {
+                files.extend(index_of(&side.arcs));
             }
             for (file, start, stop) in files {
                 let pages = byte_pages(start, stop);
@@ -320,26 +335,44 @@ fn byte_pages(start: u64, stop: u64) -> Range<u64> {
     start / PAGE_BYTES as u64..stop.div_ceil(PAGE_BYTES as u64)
 }
 
-/// The pages to read ahead for `v`'s list on `side`: its adjacency (and weights), exactly from
-/// the index in memory, or under a summary its index page with the interpolated range of the
-/// adjacency (PrefEdge §5, Figure 11).
-fn pages_of(side: &Side, v: u32, weights: bool) -> impl Iterator<Item = (usize, Range<u64>)> {
-    let (lo, hi) = match &side.locator {
-        Locator::Offsets(o) => (o[v as usize], o[v as usize + 1]),
-        Locator::Summary { anchors, .. } => {
+/// Pages `.1` of file `.0` (a position in `Shared::files`).
+type FilePages = (usize, Range<u64>);
+
+/// The entries of `v` by `locator`: exactly from the offsets in memory, or under a summary the
+/// interpolated range (PrefEdge §5, Figure 11); and the index page to read under a summary.
+fn estimate(locator: &Locator, v: u32) -> ((u64, u64), Option<FilePages>) {
+    match locator {
+        Locator::Offsets(o) => ((o[v as usize], o[v as usize + 1]), None),
+        Locator::Summary { anchors, idx } => {
             let (a, b) = Side::anchors(anchors, v);
             let k = (v as usize % SUMMARY_STRIDE) as u64;
             let per = (b - a) / SUMMARY_STRIDE as u64;
             // The list's estimated start, and a window of three average lists around it.
             let start = a + (b - a) * k / SUMMARY_STRIDE as u64;
-            (start.saturating_sub(per).max(a), (start + 2 * per + 1).min(b))
+            let range = (start.saturating_sub(per).max(a), (start + 2 * per + 1).min(b));
+            (range, Some((*idx, byte_pages(8 * u64::from(v), 8 * u64::from(v) + 16))))
         }
-    };
-    let index = match side.locator {
-        Locator::Summary { idx, .. } => Some((idx, byte_pages(8 * u64::from(v), 8 * u64::from(v) + 16))),
-        Locator::Offsets(_) => None,
-    };
-    let adj = byte_pages(4 * lo, 4 * hi);
-    let wgt = side.wgt.filter(|_| weights).map(|w| (w, adj.clone()));
-    index.into_iter().chain(std::iter::once((side.adj, adj))).chain(wgt)
+    }
+}
+
+/// The pages to read ahead for `v`'s list on `side`: its index pages under a summary, its
+/// adjacency (plain or compressed) and its weights when `weights`.
+fn pages_of(side: &Side, v: u32, weights: bool) -> Vec<FilePages> {
+    let mut out = Vec::with_capacity(5);
+    let ((lo, hi), arcs_index) = estimate(&side.arcs, v);
+    if side.needs_arcs(weights) {
+        out.extend(arcs_index);
+    }
+    match &side.lists {
+        Lists::Plain { adj } => out.push((*adj, byte_pages(4 * lo, 4 * hi))),
+        Lists::Compressed { cadj, locator } => {
+            let ((a, b), index) = estimate(locator, v);
+            out.extend(index);
+            out.push((*cadj, byte_pages(a, b)));
+        }
+    }
+    if weights {
+        out.extend(side.wgt.map(|w| (w, byte_pages(4 * lo, 4 * hi))));
+    }
+    out
 }
