@@ -10,6 +10,7 @@
 
 mod varint;
 mod vbyte;
+mod zeta;
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,9 @@ pub enum Codec {
     /// Stream VByte over gaps: a length, then 2-bit lengths of four values per control byte and
     /// the values' 1–4 bytes (byte-aligned, decoded a quad at a time).
     Vbyte,
+    /// A bit code as WebGraph's (no references to other lists): γ for the length, intervals of
+    /// consecutive IDs, ζ₃ for the other gaps — the smallest, decoded a code at a time.
+    Zeta,
 }
 
 /// What is wrong with a list's bytes.
@@ -73,12 +77,13 @@ pub struct Bounds {
 
 impl Codec {
     /// Every codec, in the order `--help` lists them.
-    pub const ALL: [Codec; 1] = [Codec::Vbyte];
+    pub const ALL: [Codec; 2] = [Codec::Vbyte, Codec::Zeta];
 
-    /// The codec's name (`vbyte`).
+    /// The codec's name (`vbyte`, `zeta`).
     pub fn name(self) -> &'static str {
         match self {
             Codec::Vbyte => "vbyte",
+            Codec::Zeta => "zeta",
         }
     }
 
@@ -97,8 +102,8 @@ impl Codec {
         );
         match self {
             Codec::Vbyte => vbyte::encode(list, out),
+            Codec::Zeta => zeta::encode(v, list, out),
         }
-        let _ = v;
     }
 
     /// Decodes the list of vertex `v` from exactly `bytes` into `out` (cleared first).
@@ -107,9 +112,9 @@ impl Codec {
         if bytes.is_empty() {
             return Ok(());
         }
-        let _ = v;
         match self {
             Codec::Vbyte => vbyte::decode(bytes, bounds, out),
+            Codec::Zeta => zeta::decode(v, bytes, bounds, out),
         }
     }
 }
@@ -198,6 +203,6 @@ mod tests {
         for codec in Codec::ALL {
             assert_eq!(codec.name().parse::<Codec>().unwrap(), codec);
         }
-        assert!("lz4".parse::<Codec>().unwrap_err().contains("known: vbyte"));
+        assert!("lz4".parse::<Codec>().unwrap_err().contains("known: vbyte, zeta"));
     }
 }
