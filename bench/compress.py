@@ -4,15 +4,16 @@ compressed lists against the plain ones, every ratio against a baseline measured
 
 Sections (`--only`, comma-separated; default all):
 
-(sizes)   Bytes per arc of every codec (`diskgraph compress --codec C`) on Kronecker graphs of
+(sizes)   Bytes per arc of every codec (the format crate's `codec_rate` example encodes every
+          list as `diskgraph compress` does, in memory, so no copy is written) on Kronecker graphs of
           `--scales` in their generated order, after `reorder --method degree` and after
           `reorder --method norder`; on cnr-2000 (imported from its BVGraph) and on the small real
           graphs of `--real-data`; and the grid layout (`partition`: 8 bytes an edge) against its
           compressed blocks (`partition --compress C`) when the binary offers them. Targets:
           Kronecker 24 after degree order ≤ 2.0 bytes per arc, cnr-2000 ≤ 0.6.
-(decode)  Single-thread decode rate of every codec (the format crate's `codec_rate` example: each
-          list decoded alone, best of three passes) on Kronecker `--engine-scale` (as generated and
-          in degree order) and cnr-2000. Target: ≥ 1 G arcs/s per core.
+(decode)  Single-thread decode rate of every codec (`codec_rate`: each list decoded alone, best of
+          three passes) on Kronecker `--engine-scale` (as generated, degree order, Norder) and
+          cnr-2000. Target: ≥ 1 G arcs/s per core.
 (engines) Selective and stream bfs / wcc / pagerank (`--iterations 10`) on Kronecker
           `--engine-scale` at 1/8 budget (budget = CSR bytes / 8), plain against every codec (the
           selective engine through `--adjacency`, the stream engine through a plain and a
@@ -227,9 +228,50 @@ def mib(b: float) -> str:
     return f"{b / 2**20:.0f} MiB"
 
 
-# --- (sizes) ------------------------------------------------------------------------------
-def sizes(b: Bench, scales: list[int], grid_scale: int) -> None:
-    b.say("## (sizes) bytes per arc of the out-lists (index excluded; plain: 4.0)\n")
+# --- (sizes) and (decode): the codec_rate example -------------------------------------------
+def codec_rate_binary(given: Path | None) -> Path:
+    """The codec_rate example: `given`, else built (niced) in this repository."""
+    if given:
+        return given
+    repo = Path(__file__).resolve().parent.parent
+    if not (repo / "crates" / "diskgraph-format" / "examples" / "codec_rate.rs").exists():
+        sys.exit("this repository has no codec_rate example: give --codec-rate PATH")
+    subprocess.run(["nice", "-n", "19", "cargo", "build", "--release", "-q", "-p", "diskgraph-format",
+                    "--example", "codec_rate"], cwd=repo, check=True)
+    return repo / "target" / "release" / "examples" / "codec_rate"
+
+
+class CodecRate:
+    """Runs codec_rate once per graph in this invocation: each codec's bytes (the format crate's
+    encoder, list by list, as `diskgraph compress` writes them — nothing is written to disk)
+    and its single-thread decode rate (every list alone, checked against the CSR, best of 3)."""
+
+    def __init__(self, b: Bench, exe: Path) -> None:
+        self.b = b
+        self.exe = exe
+        self.rows: dict[Path, dict[str, dict]] = {}
+
+    def of(self, graph: Path) -> dict[str, dict]:
+        """The codec_rate line of each codec on `graph`, by codec; codecs the example does not
+        know are noted and left out."""
+        if graph not in self.rows:
+            found: dict[str, dict] = {}
+            for c in self.b.codecs:
+                out, _, err = self.b.attempt(["nice", "-n", "19", str(self.exe), "--codec", c, str(graph)])
+                if out is None:
+                    self.b.say(f"note: codec_rate --codec {c} {graph.name}: "
+                               f"{err.strip().splitlines()[-1] if err.strip() else 'failed'}")
+                    continue
+                for line in out.splitlines():
+                    if line.startswith("{"):
+                        found[c] = json.loads(line)
+            self.rows[graph] = found
+        return self.rows[graph]
+
+
+def sizes(b: Bench, rates: CodecRate, scales: list[int], grid_scale: int) -> None:
+    b.say("## (sizes) bytes per arc of the out-lists (lists only; the index adds 8 B per vertex, "
+          "as the plain one; plain lists: 4.0)\n")
     graphs: list[tuple[str, Path]] = []
     for s in scales:
         for o in ORDERINGS:
@@ -241,31 +283,19 @@ def sizes(b: Bench, scales: list[int], grid_scale: int) -> None:
         if (b.real_data / rel).exists():
             graphs.append((name, b.imported(name, b.real_data / rel, flags)))
     rows = []
-    header = "| graph | arcs | plain out.adj B/arc | " + " | ".join(f"{c} B/arc | {c} (+index) B/arc | {c} encode s"
-                                                                      for c in b.codecs) + " |"
-    b.say(header)
-    b.say("|---|---:|---:|" + "---:|---:|---:|" * len(b.codecs))
+    b.say("| graph | vertices | arcs | " + " | ".join(f"{c} B/arc | {c} ×plain" for c in b.codecs) + " |")
+    b.say("|---|---:|---:|" + "---:|---:|" * len(b.codecs))
     for label, g in graphs:
-        info = b.info(g)
-        arcs = info["num_arcs"]
-        row: dict = {"graph": label, "path": str(g), "arcs": arcs, "plain": plain_bytes(info, "out.adj") / arcs,
-                     "codecs": {}}
-        cells = []
-        for c in b.codecs:
-            meta = b.compressed(g, c)
-            if meta is None:
-                cells.append("- | - | -")
-                continue
-            files = meta["files"]
-            lists = files["out.cadj"]["len"]
-            index = files["out.cidx"]["len"]
-            row["codecs"][c] = {"out_bytes": lists, "out_index_bytes": index, "bytes_per_arc": lists / arcs,
-                                "with_index_bytes_per_arc": (lists + index) / arcs,
-                                "in_bytes": files.get("in.cadj", {}).get("len"),
-                                "encode_seconds": meta.get("encode_seconds")}
-            cells.append(f"{lists / arcs:.3f} | {(lists + index) / arcs:.3f} | {meta.get('encode_seconds', 0):.1f}")
-        rows.append(row)
-        b.say(f"| {label} | {arcs} | {row['plain']:.2f} | " + " | ".join(cells) + " |")
+        found = rates.of(g)
+        any_row = next(iter(found.values()), None)
+        if any_row is None:
+            continue
+        rows.append({"graph": label, "path": str(g), "vertices": any_row["vertices"], "arcs": any_row["arcs"],
+                     "codecs": {c: {k: r[k] for k in ("bytes", "bytes_per_arc", "encode_seconds")}
+                                for c, r in found.items()}})
+        cells = [f"{found[c]['bytes_per_arc']:.3f} | {4 / found[c]['bytes_per_arc']:.2f}" if c in found else "- | -"
+                 for c in b.codecs]
+        b.say(f"| {label} | {any_row['vertices']} | {any_row['arcs']} | " + " | ".join(cells) + " |")
     b.result["sizes"] = rows
 
     def best(label: str) -> float | None:
@@ -308,51 +338,21 @@ def sizes(b: Bench, scales: list[int], grid_scale: int) -> None:
     b.save()
 
 
-# --- (decode) -----------------------------------------------------------------------------
-def codec_rate_binary(given: Path | None) -> Path | None:
-    """The codec_rate example: `given`, else built (niced) in this repository."""
-    if given:
-        return given
-    repo = Path(__file__).resolve().parent.parent
-    if not (repo / "crates" / "diskgraph-format" / "examples" / "codec_rate.rs").exists():
-        return None
-    subprocess.run(["nice", "-n", "19", "cargo", "build", "--release", "-q", "-p", "diskgraph-format",
-                    "--example", "codec_rate"], cwd=repo, check=True)
-    return repo / "target" / "release" / "examples" / "codec_rate"
-
-
-def decode(b: Bench, scale: int, given: Path | None) -> None:
+def decode(b: Bench, rates: CodecRate, scale: int) -> None:
     b.say("\n## (decode) single-thread decode rate (codec_rate: every list alone, best of 3 passes)\n")
-    exe = codec_rate_binary(given)
-    if exe is None:
-        b.say("this repository has no codec_rate example: decode rate not measured")
-        return
-    graphs = [b.kronecker(scale, "generated"), b.kronecker(scale, "degree")]
+    graphs = [b.kronecker(scale, "generated"), b.kronecker(scale, "degree"), b.kronecker(scale, "norder")]
     if (b.data / "cnr-2000" / "manifest.json").exists():
         graphs.append(b.data / "cnr-2000")
     rows = []
-    b.say("| graph | codec | arcs | B/arc | encode s | decode s | G arcs/s | target ≥ 1 G |")
-    b.say("|---|---|---:|---:|---:|---:|---:|---|")
+    b.say("| graph | codec | arcs | B/arc | encode s | decode s | G arcs/s | GB/s of lists | target ≥ 1 G arcs/s |")
+    b.say("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for g in graphs:
-        cmd = [str(exe), *[x for c in b.codecs for x in ("--codec", c)], str(g)]
-        out, _, err = b.attempt(cmd)
-        if out is None:
-            # A codec this build does not know: measure the others.
-            b.say(f"note: {' '.join(cmd)} failed ({err.strip().splitlines()[-1] if err.strip() else '?'}); "
-                  "retrying codec by codec")
-            out = ""
-            for c in b.codecs:
-                o, _, e = b.attempt([str(exe), "--codec", c, str(g)])
-                out += o or ""
-        for line in out.splitlines():
-            if not line.startswith("{"):
-                continue
-            r = json.loads(line)
-            r["graph_path"] = str(g)
-            rows.append(r)
+        for c, r in rates.of(g).items():
+            rows.append({**r, "graph_path": str(g)})
             rate = r["decode_arcs_per_second"]
-            b.say(f"| {g.name} | {r['codec']} | {r['arcs']} | {r['bytes_per_arc']:.3f} | {r['encode_seconds']:.2f} | "
-                  f"{r['decode_seconds']:.3f} | {rate / 1e9:.2f} | {'met' if rate >= TARGET_DECODE else 'missed'} |")
+            b.say(f"| {g.name} | {c} | {r['arcs']} | {r['bytes_per_arc']:.3f} | {r['encode_seconds']:.2f} | "
+                  f"{r['decode_seconds']:.3f} | {rate / 1e9:.2f} | {rate * r['bytes_per_arc'] / 1e9:.2f} | "
+                  f"{'met' if rate >= TARGET_DECODE else f'missed ({rate / TARGET_DECODE:.2f}×)'} |")
     b.result["decode"] = rows
     b.save()
 
@@ -370,6 +370,11 @@ def engines(b: Bench, scale: int) -> None:
     b.result["engines_device"] = dev
     b.say("device (same run): " + ", ".join(f"{k} {v['bytes_per_second'] / 1e9:.2f} GB/s" for k, v in dev.items()))
     codecs = [c for c in b.codecs if b.compressed(g, c) is not None]
+    for c in codecs:
+        meta = b.compressed(g, c) or {}
+        lists = meta["files"]["out.cadj"]["len"]
+        b.say(f"{c} copy on disk (compressed-{c}/out.cadj): {lists / info['num_arcs']:.3f} B/arc, "
+              f"{4 * info['num_arcs'] / lists:.2f}× fewer bytes than out.adj")
     cg = MemoryCgroup("diskgraph-bench-compress", limit)
     configs: list[tuple[str, str, list[str]]] = [("selective", "plain", ["--adjacency", "plain"])]
     configs += [("selective", c, ["--adjacency", c]) for c in codecs]
@@ -515,10 +520,12 @@ def main() -> None:
     b.result["load_average"] = os.getloadavg()
     b.say(f"# bench/compress.py — {b.dg}, codecs {', '.join(b.codecs)}, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
-    if "sizes" in only:
-        sizes(b, [int(s) for s in a.scales.split(",") if s], a.engine_scale)
-    if "decode" in only:
-        decode(b, a.engine_scale, a.codec_rate)
+    if only & {"sizes", "decode"}:
+        rates = CodecRate(b, codec_rate_binary(a.codec_rate))
+        if "sizes" in only:
+            sizes(b, rates, [int(s) for s in a.scales.split(",") if s], a.engine_scale)
+        if "decode" in only:
+            decode(b, rates, a.engine_scale)
     if "engines" in only:
         engines(b, a.engine_scale)
     if "e2e" in only:
