@@ -280,7 +280,7 @@ class CodecRate:
         if graph not in self.rows:
             found: dict[str, dict] = {}
             for c in self.b.codecs:
-                out, _, err = self.b.attempt(["nice", "-n", "19", str(self.exe), "--codec", c, str(graph)])
+                out, _, err = self.b.attempt([str(self.exe), "--codec", c, str(graph)])
                 if out is None:
                     self.b.say(f"note: codec_rate --codec {c} {graph.name}: "
                                f"{err.strip().splitlines()[-1] if err.strip() else 'failed'}")
