@@ -84,11 +84,12 @@ pub fn compress(graph: &GraphDir, codec: Codec, force: bool) -> Result<CompressR
     let m = graph.manifest();
     let mut files = std::collections::BTreeMap::new();
     let mut list_bytes = 0;
+    let mut max_degree = 0;
     for d in directions(m.directed) {
         let (cidx, cadj) = compressed_files_of(d, m.directed);
         let mut index = builder.file(cidx)?;
         let mut lists = builder.file(cadj)?;
-        encode_direction(graph, d, codec, &mut index, &mut lists)?;
+        max_degree = max_degree.max(encode_direction(graph, d, codec, &mut index, &mut lists)?);
         list_bytes += lists.len();
         for writer in [index, lists] {
             let (file, entry) = writer.finish()?;
@@ -103,6 +104,7 @@ pub fn compress(graph: &GraphDir, codec: Codec, force: bool) -> Result<CompressR
         num_vertices: m.num_vertices,
         num_arcs: m.num_arcs,
         directed: m.directed,
+        max_degree,
         graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
         encode_seconds: seconds,
         files,
@@ -120,15 +122,17 @@ pub fn compress(graph: &GraphDir, codec: Codec, force: bool) -> Result<CompressR
     })
 }
 
-/// Encodes the lists of direction `d` into `lists`, their byte offsets into `index`.
+/// Encodes the lists of direction `d` into `lists`, their byte offsets into `index`; returns
+/// the longest list's length.
 fn encode_direction(
     graph: &GraphDir,
     d: Direction,
     codec: Codec,
     index: &mut DataFileWriter,
     lists: &mut DataFileWriter,
-) -> Result<(), FormatError> {
+) -> Result<u64, FormatError> {
     let offsets = graph.load_offsets(d)?;
+    let max_degree = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
     let adj = graph.file_path(graph.files_of(d).1);
     let n = graph.num_vertices();
     let tasks = rayon::current_num_threads() * 4;
@@ -165,7 +169,7 @@ fn encode_direction(
             end += bytes.len() as u64;
         }
     }
-    Ok(())
+    Ok(max_degree)
 }
 
 /// An opened compressed layout: the manifest's record agrees with `compressed.json`, the metadata
@@ -233,11 +237,12 @@ impl CompressedLayout {
         self.meta.files.get(lists).map_or(0, |f| f.len)
     }
 
-    /// What a list of this graph may decode to: IDs below V, at most `num_arcs` of them.
+    /// What a list of this graph may decode to: IDs below V, at most the longest list's
+    /// length of them.
     pub fn bounds(&self) -> Bounds {
         Bounds {
             num_vertices: self.meta.num_vertices,
-            max_len: self.meta.num_arcs,
+            max_len: self.meta.max_degree,
         }
     }
 

@@ -64,6 +64,9 @@ pub struct CompressedMeta {
     pub num_arcs: u64,
     /// Whether the graph is directed (then `in.*` are present).
     pub directed: bool,
+    /// The longest list (either direction): a decoder refuses a list claiming more, so a
+    /// damaged list cannot make a reader allocate more than the largest real list.
+    pub max_degree: u64,
     /// xxh3 of the graph's `out.adj`: ties the layout to its graph.
     pub graph_out_adj: String,
     /// Seconds the encoding took.
@@ -128,6 +131,12 @@ impl LayoutMeta for CompressedMeta {
                 "built from a graph whose out.adj has xxh3 {}, this graph's is {}",
                 self.graph_out_adj,
                 adj.unwrap_or("missing")
+            ));
+        }
+        if self.max_degree > self.num_arcs {
+            return Err(format!(
+                "max_degree {} exceeds num_arcs {}",
+                self.max_degree, self.num_arcs
             ));
         }
         let index_len = self.num_vertices.saturating_add(1).saturating_mul(8);

@@ -125,9 +125,9 @@ fn decode_with(bytes: &[u8], bounds: Bounds, out: &mut Vec<u32>, use_simd: bool)
     // The vector decoder writes every value; the scalar loop writes any it did not.
     let end = scalar(control, data, slots, vector.unwrap_or(start));
     debug_assert_eq!((end.done, end.at), (n, data.len()));
-    // SAFETY: `scalar` returns having written every one of the first `n` spare slots (it runs to
-    // `end.done == n`, the slots slice being exactly `n` long and written in order), and `n` is
-    // within the capacity reserved above.
+    // SAFETY: the first `n` spare slots are all written: the vector decoder's `done` counts only
+    // slots it has stored (a prefix, in order), and `scalar` writes every slot from there to the
+    // end of `slots`, which is exactly `n` long; `n` is within the capacity reserved above.
     unsafe { out.set_len(n) };
     if !end.minimal {
         out.clear();
@@ -501,6 +501,14 @@ mod tests {
             }
             let err = decode_with(&bytes, WIDE, &mut out, use_simd && simd::available()).unwrap_err();
             assert!(matches!(err, CodecError::OutOfRange { position: 15, .. }), "{err}");
+            // Three-byte gaps only, but enough of them to wrap: 257 × (2²⁴ − 1) ≥ 2³².
+            let mut bytes = vec![0xac, 2];
+            bytes.extend(std::iter::repeat_n(0b1010_1010, 75));
+            for _ in 0..300 {
+                bytes.extend_from_slice(&[0xff, 0xff, 0xff]);
+            }
+            let err = decode_with(&bytes, WIDE, &mut out, use_simd).unwrap_err();
+            assert!(matches!(err, CodecError::OutOfRange { position: 256, .. }), "{err}");
         }
     }
 }

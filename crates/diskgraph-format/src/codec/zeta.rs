@@ -21,9 +21,10 @@
 use std::cell::RefCell;
 use std::convert::Infallible;
 
+use dsi_bitstream::codes::{gamma_tables, zeta_tables};
 use dsi_bitstream::prelude::{
-    BitRead, BitSeek, BitWrite, BufBitReader, BufBitWriter, GammaRead, GammaWrite, WordError, WordRead, WordSeek,
-    WordWrite, ZetaRead, ZetaWrite, LE,
+    BitRead, BitSeek, BitWrite, BufBitReader, BufBitWriter, GammaWrite, WordError, WordRead, WordSeek, WordWrite,
+    ZetaRead, ZetaWrite, LE,
 };
 
 use super::{Bounds, CodecError};
@@ -207,13 +208,16 @@ struct Decoder<'a> {
 }
 
 impl Decoder<'_> {
-    /// Reads a γ code: through `dsi-bitstream`'s tables when its unary part is short, else by
-    /// hand with the length checked (at most 63, so the value fits in 64 bits).
+    /// Reads a γ code: from `dsi-bitstream`'s decoding table when the code is short, else by
+    /// hand with its length checked (at most 63, so the value fits in 64 bits).
     #[inline]
     fn gamma(&mut self) -> Result<u64, CodecError> {
         let peek = self.r.peek_bits(32).map_err(|_| truncated(self.bytes))?;
-        if peek & 0xffff_ffff != 0 {
-            return self.r.read_gamma().map_err(|_| truncated(self.bytes));
+        let idx = (peek & ((1 << gamma_tables::READ_BITS) - 1)) as usize;
+        let len = gamma_tables::READ_LEN_LE[idx];
+        if len != gamma_tables::MISSING_VALUE_LEN_LE {
+            self.r.skip_bits_after_peek(usize::from(len));
+            return Ok(u64::from(gamma_tables::READ_LE[idx]));
         }
         let len = self.r.read_unary().map_err(|_| truncated(self.bytes))?;
         if len > 63 {
@@ -223,20 +227,24 @@ impl Decoder<'_> {
         Ok((1u64 << len) - 1 + low)
     }
 
-    /// Reads a ζ_[`K`] code through `dsi-bitstream`, after checking its unary part is one the
-    /// encoder can write (a longer one would overflow the library's shifts).
+    /// Reads a ζ_[`K`] code: from `dsi-bitstream`'s decoding table when the code is short (ζ₃),
+    /// else through its reader, after checking the unary part is one the encoder can write (a
+    /// longer one would overflow the library's shifts).
     #[inline]
     fn zeta(&mut self) -> Result<u64, CodecError> {
         let peek = self.r.peek_bits(32).map_err(|_| truncated(self.bytes))?;
+        if K == 3 {
+            let idx = (peek & ((1 << zeta_tables::READ_BITS) - 1)) as usize;
+            let len = zeta_tables::READ_LEN_LE[idx];
+            if len != zeta_tables::MISSING_VALUE_LEN_LE {
+                self.r.skip_bits_after_peek(usize::from(len));
+                return Ok(u64::from(zeta_tables::READ_LE[idx]));
+            }
+        }
         if peek & ((1u64 << (ZETA_MAX_UNARY + 1)) - 1) == 0 {
             return Err(CodecError::Malformed("a ζ code longer than 64 bits"));
         }
-        let x = if K == 3 {
-            self.r.read_zeta3()
-        } else {
-            self.r.read_zeta(K)
-        };
-        x.map_err(|_| truncated(self.bytes))
+        self.r.read_zeta(K).map_err(|_| truncated(self.bytes))
     }
 
     /// Reads one bit.
