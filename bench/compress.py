@@ -91,6 +91,7 @@ class Bench:
         self.out: Path = a.out
         self.codecs: list[str] = [c for c in a.codecs.split(",") if c]
         self.real_data: Path = a.real_data
+        self.run_timeout: float = a.run_timeout
         self.result: dict = {"binary": self.dg, "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                              "printed": []}
 
@@ -105,10 +106,16 @@ class Bench:
         self.out.write_text(json.dumps(self.result, indent=2) + "\n")
 
     # --- running ---------------------------------------------------------------------------
-    def attempt(self, cmd: list[str], cgroup: MemoryCgroup | None = None) -> tuple[str | None, float, str]:
-        """Runs a command; returns (stdout or None on failure, seconds, stderr)."""
+    def attempt(self, cmd: list[str], cgroup: MemoryCgroup | None = None,
+                timeout: float | None = None) -> tuple[str | None, float, str]:
+        """Runs a command; returns (stdout or None on failure or after `timeout` seconds, when it
+        is killed, seconds, stderr)."""
         start = time.perf_counter()
-        p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=cgroup.preexec if cgroup else None)
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                               preexec_fn=cgroup.preexec if cgroup else None)
+        except subprocess.TimeoutExpired:
+            return None, time.perf_counter() - start, f"timed out after {timeout:.0f} s (--run-timeout)"
         elapsed = time.perf_counter() - start
         return (p.stdout if p.returncode == 0 else None), elapsed, p.stderr
 
@@ -214,7 +221,7 @@ class Bench:
         drop_caches()
         cgroup.reset_max()
         cmd = [binary, "run", algo, str(graph), *ALGORITHMS[algo], *flags, "--stats", str(stats_path)]
-        out, wall, err = self.attempt(cmd, cgroup)
+        out, wall, err = self.attempt(cmd, cgroup, self.run_timeout)
         if out is None:
             return {"error": err.strip().splitlines()[-1] if err.strip() else "failed", "command": cmd}
         stats = json.loads(stats_path.read_text())
@@ -539,6 +546,8 @@ def main() -> None:
     ap.add_argument("--baseline-binary", type=Path,
                     help="diskgraph built at 059348d (main before issue 35), for the e2e baseline")
     ap.add_argument("--codec-rate", type=Path, help="the codec_rate example binary (default: built here)")
+    ap.add_argument("--run-timeout", type=float, default=300,
+                    help="seconds after which an engine run is stopped and reported as timed out")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out" / "compress.json")
     a = ap.parse_args()
     only = set(a.only.split(",")) if a.only else set(SECTIONS)
