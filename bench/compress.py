@@ -117,7 +117,11 @@ class Bench:
         except subprocess.TimeoutExpired:
             return None, time.perf_counter() - start, f"timed out after {timeout:.0f} s (--run-timeout)"
         elapsed = time.perf_counter() - start
-        return (p.stdout if p.returncode == 0 else None), elapsed, p.stderr
+        err = p.stderr
+        if p.returncode < 0:
+            # SIGKILL inside a memory cgroup is most likely its OOM killer.
+            err += f"\nkilled by signal {-p.returncode}{' (out of memory in the cgroup?)' if p.returncode == -9 else ''}"
+        return (p.stdout if p.returncode == 0 else None), elapsed, err
 
     def must(self, cmd: list[str]) -> str:
         """Runs a preparation command niced; exits naming it on failure."""
