@@ -54,7 +54,8 @@ impl LayoutNeed {
 
 /// The layout of `graph` an algorithm with `need` streams by default, chosen from the
 /// manifest's grid records: the first in `need`'s order of preference, the smallest P among
-/// equals; `None` when there is none.
+/// equals, and a compressed layout before a plain one of the same sort and P (it reads fewer
+/// bytes); `None` when there is none.
 pub fn default_layout(graph: &GraphDir, need: LayoutNeed) -> Option<String> {
     graph
         .layouts()
@@ -62,10 +63,10 @@ pub fn default_layout(graph: &GraphDir, need: LayoutNeed) -> Option<String> {
         .filter_map(LayoutRecord::grid)
         .filter_map(|grid| {
             let rank = need.preference().iter().position(|s| *s == grid.sort)?;
-            Some((rank, grid.rows, &grid.name))
+            Some((rank, grid.rows, grid.compressed.is_none(), &grid.name))
         })
         .min()
-        .map(|(_, _, name)| name.clone())
+        .map(|(_, _, _, name)| name.clone())
 }
 
 /// Opens `graph` on the stream engine for `algorithm` as a run's `params` say (`--layout`,

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
 use diskgraph_algo::{bc, bfs, msbfs, options, spmv, wcc, AlgoError, Values};
-use diskgraph_engine::engine_options::{BASC, ENGINE, LAYOUT, MAX_REQUEST, MEMORY};
+use diskgraph_engine::engine_options::{ADJACENCY, BASC, ENGINE, LAYOUT, MAX_REQUEST, MEMORY};
 use diskgraph_engine::options::Value;
 use diskgraph_engine::{EngineError, EngineKind, Source, Sources};
 use diskgraph_format::GraphDir;
@@ -261,6 +261,7 @@ fn partitioned(g: &GraphDir, p: u32, sort: SortOrder) -> GraphDir {
         grid: Some(p),
         memory: 1 << 20,
         force: false,
+        compress: None,
     };
     diskgraph_prep::partition(g.path(), sort, &opts, &mut NoProgress).unwrap();
     GraphDir::open(g.path()).unwrap()
@@ -320,8 +321,10 @@ fn a_damaged_graph_is_an_error_naming_the_file() {
     let mut bytes = std::fs::read(&adj).unwrap();
     bytes[1234 * 4..1235 * 4].copy_from_slice(&7_000_000u32.to_le_bytes());
     std::fs::write(&adj, &bytes).unwrap();
+    // The fixture's compressed layouts are not damaged: the plain lists are read on purpose.
     for engine in [EngineKind::Memory, EngineKind::Selective] {
-        let err = refusal(&f.graph, &request("pagerank", engine.name(), 2 << 20));
+        let plain = request("pagerank", engine.name(), 2 << 20).with(&ADJACENCY, Value::Choice("plain"));
+        let err = refusal(&f.graph, &plain);
         assert!(err.format_error().is_some(), "{engine}: {err:?}");
         let text = err.to_string();
         assert!(text.contains("out.adj") && text.contains("7000000"), "{engine}: {text}");

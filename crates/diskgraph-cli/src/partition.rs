@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use diskgraph_engine::parse_size;
-use diskgraph_format::DEFAULT_SHARD_BLOCK_BYTES;
+use diskgraph_format::{Codec, DEFAULT_SHARD_BLOCK_BYTES};
 use diskgraph_prep::{PartitionOptions, PartitionSummary, ShardOptions, ShardSummary, SortOrder};
 
 use crate::progress::Bar;
@@ -32,6 +32,10 @@ pub struct Args {
     /// cache's unit), a multiple of 4 KiB from 4 KiB to 64 MiB. Default 1 MiB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "shards")]
     block_size: Option<u64>,
+    /// Compress the blocks with this codec (layout `grid-P…-CODEC`, about half the bytes or
+    /// less; orders `grid`, `source` and `destination`).
+    #[arg(long, value_name = "CODEC", conflicts_with = "shards")]
+    compress: Option<Codec>,
     /// Memory budget (with `--shards auto`, also the budget the shards are sized for).
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     memory: u64,
@@ -81,6 +85,7 @@ pub fn run(a: Args) -> Result<()> {
         grid: a.grid,
         memory: a.memory,
         force: a.force,
+        compress: a.compress,
     };
     let summary = diskgraph_prep::partition(&a.graph, a.sort, &opts, &mut Bar::new(false))
         .with_context(|| format!("cannot partition {}", a.graph.display()))?;

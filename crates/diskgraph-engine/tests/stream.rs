@@ -12,11 +12,11 @@ mod common;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use common::{fixture, open_stream, partitioned, reopened, stats, weighted_multigraph};
+use common::{fixture, open_stream, partitioned, partitioned_coded, reopened, stats, weighted_multigraph};
 use diskgraph_engine::selective::BackendKind;
 use diskgraph_engine::stream::{Frontier, Order, Pass, StreamGraph, StreamOptions, Threads, Update, VertexStateKind};
 use diskgraph_engine::{human_bytes, Engine, EngineError};
-use diskgraph_format::{FormatError, GraphDir};
+use diskgraph_format::{Codec, FormatError, GraphDir, GridLayout};
 use diskgraph_prep::SortOrder;
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::harness::Fixture;
@@ -54,17 +54,22 @@ fn graphs() -> Vec<Fixture> {
 }
 
 /// Every layout of `f` the tests stream: grids of P 1, 4 and 16, and 4-range source- and
-/// destination-sorted ones; with the graph opened again.
+/// destination-sorted ones, and compressed grid, source- and destination-sorted ones (blocks
+/// decoded whole); with the graph opened again.
 fn layouts(f: &Fixture) -> (GraphDir, Vec<String>) {
+    let vbyte = Some(Codec::Vbyte);
     let names = [
-        (1, SortOrder::Grid),
-        (4, SortOrder::Grid),
-        (16, SortOrder::Grid),
-        (4, SortOrder::Source),
-        (4, SortOrder::Destination),
+        (1, SortOrder::Grid, None),
+        (4, SortOrder::Grid, None),
+        (16, SortOrder::Grid, None),
+        (4, SortOrder::Source, None),
+        (4, SortOrder::Destination, None),
+        (4, SortOrder::Grid, vbyte),
+        (4, SortOrder::Source, vbyte),
+        (16, SortOrder::Destination, vbyte),
     ]
     .into_iter()
-    .map(|(p, sort)| partitioned(f, p, sort).1)
+    .map(|(p, sort, compress)| partitioned_coded(f, p, sort, compress).1)
     .collect();
     (reopened(f), names)
 }
@@ -454,6 +459,31 @@ fn a_corrupt_layout_is_an_error() {
 }
 
 #[test]
+fn a_damaged_compressed_block_is_an_error_naming_it() {
+    let f = fixture("gnm", gen::gnm(500, 3000, false, 42), Keep::default());
+    let (g, name) = partitioned_coded(&f, 4, SortOrder::Grid, Some(Codec::Vbyte));
+    let layout = GridLayout::open(&g, &name).unwrap();
+    let b = (0..layout.num_blocks()).max_by_key(|&b| layout.block_len(b)).unwrap();
+    let path = g.path().join(&name).join("edges.packed");
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The first run's vertex gap: past the block's sources.
+    bytes[layout.block_bytes(b).start as usize] = 0x7f;
+    std::fs::write(&path, &bytes).unwrap();
+    for memory in [SMALL, LARGE] {
+        let sg = open_stream(&g, &name, 1, VertexStateKind::Memory, memory);
+        match sg.stream(&Pass::all(), |_, _| Update::NONE) {
+            Err(EngineError::Format(FormatError::Content { path, reason })) => {
+                assert!(
+                    path.ends_with("edges.packed") && reason.contains(&format!("block {b} ")),
+                    "{reason}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_budget_too_small_is_refused_with_the_smallest_that_works() {
     for (name, el) in [
         ("gnm", gen::gnm(100, 300, true, 51)),
@@ -463,27 +493,38 @@ fn a_budget_too_small_is_refused_with_the_smallest_that_works() {
         ),
     ] {
         let f = fixture(name, el, Keep::default());
+        let (g, coded) = partitioned_coded(&f, 2, SortOrder::Grid, Some(Codec::Vbyte));
         for weights in [false, true] {
-            let open = |memory| {
+            for layout in ["grid-2", coded.as_str()] {
+                let open = |memory| {
+                    let opts = StreamOptions {
+                        memory,
+                        weights,
+                        ..StreamOptions::default()
+                    };
+                    StreamGraph::open(&g, layout, &opts)
+                };
+                let err = open(16 << 10).err().expect("16 KiB is refused");
+                let EngineError::BudgetTooSmall { budget, minimum, .. } = err else {
+                    panic!("{err}")
+                };
+                assert_eq!(budget, 16 << 10);
+                let text = err.to_string();
+                assert!(
+                    text.contains(&format!("give it at least {} ({minimum} bytes)", human_bytes(minimum))),
+                    "{text}"
+                );
+                open(minimum).unwrap_or_else(|e| panic!("{name} {layout}: the minimum {minimum} is refused: {e}"));
+                assert!(
+                    open(minimum - 1).is_err(),
+                    "{name} {layout}: {minimum} is not the smallest"
+                );
                 let opts = StreamOptions {
-                    memory,
                     weights,
                     ..StreamOptions::default()
                 };
-                StreamGraph::open(&f.graph, "grid-2", &opts)
-            };
-            let err = open(16 << 10).err().expect("16 KiB is refused");
-            let EngineError::BudgetTooSmall { budget, minimum, .. } = err else {
-                panic!("{err}")
-            };
-            assert_eq!(budget, 16 << 10);
-            let text = err.to_string();
-            assert!(
-                text.contains(&format!("give it at least {} ({minimum} bytes)", human_bytes(minimum))),
-                "{text}"
-            );
-            open(minimum).unwrap_or_else(|e| panic!("{name}: the minimum {minimum} is refused: {e}"));
-            assert!(open(minimum - 1).is_err(), "{name}: {minimum} is not the smallest");
+                assert_eq!(StreamGraph::minimum_budget(&g, layout, &opts).unwrap(), minimum);
+            }
         }
     }
     let f = fixture("gnm", gen::gnm(100, 300, true, 53), Keep::default());

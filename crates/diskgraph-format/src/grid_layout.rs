@@ -1,13 +1,16 @@
 //! The grid layout reader ([`GridLayout`]): opens a layout listed in a graph's manifest, checks
-//! its metadata against the graph, its files' sizes and its block index (O(P²)), and reads
-//! blocks.
+//! its metadata against the graph, its files' sizes and its block indexes (O(P²)), and reads
+//! blocks, decoding those of a compressed layout.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::codec::Codec;
 use crate::data_file::{read_offsets, read_range};
 use crate::error::FormatError;
-use crate::grid_meta::{GridEdge, GridMeta, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS};
+use crate::grid_meta::EDGE_BYTES;
+use crate::grid_meta::{GridEdge, GridMeta, GRID_BYTE_INDEX, GRID_EDGES, GRID_INDEX, GRID_PACKED, GRID_WEIGHTS};
+use crate::grid_packed::{decode_block, BlockFrame, RunAxis};
 use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
 use crate::read::GraphDir;
@@ -25,6 +28,8 @@ pub struct GridLayout {
     meta: GridMeta,
     shape: GridShape,
     index: Vec<u64>,
+    /// Byte offsets of the blocks in `edges.packed` (compressed layouts).
+    byte_index: Option<Vec<u64>>,
 }
 
 impl GridLayout {
@@ -38,12 +43,24 @@ impl GridLayout {
         }
         let shape = meta.shape();
         let index = read_offsets(&path.join(GRID_INDEX), shape.num_blocks() + 1, meta.num_arcs)?;
+        let byte_index = match meta.compressed {
+            Some(_) => {
+                let packed = meta.files.get(GRID_PACKED).map_or(0, |f| f.len);
+                Some(read_offsets(
+                    &path.join(GRID_BYTE_INDEX),
+                    shape.num_blocks() + 1,
+                    packed,
+                )?)
+            }
+            None => None,
+        };
         Ok(GridLayout {
             name: name.to_string(),
             path,
             meta,
             shape,
             index,
+            byte_index,
         })
     }
 
@@ -139,19 +156,85 @@ impl GridLayout {
         self.shape.destination_range(b)
     }
 
+    /// The codec of a compressed layout's blocks (`None`: plain 8-byte edge records).
+    pub fn compressed(&self) -> Option<Codec> {
+        self.meta.compressed
+    }
+
+    /// Byte range of block `b` in the file holding the edges: `edges.packed` of a compressed
+    /// layout, else `edges.bin` (8 bytes an edge).
+    ///
+    /// # Panics
+    /// If `b` is not below [`GridLayout::num_blocks`].
+    pub fn block_bytes(&self, b: usize) -> Range<u64> {
+        match &self.byte_index {
+            Some(bytes) => bytes[b]..bytes[b + 1],
+            None => self.index[b] * EDGE_BYTES..self.index[b + 1] * EDGE_BYTES,
+        }
+    }
+
+    /// The ranges and run axis compressed block `b` decodes with.
+    ///
+    /// # Panics
+    /// If `b` is not below [`GridLayout::num_blocks`].
+    pub fn block_frame(&self, b: usize) -> BlockFrame {
+        BlockFrame {
+            axis: RunAxis::of(&self.meta.sort).unwrap_or(RunAxis::Source),
+            sources: self.source_range(b),
+            destinations: self.destination_range(b),
+        }
+    }
+
+    /// Decodes block `b` from its `bytes` ([`GridLayout::block_bytes`]) into `out`, which must
+    /// be as long as the block ([`GridLayout::block_len`]; `list` is scratch); the error names
+    /// the file and the block. A plain layout's records are copied.
+    ///
+    /// # Panics
+    /// If `b` is not below [`GridLayout::num_blocks`].
+    pub fn decode_block(
+        &self,
+        b: usize,
+        bytes: &[u8],
+        out: &mut [GridEdge],
+        list: &mut Vec<u32>,
+    ) -> Result<(), FormatError> {
+        let bad = |reason: String| FormatError::Content {
+            path: self.edges_path(),
+            reason: format!("block {b} (bytes {:?}): {reason}", self.block_bytes(b)),
+        };
+        let Some(codec) = self.meta.compressed else {
+            if bytes.len() as u64 != out.len() as u64 * EDGE_BYTES {
+                return Err(bad(format!("{} bytes for {} edges", bytes.len(), out.len())));
+            }
+            for (d, s) in out.iter_mut().zip(bytes.chunks_exact(EDGE_BYTES as usize)) {
+                *d = bytemuck::pod_read_unaligned(s);
+            }
+            return Ok(());
+        };
+        decode_block(codec, &self.block_frame(b), bytes, out, list).map_err(bad)
+    }
+
     /// Path of a file of the layout.
     pub fn file_path(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
 
-    /// Path of `edges.bin`.
+    /// Path of the file holding the edges: `edges.packed` when compressed, else `edges.bin`.
     pub fn edges_path(&self) -> PathBuf {
-        self.file_path(GRID_EDGES)
+        match self.meta.compressed {
+            Some(_) => self.file_path(GRID_PACKED),
+            None => self.file_path(GRID_EDGES),
+        }
     }
 
     /// Path of `weights.f32`, when the layout is weighted.
     pub fn weights_path(&self) -> Option<PathBuf> {
         self.meta.weighted.then(|| self.file_path(GRID_WEIGHTS))
+    }
+
+    /// Path of `bytes.idx` (compressed layouts).
+    pub fn byte_index_path(&self) -> PathBuf {
+        self.file_path(GRID_BYTE_INDEX)
     }
 
     /// Path of `blocks.idx`.
@@ -167,7 +250,15 @@ impl GridLayout {
     /// If `b` is not below [`GridLayout::num_blocks`].
     pub fn read_block(&self, b: usize) -> Result<Block, FormatError> {
         let range = self.block_edges(b);
-        let edges = self.read_edges(range.clone())?;
+        let edges = match self.meta.compressed {
+            Some(_) => {
+                let bytes: Vec<u8> = read_range(&self.edges_path(), self.block_bytes(b))?;
+                let mut edges = vec![GridEdge::default(); self.block_len(b) as usize];
+                self.decode_block(b, &bytes, &mut edges, &mut Vec::new())?;
+                edges
+            }
+            None => self.read_edges(range.clone())?,
+        };
         let (rows, cols) = (self.source_range(b), self.destination_range(b));
         if let Some(i) = edges
             .iter()

@@ -20,7 +20,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::codec::Codec;
 use crate::data_file::{check_file_list, FileEntry};
+use crate::grid_packed::RunAxis;
 use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
 use crate::layout_meta::LayoutMeta;
@@ -39,6 +41,12 @@ pub const GRID_INDEX: &str = "blocks.idx";
 pub const GRID_FORMAT: &str = "diskgraph-grid";
 /// Grid layout version this crate reads and writes.
 pub const GRID_VERSION: u32 = 1;
+/// Compressed edges of a compressed grid layout: each block's runs ([`crate::grid_packed`]),
+/// blocks in row-major order.
+pub const GRID_PACKED: &str = "edges.packed";
+/// Byte index of a compressed grid layout: u64[blocks + 1] offsets of the blocks in
+/// [`GRID_PACKED`].
+pub const GRID_BYTE_INDEX: &str = "bytes.idx";
 /// Largest number of ranges on either axis (so at most 2^24 blocks and a 128 MiB block index).
 pub const MAX_GRID: u32 = 4096;
 /// Bytes of one edge record in [`GRID_EDGES`].
@@ -78,6 +86,10 @@ pub struct GridMeta {
     pub num_arcs: u64,
     /// Whether `weights.f32` is present.
     pub weighted: bool,
+    /// The codec of a compressed layout (`edges.packed` and `bytes.idx` instead of
+    /// `edges.bin`); absent for plain layouts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<Codec>,
     /// xxh3 of the graph's `out.adj`: ties the layout to the graph it was built from.
     pub graph_out_adj: String,
     /// Every data file of the layout, by name.
@@ -87,8 +99,15 @@ pub struct GridMeta {
 }
 
 impl GridMeta {
-    /// Metadata for a layout of `graph` with `rows` row ranges in `sort` order, holding `files`.
-    pub fn new(graph: &Manifest, sort: GridSort, rows: u32, files: BTreeMap<String, FileEntry>) -> GridMeta {
+    /// Metadata for a layout of `graph` with `rows` row ranges in `sort` order, holding `files`,
+    /// its blocks compressed with `compressed` (if any).
+    pub fn new(
+        graph: &Manifest,
+        sort: GridSort,
+        rows: u32,
+        compressed: Option<Codec>,
+        files: BTreeMap<String, FileEntry>,
+    ) -> GridMeta {
         let cols = sort.cols_for(rows);
         let shape = GridShape::new(graph.num_vertices, rows.max(1), cols.max(1));
         GridMeta {
@@ -102,6 +121,7 @@ impl GridMeta {
             num_vertices: graph.num_vertices,
             num_arcs: graph.num_arcs,
             weighted: graph.weighted,
+            compressed,
             graph_out_adj: graph.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
             files,
             tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
@@ -110,7 +130,7 @@ impl GridMeta {
 
     /// The layout's directory name.
     pub fn name(&self) -> String {
-        self.sort.layout_name(self.rows)
+        layout_name(&self.sort, self.rows, self.compressed)
     }
 
     /// The grid geometry.
@@ -123,7 +143,10 @@ impl GridMeta {
 
     /// The files the layout must hold.
     pub fn required_files(&self) -> Vec<&'static str> {
-        let mut f = vec![GRID_EDGES, GRID_INDEX];
+        let mut f = match self.compressed {
+            Some(_) => vec![GRID_PACKED, GRID_BYTE_INDEX, GRID_INDEX],
+            None => vec![GRID_EDGES, GRID_INDEX],
+        };
         if self.weighted {
             f.push(GRID_WEIGHTS);
         }
@@ -136,7 +159,7 @@ impl GridMeta {
         match name {
             GRID_EDGES => Some(self.num_arcs.saturating_mul(EDGE_BYTES)),
             GRID_WEIGHTS => Some(self.num_arcs.saturating_mul(4)),
-            GRID_INDEX => Some((blocks + 1) * 8),
+            GRID_INDEX | GRID_BYTE_INDEX => Some((blocks + 1) * 8),
             _ => None,
         }
     }
@@ -189,6 +212,15 @@ impl GridMeta {
     }
 }
 
+/// The directory name of a grid layout: [`GridSort::layout_name`], then `-CODEC` when
+/// compressed (`grid-8-vbyte`, `grid-8-destination-vbyte`).
+pub fn layout_name(sort: &GridSort, rows: u32, compressed: Option<Codec>) -> String {
+    match compressed {
+        Some(c) => format!("{}-{c}", sort.layout_name(rows)),
+        None => sort.layout_name(rows),
+    }
+}
+
 impl LayoutMeta for GridMeta {
     const KIND: LayoutKind = LayoutKind::Grid;
     const FILE: &'static str = GRID_META;
@@ -205,6 +237,9 @@ impl LayoutMeta for GridMeta {
             ));
         }
         self.check_shape()?;
+        if let (Some(codec), None) = (self.compressed, RunAxis::of(&self.sort)) {
+            return Err(format!("a {} layout cannot be compressed ({codec})", self.sort));
+        }
         if self.name() != name {
             return Err(format!("metadata describes layout {}, not {name}", self.name()));
         }
@@ -220,6 +255,7 @@ impl LayoutMeta for GridMeta {
             cols: self.cols,
             num_arcs: self.num_arcs,
             weighted: self.weighted,
+            compressed: self.compressed,
             bytes_on_disk: self.bytes_on_disk(),
         })
     }

@@ -68,6 +68,12 @@ impl LayoutBuilder {
         &self.name
     }
 
+    /// Creates a data file written front to back, of a length not known in advance (errors
+    /// name it where the layout will be).
+    pub fn sequential(&self, name: &str) -> Result<DataFileWriter, FormatError> {
+        DataFileWriter::create(&self.tmp_path, &self.graph_path.join(&self.name), name)
+    }
+
     /// Creates a data file of logical length `len`, written at arbitrary offsets (or front to
     /// back, which saves the checksum pass).
     pub fn positioned(&self, name: &str, len: u64) -> Result<PositionedFile, FormatError> {

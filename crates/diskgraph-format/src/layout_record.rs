@@ -63,6 +63,9 @@ pub struct GridRecord {
     pub num_arcs: u64,
     /// Whether the layout stores weights.
     pub weighted: bool,
+    /// The codec of a compressed layout's blocks (`"compressed": "vbyte"`); absent when plain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<Codec>,
     /// Bytes of the layout's data files on disk (each padded to 4096; `grid.json` not counted).
     pub bytes_on_disk: u64,
 }
@@ -234,6 +237,7 @@ mod tests {
             cols: 1,
             num_arcs: 9932,
             weighted: true,
+            compressed: None,
             bytes_on_disk: 122_880,
         })
     }

@@ -54,6 +54,7 @@ mod data_file;
 mod error;
 mod grid_layout;
 mod grid_meta;
+mod grid_packed;
 mod grid_shape;
 mod grid_sort;
 mod id_order;
@@ -89,9 +90,10 @@ pub use data_file::{padded_len, read_range, FileEntry, PAGE};
 pub use error::FormatError;
 pub use grid_layout::{Block, GridLayout};
 pub use grid_meta::{
-    GridEdge, GridMeta, EDGE_BYTES, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META, GRID_VERSION, GRID_WEIGHTS,
-    MAX_GRID,
+    layout_name, GridEdge, GridMeta, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META,
+    GRID_PACKED, GRID_VERSION, GRID_WEIGHTS, MAX_GRID,
 };
+pub use grid_packed::{decode_block, BlockEncoder, BlockFrame, RunAxis, MAX_RUN};
 pub use grid_shape::GridShape;
 pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};

@@ -342,6 +342,7 @@ mod tests {
                     rows,
                     num_arcs,
                     weighted,
+                    compressed: None,
                     bytes_on_disk,
                 })
             },
@@ -405,6 +406,7 @@ mod tests {
             cols: 2,
             num_arcs: 2,
             weighted: false,
+            compressed: None,
             bytes_on_disk: 12288,
         });
         let m = manifest(vec![]);

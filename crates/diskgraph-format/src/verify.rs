@@ -5,9 +5,10 @@ use std::path::Path;
 use crate::arc_stream::ArcStream;
 use crate::basc_selection::verify_basc;
 use crate::compressed_layout::verify_compressed;
+use crate::data_file::read_range;
 use crate::error::FormatError;
 use crate::grid_layout::GridLayout;
-use crate::grid_meta::{GridEdge, GRID_EDGES, GRID_INDEX};
+use crate::grid_meta::{GridEdge, GRID_INDEX};
 use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
 use crate::layout_record::LayoutRecord;
@@ -196,7 +197,7 @@ pub fn verify_grid(g: &GraphDir, name: &str) -> Result<VerifyReport, FormatError
     if layout_hash != graph_hash {
         let what = if layout.weighted() { "arcs or weights" } else { "arcs" };
         return Err(FormatError::Content {
-            path: layout.file_path(GRID_EDGES),
+            path: layout.edges_path(),
             reason: format!("the layout's {what} differ from the graph's out.* (multiset hashes differ)"),
         });
     }
@@ -212,6 +213,21 @@ fn check_blocks(layout: &GridLayout) -> Result<u64, FormatError> {
     let mut hash = 0u64;
     for b in 0..layout.num_blocks() {
         let range = layout.block_edges(b);
+        if layout.compressed().is_some() {
+            // A compressed block decodes whole: it is checked in one piece.
+            let bytes: Vec<u8> = read_range(&layout.edges_path(), layout.block_bytes(b))?;
+            let mut edges = vec![GridEdge::default(); layout.block_len(b) as usize];
+            layout.decode_block(b, &bytes, &mut edges, &mut Vec::new())?;
+            let weights = match layout.weighted() {
+                true => Some(layout.read_weights(range.clone())?),
+                false => None,
+            };
+            check_chunk(layout, b, range.start, None, &edges)?;
+            for (i, e) in edges.iter().enumerate() {
+                hash = hash.wrapping_add(arc_hash(e.src, e.dst, weights.as_ref().map(|w| w[i])));
+            }
+            continue;
+        }
         let mut prev: Option<GridEdge> = None;
         let mut start = range.start;
         while start < range.end {
@@ -250,7 +266,7 @@ fn check_chunk(
         let e = edges[i];
         let reason = format!("edge {} ({} -> {}) of block {b} {what}", first + i as u64, e.src, e.dst);
         Err(FormatError::Content {
-            path: layout.file_path(GRID_EDGES),
+            path: layout.edges_path(),
             reason,
         })
     };

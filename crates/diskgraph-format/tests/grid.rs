@@ -133,7 +133,7 @@ fn fill(b: &LayoutBuilder, g: &GraphDir, sort: GridSort, rows: u32, r: &Raw) -> 
         put(GRID_WEIGHTS, bytemuck::cast_slice(&r.weights))?;
     }
     put(GRID_INDEX, bytemuck::cast_slice(&r.index))?;
-    Ok(GridMeta::new(g.manifest(), sort, rows, files))
+    Ok(GridMeta::new(g.manifest(), sort, rows, None, files))
 }
 
 /// The names of the layouts `g` lists, in the manifest's order.
@@ -237,6 +237,7 @@ proptest! {
             cols,
             num_arcs: f.arcs.len() as u64,
             weighted,
+            compressed: None,
             bytes_on_disk: bytes,
         });
         prop_assert_eq!(g.layout(&sort.layout_name(rows)), Some(&want));
@@ -710,6 +711,7 @@ fn publishing_records_each_layout_in_the_manifest() {
         cols: 3,
         num_arcs: 40,
         weighted: true,
+        compressed: None,
         bytes_on_disk: 3 * 4096,
     });
     assert_eq!(g.layouts(), [basc.clone(), grid.clone()]);

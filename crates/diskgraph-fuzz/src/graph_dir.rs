@@ -151,6 +151,7 @@ fn build_base(root: &Path, name: &str, input: &str, ext: &str, undirected: bool,
         grid: Some(2),
         memory: 1 << 20,
         force: false,
+        compress: None,
     };
     partition(&graph, SortOrder::Grid, &grid, &mut NoProgress).expect("the fuzz base partitions");
     let shards = ShardOptions {

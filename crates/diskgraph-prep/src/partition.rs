@@ -34,8 +34,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    padded_len, ArcStream, Direction, FileEntry, GraphDir, GridEdge, GridMeta, GridShape, GridSort, LayoutBuilder,
-    PositionedFile, EDGE_BYTES, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS, MAX_GRID,
+    layout_name, padded_len, ArcStream, BlockEncoder, Codec, Direction, FileEntry, GraphDir, GridEdge, GridMeta,
+    GridShape, GridSort, LayoutBuilder, PositionedFile, RunAxis, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_INDEX,
+    GRID_PACKED, GRID_WEIGHTS, MAX_GRID,
 };
 use rayon::prelude::*;
 
@@ -89,6 +90,9 @@ pub struct PartitionOptions {
     pub memory: u64,
     /// Replace an existing layout of the same name.
     pub force: bool,
+    /// Compress the blocks with this codec (`--compress`): layout `grid-P…-CODEC` (built-in
+    /// orders only).
+    pub compress: Option<Codec>,
 }
 
 impl Default for PartitionOptions {
@@ -97,6 +101,7 @@ impl Default for PartitionOptions {
             grid: None,
             memory: 1 << 30,
             force: false,
+            compress: None,
         }
     }
 }
@@ -155,18 +160,34 @@ pub fn partition(
     let shape = GridShape::new(g.num_vertices(), rows, sort.cols_for(rows));
     let plan = Plan::new(shape, sort == GridSort::Destination);
     let memory = Memory::plan(opts.memory, &plan, g.manifest().weighted);
-    let builder = LayoutBuilder::create(&g, &sort.layout_name(rows), opts.force)?;
+    let builder = LayoutBuilder::create(&g, &layout_name(&sort, rows, opts.compress), opts.force)?;
     let index = count_blocks(&g, &plan, &memory, progress)?;
     let mut out = Outputs::create(&builder, g.manifest().num_arcs, g.manifest().weighted)?;
     write_stripes(&g, &plan, &index, &memory, &mut out, progress)?;
-    let files = out.finish(&builder, &index)?;
+    let mut files = out.finish(&builder, &index)?;
+    if let Some(codec) = opts.compress {
+        // The plain blocks were scratch: packed, then dropped from the layout.
+        files.remove(GRID_EDGES);
+        let plain = builder.dir().join(GRID_EDGES);
+        files.extend(pack_blocks(
+            &builder,
+            &plain,
+            &plan.shape,
+            &sort,
+            &index,
+            codec,
+            &memory,
+            progress,
+        )?);
+        std::fs::remove_file(&plain).with_context(|| format!("cannot remove {}", plain.display()))?;
+    }
     let summary = Summary {
         grid_from_budget: opts.grid.is_none(),
         scratch_bytes: 0,
         peak_memory: memory.total,
         start,
     };
-    publish(&g, builder, sort, rows, files, summary, progress)
+    publish(&g, builder, sort, rows, opts.compress, files, summary, progress)
 }
 
 /// Publishes the layout `grid-P-NAME` of the graph at `graph`: P×P blocks, each block's edges
@@ -185,6 +206,9 @@ where
 {
     let start = Instant::now();
     diskgraph_format::check_key_name(name).map_err(anyhow::Error::msg)?;
+    if let Some(codec) = opts.compress {
+        bail!("--compress {codec}: layouts sorted by an algorithm's key are not compressed (their blocks are not sorted by vertex)");
+    }
     let g = GraphDir::open(graph)?;
     let rows = choose_grid(&g, opts)?;
     let sort = GridSort::Key(name.to_string());
@@ -199,7 +223,7 @@ where
         peak_memory: memory.key_total,
         start,
     };
-    publish(&g, builder, sort, rows, files, summary, progress)
+    publish(&g, builder, sort, rows, None, files, summary, progress)
 }
 
 /// `--grid`, checked, or the default from the budget.
@@ -220,16 +244,18 @@ struct Summary {
 }
 
 /// Writes the metadata and publishes the layout.
+#[allow(clippy::too_many_arguments)]
 fn publish(
     g: &GraphDir,
     builder: LayoutBuilder,
     sort: GridSort,
     rows: u32,
+    compressed: Option<Codec>,
     files: BTreeMap<String, FileEntry>,
     s: Summary,
     progress: &mut dyn Progress,
 ) -> Result<PartitionSummary> {
-    let meta = GridMeta::new(g.manifest(), sort, rows, files);
+    let meta = GridMeta::new(g.manifest(), sort, rows, compressed, files);
     let name = builder.name().to_string();
     let path = builder
         .publish(&meta)
@@ -550,6 +576,65 @@ fn write_stripes(
         stripe.finish(out)?;
     }
     Ok(())
+}
+
+/// Bytes of packed runs gathered before they are written.
+const PACK_FLUSH: usize = 1 << 20;
+
+/// Pass 3 of `--compress`: reads the plain `edges` file written by pass 2 front to back and
+/// writes every block's runs to `edges.packed` ([`BlockEncoder`]) and their byte offsets to
+/// `bytes.idx`; returns both files' entries.
+#[allow(clippy::too_many_arguments)]
+fn pack_blocks(
+    builder: &LayoutBuilder,
+    plain: &Path,
+    shape: &GridShape,
+    sort: &GridSort,
+    index: &[u64],
+    codec: Codec,
+    mem: &Memory,
+    progress: &mut dyn Progress,
+) -> Result<Vec<(String, FileEntry)>> {
+    let axis = RunAxis::of(sort).expect("built-in orders have a run axis");
+    let file = std::fs::File::open(plain).with_context(|| format!("cannot open {}", plain.display()))?;
+    let mut reader = std::io::BufReader::with_capacity(mem.read, file);
+    let mut packed = builder.sequential(GRID_PACKED)?;
+    let mut offsets = Vec::with_capacity(index.len());
+    offsets.push(0u64);
+    let mut out: Vec<u8> = Vec::with_capacity(2 * PACK_FLUSH);
+    let mut chunk: Vec<GridEdge> = vec![GridEdge::default(); (mem.read / EDGE_BYTES as usize).max(1)];
+    progress.phase("compressing blocks", Some(*index.last().unwrap_or(&0)));
+    let mut ticker = Ticker::new();
+    for b in 0..shape.num_blocks() {
+        let frame = diskgraph_format::BlockFrame {
+            axis,
+            sources: shape.source_range(b),
+            destinations: shape.destination_range(b),
+        };
+        let mut enc = BlockEncoder::new(codec, frame);
+        let mut left = index[b + 1] - index[b];
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            std::io::Read::read_exact(&mut reader, bytemuck::cast_slice_mut(&mut chunk[..n]))
+                .with_context(|| format!("cannot read {}", plain.display()))?;
+            for &e in &chunk[..n] {
+                enc.push(e, &mut out);
+            }
+            if out.len() >= PACK_FLUSH {
+                packed.write_bytes(&out)?;
+                out.clear();
+            }
+            left -= n as u64;
+        }
+        enc.finish(&mut out);
+        packed.write_bytes(&out)?;
+        out.clear();
+        offsets.push(packed.len());
+        ticker.tick(progress, index[b + 1])?;
+    }
+    let mut idx = builder.sequential(GRID_BYTE_INDEX)?;
+    idx.write_u64s(&offsets)?;
+    Ok(vec![packed.finish()?, idx.finish()?])
 }
 
 /// A keyed arc as the external sorter orders it: block, then key, then (src, dst), then weight.

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use common::{seeded, store, Stored};
 use diskgraph_format::{
-    verify, GraphDir, GridLayout, GridRecord, GridSort, LayoutRecord, GRID_EDGES, GRID_INDEX, GRID_WEIGHTS,
+    verify, Codec, GraphDir, GridLayout, GridRecord, GridSort, LayoutRecord, GRID_BYTE_INDEX, GRID_EDGES, GRID_INDEX,
+    GRID_PACKED, GRID_WEIGHTS,
 };
 use diskgraph_prep::partition::default_grid;
 use diskgraph_prep::{partition, partition_with_key, NoProgress, PartitionOptions, SortOrder};
@@ -39,6 +40,11 @@ fn test_key(s: u32, d: u32, w: f32) -> f64 {
 
 /// Checks one published layout against the model, independently of the format's own checks.
 fn check_layout(st: &Stored, name: &str, sort: &GridSort, p: u32) {
+    check_layout_coded(st, name, sort, p, None)
+}
+
+/// [`check_layout`] of a layout whose blocks are compressed with `compressed`.
+fn check_layout_coded(st: &Stored, name: &str, sort: &GridSort, p: u32, compressed: Option<Codec>) {
     let g = GraphDir::open(&st.path).unwrap();
     let l = GridLayout::open(&g, name).unwrap_or_else(|e| panic!("{}: {e}", st.name));
     let ctx = format!("{} {name}", st.name);
@@ -47,7 +53,7 @@ fn check_layout(st: &Stored, name: &str, sort: &GridSort, p: u32) {
     assert_eq!((l.rows(), l.cols()), (p, cols), "{ctx}");
     let (row_len, col_len) = (n.div_ceil(u64::from(p)), n.div_ceil(u64::from(cols)));
     assert_eq!((l.row_len(), l.col_len()), (row_len, col_len), "{ctx}");
-    let on_disk: u64 = [GRID_EDGES, GRID_WEIGHTS, GRID_INDEX]
+    let on_disk: u64 = [GRID_EDGES, GRID_WEIGHTS, GRID_INDEX, GRID_PACKED, GRID_BYTE_INDEX]
         .iter()
         .filter_map(|f| std::fs::metadata(l.file_path(f)).ok())
         .map(|m| m.len())
@@ -59,6 +65,7 @@ fn check_layout(st: &Stored, name: &str, sort: &GridSort, p: u32) {
         cols,
         num_arcs: st.test.num_arcs() as u64,
         weighted: st.test.weights.is_some(),
+        compressed,
         bytes_on_disk: on_disk,
     };
     assert_eq!(g.layout(name), Some(&LayoutRecord::Grid(record)), "{ctx}");
@@ -109,6 +116,7 @@ fn opts(p: u32, memory: u64, force: bool) -> PartitionOptions {
         grid: Some(p),
         memory,
         force,
+        compress: None,
     }
 }
 
@@ -134,6 +142,60 @@ fn layouts_hold_the_graphs_arcs_in_order() {
         let r = verify(&st.path).unwrap_or_else(|e| panic!("{}: {e}", st.name));
         assert_eq!(r.layouts_checked, 12, "{}", st.name);
     }
+}
+
+#[test]
+fn compressed_layouts_hold_the_graphs_arcs_and_refuse_damage() {
+    let orders = [SortOrder::Grid, SortOrder::Source, SortOrder::Destination];
+    let coded = |p: u32| PartitionOptions {
+        compress: Some(Codec::Vbyte),
+        ..opts(p, 1 << 20, false)
+    };
+    for st in seeded(true) {
+        for p in [1u32, 4] {
+            for order in orders {
+                let s = partition(&st.path, order, &coded(p), &mut NoProgress)
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", st.name));
+                let sort = order.grid_sort();
+                assert_eq!(s.name, format!("{}-vbyte", sort.layout_name(p)));
+                check_layout_coded(&st, &s.name, &sort, p, Some(Codec::Vbyte));
+                assert!(!s.path.join(GRID_EDGES).exists(), "{}: the plain edges stayed", s.name);
+                let plain = partition(&st.path, order, &opts(p, 1 << 20, false), &mut NoProgress).unwrap();
+                let weights = |dir: &Path| std::fs::read(dir.join(GRID_WEIGHTS)).ok();
+                assert_eq!(weights(&s.path), weights(&plain.path), "{}", s.name);
+                let g = GraphDir::open(&st.path).unwrap();
+                let packed = GridLayout::open(&g, &s.name).unwrap().meta().files[GRID_PACKED].len;
+                let arcs = st.test.num_arcs() as u64;
+                assert!(
+                    arcs < 100 || packed < arcs * 8,
+                    "{}: {packed} bytes, no smaller",
+                    s.name
+                );
+            }
+        }
+        let r = verify(&st.path).unwrap_or_else(|e| panic!("{}: {e}", st.name));
+        assert_eq!(r.layouts_checked, 12, "{}", st.name);
+        let err = partition_with_key(&st.path, "mixed", test_key, &coded(4), &mut NoProgress).unwrap_err();
+        assert!(format!("{err:#}").contains("not compressed"), "{err:#}");
+    }
+    // A damaged block: an error naming edges.packed and the block, from the reader and verify.
+    let st = big();
+    let s = partition(&st.path, SortOrder::Grid, &coded(4), &mut NoProgress).unwrap();
+    let g = GraphDir::open(&st.path).unwrap();
+    let l = GridLayout::open(&g, &s.name).unwrap();
+    let b = (0..l.num_blocks()).max_by_key(|&b| l.block_len(b)).unwrap();
+    let at = l.block_bytes(b).start + 1;
+    let path = s.path.join(GRID_PACKED);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[at as usize] ^= 0x5a;
+    std::fs::write(&path, &bytes).unwrap();
+    let err = l.read_block(b).unwrap_err().to_string();
+    assert!(
+        err.contains(GRID_PACKED) && err.contains(&format!("block {b}")),
+        "{err}"
+    );
+    let err = verify(&st.path).unwrap_err().to_string();
+    assert!(err.contains(GRID_PACKED), "{err}");
 }
 
 fn read_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -225,6 +287,7 @@ fn default_grid_comes_from_the_budget() {
             grid: None,
             memory,
             force: true,
+            compress: None,
         };
         let s = partition(&st.path, SortOrder::Grid, &o, &mut NoProgress).unwrap();
         assert!(s.grid_from_budget);

@@ -240,7 +240,12 @@ impl PyGraph {
             .transpose()?
             .map(|g| g as u32);
         let sort: SortOrder = sort.parse().map_err(PyValueError::new_err)?;
-        let opts = PartitionOptions { grid, memory, force };
+        let opts = PartitionOptions {
+            grid,
+            memory,
+            force,
+            compress: None,
+        };
         let path = self.dir.path().to_path_buf();
         let summary = py
             .detach(|| diskgraph_prep::partition(&path, sort, &opts, &mut diskgraph_prep::NoProgress))

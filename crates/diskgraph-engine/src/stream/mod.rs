@@ -37,6 +37,9 @@
 //! `--memory` pays for everything the engine holds: [`SLOTS`] ring slots, each one load of edges
 //! (8 bytes each) and, when weights are read, their weights (4 bytes each), plus alignment slack,
 //! and the run index of one load (4 bytes per edge). The load size follows from the budget.
+//! A compressed layout (`partition --compress`) fills the slots with compressed bytes and decodes
+//! one request's blocks (in parallel, a block per task) into a buffer of 8 bytes per edge; its
+//! blocks decode only whole, so loads hold at least the largest block.
 //! Vertex state is semi-external (reported, not charged), or — with [`VertexStateKind::Mmap`] —
 //! lives in a mapped scratch file the kernel pages, so it may exceed RAM.
 //!
@@ -55,7 +58,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use diskgraph_format::{ArcStream, Direction, FormatError, GraphDir, GridEdge, GridLayout, GridSort};
+use diskgraph_format::{ArcStream, Direction, FormatError, GraphDir, GridEdge, GridLayout, GridSort, EDGE_BYTES};
 use diskgraph_io::{
     BackendKind, ReadRequest, RoundRecord, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES,
 };
@@ -277,6 +280,10 @@ pub struct StreamGraph {
     reader: SequentialReader,
     /// Edges per load at most.
     load_edges: u64,
+    /// Bytes of the edge file per request at most.
+    load_bytes: u64,
+    /// A compressed layout's decoded edges of one request (grown to the largest once).
+    decoded: Mutex<Vec<GridEdge>>,
     weights: bool,
     scratch: PathBuf,
     /// Vertices pending another pass of the load being computed on.
@@ -290,17 +297,75 @@ pub struct StreamGraph {
     recorder: Recorder,
 }
 
-/// Bytes per edge a load holds, and the buffers' fixed slack, for `layout` read with `opts`.
-fn load_cost(layout: &GridLayout, opts: &StreamOptions) -> (u64, u64) {
-    let per_edge: u64 = 8 + if opts.weights && layout.weighted() { 4 } else { 0 };
-    let files = if layout.weighted() { 2 } else { 1 };
-    // Each file's buffer: its capacity rounded up to 4096, plus 4096 of slack.
-    (per_edge, SLOTS as u64 * files * 8192)
+/// How loads are sized.
+#[derive(Clone, Copy, Debug)]
+struct Sizing {
+    /// Edges per load (and per request) at most.
+    load_edges: u64,
+    /// Bytes of the edge file per request at most.
+    load_bytes: u64,
 }
 
-/// The budget that holds [`SLOTS`] loads of [`MIN_LOAD_EDGES`] edges and their run index.
-fn least_budget(per_edge: u64, slack: u64) -> u64 {
-    slack + 4 + (SLOTS as u64 * per_edge + 4) * MIN_LOAD_EDGES
+/// Sizes the loads of `layout` read with `opts` under `opts.memory`; the error is the least
+/// budget that would do.
+///
+/// Plain layouts: [`SLOTS`] ring slots of one load of 8-byte edges (and 4-byte weights when
+/// read), plus the run index of one load (4 bytes an edge), plus each buffer's slack. Compressed
+/// layouts: the slots hold compressed bytes instead, and one request's edges are decoded into a
+/// buffer of 8 bytes an edge; a compressed block decodes only whole, so a load must hold the
+/// largest block — the slots are sized for the largest block's bytes, or more when the budget
+/// allows loads of several blocks at the layout's average bytes per edge.
+fn sizing(layout: &GridLayout, opts: &StreamOptions) -> Result<Sizing, u64> {
+    let w: u64 = if opts.weights && layout.weighted() { 4 } else { 0 };
+    let files = if layout.weighted() { 2 } else { 1 };
+    // Each file's buffer: its capacity rounded up to 4096, plus 4096 of slack.
+    let slack = SLOTS as u64 * files * 8192 + 4;
+    let slots = SLOTS as u64;
+    let most = layout.num_arcs().max(MIN_LOAD_EDGES).min(u64::from(u32::MAX) - 1);
+    if layout.compressed().is_none() {
+        let per_edge = slots * (8 + w) + 4;
+        let fit = opts.memory.saturating_sub(slack) / per_edge;
+        if fit < MIN_LOAD_EDGES {
+            return Err(slack + per_edge * MIN_LOAD_EDGES);
+        }
+        let load_edges = fit.min(most);
+        return Ok(Sizing {
+            load_edges,
+            load_bytes: load_edges * EDGE_BYTES,
+        });
+    }
+    let blocks = 0..layout.num_blocks();
+    let max_edges = blocks
+        .clone()
+        .map(|b| layout.block_len(b))
+        .max()
+        .unwrap_or(0)
+        .max(MIN_LOAD_EDGES);
+    let max_bytes = blocks
+        .map(|b| layout.block_bytes(b))
+        .map(|r| r.end - r.start)
+        .max()
+        .unwrap_or(0);
+    // Decoded edges (8), run index (4), weights in every slot.
+    let per_edge = 12 + slots * w;
+    let least = slack + slots * max_bytes + per_edge * max_edges;
+    if opts.memory < least {
+        return Err(least);
+    }
+    // Loads of several blocks at the average bytes per edge, when the budget allows.
+    let packed = layout.block_bytes(layout.num_blocks() - 1).end;
+    let ratio = packed as f64 / layout.num_arcs().max(1) as f64;
+    let fit = ((opts.memory - slack) as f64 / (per_edge as f64 + slots as f64 * ratio)) as u64;
+    let bytes = ((fit as f64 * ratio).ceil() as u64).max(max_bytes);
+    let (load_edges, load_bytes) = if fit >= max_edges && slack + slots * bytes + per_edge * fit <= opts.memory {
+        (fit, bytes)
+    } else {
+        ((opts.memory - slack - slots * max_bytes) / per_edge, max_bytes)
+    };
+    Ok(Sizing {
+        load_edges: load_edges.min(most).max(max_edges),
+        load_bytes,
+    })
 }
 
 impl StreamGraph {
@@ -308,8 +373,12 @@ impl StreamGraph {
     /// `opts` (whatever `opts.memory` is): reads only the layout's metadata, so `auto` can ask
     /// it before opening an engine. Errors: a missing or damaged layout.
     pub fn minimum_budget(graph: &GraphDir, layout: &str, opts: &StreamOptions) -> Result<u64, EngineError> {
-        let (per_edge, slack) = load_cost(&GridLayout::open(graph, layout)?, opts);
-        Ok(least_budget(per_edge, slack))
+        let opts = StreamOptions {
+            memory: 0,
+            ..opts.clone()
+        };
+        // No budget is enough for nothing: sizing always answers with the least one.
+        Ok(sizing(&GridLayout::open(graph, layout)?, &opts).err().unwrap_or(0))
     }
 
     /// Opens layout `layout` of `graph` (checked by [`GridLayout::open`]), sizes the loads from
@@ -323,19 +392,14 @@ impl StreamGraph {
         }
         let layout = GridLayout::open(graph, layout)?;
         let weights = opts.weights && layout.weighted();
-        let (per_edge, slack) = load_cost(&layout, opts);
-        let fit = opts.memory.saturating_sub(slack + 4) / (SLOTS as u64 * per_edge + 4);
-        if fit < MIN_LOAD_EDGES {
-            return Err(EngineError::budget(
-                opts.memory,
-                format!("{SLOTS} loads of {MIN_LOAD_EDGES} edges and their run index"),
-                least_budget(per_edge, slack),
-            ));
-        }
-        let load_edges = fit
-            .min(layout.num_arcs().max(MIN_LOAD_EDGES))
-            .min(u64::from(u32::MAX) - 1);
-        let mut paths: Vec<(PathBuf, u64)> = vec![(layout.edges_path(), load_edges * 8)];
+        let Sizing { load_edges, load_bytes } = sizing(&layout, opts).map_err(|least| {
+            let what = match layout.compressed() {
+                Some(_) => format!("{SLOTS} loads of the largest compressed block, decoded, and its run index"),
+                None => format!("{SLOTS} loads of {MIN_LOAD_EDGES} edges and their run index"),
+            };
+            EngineError::budget(opts.memory, what, least)
+        })?;
+        let mut paths: Vec<(PathBuf, u64)> = vec![(layout.edges_path(), load_bytes)];
         if let Some(w) = layout.weights_path() {
             // Unread weights keep a minimal buffer: their ranges stay empty.
             paths.push((w, if weights { load_edges * 4 } else { 4 }));
@@ -365,6 +429,8 @@ impl StreamGraph {
             opts: opts.clone(),
             reader,
             load_edges,
+            load_bytes,
+            decoded: Mutex::new(Vec::new()),
             weights,
             scratch,
             totals: Mutex::new(Totals::default()),
@@ -525,13 +591,11 @@ impl StreamGraph {
             ));
         }
         let started = Instant::now();
-        let p = plan::plan(&self.layout, order, active, self.load_edges);
+        let p = plan::plan(&self.layout, order, active, self.load_edges, self.load_bytes);
         let with_weights = weights && self.weights;
-        let requests: Vec<ReadRequest> = p
-            .requests
-            .iter()
-            .map(|r| self.read_request(r.edges.clone(), with_weights))
-            .collect();
+        let requests: Vec<ReadRequest> = p.requests.iter().map(|r| self.read_request(r, with_weights)).collect();
+        // Kept across passes: a fresh buffer would fault its pages in (zeroed) every pass.
+        let mut decoded = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
         let edges_path = self.layout.edges_path();
         let shape = *self.layout.shape();
         let mut report = PassReport {
@@ -542,7 +606,13 @@ impl StreamGraph {
         };
         let io = self.reader.read(&requests, |i, data| -> Result<(), EngineError> {
             let req = &p.requests[i];
-            let edges: &[GridEdge] = cast(data[0], &edges_path)?;
+            let edges: &[GridEdge] = match self.layout.compressed() {
+                Some(_) => {
+                    self.decode(&p.loads[req.loads.clone()], req, data[0], &mut decoded)?;
+                    &decoded[..(req.edges.end - req.edges.start) as usize]
+                }
+                None => cast(data[0], &edges_path)?,
+            };
             let weights: Option<&[f32]> = match with_weights {
                 true => Some(cast(data[1], &edges_path)?),
                 false => None,
@@ -632,12 +702,46 @@ impl StreamGraph {
         Ok(())
     }
 
-    fn read_request(&self, edges: std::ops::Range<u64>, weights: bool) -> ReadRequest {
-        let weight_range = if weights { 4 * edges.start..4 * edges.end } else { 0..0 };
-        let ranges = std::iter::once(8 * edges.start..8 * edges.end)
+    fn read_request(&self, r: &plan::Request, weights: bool) -> ReadRequest {
+        let weight_range = if weights {
+            4 * r.edges.start..4 * r.edges.end
+        } else {
+            0..0
+        };
+        let ranges = std::iter::once(r.bytes.clone())
             .chain(self.layout.weighted().then_some(weight_range))
             .collect();
         ReadRequest { ranges }
+    }
+
+    /// Decodes the compressed `loads` of request `req` from its bytes into the front of `out`
+    /// (grown to the request's edges when shorter), the loads in parallel (each a whole block).
+    fn decode(
+        &self,
+        loads: &[plan::Load],
+        req: &plan::Request,
+        bytes: &[u8],
+        out: &mut Vec<GridEdge>,
+    ) -> Result<(), FormatError> {
+        let n = (req.edges.end - req.edges.start) as usize;
+        if out.len() < n {
+            out.resize(n, GridEdge::default());
+        }
+        let mut pieces = Vec::with_capacity(loads.len());
+        let mut rest = &mut out[..n];
+        for l in loads {
+            let (piece, tail) = rest.split_at_mut((l.edges.end - l.edges.start) as usize);
+            let at = (l.bytes.start - req.bytes.start) as usize..(l.bytes.end - req.bytes.start) as usize;
+            pieces.push((l.block, &bytes[at], piece));
+            rest = tail;
+        }
+        let decode = |(b, bytes, piece): (usize, &[u8], &mut [GridEdge])| {
+            self.layout.decode_block(b, bytes, piece, &mut Vec::new())
+        };
+        if pieces.len() == 1 {
+            return pieces.into_iter().try_for_each(decode);
+        }
+        pieces.into_par_iter().with_max_len(1).try_for_each(decode)
     }
 
     /// Iterations run so far.
@@ -645,9 +749,14 @@ impl StreamGraph {
         self.totals.lock().unwrap_or_else(PoisonError::into_inner).iterations
     }
 
-    /// Bytes the engine holds out of the budget: the ring buffers and one load's run index.
+    /// Bytes the engine holds out of the budget: the ring buffers and one load's run index,
+    /// and for a compressed layout the decoded edges of one request.
     pub fn peak_engine_memory(&self) -> u64 {
-        self.reader.buffer_bytes() + 4 * (self.load_edges + 1)
+        let decoded = match self.layout.compressed() {
+            Some(_) => EDGE_BYTES * self.load_edges,
+            None => 0,
+        };
+        self.reader.buffer_bytes() + 4 * (self.load_edges + 1) + decoded
     }
 
     /// Bytes of vertex state made through the engine (arrays, frontiers, its own pending set).
@@ -746,6 +855,9 @@ impl Engine for StreamGraph {
         let s = &mut stats.settings;
         s.insert("layout".into(), json!(self.layout.name()));
         s.insert("layout_sort".into(), json!(m.sort.to_string()));
+        if let Some(codec) = m.compressed {
+            s.insert("layout_compressed".into(), json!(codec));
+        }
         s.insert("grid_rows".into(), json!(m.rows));
         s.insert("grid_cols".into(), json!(m.cols));
         s.insert("mrt".into(), json!(self.opts.mrt));

@@ -1,11 +1,12 @@
 //! What one iteration reads: the blocks in the order asked for, minus those whose source range
 //! has no active vertex, cut into *loads* (the unit of reentry: a block, or a piece of a block
 //! larger than a load), grouped into *requests* (the unit of I/O: consecutive loads contiguous in
-//! the file, up to one load's worth of edges).
+//! the file, up to one load's worth of edges and of bytes). A compressed layout's blocks decode
+//! only whole, so they are never cut: the engine sizes its loads to hold the largest block.
 
 use std::ops::Range;
 
-use diskgraph_format::GridLayout;
+use diskgraph_format::{GridLayout, EDGE_BYTES};
 
 use super::Frontier;
 
@@ -22,17 +23,19 @@ pub enum Order {
     ColumnMajor,
 }
 
-/// A unit of reentry: edges `edges` of block `block`.
+/// A unit of reentry: edges `edges` of block `block`, stored at `bytes` of the edge file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Load {
     pub block: usize,
     pub edges: Range<u64>,
+    pub bytes: Range<u64>,
 }
 
-/// A unit of I/O: the contiguous edges `edges`, holding `loads`.
+/// A unit of I/O: the contiguous edges `edges`, stored at `bytes`, holding `loads`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Request {
     pub edges: Range<u64>,
+    pub bytes: Range<u64>,
     pub loads: Range<usize>,
 }
 
@@ -50,9 +53,11 @@ pub(crate) struct Plan {
 }
 
 /// Plans one iteration over `layout` in `order`: blocks whose row has no vertex of `active` are
-/// skipped (none when `active` is `None`), blocks longer than `cap` edges are cut into loads of
-/// `cap`, and consecutive loads contiguous in the file share a request of at most `cap` edges.
-pub(crate) fn plan(layout: &GridLayout, order: Order, active: Option<&Frontier>, cap: u64) -> Plan {
+/// skipped (none when `active` is `None`), blocks of a plain layout longer than `cap` edges are
+/// cut into loads of `cap` (a compressed layout's never are: the caller makes `cap` hold its
+/// largest block), and consecutive loads contiguous in the file share a request of at most `cap`
+/// edges and `byte_cap` bytes.
+pub(crate) fn plan(layout: &GridLayout, order: Order, active: Option<&Frontier>, cap: u64, byte_cap: u64) -> Plan {
     let shape = layout.shape();
     let (rows, cols) = (shape.rows(), shape.cols());
     let row_active: Vec<bool> = (0..rows)
@@ -74,15 +79,23 @@ pub(crate) fn plan(layout: &GridLayout, order: Order, active: Option<&Frontier>,
             continue;
         }
         p.blocks_loaded += 1;
+        if layout.compressed().is_some() {
+            let bytes = layout.block_bytes(b);
+            p.push(Load { block: b, edges, bytes }, cap, byte_cap);
+            continue;
+        }
         let mut at = edges.start;
         while at < edges.end {
             let end = edges.end.min(at + cap);
+            let bytes = EDGE_BYTES * at..EDGE_BYTES * end;
             p.push(
                 Load {
                     block: b,
                     edges: at..end,
+                    bytes,
                 },
                 cap,
+                byte_cap,
             );
             at = end;
         }
@@ -91,16 +104,23 @@ pub(crate) fn plan(layout: &GridLayout, order: Order, active: Option<&Frontier>,
 }
 
 impl Plan {
-    /// Appends a load, extending the last request when the load continues it within `cap`.
-    fn push(&mut self, load: Load, cap: u64) {
+    /// Appends a load, extending the last request when the load continues it within `cap`
+    /// edges and `byte_cap` bytes.
+    fn push(&mut self, load: Load, cap: u64, byte_cap: u64) {
         let i = self.loads.len();
         match self.requests.last_mut() {
-            Some(r) if r.edges.end == load.edges.start && load.edges.end - r.edges.start <= cap => {
+            Some(r)
+                if r.edges.end == load.edges.start
+                    && load.edges.end - r.edges.start <= cap
+                    && load.bytes.end - r.bytes.start <= byte_cap =>
+            {
                 r.edges.end = load.edges.end;
+                r.bytes.end = load.bytes.end;
                 r.loads.end = i + 1;
             }
             _ => self.requests.push(Request {
                 edges: load.edges.clone(),
+                bytes: load.bytes.clone(),
                 loads: i..i + 1,
             }),
         }

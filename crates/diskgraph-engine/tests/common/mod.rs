@@ -10,7 +10,7 @@ use diskgraph_engine::selective::{
 };
 use diskgraph_engine::stream::{StreamGraph, StreamOptions, VertexStateKind};
 use diskgraph_engine::{Engine, EngineError, RunStats};
-use diskgraph_format::{Direction, GraphDir};
+use diskgraph_format::{layout_name, Codec, Direction, GraphDir};
 use diskgraph_prep::{NoProgress, PartitionOptions, SortOrder};
 use diskgraph_testkit::harness::{Case, Fixture};
 use diskgraph_testkit::{gen, EdgeList, Keep, TestGraph};
@@ -31,7 +31,12 @@ pub fn weighted_multigraph() -> Fixture {
 /// streams), unless the fixture has it already, and returns the reopened graph and the layout's
 /// name.
 pub fn partitioned(f: &Fixture, p: u32, sort: SortOrder) -> (GraphDir, String) {
-    let name = sort.grid_sort().layout_name(p);
+    partitioned_coded(f, p, sort, None)
+}
+
+/// [`partitioned`], the blocks compressed with `compress` (if any).
+pub fn partitioned_coded(f: &Fixture, p: u32, sort: SortOrder, compress: Option<Codec>) -> (GraphDir, String) {
+    let name = layout_name(&sort.grid_sort(), p, compress);
     if f.layouts.iter().any(|(made, _)| *made == name) {
         return (reopened(f), name);
     }
@@ -39,6 +44,7 @@ pub fn partitioned(f: &Fixture, p: u32, sort: SortOrder) -> (GraphDir, String) {
         grid: Some(p),
         memory: 1 << 20,
         force: false,
+        compress,
     };
     let summary = diskgraph_prep::partition(f.path(), sort, &opts, &mut NoProgress)
         .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", f.name));

@@ -178,20 +178,26 @@ impl Fixture {
             false => imported,
         };
         // Few ranges (blocks larger than a load) and many (16 columns: passes run column by
-        // column, and destination-sorted ones gather each destination's sum).
+        // column, and destination-sorted ones gather each destination's sum); compressed blocks
+        // of each order, none of the same shape as a plain layout (so the defaults stay plain).
+        let vbyte = Some(Codec::Vbyte);
         let layouts = [
-            (2, SortOrder::Grid),
-            (3, SortOrder::Source),
-            (2, SortOrder::Destination),
-            (16, SortOrder::Grid),
-            (16, SortOrder::Destination),
+            (2, SortOrder::Grid, None),
+            (3, SortOrder::Source, None),
+            (2, SortOrder::Destination, None),
+            (16, SortOrder::Grid, None),
+            (16, SortOrder::Destination, None),
+            (16, SortOrder::Grid, vbyte),
+            (4, SortOrder::Source, vbyte),
+            (16, SortOrder::Destination, vbyte),
         ]
         .into_iter()
-        .map(|(p, sort)| {
+        .map(|(p, sort, packed)| {
             let opts = PartitionOptions {
                 grid: Some(p),
                 memory: 1 << 20,
                 force: false,
+                compress: packed,
             };
             let s = partition(&path, sort, &opts, &mut NoProgress)
                 .unwrap_or_else(|e| panic!("partition {} P={p} {sort:?}: {e:#}", case.name));
