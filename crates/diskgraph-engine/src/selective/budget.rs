@@ -75,9 +75,12 @@ impl Demand {
         }
         let c = &self.io;
         // Compressed lists cut by reads get a few maximal reads before the buffers grow past
-        // their least.
+        // their least, out of what the least page cache leaves (the minimum budget is the same).
+        let least_rest = min_buffers + self.page_size.map_or(0, least_page_cache_bytes);
         let stitch_bytes = match self.compressed {
-            true => (share - min_buffers).min(STITCH_READS * u64::from(c.max_request_bytes)),
+            true => share
+                .saturating_sub(least_rest)
+                .min(STITCH_READS * u64::from(c.max_request_bytes)),
             false => 0,
         };
         let share = share - stitch_bytes;
