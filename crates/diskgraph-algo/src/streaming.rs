@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::options::Params;
 use diskgraph_engine::stream::{Pass, PassReport, StreamGraph, StreamOptions, Threads, Update};
-use diskgraph_engine::{EngineError, GraphIndex};
+use diskgraph_engine::{EngineError, GraphIndex, COMPRESSED_FROM_THREADS};
 use diskgraph_format::{GraphDir, GridEdge, GridSort, LayoutRecord};
 
 use crate::AlgoError;
@@ -54,16 +54,23 @@ impl LayoutNeed {
 
 /// The layout of `graph` an algorithm with `need` streams by default, chosen from the
 /// manifest's grid records: the first in `need`'s order of preference, the smallest P among
-/// equals, and a compressed layout before a plain one of the same sort and P (it reads fewer
-/// bytes); `None` when there is none.
+/// equals, and between a compressed and a plain layout of the same sort and P the compressed
+/// one when the run has [`COMPRESSED_FROM_THREADS`] workers or more (it reads fewer bytes; with
+/// fewer, decoding binds and the plain one is faster); `None` when there is none.
 pub fn default_layout(graph: &GraphDir, need: LayoutNeed) -> Option<String> {
+    let prefer_compressed = rayon::current_num_threads() >= COMPRESSED_FROM_THREADS;
     graph
         .layouts()
         .iter()
         .filter_map(LayoutRecord::grid)
         .filter_map(|grid| {
             let rank = need.preference().iter().position(|s| *s == grid.sort)?;
-            Some((rank, grid.rows, grid.compressed.is_none(), &grid.name))
+            Some((
+                rank,
+                grid.rows,
+                grid.compressed.is_none() == prefer_compressed,
+                &grid.name,
+            ))
         })
         .min()
         .map(|(_, _, _, name)| name.clone())

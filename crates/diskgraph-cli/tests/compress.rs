@@ -48,7 +48,10 @@ fn same_values(got: &str, want: &str, ctx: &str) {
     assert_eq!(got.len(), want.len(), "{ctx}");
     for ((gv, gx), (wv, wx)) in got.iter().zip(&want) {
         assert_eq!(gv, wv, "{ctx}");
-        assert!((gx - wx).abs() <= 1e-9 * wx.abs().max(1e-300), "{ctx}: vertex {gv}: {gx} vs {wx}");
+        assert!(
+            (gx - wx).abs() <= 1e-9 * wx.abs().max(1e-300),
+            "{ctx}: vertex {gv}: {gx} vs {wx}"
+        );
     }
 }
 

@@ -7,6 +7,13 @@ use crate::engine_options::ADJACENCY;
 use crate::options::Params;
 use crate::EngineError;
 
+/// Compute workers from which `auto` reads the compressed lists on the engines that decode in
+/// the workers that also consume the lists (selective, stream): with fewer, a round is bound by
+/// the workers, not the device (measured on 2 cores: compressed rounds read 43–70% fewer bytes
+/// but take longer), and the plain lists are faster. On the 16-core machine of the issue the
+/// selective engine stopped scaling at 4 threads, device-bound: from there fewer bytes pay.
+pub const COMPRESSED_FROM_THREADS: usize = 4;
+
 /// The `--adjacency` a run asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AdjacencyChoice {
@@ -27,6 +34,15 @@ impl AdjacencyChoice {
             None | Some("auto") => AdjacencyChoice::Auto,
             Some("plain") => AdjacencyChoice::Plain,
             Some(codec) => AdjacencyChoice::Codec(codec),
+        }
+    }
+
+    /// This choice on an engine that decodes in its `threads` compute workers: `auto` stays the
+    /// plain lists below [`COMPRESSED_FROM_THREADS`]; an explicit choice is kept.
+    pub fn for_threads(self, threads: usize) -> AdjacencyChoice {
+        match self {
+            AdjacencyChoice::Auto if threads < COMPRESSED_FROM_THREADS => AdjacencyChoice::Plain,
+            other => other,
         }
     }
 

@@ -36,7 +36,7 @@ pub mod stream;
 pub mod sync;
 mod vertices;
 
-pub use adjacency::AdjacencyChoice;
+pub use adjacency::{AdjacencyChoice, COMPRESSED_FROM_THREADS};
 pub use budget::parse_size;
 pub use cancel::Cancel;
 pub use contract::{Engine, EngineKind, Lists};

@@ -272,7 +272,7 @@ impl SelectiveGraph {
                 )));
             }
         }
-        let layout = opts.adjacency.open(dir)?;
+        let layout = opts.adjacency.for_threads(opts.io.compute_threads).open(dir)?;
         let (layout, adjacency_note) = match layout {
             Some(l) if weighted => (
                 None,
@@ -393,7 +393,11 @@ impl SelectiveGraph {
         let layout = if weighted {
             None
         } else {
-            opts.adjacency.open(dir).ok().flatten()
+            opts.adjacency
+                .for_threads(opts.io.compute_threads)
+                .open(dir)
+                .ok()
+                .flatten()
         };
         demand(dir, opts, layout.as_ref()).minimum()
     }

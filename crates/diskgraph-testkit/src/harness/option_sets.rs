@@ -150,10 +150,11 @@ fn input(o: &OptionSpec, f: &Fixture) -> Vec<Value> {
 /// and the declared examples.
 fn values(o: &OptionSpec, engine: EngineKind, f: &Fixture) -> Vec<Value> {
     match &o.kind {
-        // The plain lists, and every compressed layout but the one the default reads.
+        // The plain lists and every compressed layout (which `auto` reads depends on the engine
+        // and the threads).
         OptionKind::Choice(_) if o.name == "adjacency" && !o.engines.contains(engine) => Vec::new(),
         OptionKind::Choice(_) if o.name == "adjacency" => std::iter::once("plain")
-            .chain(f.codecs.iter().skip(1).map(|c| c.name()))
+            .chain(f.codecs.iter().map(|c| c.name()))
             .map(Value::Choice)
             .collect(),
         OptionKind::Flag => vec![Value::Flag(o.default != Default::Flag(true))],
