@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compressed adjacency benchmark (issue 35): bytes per arc, decode rate, and engines reading the
+"""Compressed adjacency benchmark: bytes per arc, decode rate, and engines reading the
 compressed lists against the plain ones, every ratio against a baseline measured in the same run.
 
 Sections (`--only`, comma-separated; default all):
@@ -24,7 +24,7 @@ Sections (`--only`, comma-separated; default all):
 (e2e)     Kronecker `--engine-scale` at `--memory 128MiB` in a 256 MiB cgroup, caches dropped:
           bfs / wcc / pagerank (10 iterations) on every engine (selective, sync, stream) and
           encoding the binary offers, the best of them against the plain selective engine of
-          `--baseline-binary` (main before issue 35, commit 059348d), both run here; the baseline
+          `--baseline-binary` (main before compressed adjacency, commit 059348d), both run here; the baseline
           reads the same plain files through a hard-linked twin whose manifest lists no layouts
           (its parser refuses `compressed` ones). Target ≥ 1.5×.
 
@@ -68,7 +68,7 @@ ALGORITHMS = {
     "wcc": [],
     "pagerank": ["--iterations", "10"],
 }
-#: Targets of issue 35 (benchmark, not test).
+#: The compressed adjacency targets (benchmark, not test).
 TARGET_KRON24_DEGREE = 2.0
 TARGET_CNR = 0.6
 TARGET_DECODE = 1e9
@@ -548,7 +548,7 @@ def main() -> None:
     ap.add_argument("--engine-scale", type=int, default=22, help="Kronecker scale of decode, engines and e2e")
     ap.add_argument("--binary", help="the diskgraph binary to measure (default: the installed one)")
     ap.add_argument("--baseline-binary", type=Path,
-                    help="diskgraph built at 059348d (main before issue 35), for the e2e baseline")
+                    help="diskgraph built at 059348d (main before compressed adjacency), for the e2e baseline")
     ap.add_argument("--codec-rate", type=Path, help="the codec_rate example binary (default: built here)")
     ap.add_argument("--e2e-limit", type=int, default=E2E_LIMIT_MIB,
                     help="the e2e section's cgroup limit in MiB (the issue's: 256)")

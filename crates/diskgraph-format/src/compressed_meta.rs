@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::codec::Codec;
 use crate::data_file::{check_file_list, FileEntry};
-use crate::layout_meta::LayoutMeta;
+use crate::layout_meta::{check_built_from, check_format, LayoutMeta};
 use crate::layout_record::{CompressedRecord, LayoutKind, LayoutRecord};
-use crate::manifest::{Manifest, OUT_ADJ};
+use crate::manifest::Manifest;
 use crate::read::Direction;
 
 /// Metadata file of a compressed layout.
@@ -106,12 +106,7 @@ impl LayoutMeta for CompressedMeta {
     }
 
     fn check(&self, graph: &Manifest, name: &str) -> Result<(), String> {
-        if self.format != COMPRESSED_FORMAT || self.version != COMPRESSED_VERSION {
-            return Err(format!(
-                "format {:?} version {} is not {COMPRESSED_FORMAT:?} version {COMPRESSED_VERSION}",
-                self.format, self.version
-            ));
-        }
+        check_format((&self.format, self.version), (COMPRESSED_FORMAT, COMPRESSED_VERSION))?;
         if compressed_layout_name(self.codec) != name {
             return Err(format!(
                 "metadata describes layout {}, not {name}",
@@ -119,20 +114,7 @@ impl LayoutMeta for CompressedMeta {
             ));
         }
         let ours = (self.num_vertices, self.num_arcs, self.directed);
-        let theirs = (graph.num_vertices, graph.num_arcs, graph.directed);
-        if ours != theirs {
-            return Err(format!(
-                "(vertices, arcs, directed) {ours:?} disagree with the graph's {theirs:?}"
-            ));
-        }
-        let adj = graph.files.get(OUT_ADJ).map(|f| f.xxh3.as_str());
-        if adj != Some(self.graph_out_adj.as_str()) {
-            return Err(format!(
-                "built from a graph whose out.adj has xxh3 {}, this graph's is {}",
-                self.graph_out_adj,
-                adj.unwrap_or("missing")
-            ));
-        }
+        check_built_from(graph, &self.graph_out_adj, ours, graph.directed, "directed")?;
         if self.max_degree > self.num_arcs {
             return Err(format!(
                 "max_degree {} exceeds num_arcs {}",

@@ -25,7 +25,7 @@ use crate::data_file::{check_file_list, FileEntry};
 use crate::grid_packed::RunAxis;
 use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
-use crate::layout_meta::LayoutMeta;
+use crate::layout_meta::{check_built_from, check_format, LayoutMeta};
 use crate::layout_record::{GridRecord, LayoutKind, LayoutRecord};
 use crate::manifest::{Manifest, OUT_ADJ};
 
@@ -194,21 +194,7 @@ impl GridMeta {
 
     fn check_graph(&self, graph: &Manifest) -> Result<(), String> {
         let ours = (self.num_vertices, self.num_arcs, self.weighted);
-        let theirs = (graph.num_vertices, graph.num_arcs, graph.weighted);
-        if ours != theirs {
-            return Err(format!(
-                "(vertices, arcs, weighted) {ours:?} disagree with the graph's {theirs:?}"
-            ));
-        }
-        let adj = graph.files.get(OUT_ADJ).map(|f| f.xxh3.as_str());
-        if adj != Some(self.graph_out_adj.as_str()) {
-            return Err(format!(
-                "built from a graph whose out.adj has xxh3 {}, this graph's is {}",
-                self.graph_out_adj,
-                adj.unwrap_or("missing")
-            ));
-        }
-        Ok(())
+        check_built_from(graph, &self.graph_out_adj, ours, graph.weighted, "weighted")
     }
 }
 
@@ -230,12 +216,7 @@ impl LayoutMeta for GridMeta {
     }
 
     fn check(&self, graph: &Manifest, name: &str) -> Result<(), String> {
-        if self.format != GRID_FORMAT || self.version != GRID_VERSION {
-            return Err(format!(
-                "format {:?} version {} is not {GRID_FORMAT:?} version {GRID_VERSION}",
-                self.format, self.version
-            ));
-        }
+        check_format((&self.format, self.version), (GRID_FORMAT, GRID_VERSION))?;
         self.check_shape()?;
         if let (Some(codec), None) = (self.compressed, RunAxis::of(&self.sort)) {
             return Err(format!("a {} layout cannot be compressed ({codec})", self.sort));

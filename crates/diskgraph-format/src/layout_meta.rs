@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
 use crate::layout_record::{LayoutKind, LayoutRecord};
-use crate::manifest::Manifest;
+use crate::manifest::{Manifest, OUT_ADJ};
 
 /// The metadata file of one kind of derived layout.
 pub trait LayoutMeta: Serialize + DeserializeOwned {
@@ -43,4 +43,41 @@ pub trait LayoutMeta: Serialize + DeserializeOwned {
             reason: e.to_string(),
         })
     }
+}
+
+/// Checks a layout's metadata `format` and `version` against the ones this crate writes.
+pub(crate) fn check_format(found: (&str, u32), want: (&str, u32)) -> Result<(), String> {
+    if found != want {
+        return Err(format!(
+            "format {:?} version {} is not {:?} version {}",
+            found.0, found.1, want.0, want.1
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that a layout was built from `graph`: the vertex and arc counts it records and its
+/// `flag` (`directed` or `weighted`, named by `flag_name`) agree with the graph's `theirs_flag`,
+/// and `graph_out_adj` is the xxh3 of the graph's `out.adj`.
+pub(crate) fn check_built_from(
+    graph: &Manifest,
+    graph_out_adj: &str,
+    ours: (u64, u64, bool),
+    theirs_flag: bool,
+    flag_name: &str,
+) -> Result<(), String> {
+    let theirs = (graph.num_vertices, graph.num_arcs, theirs_flag);
+    if ours != theirs {
+        return Err(format!(
+            "(vertices, arcs, {flag_name}) {ours:?} disagree with the graph's {theirs:?}"
+        ));
+    }
+    let adj = graph.files.get(OUT_ADJ).map(|f| f.xxh3.as_str());
+    if adj != Some(graph_out_adj) {
+        return Err(format!(
+            "built from a graph whose out.adj has xxh3 {graph_out_adj}, this graph's is {}",
+            adj.unwrap_or("missing")
+        ));
+    }
+    Ok(())
 }

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::data_file::{check_file_list, FileEntry, PAGE};
-use crate::layout_meta::LayoutMeta;
+use crate::layout_meta::{check_built_from, check_format, LayoutMeta};
 use crate::layout_record::{LayoutKind, LayoutRecord, ShardRecord};
 use crate::manifest::{Manifest, OUT_ADJ};
 
@@ -179,21 +179,7 @@ impl ShardMeta {
 
     fn check_graph(&self, graph: &Manifest) -> Result<(), String> {
         let ours = (self.num_vertices, self.num_arcs, self.directed);
-        let theirs = (graph.num_vertices, graph.num_arcs, graph.directed);
-        if ours != theirs {
-            return Err(format!(
-                "(vertices, arcs, directed) {ours:?} disagree with the graph's {theirs:?}"
-            ));
-        }
-        let adj = graph.files.get(OUT_ADJ).map(|f| f.xxh3.as_str());
-        if adj != Some(self.graph_out_adj.as_str()) {
-            return Err(format!(
-                "built from a graph whose out.adj has xxh3 {}, this graph's is {}",
-                self.graph_out_adj,
-                adj.unwrap_or("missing")
-            ));
-        }
-        Ok(())
+        check_built_from(graph, &self.graph_out_adj, ours, graph.directed, "directed")
     }
 }
 
@@ -206,12 +192,7 @@ impl LayoutMeta for ShardMeta {
     }
 
     fn check(&self, graph: &Manifest, name: &str) -> Result<(), String> {
-        if self.format != SHARD_FORMAT || self.version != SHARD_VERSION {
-            return Err(format!(
-                "format {:?} version {} is not {SHARD_FORMAT:?} version {SHARD_VERSION}",
-                self.format, self.version
-            ));
-        }
+        check_format((&self.format, self.version), (SHARD_FORMAT, SHARD_VERSION))?;
         if !(1..=MAX_SHARDS).contains(&self.num_shards) {
             return Err(format!("num_shards {} must be 1 to {MAX_SHARDS}", self.num_shards));
         }
