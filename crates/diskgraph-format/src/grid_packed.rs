@@ -18,8 +18,7 @@
 
 use std::ops::Range;
 
-use integer_encoding::VarInt;
-
+use crate::codec::varint::{get, put};
 use crate::codec::{Bounds, Codec};
 use crate::grid_meta::GridEdge;
 use crate::grid_sort::GridSort;
@@ -155,13 +154,6 @@ impl BlockEncoder {
     }
 }
 
-/// Appends `x` as a LEB128 varint.
-fn put(x: u64, out: &mut Vec<u8>) {
-    let at = out.len();
-    out.resize(at + x.required_space(), 0);
-    x.encode_var(&mut out[at..]);
-}
-
 /// Decodes a whole block from exactly `bytes` into `out`, which must be as long as the block
 /// (its edge count in `blocks.idx`); every edge is checked to lie in `frame`'s ranges; `list` is
 /// scratch. The error says what is wrong and at which byte of the block.
@@ -184,8 +176,7 @@ pub fn decode_block(
     let mut u = 0u64;
     let mut first = true;
     let get = |at: &mut usize, what: &str| -> Result<u64, String> {
-        let (x, used) =
-            u64::decode_var(&bytes[*at..]).ok_or_else(|| format!("byte {at}: a cut or over-long {what}"))?;
+        let (x, used) = get(&bytes[*at..]).map_err(|_| format!("byte {at}: a cut or over-long {what}"))?;
         *at += used;
         Ok(x)
     };

@@ -8,7 +8,7 @@
 //! graph's vertex count, so a damaged list is an error, never a panic or an out-of-bounds read.
 //! Which codec is the default and why: `docs/DESIGN.md`, "Compressed adjacency".
 
-mod varint;
+pub(crate) mod varint;
 mod vbyte;
 mod zeta;
 
