@@ -8,15 +8,17 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use common::{fixture, io_configs, lists_read, open_selective, pread, stats, stored_lists, weighted_multigraph};
+use common::{
+    fixture, io_configs, levels_by_edge_map, lists_read, open_selective, pread, stats, stored_lists,
+    weighted_multigraph,
+};
 use diskgraph_engine::selective::{
     EdgeFn, EdgeMapOptions, FrontierBuilder, Mode, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions,
     VertexSubset,
 };
-use diskgraph_engine::{human_bytes, AdjacencyChoice, Engine, EngineError};
+use diskgraph_engine::{human_bytes, AdjacencyChoice, EngineError};
 use diskgraph_format::{Direction, FormatError};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::{oracle, EdgeList, Keep};
@@ -249,51 +251,6 @@ fn a_budget_too_small_is_refused_with_the_smallest_that_works() {
         open(minimum).unwrap_or_else(|e| panic!("the minimum {minimum} is refused: {e}"));
         assert!(open(minimum - 1).is_err(), "{minimum} is not the smallest");
     }
-}
-
-/// Claims unvisited heads for the next level.
-struct Claim<'a> {
-    level: &'a [AtomicU32],
-    next: u32,
-}
-
-impl EdgeFn for Claim<'_> {
-    fn cond(&self, d: u32) -> bool {
-        self.level[d as usize].load(Relaxed) == u32::MAX
-    }
-
-    fn update(&self, _s: u32, d: u32, _w: f32) -> bool {
-        let level = &self.level[d as usize];
-        level.compare_exchange(u32::MAX, self.next, Relaxed, Relaxed).is_ok()
-    }
-}
-
-/// Hop levels from `source` by one edge_map per level, pulling head first where the engine
-/// chooses to pull (as a traversal reads); -1 unreached.
-fn levels_by_edge_map(g: &SelectiveGraph, source: u32) -> Vec<i64> {
-    let n = g.num_vertices();
-    let level: Vec<AtomicU32> = (0..n as u32)
-        .map(|v| AtomicU32::new(if v == source { 0 } else { u32::MAX }))
-        .collect();
-    let mut frontier = VertexSubset::single(n, source);
-    let mut depth = 0;
-    while !frontier.is_empty() {
-        depth += 1;
-        let claim = Claim {
-            level: &level,
-            next: depth,
-        };
-        frontier = g
-            .edge_map(&frontier, &claim, &EdgeMapOptions::along(Direction::Out).head_first())
-            .unwrap();
-    }
-    level
-        .into_iter()
-        .map(|l| match l.into_inner() {
-            u32::MAX => -1,
-            l => i64::from(l),
-        })
-        .collect()
 }
 
 /// A graph whose traversal from vertex 0 pulls twice: a hub (0) with 1000 spokes, a leaf behind

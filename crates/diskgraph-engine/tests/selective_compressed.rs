@@ -7,13 +7,13 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use common::{fixture, io_configs, lists_read, pread, stats, stored_lists};
+use common::{fixture, io_configs, levels_by_edge_map, lists_read, pread, stats, stored_lists};
 use diskgraph_engine::selective::{
-    EdgeFn, EdgeMapOptions, IoConfig, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions, VertexSubset,
+    IoConfig, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions, VertexSubset,
 };
-use diskgraph_engine::{AdjacencyChoice, Engine, EngineError};
+use diskgraph_engine::{AdjacencyChoice, EngineError};
 use diskgraph_format::{CompressedLayout, Direction, FormatError, GraphDir};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::harness::Fixture;
@@ -91,50 +91,6 @@ fn compressed_rounds_deliver_every_list_whole_in_fewer_bytes() {
     }
 }
 
-/// Claims unvisited heads for the next level.
-struct Claim<'a> {
-    level: &'a [AtomicU32],
-    next: u32,
-}
-
-impl EdgeFn for Claim<'_> {
-    fn cond(&self, d: u32) -> bool {
-        self.level[d as usize].load(Relaxed) == u32::MAX
-    }
-
-    fn update(&self, _s: u32, d: u32, _w: f32) -> bool {
-        let level = &self.level[d as usize];
-        level.compare_exchange(u32::MAX, self.next, Relaxed, Relaxed).is_ok()
-    }
-}
-
-/// Hop levels from `source`, pulling head first where the engine chooses to pull.
-fn levels(g: &SelectiveGraph, source: u32) -> Vec<i64> {
-    let n = g.num_vertices();
-    let level: Vec<AtomicU32> = (0..n as u32)
-        .map(|v| AtomicU32::new(if v == source { 0 } else { u32::MAX }))
-        .collect();
-    let mut frontier = VertexSubset::single(n, source);
-    let mut depth = 0;
-    while !frontier.is_empty() {
-        depth += 1;
-        let claim = Claim {
-            level: &level,
-            next: depth,
-        };
-        frontier = g
-            .edge_map(&frontier, &claim, &EdgeMapOptions::along(Direction::Out).head_first())
-            .unwrap();
-    }
-    level
-        .into_iter()
-        .map(|l| match l.into_inner() {
-            u32::MAX => -1,
-            l => i64::from(l),
-        })
-        .collect()
-}
-
 #[test]
 fn traversals_and_whole_lists_match_the_plain_lists_at_a_tight_budget() {
     let f = fixture(
@@ -173,7 +129,7 @@ fn traversals_and_whole_lists_match_the_plain_lists_at_a_tight_budget() {
     let plain_lists = whole_lists(&plain);
     for cfg in io_configs().into_iter().step_by(2) {
         let g = open(&f.graph, &cfg.io, SMALL, AdjacencyChoice::Codec("vbyte"));
-        assert_eq!(levels(&g, 0), want, "{}", cfg.name);
+        assert_eq!(levels_by_edge_map(&g, 0), want, "{}", cfg.name);
         assert_eq!(whole_lists(&g), plain_lists, "{}", cfg.name);
         let s = stats(&g);
         let share = s.settings["stitch_bytes"].as_u64().unwrap();
@@ -188,7 +144,12 @@ fn traversals_and_whole_lists_match_the_plain_lists_at_a_tight_budget() {
             s.peak_engine_memory
         );
         let cached = paged(&cfg.io, 1 << 20);
-        assert_eq!(levels(&cached, 0), want, "{} through the page cache", cfg.name);
+        assert_eq!(
+            levels_by_edge_map(&cached, 0),
+            want,
+            "{} through the page cache",
+            cfg.name
+        );
         assert_eq!(stats(&cached).settings["adjacency"], "compressed-vbyte");
     }
 }

@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::fixture;
-use diskgraph_engine::sync::{AheadHeap, AheadQueue, Reads, Sequential, SyncGraph, SyncOptions};
+use common::{fixture, sync_bfs};
+use diskgraph_engine::sync::{AheadHeap, Reads, Sequential, SyncGraph, SyncOptions};
 use diskgraph_engine::{Engine, EngineError, RunStats};
 use diskgraph_format::{Direction, FormatError};
 use diskgraph_testkit::{gen, EdgeList, Keep};
@@ -100,25 +100,6 @@ fn every_list_read_is_the_stored_list() {
     }
 }
 
-/// BFS levels through an [`AheadQueue`].
-fn bfs(g: &SyncGraph, source: u32) -> Vec<i64> {
-    let n = g.num_vertices();
-    let mut level = vec![-1i64; n];
-    let mut q = AheadQueue::new(g, n, Reads::out(1));
-    let mut r = g.reader();
-    level[source as usize] = 0;
-    q.push(source);
-    while let Some(v) = q.pop() {
-        for &x in r.neighbours(Direction::Out, v).unwrap() {
-            if level[x as usize] < 0 {
-                level[x as usize] = level[v as usize] + 1;
-                q.push(x);
-            }
-        }
-    }
-    level
-}
-
 #[test]
 fn the_prefetcher_loads_ahead_of_a_queue_and_a_sequential_scan() {
     let f = fixture("gnm", gen::gnm(20000, 200_000, true, 5), Keep::default());
@@ -128,7 +109,7 @@ fn the_prefetcher_loads_ahead_of_a_queue_and_a_sequential_scan() {
     let mut advised = 0;
     for opts in every_setting(256 << 10) {
         let g = SyncGraph::open(&f.graph, &opts).unwrap();
-        assert_eq!(bfs(&g, 0), want, "{opts:?}");
+        assert_eq!(sync_bfs(&g, 0), want, "{opts:?}");
         let mut r = g.reader();
         let mut total = 0;
         for v in Sequential::new(&g, 0..20000, Reads::out(0)) {

@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{fixture, stats};
-use diskgraph_engine::sync::{AheadQueue, Reads, Sequential, SyncGraph, SyncOptions};
+use common::{fixture, stats, sync_bfs};
+use diskgraph_engine::sync::{Reads, Sequential, SyncGraph, SyncOptions};
 use diskgraph_engine::{AdjacencyChoice, Engine};
 use diskgraph_format::{Codec, CompressedLayout, Direction};
 use diskgraph_testkit::harness::Fixture;
@@ -54,25 +54,6 @@ fn lists(g: &SyncGraph) -> Vec<(Vec<u32>, Vec<f32>, u64)> {
     all
 }
 
-/// BFS levels from 0 through an [`AheadQueue`] (the prefetcher reads ahead of it).
-fn bfs(g: &SyncGraph) -> Vec<i64> {
-    let n = g.num_vertices();
-    let mut level = vec![-1i64; n];
-    let mut q = AheadQueue::new(g, n, Reads::out(1));
-    let mut r = g.reader();
-    level[0] = 0;
-    q.push(0);
-    while let Some(v) = q.pop() {
-        for &x in r.neighbours(Direction::Out, v).unwrap() {
-            if level[x as usize] < 0 {
-                level[x as usize] = level[v as usize] + 1;
-                q.push(x);
-            }
-        }
-    }
-    level
-}
-
 #[test]
 fn compressed_lists_equal_the_plain_lists_at_every_backend_and_the_smallest_budget() {
     let graphs = [
@@ -90,14 +71,14 @@ fn compressed_lists_equal_the_plain_lists_at_every_backend_and_the_smallest_budg
         let f = fixture(name, el, Keep::default());
         let plain = SyncGraph::open(&f.graph, &smallest(&f, options(AdjacencyChoice::Plain, 0, false, None))).unwrap();
         let want = lists(&plain);
-        let want_bfs = bfs(&plain);
+        let want_bfs = sync_bfs(&plain, 0);
         for io in [None, Some("pread"), Some("mmap")] {
             for summary in [false, true] {
                 for (ift, codec) in [0, 64].into_iter().flat_map(|i| Codec::ALL.map(|c| (i, c))) {
                     let opts = smallest(&f, options(AdjacencyChoice::Codec(codec.name()), ift, summary, io));
                     let g = SyncGraph::open(&f.graph, &opts).unwrap_or_else(|e| panic!("{name} {opts:?}: {e}"));
                     assert!(lists(&g) == want, "{name} {opts:?}");
-                    assert_eq!(bfs(&g), want_bfs, "{name} {opts:?}");
+                    assert_eq!(sync_bfs(&g, 0), want_bfs, "{name} {opts:?}");
                     let s = stats(&g);
                     assert_eq!(
                         s.settings["adjacency"],

@@ -3,12 +3,15 @@
 //! opening the engines, and the lists a round delivers beside the lists the testkit stores.
 #![allow(dead_code)]
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use diskgraph_engine::selective::{
-    BackendKind, IoConfig, IoContext, SchedulerKind, SelectiveGraph, SelectiveOptions, VertexSubset,
+    BackendKind, EdgeFn, EdgeMapOptions, IoConfig, IoContext, SchedulerKind, SelectiveGraph, SelectiveOptions,
+    VertexSubset,
 };
 use diskgraph_engine::stream::{StreamGraph, StreamOptions, VertexStateKind};
+use diskgraph_engine::sync::{AheadQueue, Reads, SyncGraph};
 use diskgraph_engine::{Engine, EngineError, RunStats};
 use diskgraph_format::{layout_name, Codec, Direction, GraphDir};
 use diskgraph_prep::{NoProgress, PartitionOptions, SortOrder};
@@ -211,4 +214,68 @@ pub fn lists_read(
         }
     })?;
     Ok(lists.into_iter().map(|l| l.into_inner().unwrap()).collect())
+}
+
+/// Claims unvisited heads for the next level.
+struct Claim<'a> {
+    level: &'a [AtomicU32],
+    next: u32,
+}
+
+impl EdgeFn for Claim<'_> {
+    fn cond(&self, d: u32) -> bool {
+        self.level[d as usize].load(Relaxed) == u32::MAX
+    }
+
+    fn update(&self, _s: u32, d: u32, _w: f32) -> bool {
+        let level = &self.level[d as usize];
+        level.compare_exchange(u32::MAX, self.next, Relaxed, Relaxed).is_ok()
+    }
+}
+
+/// Hop levels from `source` by one edge_map per level, pulling head first where the engine
+/// chooses to pull (as a traversal reads); -1 unreached.
+pub fn levels_by_edge_map(g: &SelectiveGraph, source: u32) -> Vec<i64> {
+    let n = g.num_vertices();
+    let level: Vec<AtomicU32> = (0..n as u32)
+        .map(|v| AtomicU32::new(if v == source { 0 } else { u32::MAX }))
+        .collect();
+    let mut frontier = VertexSubset::single(n, source);
+    let mut depth = 0;
+    while !frontier.is_empty() {
+        depth += 1;
+        let claim = Claim {
+            level: &level,
+            next: depth,
+        };
+        frontier = g
+            .edge_map(&frontier, &claim, &EdgeMapOptions::along(Direction::Out).head_first())
+            .unwrap();
+    }
+    level
+        .into_iter()
+        .map(|l| match l.into_inner() {
+            u32::MAX => -1,
+            l => i64::from(l),
+        })
+        .collect()
+}
+
+/// BFS levels through an [`AheadQueue`].
+pub fn sync_bfs(g: &SyncGraph, source: u32) -> Vec<i64> {
+    let n = g.num_vertices();
+    let mut level = vec![-1i64; n];
+    let mut q = AheadQueue::new(g, n, Reads::out(1));
+    let mut r = g.reader();
+    level[source as usize] = 0;
+    q.push(source);
+    while let Some(v) = q.pop() {
+        for &x in r.neighbours(Direction::Out, v).unwrap() {
+            if level[x as usize] < 0 {
+                level[x as usize] = level[v as usize] + 1;
+                q.push(x);
+            }
+        }
+    }
+    level
 }
