@@ -49,6 +49,9 @@ fn ranges_by(offsets: &[u64], size: u64) -> Vec<Range<usize>> {
     ranges
 }
 
+/// Lists decoded one after another, and the end of each in them.
+type DecodedLists = (Vec<u32>, Vec<u64>);
+
 /// What [`compress`] made.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompressReport {
@@ -288,35 +291,25 @@ impl CompressedLayout {
         let mut targets: Vec<u32> = Vec::with_capacity(arcs as usize);
         let group = rayon::current_num_threads() * 16;
         for tasks in ranges_by(&index, TASK_BYTES).chunks(group) {
-            let decoded: Vec<Result<Vec<u32>, FormatError>> = tasks
+            // Each task decodes its vertices' lists one after another, with each list's end.
+            let decoded: Vec<Result<DecodedLists, FormatError>> = tasks
                 .par_iter()
                 .map(|r| {
-                    let (mut all, mut list) = (Vec::new(), Vec::new());
+                    let (mut all, mut ends, mut list) = (Vec::new(), Vec::with_capacity(r.len()), Vec::new());
                     for v in r.clone() {
                         let (a, b) = (index[v], index[v + 1]);
                         self.decode(d, v as u32, a, &bytes[a as usize..b as usize], &mut list)?;
                         all.extend_from_slice(&list);
-                        all.push(list.len() as u32);
+                        ends.push(all.len() as u64);
                     }
-                    Ok(all)
+                    Ok((all, ends))
                 })
                 .collect();
-            for (r, part) in tasks.iter().zip(decoded) {
-                let part = part?;
-                // Each list is followed by its length: walk back from the end to split them.
-                let mut lens = Vec::with_capacity(r.len());
-                let mut at = part.len();
-                for _ in r.clone() {
-                    let len = part[at - 1] as usize;
-                    lens.push(len);
-                    at -= len + 1;
-                }
-                let mut from = 0;
-                for len in lens.into_iter().rev() {
-                    targets.extend_from_slice(&part[from..from + len]);
-                    from += len + 1;
-                    offsets.push(targets.len() as u64);
-                }
+            for part in decoded {
+                let (lists, ends) = part?;
+                let base = targets.len() as u64;
+                offsets.extend(ends.iter().map(|e| base + e));
+                targets.extend_from_slice(&lists);
                 if targets.len() as u64 > arcs {
                     return Err(self.arc_count_error(d, targets.len() as u64));
                 }
@@ -325,15 +318,10 @@ impl CompressedLayout {
         if targets.len() as u64 != arcs {
             return Err(self.arc_count_error(d, targets.len() as u64));
         }
-        let weights = if with_weights && graph.manifest().weighted {
-            Some(read_range::<f32>(&graph.file_path(graph.files_of(d).2), 0..arcs)?)
-        } else {
-            None
-        };
         Ok(Csr {
             offsets,
             targets,
-            weights,
+            weights: graph.load_weights(d, with_weights)?,
         })
     }
 

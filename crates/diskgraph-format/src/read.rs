@@ -246,7 +246,7 @@ impl GraphDir {
 
     /// Loads one direction fully into memory, checking every neighbour ID is in range.
     pub fn load_csr(&self, dir: Direction, with_weights: bool) -> Result<Csr, FormatError> {
-        let (_, adj, wgt) = self.files_of(dir);
+        let (_, adj, _) = self.files_of(dir);
         let offsets = self.load_offsets(dir)?;
         let apath = self.file_path(adj);
         let targets: Vec<u32> = read_range(&apath, 0..self.manifest.num_arcs)?;
@@ -260,16 +260,20 @@ impl GraphDir {
                 num_vertices: n,
             });
         }
-        let weights = if with_weights && self.manifest.weighted {
-            Some(read_range::<f32>(&self.file_path(wgt), 0..self.manifest.num_arcs)?)
-        } else {
-            None
-        };
         Ok(Csr {
             offsets,
             targets,
-            weights,
+            weights: self.load_weights(dir, with_weights)?,
         })
+    }
+
+    /// The weights of direction `dir` whole, when `wanted` and the graph has them.
+    pub fn load_weights(&self, dir: Direction, wanted: bool) -> Result<Option<Vec<f32>>, FormatError> {
+        if !(wanted && self.manifest.weighted) {
+            return Ok(None);
+        }
+        let (_, _, wgt) = self.files_of(dir);
+        read_range(&self.file_path(wgt), 0..self.manifest.num_arcs).map(Some)
     }
 
     /// Original ID of every internal vertex (the identity when IDs were not remapped).
