@@ -114,21 +114,31 @@ fn int2nat(x: i64) -> u64 {
     ((x << 1) ^ (x >> 63)) as u64
 }
 
+/// The maximal runs of consecutive IDs of a list, as (start index, length), front to back.
+fn runs(list: &[u32]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if i >= list.len() {
+            return None;
+        }
+        let start = i;
+        i += 1;
+        while i < list.len() && list[i] == list[i - 1] + 1 {
+            i += 1;
+        }
+        Some((start, i - start))
+    })
+}
+
 /// The runs of at least [`L_MIN`] consecutive IDs in a strictly ascending list, as (start index,
 /// length), and the IDs outside them, appended to `intervals` and `residuals`.
 fn split(list: &[u32], intervals: &mut Vec<(usize, usize)>, residuals: &mut Vec<u32>) {
-    let mut i = 0;
-    while i < list.len() {
-        let mut j = i + 1;
-        while j < list.len() && list[j] == list[j - 1] + 1 {
-            j += 1;
-        }
-        if j - i >= L_MIN {
-            intervals.push((i, j - i));
+    for (start, len) in runs(list) {
+        if len >= L_MIN {
+            intervals.push((start, len));
         } else {
-            residuals.extend_from_slice(&list[i..j]);
+            residuals.extend_from_slice(&list[start..start + len]);
         }
-        i = j;
     }
 }
 
@@ -468,22 +478,14 @@ fn merge(
 /// IDs (`count` of them, `covered` IDs in all), as the encoder writes them: any other split of
 /// the same list is a damaged encoding.
 fn check_intervals(list: &[u32], count: usize, covered: u64) -> Result<(), CodecError> {
-    let (mut runs, mut in_runs) = (0usize, 0u64);
-    let mut i = 0;
-    while i < list.len() {
-        let mut j = i + 1;
-        while j < list.len() && list[j] == list[j - 1] + 1 {
-            j += 1;
-        }
-        if j - i >= L_MIN {
-            runs += 1;
-            in_runs += (j - i) as u64;
-        }
-        i = j;
+    let (mut long_runs, mut in_runs) = (0usize, 0u64);
+    for (_, len) in runs(list).filter(|&(_, len)| len >= L_MIN) {
+        long_runs += 1;
+        in_runs += len as u64;
     }
     // Each interval lies in a run of at least L_MIN: equal totals mean the intervals cover
     // every such run, equal counts one interval each.
-    if runs != count || in_runs != covered {
+    if long_runs != count || in_runs != covered {
         return Err(CodecError::Malformed("intervals are not the list's maximal runs"));
     }
     Ok(())
