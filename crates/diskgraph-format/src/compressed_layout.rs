@@ -278,6 +278,31 @@ impl CompressedLayout {
             })
     }
 
+    /// [`decode`](Self::decode), then checks that the list holds `degree` IDs: what the plain
+    /// index gives it, for readers that keep both indexes (degrees from one, lists from the other).
+    pub fn decode_expecting(
+        &self,
+        d: Direction,
+        v: u32,
+        start: u64,
+        bytes: &[u8],
+        degree: u64,
+        out: &mut Vec<u32>,
+    ) -> Result<(), FormatError> {
+        self.decode(d, v, start, bytes, out)?;
+        if out.len() as u64 != degree {
+            return Err(FormatError::Content {
+                path: self.files_of(d).1,
+                reason: format!(
+                    "the list of vertex {v} (bytes {start}..{}) decodes to {} IDs, the offsets index gives it {degree}",
+                    start + bytes.len() as u64,
+                    out.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Loads direction `d` into memory by decoding every list (in parallel), with the graph's
     /// weights if `with_weights` and it has them: the same [`Csr`] as
     /// [`GraphDir::load_csr`]. The decoded lists must hold the graph's arc count.

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
-use diskgraph_format::{CompressedLayout, Direction, FormatError};
+use diskgraph_format::{CompressedLayout, Direction};
 
 use super::EngineError;
 
@@ -60,18 +60,7 @@ impl CompressedLists {
         degree: u64,
         out: &mut Vec<u32>,
     ) -> Result<(), EngineError> {
-        self.layout.decode(self.dir, v, start, bytes, out)?;
-        if out.len() as u64 != degree {
-            return Err(FormatError::Content {
-                path: self.path(),
-                reason: format!(
-                    "the list of vertex {v} (bytes {start}..{}) decodes to {} IDs, the offsets index gives it {degree}",
-                    start + bytes.len() as u64,
-                    out.len()
-                ),
-            }
-            .into());
-        }
+        self.layout.decode_expecting(self.dir, v, start, bytes, degree, out)?;
         Ok(())
     }
 }

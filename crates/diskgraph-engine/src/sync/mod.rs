@@ -576,17 +576,9 @@ impl ListReader<'_> {
                 self.bytes.clear();
                 shared.read_bytes(*cadj, lo..hi, &mut self.bytes)?;
                 let layout = g.compressed.as_ref().expect("compressed lists have their layout");
-                layout.decode(d, v, lo, &self.bytes, &mut self.ids)?;
-                if let Some((a, b)) = arcs.filter(|(a, b)| b - a != self.ids.len() as u64) {
-                    return Err(FormatError::Content {
-                        path: shared.files[*cadj].path().to_path_buf(),
-                        reason: format!(
-                            "the list of vertex {v} (bytes {lo}..{hi}) decodes to {} IDs, the graph's index gives {} arcs",
-                            self.ids.len(),
-                            b - a
-                        ),
-                    }
-                    .into());
+                match arcs {
+                    Some((a, b)) => layout.decode_expecting(d, v, lo, &self.bytes, b - a, &mut self.ids)?,
+                    None => layout.decode(d, v, lo, &self.bytes, &mut self.ids)?,
                 }
             }
         }
