@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use diskgraph_format::{
     padded_len, BascSelection, CompressedLayout, Direction, GraphDir, GridLayout, LayoutRecord, ShardLayout,
+    SHARD_PACKED,
 };
 use serde::Serialize;
 
@@ -63,6 +64,8 @@ struct ShardInfo {
     block_bytes: u64,
     /// Arcs of the largest shard (known once the layout opened).
     largest_shard: Option<u64>,
+    /// A compressed layout's codec and bytes of packed windows per arc.
+    compressed: Option<(String, f64)>,
 }
 
 /// Describes a layout of `g` from its manifest record; the layout is opened too, and one that
@@ -102,11 +105,16 @@ fn layout_info(g: &GraphDir, record: &LayoutRecord) -> LayoutInfo {
                 num_shards: shards.num_shards,
                 block_bytes: shards.block_bytes,
                 largest_shard: None,
+                compressed: None,
             };
             match ShardLayout::open(g, &shards.name) {
                 Ok(l) => {
                     let sizes = (0..l.num_shards()).map(|q| l.shard(q).end - l.shard(q).start);
                     shown.largest_shard = sizes.max();
+                    shown.compressed = l.compressed().map(|codec| {
+                        let packed = l.meta().files.get(SHARD_PACKED).map_or(0, |f| f.len);
+                        (codec.to_string(), packed as f64 / l.num_arcs().max(1) as f64)
+                    });
                 }
                 Err(e) => info.error = Some(e.to_string()),
             }
@@ -142,8 +150,12 @@ fn show_layout(l: &LayoutInfo) {
         return;
     }
     if let (None, Some(shards)) = (&l.error, &l.shards) {
+        let codec = match &shards.compressed {
+            Some((codec, bytes_per_arc)) => format!(", {codec} codec, {bytes_per_arc:.3} bytes per arc"),
+            None => String::new(),
+        };
         println!(
-            "  {:24} {} shards, largest {} arcs, {} KiB edge-value blocks, {:.1} MiB",
+            "  {:24} {} shards, largest {} arcs, {} KiB edge-value blocks{codec}, {:.1} MiB",
             l.name,
             shards.num_shards,
             shards.largest_shard.unwrap_or(0),

@@ -33,8 +33,9 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "shards")]
     block_size: Option<u64>,
     /// Compress the blocks with this codec (layout `grid-P…-CODEC`, about half the bytes or
-    /// less; orders `grid`, `source` and `destination`).
-    #[arg(long, value_name = "CODEC", conflicts_with = "shards")]
+    /// less; orders `grid`, `source` and `destination`), or with `--shards` the windows
+    /// (layout `shards-N-CODEC`).
+    #[arg(long, value_name = "CODEC")]
     compress: Option<Codec>,
     /// Memory budget (with `--shards auto`, also the budget the shards are sized for).
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
@@ -75,6 +76,7 @@ pub fn run(a: Args) -> Result<()> {
             memory: a.memory,
             block_bytes: a.block_size.unwrap_or(DEFAULT_SHARD_BLOCK_BYTES),
             force: a.force,
+            compress: a.compress,
         };
         let summary = diskgraph_prep::partition_shards(&a.graph, &opts, &mut Bar::new(false))
             .with_context(|| format!("cannot partition {} into shards", a.graph.display()))?;

@@ -148,6 +148,7 @@ fn sharded(f: &Fixture, n: u32, block: u64) -> (GraphDir, String) {
         memory: 1 << 20,
         block_bytes: block,
         force: true,
+        compress: None,
     };
     let s = diskgraph_prep::partition_shards(f.path(), &opts, &mut NoProgress)
         .unwrap_or_else(|e| panic!("partition {} into {n} shards: {e:#}", f.name));

@@ -164,7 +164,20 @@ pub fn decode_block(
     out: &mut [GridEdge],
     list: &mut Vec<u32>,
 ) -> Result<(), String> {
-    let num_edges = out.len();
+    decode_runs(codec, frame, bytes, out.len(), list, |i, e| out[i] = e)
+}
+
+/// Decodes a whole block of `num_edges` edges from exactly `bytes`, handing each edge to `put`
+/// with its position in the block (0, 1, … in order, each below `num_edges`), as
+/// [`decode_block`] does into a slice; `list` is scratch.
+pub fn decode_runs(
+    codec: Codec,
+    frame: &BlockFrame,
+    bytes: &[u8],
+    num_edges: usize,
+    list: &mut Vec<u32>,
+    mut put: impl FnMut(usize, GridEdge),
+) -> Result<(), String> {
     let (major, minor) = frame.ranges();
     let (major_start, major_len) = (major.start, major.end - major.start);
     let minor_start = minor.start as u32;
@@ -205,10 +218,10 @@ pub fn decode_block(
                     u64::from(minor_start).saturating_add(x)
                 ));
             }
-            let slot = out
-                .get_mut(filled)
-                .ok_or_else(|| format!("byte {start}: more edges than the block's {num_edges}"))?;
-            *slot = axis.join(v, x as u32 + minor_start);
+            if filled >= num_edges {
+                return Err(format!("byte {start}: more edges than the block's {num_edges}"));
+            }
+            put(filled, axis.join(v, x as u32 + minor_start));
             filled += 1;
             continue;
         }
@@ -226,11 +239,11 @@ pub fn decode_block(
         codec
             .decode(v, &bytes[at..end], bounds, list)
             .map_err(|e| format!("byte {at}: the list of vertex {v}: {e}"))?;
-        let dest = out
-            .get_mut(filled..filled + list.len())
-            .ok_or_else(|| format!("byte {start}: more edges than the block's {num_edges}"))?;
-        for (d, &x) in dest.iter_mut().zip(list.iter()) {
-            *d = axis.join(v, x + minor_start);
+        if list.len() > num_edges - filled {
+            return Err(format!("byte {start}: more edges than the block's {num_edges}"));
+        }
+        for (i, &x) in list.iter().enumerate() {
+            put(filled + i, axis.join(v, x + minor_start));
         }
         filled += list.len();
         at = end;

@@ -91,7 +91,7 @@ pub struct BascRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShardRecord {
-    /// The layout's directory name (`shards-N`).
+    /// The layout's directory name (`shards-N`, `shards-N-<codec>` when compressed).
     pub name: String,
     /// Number of shards N (= number of vertex intervals).
     pub num_shards: u32,
@@ -99,6 +99,9 @@ pub struct ShardRecord {
     pub block_bytes: u64,
     /// Arcs the layout stores (the graph's `num_arcs`).
     pub num_arcs: u64,
+    /// The codec of a compressed layout's windows (`"compressed": "vbyte"`); absent when plain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<Codec>,
     /// Bytes of the layout's data files on disk (each padded to 4096; `shards.json` not
     /// counted).
     pub bytes_on_disk: u64,
@@ -258,6 +261,7 @@ mod tests {
             num_shards: 3,
             block_bytes: 1 << 20,
             num_arcs: 9932,
+            compressed: None,
             bytes_on_disk: 86_016,
         })
     }

@@ -93,7 +93,7 @@ pub use grid_meta::{
     layout_name, GridEdge, GridMeta, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META,
     GRID_PACKED, GRID_VERSION, GRID_WEIGHTS, MAX_GRID,
 };
-pub use grid_packed::{decode_block, BlockEncoder, BlockFrame, RunAxis, MAX_RUN};
+pub use grid_packed::{decode_block, decode_runs, BlockEncoder, BlockFrame, RunAxis, MAX_RUN};
 pub use grid_shape::GridShape;
 pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};
@@ -111,8 +111,8 @@ pub use read::{Csr, Direction, GraphDir};
 pub use shard_layout::{shard_layouts, ShardLayout};
 pub use shard_meta::{
     check_block_bytes, check_intervals, interval_of, shard_layout_name, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES,
-    MAX_SHARDS, MAX_SHARD_BLOCK_BYTES, MIN_SHARD_BLOCK_BYTES, SHARD_DST, SHARD_FORMAT, SHARD_META, SHARD_SRC,
-    SHARD_VERSION, SHARD_WINDOWS,
+    MAX_SHARDS, MAX_SHARD_BLOCK_BYTES, MIN_SHARD_BLOCK_BYTES, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_FORMAT, SHARD_META,
+    SHARD_PACKED, SHARD_SRC, SHARD_VERSION, SHARD_WINDOWS,
 };
 pub use shard_verify::verify_shards;
 pub use shared_slice::SharedSlice;

@@ -291,8 +291,10 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::codec::Codec;
     use crate::grid_sort::GridSort;
     use crate::layout_record::{BascRecord, GridRecord, ShardRecord};
+    use crate::shard_meta::shard_layout_name;
 
     #[test]
     fn temporary_names_are_never_layout_names() {
@@ -358,13 +360,15 @@ mod tests {
                 })
             },
         );
-        let shards = (1u32..=4096, 1u64..=16384, any::<u64>(), any::<u64>()).prop_map(
-            |(num_shards, pages, num_arcs, bytes_on_disk)| {
+        let shards = (1u32..=4096, 1u64..=16384, any::<u64>(), any::<u64>(), any::<bool>()).prop_map(
+            |(num_shards, pages, num_arcs, bytes_on_disk, packed)| {
+                let compressed = packed.then_some(Codec::Vbyte);
                 LayoutRecord::Shards(ShardRecord {
-                    name: format!("shards-{num_shards}"),
+                    name: shard_layout_name(num_shards, compressed),
                     num_shards,
                     block_bytes: pages * 4096,
                     num_arcs,
+                    compressed,
                     bytes_on_disk,
                 })
             },

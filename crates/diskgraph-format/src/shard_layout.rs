@@ -1,15 +1,21 @@
 //! The shard layout reader ([`ShardLayout`]): opens a shard layout listed in a graph's manifest,
 //! checks its metadata against the manifest's record and the graph, its files' sizes and its
-//! window index (O(N²)), and answers where each interval, shard and window lies.
+//! window index (O(N²)), and answers where each interval, shard and window lies; a compressed
+//! layout's windows decode here too.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::codec::Codec;
 use crate::data_file::{read_offsets, read_range};
 use crate::error::FormatError;
+use crate::grid_meta::GridEdge;
+use crate::grid_packed::{decode_runs, BlockFrame, RunAxis};
 use crate::layout_record::ShardRecord;
 use crate::read::GraphDir;
-use crate::shard_meta::{interval_of, ShardMeta, SHARD_DST, SHARD_SRC, SHARD_WINDOWS};
+use crate::shard_meta::{
+    interval_of, ShardMeta, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
+};
 
 /// The records of the shard layouts a graph lists, by ascending number of shards (the
 /// manifest's own order is by name, where `shards-16` comes before `shards-4`).
@@ -28,6 +34,8 @@ pub struct ShardLayout {
     name: String,
     meta: ShardMeta,
     windows: Vec<u64>,
+    /// Byte offsets of the windows in `arcs.packed` (compressed layouts).
+    byte_windows: Option<Vec<u64>>,
 }
 
 impl ShardLayout {
@@ -41,11 +49,19 @@ impl ShardLayout {
         }
         let n = meta.num_shards as usize;
         let windows = read_offsets(&path.join(SHARD_WINDOWS), n * n + 1, meta.num_arcs)?;
+        let byte_windows = match meta.compressed {
+            Some(_) => {
+                let packed = meta.files.get(SHARD_PACKED).map_or(0, |f| f.len);
+                Some(read_offsets(&path.join(SHARD_BYTE_WINDOWS), n * n + 1, packed)?)
+            }
+            None => None,
+        };
         Ok(ShardLayout {
             path,
             name: name.to_string(),
             meta,
             windows,
+            byte_windows,
         })
     }
 
@@ -131,6 +147,57 @@ impl ShardLayout {
         self.windows[w]..self.windows[w + 1]
     }
 
+    /// The codec of a compressed layout's windows; `None` for the plain columns.
+    pub fn compressed(&self) -> Option<Codec> {
+        self.meta.compressed
+    }
+
+    /// Byte range of the window of interval `p` in shard `q` in [`SHARD_PACKED`].
+    ///
+    /// # Panics
+    /// If the layout is not compressed, or `q` or `p` is not below [`ShardLayout::num_shards`].
+    pub fn window_bytes(&self, q: u32, p: u32) -> Range<u64> {
+        let n = self.meta.num_shards as usize;
+        assert!((p as usize) < n, "interval {p} of {n}");
+        let w = q as usize * n + p as usize;
+        let b = self.byte_windows.as_ref().expect("a compressed layout");
+        b[w]..b[w + 1]
+    }
+
+    /// Decodes the window of interval `p` in shard `q` of a compressed layout from exactly its
+    /// `bytes` ([`ShardLayout::window_bytes`]), handing each arc to `put` with its position in
+    /// the window (0, 1, … in order); `list` is scratch. Every source is checked against
+    /// interval `p`, every destination against interval `q`, the count against `windows.idx`;
+    /// damaged bytes are an error naming [`SHARD_PACKED`] and the window.
+    ///
+    /// # Panics
+    /// If the layout is not compressed, or `q` or `p` is not below [`ShardLayout::num_shards`].
+    pub fn decode_window(
+        &self,
+        q: u32,
+        p: u32,
+        bytes: &[u8],
+        list: &mut Vec<u32>,
+        put: impl FnMut(usize, GridEdge),
+    ) -> Result<(), FormatError> {
+        let codec = self.meta.compressed.expect("a compressed layout");
+        let frame = BlockFrame {
+            axis: RunAxis::Source,
+            sources: range64(self.interval(p)),
+            destinations: range64(self.interval(q)),
+        };
+        let arcs = self.window(q, p);
+        decode_runs(codec, &frame, bytes, (arcs.end - arcs.start) as usize, list, put).map_err(|reason| {
+            FormatError::Content {
+                path: self.column_path(SHARD_PACKED),
+                reason: format!(
+                    "shard {q}, window {p} (bytes {:?}, arcs {arcs:?}): {reason}",
+                    self.window_bytes(q, p)
+                ),
+            }
+        })
+    }
+
     /// Path of a column file of the layout ([`SHARD_SRC`] or [`SHARD_DST`]; any name is joined
     /// to the layout's directory).
     pub fn column_path(&self, file: &str) -> PathBuf {
@@ -146,6 +213,12 @@ impl ShardLayout {
     /// If `q` or `p` is not below [`ShardLayout::num_shards`].
     pub fn read_window(&self, q: u32, p: u32) -> Result<Vec<(u32, u32)>, FormatError> {
         let range = self.window(q, p);
+        if self.compressed().is_some() {
+            let bytes: Vec<u8> = read_range(&self.column_path(SHARD_PACKED), self.window_bytes(q, p))?;
+            let mut arcs = vec![(0, 0); (range.end - range.start) as usize];
+            self.decode_window(q, p, &bytes, &mut Vec::new(), |i, e| arcs[i] = (e.src, e.dst))?;
+            return Ok(arcs);
+        }
         let src: Vec<u32> = read_range(&self.column_path(SHARD_SRC), range.clone())?;
         let dst: Vec<u32> = read_range(&self.column_path(SHARD_DST), range.clone())?;
         let (sources, destinations) = (self.interval(p), self.interval(q));
@@ -165,4 +238,9 @@ impl ShardLayout {
         }
         Ok(src.into_iter().zip(dst).collect())
     }
+}
+
+/// A `u32` range as `u64`s.
+fn range64(r: Range<u32>) -> Range<u64> {
+    u64::from(r.start)..u64::from(r.end)
 }

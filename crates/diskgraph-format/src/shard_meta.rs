@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::codec::Codec;
 use crate::data_file::{check_file_list, FileEntry, PAGE};
 use crate::layout_meta::{check_built_from, check_format, LayoutMeta};
 use crate::layout_record::{LayoutKind, LayoutRecord, ShardRecord};
@@ -30,6 +31,11 @@ pub const SHARD_META: &str = "shards.json";
 pub const SHARD_SRC: &str = "src.u32";
 /// Destinations of a shard layout's arcs, u32[E], parallel to [`SHARD_SRC`].
 pub const SHARD_DST: &str = "dst.u32";
+/// Compressed windows of a compressed shard layout, one after another in window order.
+pub const SHARD_PACKED: &str = "arcs.packed";
+/// Byte index of a compressed shard layout: u64[N·N + 1] offsets into [`SHARD_PACKED`], entry
+/// `q·N + p` where the window of interval `p` in shard `q` starts.
+pub const SHARD_BYTE_WINDOWS: &str = "bytes.idx";
 /// Window index of a shard layout: u64[N·N + 1] edge offsets, entry `q·N + p` the first arc of
 /// shard `q` whose source lies in interval `p`.
 pub const SHARD_WINDOWS: &str = "windows.idx";
@@ -46,9 +52,13 @@ pub const MAX_SHARD_BLOCK_BYTES: u64 = 64 << 20;
 /// Largest number of shards (so at most 2^24 windows and a 128 MiB window index).
 pub const MAX_SHARDS: u32 = 4096;
 
-/// The directory name of a shard layout with `num_shards` shards: `shards-N`.
-pub fn shard_layout_name(num_shards: u32) -> String {
-    format!("shards-{num_shards}")
+/// The directory name of a shard layout with `num_shards` shards: `shards-N`, then `-CODEC`
+/// when compressed (`shards-8-vbyte`).
+pub fn shard_layout_name(num_shards: u32, compressed: Option<Codec>) -> String {
+    match compressed {
+        Some(codec) => format!("shards-{num_shards}-{codec}"),
+        None => format!("shards-{num_shards}"),
+    }
 }
 
 /// Checks an edge-value block size: a multiple of 4096 from [`MIN_SHARD_BLOCK_BYTES`] to
@@ -125,6 +135,10 @@ pub struct ShardMeta {
     pub block_bytes: u64,
     /// N + 1 interval boundaries: interval `p` is `[intervals[p], intervals[p + 1])`.
     pub intervals: Vec<u32>,
+    /// The codec of a compressed layout (`arcs.packed` and `bytes.idx` instead of the two
+    /// columns); absent when plain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<Codec>,
     /// xxh3 of the graph's `out.adj`: ties the layout to the graph it was built from.
     pub graph_out_adj: String,
     /// Every data file of the layout, by name.
@@ -135,11 +149,13 @@ pub struct ShardMeta {
 
 impl ShardMeta {
     /// Metadata for a shard layout of `graph` with these interval boundaries (N + 1 of them)
-    /// and edge-value block size, holding `files`.
+    /// and edge-value block size, its windows compressed with `compressed` (if any), holding
+    /// `files`.
     pub fn new(
         graph: &Manifest,
         intervals: Vec<u32>,
         block_bytes: u64,
+        compressed: Option<Codec>,
         files: BTreeMap<String, FileEntry>,
     ) -> ShardMeta {
         ShardMeta {
@@ -151,20 +167,24 @@ impl ShardMeta {
             num_shards: intervals.len().saturating_sub(1) as u32,
             block_bytes,
             intervals,
+            compressed,
             graph_out_adj: graph.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
             files,
             tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
         }
     }
 
-    /// The layout's directory name, `shards-N`.
+    /// The layout's directory name, `shards-N` or `shards-N-<codec>`.
     pub fn name(&self) -> String {
-        shard_layout_name(self.num_shards)
+        shard_layout_name(self.num_shards, self.compressed)
     }
 
     /// The files the layout must hold.
     pub fn required_files(&self) -> Vec<&'static str> {
-        vec![SHARD_SRC, SHARD_DST, SHARD_WINDOWS]
+        match self.compressed {
+            Some(_) => vec![SHARD_PACKED, SHARD_BYTE_WINDOWS, SHARD_WINDOWS],
+            None => vec![SHARD_SRC, SHARD_DST, SHARD_WINDOWS],
+        }
     }
 
     /// Expected logical length of a layout file, from the counts.
@@ -172,7 +192,7 @@ impl ShardMeta {
         let n = u64::from(self.num_shards);
         match name {
             SHARD_SRC | SHARD_DST => Some(self.num_arcs.saturating_mul(4)),
-            SHARD_WINDOWS => Some((n * n + 1) * 8),
+            SHARD_WINDOWS | SHARD_BYTE_WINDOWS => Some((n * n + 1) * 8),
             _ => None,
         }
     }
@@ -211,6 +231,7 @@ impl LayoutMeta for ShardMeta {
             num_shards: self.num_shards,
             block_bytes: self.block_bytes,
             num_arcs: self.num_arcs,
+            compressed: self.compressed,
             bytes_on_disk: self.bytes_on_disk(),
         })
     }

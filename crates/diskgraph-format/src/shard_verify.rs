@@ -6,11 +6,10 @@ use std::path::PathBuf;
 use diskgraph_io::faults::read_exact_at;
 
 use crate::arc_stream::ArcStream;
-use crate::data_file::read_range;
 use crate::error::FormatError;
 use crate::read::{Direction, GraphDir};
 use crate::shard_layout::ShardLayout;
-use crate::shard_meta::{interval_of, SHARD_DST, SHARD_SRC, SHARD_WINDOWS};
+use crate::shard_meta::{interval_of, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS};
 use crate::verify::VerifyReport;
 
 /// Arcs read per chunk by the sequential pass over the columns.
@@ -21,7 +20,8 @@ const GRAPH_BUFFER: usize = 4 << 20;
 const MERGE_BYTES: u64 = 16 << 20;
 
 /// Full check of the shard layout `name` of `g` (O(E) time, memory O(N²) for the window index
-/// plus fixed buffers): everything [`ShardLayout::open`] checks, plus each file's checksum and
+/// plus fixed buffers; a compressed layout's windows decode whole, so it holds one decoded
+/// window per shard): everything [`ShardLayout::open`] checks, plus each file's checksum and
 /// zero padding; every source inside its window's interval and every destination inside its
 /// shard's interval; each shard sorted by (src, dst); and the layout's arcs exactly the graph's
 /// `out.*` arcs. The last is a merge: the out-CSR is streamed in (src, dst) order, which is the
@@ -42,67 +42,61 @@ pub fn verify_shards(g: &GraphDir, name: &str) -> Result<VerifyReport, FormatErr
     Ok(report)
 }
 
-/// One sequential pass over both columns: each arc's source lies in its window's interval, its
+/// One sequential pass over the windows: each arc's source lies in its window's interval, its
 /// destination in its shard's interval, and each shard is sorted by (src, dst).
 fn check_windows(layout: &ShardLayout) -> Result<(), FormatError> {
-    let n = layout.num_shards() as usize;
-    let windows = layout.windows();
-    let (src_path, dst_path) = (layout.column_path(SHARD_SRC), layout.column_path(SHARD_DST));
-    let mut w = 0usize;
-    let mut prev: Option<(u32, u32)> = None;
-    let mut start = 0u64;
-    while start < layout.num_arcs() {
-        let end = (start + SCAN_ARCS).min(layout.num_arcs());
-        let src: Vec<u32> = read_range(&src_path, start..end)?;
-        let dst: Vec<u32> = read_range(&dst_path, start..end)?;
-        for (i, (&s, &d)) in src.iter().zip(&dst).enumerate() {
-            let at = start + i as u64;
-            let before = w;
-            while windows[w + 1] <= at {
-                w += 1;
+    let n = layout.num_shards();
+    let mut cols = Columns::open(layout)?;
+    for q in 0..n {
+        let mut prev: Option<(u32, u32)> = None;
+        for p in 0..n {
+            let window = layout.window(q, p);
+            let mut at = window.start;
+            while at < window.end {
+                let (src, dst) = cols.read(layout, q, p, at, SCAN_ARCS as usize)?;
+                for (i, (&s, &d)) in src.iter().zip(&dst).enumerate() {
+                    let arc = at + i as u64;
+                    let bad = |file: &str, what: String| {
+                        FormatError::Content {
+                        path: layout.column_path(file),
+                        reason: format!(
+                            "arc {arc} ({s} -> {d}) of shard {q}, window {p} (arcs {window:?} by {SHARD_WINDOWS}): {what}"
+                        ),
+                    }
+                    };
+                    if !layout.interval(p).contains(&s) {
+                        return Err(bad(
+                            cols.file(SHARD_SRC),
+                            format!("source {s} lies outside interval {p} = {:?}", layout.interval(p)),
+                        ));
+                    }
+                    if !layout.interval(q).contains(&d) {
+                        return Err(bad(
+                            cols.file(SHARD_DST),
+                            format!("destination {d} lies outside interval {q} = {:?}", layout.interval(q)),
+                        ));
+                    }
+                    if let Some((ps, pd)) = prev.filter(|&before| before > (s, d)) {
+                        let file = cols.file(if ps > s { SHARD_SRC } else { SHARD_DST });
+                        return Err(bad(
+                            file,
+                            format!("follows ({ps} -> {pd}): the shard is not sorted by (src, dst)"),
+                        ));
+                    }
+                    prev = Some((s, d));
+                }
+                at += src.len() as u64;
             }
-            if w / n != before / n {
-                prev = None;
-            }
-            let (q, p) = ((w / n) as u32, (w % n) as u32);
-            let bad = |file: &str, what: String| FormatError::Content {
-                path: layout.column_path(file),
-                reason: format!(
-                    "arc {at} ({s} -> {d}) of shard {q}, window {p} (arcs {}..{} by {SHARD_WINDOWS}): {what}",
-                    windows[w],
-                    windows[w + 1]
-                ),
-            };
-            if !layout.interval(p).contains(&s) {
-                return Err(bad(
-                    SHARD_SRC,
-                    format!("source {s} lies outside interval {p} = {:?}", layout.interval(p)),
-                ));
-            }
-            if !layout.interval(q).contains(&d) {
-                return Err(bad(
-                    SHARD_DST,
-                    format!("destination {d} lies outside interval {q} = {:?}", layout.interval(q)),
-                ));
-            }
-            if let Some((ps, pd)) = prev.filter(|&before| before > (s, d)) {
-                let file = if ps > s { SHARD_SRC } else { SHARD_DST };
-                return Err(bad(
-                    file,
-                    format!("follows ({ps} -> {pd}): the shard is not sorted by (src, dst)"),
-                ));
-            }
-            prev = Some((s, d));
         }
-        start = end;
     }
     Ok(())
 }
 
-/// The layout's two columns, read at any position.
-struct Columns {
-    src: (PathBuf, File),
-    dst: (PathBuf, File),
+/// The layout's arcs, read at any position: the two columns of a plain layout, the packed
+/// windows of a compressed one.
+enum Columns {
+    Plain { src: (PathBuf, File), dst: (PathBuf, File) },
+    Packed { packed: (PathBuf, File), list: Vec<u32> },
 }
 
 impl Columns {
@@ -113,10 +107,59 @@ impl Columns {
                 .map(|f| (path.clone(), f))
                 .map_err(|e| FormatError::io(&path, e))
         };
-        Ok(Columns {
-            src: open(SHARD_SRC)?,
-            dst: open(SHARD_DST)?,
+        Ok(match layout.compressed() {
+            Some(_) => Columns::Packed {
+                packed: open(SHARD_PACKED)?,
+                list: Vec::new(),
+            },
+            None => Columns::Plain {
+                src: open(SHARD_SRC)?,
+                dst: open(SHARD_DST)?,
+            },
         })
+    }
+
+    /// The file an error about a column names: the column's of a plain layout, else the packed
+    /// windows.
+    fn file<'a>(&self, column: &'a str) -> &'a str {
+        match self {
+            Columns::Plain { .. } => column,
+            Columns::Packed { .. } => SHARD_PACKED,
+        }
+    }
+
+    /// The arcs of the window of interval `p` in shard `q` from arc `at` (inside it): at most
+    /// `cap` of a plain layout; the whole window of a compressed one (`at` must be its start: a
+    /// packed window decodes only whole).
+    fn read(
+        &mut self,
+        layout: &ShardLayout,
+        q: u32,
+        p: u32,
+        at: u64,
+        cap: usize,
+    ) -> Result<(Vec<u32>, Vec<u32>), FormatError> {
+        let window = layout.window(q, p);
+        match self {
+            Columns::Plain { src, dst } => {
+                let len = (window.end - at).min(cap as u64) as usize;
+                let (mut s, mut d) = (vec![0u32; len], vec![0u32; len]);
+                read_column(src, at, &mut s)?;
+                read_column(dst, at, &mut d)?;
+                Ok((s, d))
+            }
+            Columns::Packed { packed, list } => {
+                debug_assert_eq!(at, window.start, "a packed window is read whole");
+                let range = layout.window_bytes(q, p);
+                let mut bytes = vec![0u8; (range.end - range.start) as usize];
+                let (path, file) = packed;
+                read_exact_at(file, path, &mut bytes, range.start).map_err(|e| FormatError::io(&*path, e))?;
+                let len = (window.end - window.start) as usize;
+                let (mut s, mut d) = (vec![0u32; len], vec![0u32; len]);
+                layout.decode_window(q, p, &bytes, list, |i, e| (s[i], d[i]) = (e.src, e.dst))?;
+                Ok((s, d))
+            }
+        }
     }
 }
 
@@ -128,6 +171,10 @@ fn read_column(column: &mut (PathBuf, File), at: u64, values: &mut [u32]) -> Res
 
 /// The unread part of one shard, with a buffer of its next arcs.
 struct Cursor {
+    /// The shard.
+    q: u32,
+    /// The window of the shard `at` lies in.
+    p: u32,
     /// Arc number of `src[0]`.
     start: u64,
     /// Next arc to hand out.
@@ -139,19 +186,23 @@ struct Cursor {
 }
 
 impl Cursor {
-    /// The next arc of the shard (`None` at its end), refilling the buffer with up to `cap`
-    /// arcs when it is used up.
-    fn next(&mut self, cols: &mut Columns, cap: usize) -> Result<Option<(u32, u32)>, FormatError> {
+    /// The next arc of the shard (`None` at its end), refilling the buffer from its window
+    /// (up to `cap` arcs of a plain layout) when it is used up.
+    fn next(
+        &mut self,
+        layout: &ShardLayout,
+        cols: &mut Columns,
+        cap: usize,
+    ) -> Result<Option<(u32, u32)>, FormatError> {
         if self.at >= self.end {
             return Ok(None);
         }
         let mut i = (self.at - self.start) as usize;
         if i >= self.src.len() {
-            let len = (self.end - self.at).min(cap as u64) as usize;
-            self.src.resize(len, 0);
-            self.dst.resize(len, 0);
-            read_column(&mut cols.src, self.at, &mut self.src)?;
-            read_column(&mut cols.dst, self.at, &mut self.dst)?;
+            while layout.window(self.q, self.p).end <= self.at {
+                self.p += 1;
+            }
+            (self.src, self.dst) = cols.read(layout, self.q, self.p, self.at, cap)?;
             (self.start, i) = (self.at, 0);
         }
         self.at += 1;
@@ -169,6 +220,8 @@ fn compare_with_graph(g: &GraphDir, layout: &ShardLayout) -> Result<(), FormatEr
         .map(|q| {
             let r = layout.shard(q);
             Cursor {
+                q,
+                p: 0,
                 start: r.start,
                 at: r.start,
                 end: r.end,
@@ -184,10 +237,10 @@ fn compare_with_graph(g: &GraphDir, layout: &ShardLayout) -> Result<(), FormatEr
             let c = &mut cursors[q as usize];
             let at = c.at;
             let graph_arc = s.position() - 1;
-            match c.next(&mut cols, cap)? {
+            match c.next(layout, &mut cols, cap)? {
                 Some((a, b)) if (a, b) == (v, d) => {}
                 Some((a, b)) => {
-                    let file = if a != v { SHARD_SRC } else { SHARD_DST };
+                    let file = cols.file(if a != v { SHARD_SRC } else { SHARD_DST });
                     return Err(FormatError::Content {
                         path: layout.column_path(file),
                         reason: format!(

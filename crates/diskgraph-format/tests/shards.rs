@@ -114,7 +114,7 @@ fn raw(windows: &[Vec<Vec<Arc>>]) -> Raw {
 /// Publishes a shard layout with exactly the given content and boundaries.
 fn write_raw(g: &GraphDir, b: &[u32], r: &Raw, force: bool) -> Result<PathBuf, FormatError> {
     let n = (b.len() - 1) as u32;
-    let builder = LayoutBuilder::create(g, &shard_layout_name(n), force)?;
+    let builder = LayoutBuilder::create(g, &shard_layout_name(n, None), force)?;
     let meta = fill(&builder, g, b, r)?;
     builder.publish(&meta)
 }
@@ -135,6 +135,7 @@ fn fill(builder: &LayoutBuilder, g: &GraphDir, b: &[u32], r: &Raw) -> Result<Sha
         g.manifest(),
         b.to_vec(),
         DEFAULT_SHARD_BLOCK_BYTES,
+        None,
         files,
     ))
 }
@@ -208,7 +209,7 @@ proptest! {
         let f = Fixture::new(n, &arcs, directed);
         let b = boundaries(n, k, &cuts);
         let path = f.layout(&b);
-        let name = shard_layout_name(k as u32);
+        let name = shard_layout_name(k as u32, None);
         prop_assert_eq!(&path, &f.path.join(&name));
         let g = f.graph();
         let e = f.arcs.len() as u64;
@@ -218,6 +219,7 @@ proptest! {
             num_shards: k as u32,
             block_bytes: DEFAULT_SHARD_BLOCK_BYTES,
             num_arcs: e,
+            compressed: None,
             bytes_on_disk: 2 * pages(4 * e) + pages(8 * (k * k + 1) as u64),
         };
         prop_assert_eq!(g.layout(&name), Some(&LayoutRecord::Shards(record.clone())));
@@ -325,7 +327,7 @@ proptest! {
         };
         write_raw(&f.graph(), &b, &raw(&w), false).unwrap();
         let msg = verify(&f.path).unwrap_err().to_string();
-        prop_assert!(msg.contains(&format!("{}/{}", shard_layout_name(k as u32), file)), "{}", msg);
+        prop_assert!(msg.contains(&format!("{}/{}", shard_layout_name(k as u32, None), file)), "{}", msg);
         prop_assert!(msg.contains(expect), "expected {:?}: {}", expect, msg);
     }
 }

@@ -159,6 +159,7 @@ fn build_base(root: &Path, name: &str, input: &str, ext: &str, undirected: bool,
         memory: 64 << 10,
         block_bytes: 4096,
         force: false,
+        compress: None,
     };
     partition_shards(&graph, &shards, &mut NoProgress).expect("the fuzz base shards");
     if basc {

@@ -26,6 +26,12 @@
 //!    written at its window's next offset, into both `src.u32` and `dst.u32`. Only the N windows
 //!    of one source interval are open at once.
 //!
+//! **Compressed** (`--compress CODEC`): a third pass reads the two columns just written, window
+//! by window, and encodes each window as the runs of a compressed grid block
+//! ([`BlockEncoder`]: a window is the block of sources in interval `p` and destinations in
+//! interval `q`) into `arcs.packed`, with their byte offsets in `bytes.idx`; the plain columns
+//! were scratch and are removed before the layout `shards-N-CODEC` is published.
+//!
 //! **Memory.** With budget `M` and N shards the peak is about `8·(N²+1)` bytes of window index,
 //! plus two CSR read buffers of `R = clamp(M/16, 64 KiB, 4 MiB)`, plus N window buffers of
 //! `clamp((M − index − 2R) / (N·8), 512, 131072)` arcs of 8 bytes. Budgets below that floor
@@ -48,8 +54,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    check_block_bytes, interval_of, padded_len, shard_layout_name, ArcStream, Direction, GraphDir, LayoutBuilder,
-    PositionedFile, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES, MAX_SHARDS, SHARD_DST, SHARD_SRC, SHARD_WINDOWS,
+    check_block_bytes, interval_of, padded_len, shard_layout_name, ArcStream, BlockEncoder, BlockFrame, Codec,
+    Direction, FileEntry, GraphDir, GridEdge, LayoutBuilder, PositionedFile, RunAxis, ShardMeta,
+    DEFAULT_SHARD_BLOCK_BYTES, MAX_SHARDS, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
 };
 
 use crate::Progress;
@@ -70,6 +77,8 @@ pub struct ShardOptions {
     pub block_bytes: u64,
     /// Replace an existing layout of the same name.
     pub force: bool,
+    /// Compress the windows with this codec (`--compress`): layout `shards-N-CODEC`.
+    pub compress: Option<Codec>,
 }
 
 impl Default for ShardOptions {
@@ -79,6 +88,7 @@ impl Default for ShardOptions {
             memory: 1 << 30,
             block_bytes: DEFAULT_SHARD_BLOCK_BYTES,
             force: false,
+            compress: None,
         }
     }
 }
@@ -223,7 +233,7 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
         None => auto_shards(v_count, e, opts.memory, opts.block_bytes),
     };
     let memory = Memory::plan(opts.memory, n);
-    let builder = LayoutBuilder::create(&g, &shard_layout_name(n), opts.force)?;
+    let builder = LayoutBuilder::create(&g, &shard_layout_name(n, opts.compress), opts.force)?;
     progress.phase("choosing intervals", None);
     let intervals = shard_intervals(&g, n, memory.read)?;
     let windows = count_windows(&g, &intervals, &memory, progress)?;
@@ -234,11 +244,20 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
     write_windows(&g, &intervals, &windows, &memory, &mut out, progress)?;
     let mut files = BTreeMap::new();
     files.extend([out.src.finish()?, out.dst.finish()?]);
+    if let Some(codec) = opts.compress {
+        // The plain columns were scratch: packed, then dropped from the layout.
+        files.clear();
+        files.extend(pack_windows(&builder, &intervals, &windows, codec, &memory, progress)?);
+        for column in [SHARD_SRC, SHARD_DST] {
+            let path = builder.dir().join(column);
+            std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+    }
     let bytes: &[u8] = bytemuck::cast_slice(&windows);
     let mut idx = builder.positioned(SHARD_WINDOWS, bytes.len() as u64)?;
     idx.write_at(0, bytes)?;
     files.extend([idx.finish()?]);
-    let meta = ShardMeta::new(g.manifest(), intervals, opts.block_bytes, files);
+    let meta = ShardMeta::new(g.manifest(), intervals, opts.block_bytes, opts.compress, files);
     let name = builder.name().to_string();
     let path = builder
         .publish(&meta)
@@ -463,6 +482,71 @@ fn write_windows(
         stripe.finish(out)?;
     }
     Ok(())
+}
+
+/// Bytes of packed runs gathered before they are written.
+const PACK_FLUSH: usize = 1 << 20;
+
+/// Pass 3 of `--compress`: reads the plain columns written by pass 2 front to back (they hold
+/// the windows in window order) and writes every window's runs to `arcs.packed`
+/// ([`BlockEncoder`]) and their byte offsets to `bytes.idx`; returns both files' entries.
+fn pack_windows(
+    builder: &LayoutBuilder,
+    intervals: &[u32],
+    windows: &[u64],
+    codec: Codec,
+    mem: &Memory,
+    progress: &mut dyn Progress,
+) -> Result<Vec<(String, FileEntry)>> {
+    let n = intervals.len() - 1;
+    let reader = |column: &str| -> Result<(PathBuf, std::io::BufReader<std::fs::File>)> {
+        let path = builder.dir().join(column);
+        let file = std::fs::File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+        Ok((path, std::io::BufReader::with_capacity(mem.read, file)))
+    };
+    let (mut src, mut dst) = (reader(SHARD_SRC)?, reader(SHARD_DST)?);
+    let chunk_len = (mem.read / 4).max(1);
+    let (mut s, mut d) = (vec![0u32; chunk_len], vec![0u32; chunk_len]);
+    let mut packed = builder.sequential(SHARD_PACKED)?;
+    let mut offsets = Vec::with_capacity(windows.len());
+    offsets.push(0u64);
+    let mut out: Vec<u8> = Vec::with_capacity(2 * PACK_FLUSH);
+    progress.phase("compressing windows", Some(*windows.last().unwrap_or(&0)));
+    let mut ticker = Ticker::new();
+    let range = |p: usize| u64::from(intervals[p])..u64::from(intervals[p + 1]);
+    for w in 0..n * n {
+        let (q, p) = (w / n, w % n);
+        let frame = BlockFrame {
+            axis: RunAxis::Source,
+            sources: range(p),
+            destinations: range(q),
+        };
+        let mut enc = BlockEncoder::new(codec, frame);
+        let mut left = windows[w + 1] - windows[w];
+        while left > 0 {
+            let k = left.min(chunk_len as u64) as usize;
+            for ((path, r), buf) in [(&mut src, &mut s), (&mut dst, &mut d)] {
+                std::io::Read::read_exact(r, bytemuck::cast_slice_mut(&mut buf[..k]))
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+            }
+            for i in 0..k {
+                enc.push(GridEdge { src: s[i], dst: d[i] }, &mut out);
+            }
+            if out.len() >= PACK_FLUSH {
+                packed.write_bytes(&out)?;
+                out.clear();
+            }
+            left -= k as u64;
+        }
+        enc.finish(&mut out);
+        packed.write_bytes(&out)?;
+        out.clear();
+        offsets.push(packed.len());
+        ticker.tick(progress, windows[w + 1])?;
+    }
+    let mut idx = builder.sequential(SHARD_BYTE_WINDOWS)?;
+    idx.write_u64s(&offsets)?;
+    Ok(vec![packed.finish()?, idx.finish()?])
 }
 
 #[cfg(test)]

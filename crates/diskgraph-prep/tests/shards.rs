@@ -61,7 +61,7 @@ fn expected_intervals(t: &TestGraph, n: u32) -> Vec<u32> {
 /// checks; returns the arcs of each shard.
 fn check_layout(st: &Stored, n: u32) -> Vec<u64> {
     let g = GraphDir::open(&st.path).unwrap();
-    let name = shard_layout_name(n);
+    let name = shard_layout_name(n, None);
     let ctx = format!("{} {name}", st.name);
     let l = ShardLayout::open(&g, &name).unwrap_or_else(|e| panic!("{ctx}: {e}"));
     let t = &st.test;
@@ -81,6 +81,7 @@ fn check_layout(st: &Stored, n: u32) -> Vec<u64> {
         num_shards: n,
         block_bytes: l.block_bytes(),
         num_arcs: e,
+        compressed: None,
         bytes_on_disk: on_disk,
     };
     assert_eq!(g.layout(&name), Some(&LayoutRecord::Shards(record)), "{ctx}");
@@ -136,6 +137,7 @@ fn opts(n: Option<u32>, memory: u64, force: bool) -> ShardOptions {
         memory,
         block_bytes: DEFAULT_SHARD_BLOCK_BYTES,
         force,
+        compress: None,
     }
 }
 
@@ -146,7 +148,10 @@ fn shards_hold_the_graphs_arcs_in_their_windows() {
         for n in counts {
             let s = partition_shards(&st.path, &opts(Some(n), 1 << 30, false), &mut NoProgress)
                 .unwrap_or_else(|e| panic!("{}: {e:#}", st.name));
-            assert_eq!((s.name.as_str(), s.num_shards), (shard_layout_name(n).as_str(), n));
+            assert_eq!(
+                (s.name.as_str(), s.num_shards),
+                (shard_layout_name(n, None).as_str(), n)
+            );
             assert_eq!(s.num_arcs, st.test.num_arcs() as u64);
             assert!(!s.shards_from_budget);
             let sizes = check_layout(&st, n);

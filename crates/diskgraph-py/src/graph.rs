@@ -274,6 +274,7 @@ impl PyGraph {
             memory,
             block_bytes: block_size,
             force,
+            compress: None,
         };
         let path = self.dir.path().to_path_buf();
         let summary = py

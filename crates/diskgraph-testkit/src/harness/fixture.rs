@@ -214,6 +214,7 @@ impl Fixture {
                     memory: 64 << 10,
                     block_bytes: 4096,
                     force: true,
+                    compress: None,
                 };
                 let s = partition_shards(&path, &opts, &mut NoProgress)
                     .unwrap_or_else(|e| panic!("partition {} into {shards:?} shards: {e:#}", case.name));
