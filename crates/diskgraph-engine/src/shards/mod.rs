@@ -29,8 +29,18 @@
 //! budget holds the cache and the interval's grouping arrays; the smallest budget is the
 //! largest interval's blocks and arrays ([`ShardGraph::minimum_budget`]). Vertex values are
 //! the program's, outside the budget, as every engine's O(V) state.
+//!
+//! # Compressed layouts
+//!
+//! A `shards-N-<codec>` layout (`partition --shards N --compress CODEC`) holds each window as
+//! packed runs instead of the two columns. The engine loads the packed blocks of the windows an
+//! interval reads through the same cache (so GSC keeps compressed bytes: more of the graph stays
+//! in memory), decodes the windows in parallel into pages addressed by arc number, and runs the
+//! interval as over the plain columns; edge values stay one word per arc. The decoded pages
+//! count as the interval's arrays in the budget.
 
 mod columns;
+mod decoded;
 mod program;
 
 use std::ops::Range;
@@ -40,7 +50,9 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use diskgraph_cache::{BlockCache, BlockKey};
-use diskgraph_format::{shard_layouts, Direction, FormatError, GraphDir, ShardLayout, SHARD_DST, SHARD_SRC};
+use diskgraph_format::{
+    shard_layouts, Direction, FormatError, GraphDir, ShardLayout, SHARD_DST, SHARD_PACKED, SHARD_SRC,
+};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -49,6 +61,7 @@ use crate::index::vertices_of;
 use crate::options::Params;
 use crate::{Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices};
 use columns::{ColumnFiles, Columns, DST, SRC, VALUES};
+use decoded::DecodedArcs;
 pub use program::{InEdges, OutEdges, Program, ProgramNeeds, Update};
 
 /// Vertices per unit of work: updates of one chunk run in order on one thread.
@@ -135,6 +148,8 @@ pub struct ShardGraph {
     max_degree: OnceLock<Result<u32, String>>,
     edges: AtomicU64,
     io_nanos: AtomicU64,
+    /// Time spent decoding a compressed layout's windows.
+    decode_nanos: AtomicU64,
     peak_arrays: u64,
     /// The run's log: a step per sweep.
     recorder: Recorder,
@@ -167,13 +182,12 @@ impl ShardGraph {
                 dir: dir.clone(),
                 source,
             })?;
-        let files = ColumnFiles::open(
-            &layout.column_path(SHARD_SRC),
-            &layout.column_path(SHARD_DST),
-            scratch.path(),
-            layout.num_arcs(),
-            layout.block_bytes(),
-        )?;
+        let arc_files = match layout.compressed() {
+            Some(_) => vec![layout.column_path(SHARD_PACKED)],
+            None => vec![layout.column_path(SHARD_SRC), layout.column_path(SHARD_DST)],
+        };
+        let arc_files: Vec<&std::path::Path> = arc_files.iter().map(|p| p.as_path()).collect();
+        let files = ColumnFiles::open(&arc_files, scratch.path(), layout.num_arcs(), layout.block_bytes())?;
         let capacity = opts.memory - sizes.arrays;
         let cache = BlockCache::new(
             layout.block_bytes() as usize,
@@ -195,6 +209,7 @@ impl ShardGraph {
             max_degree: OnceLock::new(),
             edges: AtomicU64::new(0),
             io_nanos: AtomicU64::new(0),
+            decode_nanos: AtomicU64::new(0),
             peak_arrays: sizes.arrays,
             recorder: Recorder::default(),
         })
@@ -230,7 +245,11 @@ impl ShardGraph {
         let needs = program.needs();
         let shift = (self.layout.block_bytes() / 4).trailing_zeros();
         let blocks = (4 * self.layout.num_arcs()).div_ceil(self.layout.block_bytes());
-        let mut columns = Columns::new(blocks, shift);
+        let packed = self.layout.compressed().map(|_| {
+            let len = self.layout.meta().files.get(SHARD_PACKED).map_or(0, |f| f.len);
+            len.div_ceil(self.layout.block_bytes())
+        });
+        let mut columns = Columns::new(blocks, shift, packed);
         let mut iterations = 0;
         for iteration in 0..max_iterations {
             program.before_iteration(iteration, values);
@@ -280,9 +299,13 @@ impl ShardGraph {
         }
     }
 
-    /// Loads the blocks `plan` needs into `columns`.
+    /// Loads the blocks `plan` needs into `columns`, and decodes a compressed layout's windows.
     fn load(&self, plan: &Plan, needs: ProgramNeeds, columns: &mut Columns) -> Result<(), EngineError> {
-        let keys = block_keys(plan, needs, columns);
+        let windows = decoded_windows(plan, needs, self.layout.num_shards());
+        let keys = match self.layout.compressed() {
+            Some(_) => packed_block_keys(&self.layout, plan, &windows, needs, columns),
+            None => block_keys(plan, needs, columns),
+        };
         let blocks = self.cache.load(&keys, &self.files).map_err(|e| match e {
             Some(e) => EngineError::from(e),
             None => EngineError::Setting(format!(
@@ -291,6 +314,33 @@ impl ShardGraph {
             )),
         })?;
         columns.insert(&keys, blocks);
+        if columns.decoded.is_some() {
+            let t = Instant::now();
+            let r = self.decode(&windows, columns);
+            self.decode_nanos.fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
+            r?;
+        }
+        Ok(())
+    }
+
+    /// Decodes the compressed `windows` (as `(shard, interval)`) from the packed blocks loaded
+    /// in `columns` into its decoded arcs, in parallel.
+    fn decode(&self, windows: &[(u32, u32)], columns: &mut Columns) -> Result<(), EngineError> {
+        let l = &self.layout;
+        let decoded = columns.decoded.as_mut().expect("a compressed layout");
+        for &(q, p) in windows {
+            decoded.reserve(&l.window(q, p));
+        }
+        let columns = &*columns;
+        let decoded = columns.decoded.as_ref().expect("a compressed layout");
+        windows.par_iter().try_for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(scratch, list), &(q, p)| {
+                let start = l.window(q, p).start;
+                let bytes = columns.packed_bytes(&l.window_bytes(q, p), scratch);
+                l.decode_window(q, p, bytes, list, |i, e| decoded.set(start + i as u64, e.src, e.dst))
+            },
+        )?;
         Ok(())
     }
 
@@ -332,6 +382,42 @@ fn block_keys(plan: &Plan, needs: ProgramNeeds, columns: &Columns) -> Vec<BlockK
     keys
 }
 
+/// The windows (as `(shard, interval)`) a compressed layout's interval `plan.p` decodes: its
+/// memory shard's, and when the program reads out-edges its window in every other shard.
+fn decoded_windows(plan: &Plan, needs: ProgramNeeds, n: u32) -> Vec<(u32, u32)> {
+    let mut windows: Vec<(u32, u32)> = (0..n).map(|p| (plan.p, p)).collect();
+    if needs.out_edges {
+        windows.extend((0..n).filter(|&q| q != plan.p).map(|q| (q, plan.p)));
+    }
+    windows
+}
+
+/// The distinct keys of the blocks a compressed layout's interval reads, ascending: the packed
+/// blocks of `windows`, and the value blocks the program reads.
+fn packed_block_keys(
+    l: &ShardLayout,
+    plan: &Plan,
+    windows: &[(u32, u32)],
+    needs: ProgramNeeds,
+    columns: &Columns,
+) -> Vec<BlockKey> {
+    let mut keys: Vec<BlockKey> = Vec::new();
+    for &(q, p) in windows {
+        keys.extend(columns.packed_keys(&l.window_bytes(q, p)));
+    }
+    if needs.edge_values {
+        keys.extend(columns.keys(VALUES, &plan.shard));
+        if needs.out_edges {
+            for w in &plan.windows {
+                keys.extend(columns.keys(VALUES, w));
+            }
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
 /// What a layout costs a run: the largest interval's blocks and arrays, and GSC's reserve.
 struct Sizes {
     /// Most bytes of blocks one interval reads (all columns a program may ask for).
@@ -344,12 +430,11 @@ struct Sizes {
 
 impl Sizes {
     fn of(l: &ShardLayout) -> Sizes {
+        if l.compressed().is_some() {
+            return Sizes::of_compressed(l);
+        }
         let bb = l.block_bytes();
-        let per_block = bb / 4;
-        let blocks_of = |r: &Range<u64>| match r.is_empty() {
-            true => 0,
-            false => (r.end - 1) / per_block - r.start / per_block + 1,
-        };
+        let blocks_of = |r: &Range<u64>| blocks_of(r, bb / 4);
         let n = l.num_shards();
         let (mut blocks, mut arrays, mut shard_blocks) = (0u64, 0u64, 0u64);
         for p in 0..n {
@@ -373,8 +458,46 @@ impl Sizes {
         }
     }
 
+    /// A compressed layout's: the packed blocks of the windows an interval decodes and its
+    /// value blocks; the arrays add the decoded pages and their table.
+    fn of_compressed(l: &ShardLayout) -> Sizes {
+        let bb = l.block_bytes();
+        let n = l.num_shards();
+        let (mut blocks, mut arrays, mut shard_blocks) = (0u64, 0u64, 0u64);
+        for p in 0..n {
+            let shard = l.shard(p);
+            let shard_bytes = l.window_bytes(p, 0).start..l.window_bytes(p, n - 1).end;
+            let (mut packed, mut values) = (blocks_of(&shard_bytes, bb), blocks_of(&shard, bb / 4));
+            let mut pages = DecodedArcs::pages_for(&shard);
+            for q in (0..n).filter(|&q| q != p) {
+                let w = l.window(q, p);
+                packed += blocks_of(&l.window_bytes(q, p), bb);
+                values += blocks_of(&w, bb / 4);
+                pages += DecodedArcs::pages_for(&w);
+            }
+            blocks = blocks.max((packed + values) * bb);
+            let nv = u64::from(l.interval(p).end - l.interval(p).start);
+            let grouping = 4 * (shard.end - shard.start) + 5 * (nv + 1) + (CHUNK as u64) * 64;
+            arrays = arrays.max(grouping + pages * DecodedArcs::PAGE_BYTES);
+            shard_blocks += blocks_of(&shard_bytes, bb) + blocks_of(&shard, bb / 4);
+        }
+        Sizes {
+            blocks,
+            arrays: arrays + DecodedArcs::table_bytes(l.num_arcs()),
+            reserve: 2 * (shard_blocks * bb).div_ceil(u64::from(n.max(1))),
+        }
+    }
+
     fn minimum(&self) -> u64 {
         self.blocks + self.arrays
+    }
+}
+
+/// Blocks of `per_block` units covering `r` (0 when empty).
+fn blocks_of(r: &Range<u64>, per_block: u64) -> u64 {
+    match r.is_empty() {
+        true => 0,
+        false => (r.end - 1) / per_block - r.start / per_block + 1,
     }
 }
 
@@ -747,6 +870,8 @@ impl Engine for ShardGraph {
             ("block_misses", json!(c.misses)),
             ("block_write_backs", json!(c.write_backs)),
             ("blocks_dropped_clean", json!(c.dropped_clean)),
+            ("layout_compressed", json!(self.layout.compressed())),
+            ("decode_seconds", json!(self.decode_nanos.load(Relaxed) as f64 * 1e-9)),
         ] {
             stats.settings.insert(k.into(), v);
         }

@@ -150,8 +150,8 @@ pub struct Fixture {
 }
 
 impl Fixture {
-    /// Writes `case` as a graph directory with grid layouts of each sort, shard layouts, a GVS
-    /// selection and a compressed layout of every codec.
+    /// Writes `case` as a graph directory with grid layouts of each sort, shard layouts (plain
+    /// and compressed), a GVS selection and a compressed layout of every codec.
     ///
     /// # Panics
     /// If the importer, the reordering, the partitioning or the selection fails.
@@ -205,22 +205,30 @@ impl Fixture {
         })
         .collect();
         // One shard (the whole graph an interval), three, and as many as 4 KiB blocks of a
-        // 256 KiB budget ask for; small blocks, so that intervals span many.
-        let mut shard_layouts: Vec<(u32, String)> = [Some(1), Some(3), None]
-            .into_iter()
-            .map(|shards| {
-                let opts = ShardOptions {
-                    shards,
-                    memory: 64 << 10,
-                    block_bytes: 4096,
-                    force: true,
-                    compress: None,
-                };
-                let s = partition_shards(&path, &opts, &mut NoProgress)
-                    .unwrap_or_else(|e| panic!("partition {} into {shards:?} shards: {e:#}", case.name));
-                (s.num_shards, s.name)
-            })
-            .collect();
+        // 256 KiB budget ask for; small blocks, so that intervals span many. Compressed windows
+        // of three shards and of the many (each codec once).
+        let zeta = Some(Codec::Zeta);
+        let mut shard_layouts: Vec<(u32, String)> = [
+            (Some(1), None),
+            (Some(3), None),
+            (None, None),
+            (Some(3), vbyte),
+            (None, zeta),
+        ]
+        .into_iter()
+        .map(|(shards, compress)| {
+            let opts = ShardOptions {
+                shards,
+                memory: 64 << 10,
+                block_bytes: 4096,
+                force: true,
+                compress,
+            };
+            let s = partition_shards(&path, &opts, &mut NoProgress)
+                .unwrap_or_else(|e| panic!("partition {} into {shards:?} shards: {e:#}", case.name));
+            (s.num_shards, s.name)
+        })
+        .collect();
         shard_layouts.sort();
         shard_layouts.dedup();
         let test = case.edges.build(case.keep);
