@@ -8,7 +8,8 @@ use crate::options::Params;
 use crate::EngineError;
 
 /// Compute workers from which `auto` reads the compressed lists on the engines that decode in
-/// the workers that also consume the lists (selective, stream): with fewer, a round is bound by
+/// the workers that also consume the lists (selective; the stream and shards engines' default
+/// layouts follow the same rule): with fewer, a round is bound by
 /// the workers, not the device (measured on 2 cores: compressed rounds read 43–70% fewer bytes
 /// but take longer), and the plain lists are faster. On the 16-core machine of the issue the
 /// selective engine stopped scaling at 4 threads, device-bound: from there fewer bytes pay.

@@ -59,7 +59,9 @@ use serde_json::json;
 use crate::engine_options::{DETERMINISTIC, GSC, LAYOUT, SCRATCH};
 use crate::index::vertices_of;
 use crate::options::Params;
-use crate::{Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices};
+use crate::{
+    Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices, COMPRESSED_FROM_THREADS,
+};
 use columns::{ColumnFiles, Columns, DST, SRC, VALUES};
 use decoded::DecodedArcs;
 pub use program::{InEdges, OutEdges, Program, ProgramNeeds, Update};
@@ -503,7 +505,10 @@ fn blocks_of(r: &Range<u64>, per_block: u64) -> u64 {
 
 /// The layout to run over: the one named, else among the graph's shards layouts the one with
 /// the fewest shards whose largest interval fits `memory` (the most shards when none fits, so
-/// that the open says how much it needs).
+/// that the open says how much it needs). Between a plain and a compressed layout of the same
+/// count, the compressed one from [`COMPRESSED_FROM_THREADS`] threads, else the plain one: on
+/// 2 cores a program that reads and writes edge values spends more decoding than the smaller
+/// reads save (measured in docs/BENCHMARKS.md, "Compressed adjacency").
 fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<ShardLayout, EngineError> {
     if let Some(name) = name {
         // A layout the manifest does not list is a setting to fix (or, while a writer replaces
@@ -522,9 +527,16 @@ fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<Sh
         }
         return Ok(ShardLayout::open(graph, name)?);
     }
-    let mut records: Vec<(u32, String)> = shard_layouts(graph)
+    let prefer_compressed = rayon::current_num_threads() >= COMPRESSED_FROM_THREADS;
+    let mut records: Vec<(u32, bool, String)> = shard_layouts(graph)
         .into_iter()
-        .map(|r| (r.num_shards, r.name.clone()))
+        .map(|r| {
+            (
+                r.num_shards,
+                r.compressed.is_some() != prefer_compressed,
+                r.name.clone(),
+            )
+        })
         .collect();
     records.sort();
     if records.is_empty() {
@@ -536,7 +548,7 @@ fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<Sh
         )));
     }
     let mut last = None;
-    for (_, name) in records {
+    for (_, _, name) in records {
         let l = ShardLayout::open(graph, &name)?;
         if Sizes::of(&l).minimum() <= memory {
             return Ok(l);
