@@ -17,7 +17,8 @@ Sections (`--only`, comma-separated; default all):
 (engines) Selective and stream bfs / wcc / pagerank (`--iterations 10`) on Kronecker
           `--engine-scale` at 1/8 budget (budget = CSR bytes / 8), plain against every codec (the
           selective engine through `--adjacency`, the stream engine through a plain and a
-          compressed grid layout of the same P), page cache dropped before each run, in a cgroup
+          compressed grid layout of the same P, the shards engine — wcc and pagerank — through
+          a plain and a compressed shard layout of the same N, 64 KiB blocks), page cache dropped before each run, in a cgroup
           v1 memory limit of budget + 96 B per vertex + 192 MiB, one run each: bytes read, wall
           time, ratios; plus the device's own rates measured in the same run; and the memory
           engine (`--memory 4GiB`, a 6 GiB cgroup) loading the CSR cold, plain or decoded on load.
@@ -68,6 +69,10 @@ ALGORITHMS = {
     "wcc": [],
     "pagerank": ["--iterations", "10"],
 }
+#: The algorithms the shards engine runs of ALGORITHMS.
+SHARD_ALGORITHMS = ("wcc", "pagerank")
+#: Edge-value block size of the engines section's shard layouts.
+SHARD_BLOCK_BYTES = 64 << 10
 #: The compressed adjacency targets (benchmark, not test).
 TARGET_KRON24_DEGREE = 2.0
 TARGET_CNR = 0.6
@@ -184,6 +189,29 @@ class Bench:
         out, _, err = self.attempt(["nice", "-n", "19", *cmd, *(["--compress", codec] if codec else [])])
         if out is None:
             self.say(f"note: no {name} in {graph.name}: {err.strip().splitlines()[-1] if err.strip() else '?'}")
+            return None
+        return find()
+
+    def shards(self, graph: Path, budget: str, codec: str | None) -> dict | None:
+        """The graph's shard layout for `budget` (`--shards auto`, 64 KiB edge-value blocks: the
+        default 1 MiB blocks need more than 1/8 of the CSR for the engine's smallest budget),
+        plain or with its windows compressed by `codec`, made once; its layout_details record,
+        None when it cannot be made (the reason is printed)."""
+        def find() -> dict | None:
+            return next((d for d in self.info(graph).get("layout_details", [])
+                         if d.get("shards") and d["shards"]["block_bytes"] == SHARD_BLOCK_BYTES
+                         and (d["shards"].get("compressed") or [None])[0] == codec), None)
+        found = find()
+        if found:
+            return found
+        plain = None if codec is None else self.shards(graph, budget, None)
+        count = ["auto"] if plain is None else [str(plain["shards"]["num_shards"])]
+        cmd = [self.dg, "partition", str(graph), "--shards", *count, "--memory", budget,
+               "--block-size", str(SHARD_BLOCK_BYTES)]
+        out, _, err = self.attempt(["nice", "-n", "19", *cmd, *(["--compress", codec] if codec else [])])
+        if out is None:
+            self.say(f"note: no shards ({codec or 'plain'}) in {graph.name}: "
+                     f"{err.strip().splitlines()[-1] if err.strip() else '?'}")
             return None
         return find()
 
@@ -427,6 +455,12 @@ def engines(b: Bench, scale: int) -> None:
                 if d:
                     stream_layouts[c] = d["name"]
     configs += [("stream", enc, ["--layout", name, "--memory", budget]) for enc, name in stream_layouts.items()]
+    # The shards engine over a plain and a compressed shard layout of the same count.
+    if "--compress" in b.help_text("partition") and b.shards(g, budget, None):
+        for enc in [None, *codecs]:
+            d = b.shards(g, budget, enc)
+            if d:
+                configs.append(("shards", enc or "plain", ["--layout", d["name"], "--memory", budget]))
     rows = []
     b.say("\n| algorithm | engine | encoding | engine read | wall s | process s | MiB read | read MB/s | × plain wall "
           "| × plain bytes |")
@@ -434,6 +468,8 @@ def engines(b: Bench, scale: int) -> None:
     for algo in ALGORITHMS:
         plain_of: dict[str, dict] = {}
         for engine, enc, flags in configs:
+            if engine == "shards" and algo not in SHARD_ALGORITHMS:
+                continue
             r = b.measure(b.dg, g, algo, ["--engine", engine, *flags], roomy if engine == "memory" else cg)
             r.update({"algorithm": algo, "engine": engine, "encoding": enc})
             rows.append(r)
@@ -454,7 +490,7 @@ def engines(b: Bench, scale: int) -> None:
     cg.close()
     roomy.close()
     b.say("\n× plain: the same engine's plain run (selective: --adjacency plain; stream: the plain grid "
-          "of the same P) over this one; above 1 is faster / fewer bytes. Target: stream pagerank ≥ 1.5×. "
+          "of the same P; shards: the plain shards of the same N) over this one; above 1 is faster / fewer bytes. Target: stream pagerank ≥ 1.5×. "
           "Engine read: the adjacency (or layout) the run's stats record; `?` where the engine records none, "
           "so that a compressed row reading as many bytes as plain may have read the plain lists.")
 
