@@ -21,6 +21,7 @@ mod reorder;
 pub mod report;
 mod run;
 mod select;
+mod split;
 mod threshold;
 mod verify;
 
@@ -69,6 +70,8 @@ enum Command {
     Device(device::Args),
     /// Measure the shard engine's memory-threshold curve, with Greedy Shard Caching off and on.
     Threshold(threshold::Args),
+    /// Cut a graph into N parts (row-column balanced 2D partitioning), a graph directory each, for workers on several machines.
+    Split(split::Args),
 }
 
 /// Exit status of a run that stopped at its time limit with its state saved (sysexits'
@@ -91,7 +94,7 @@ where
     };
     // Ctrl-C stops these commands cleanly (see [`interrupt`]); the others die by it.
     let catch = match &cli.command {
-        Command::Import(_) | Command::Generate(_) | Command::Partition(_) | Command::Run(_) => {
+        Command::Import(_) | Command::Generate(_) | Command::Partition(_) | Command::Run(_) | Command::Split(_) => {
             match interrupt::Catch::start() {
                 Ok(catch) => Some(catch),
                 Err(e) => {
@@ -117,6 +120,7 @@ where
         Command::Algorithms(a) => algorithms::run(a),
         Command::Device(a) => device::run(a),
         Command::Threshold(a) => threshold::run(a),
+        Command::Split(a) => split::run(a),
     };
     drop(catch);
     match result {

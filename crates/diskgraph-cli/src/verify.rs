@@ -7,13 +7,16 @@ use anyhow::Result;
 /// Arguments of `diskgraph verify`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Graph directory.
+    /// Graph directory, or a split directory (`diskgraph split`: every part and the routing).
     graph: PathBuf,
 }
 
 pub fn run(a: Args) -> Result<()> {
     let start = std::time::Instant::now();
-    let r = diskgraph_format::verify(&a.graph)?;
+    let r = match diskgraph_format::is_split_dir(&a.graph) {
+        true => diskgraph_format::verify_split(&a.graph)?,
+        false => diskgraph_format::verify(&a.graph)?,
+    };
     println!(
         "{}: ok ({} files, {:.1} MiB checksummed, {} neighbour IDs checked in {:.2} s)",
         a.graph.display(),

@@ -86,6 +86,55 @@ fn remove_stale(dir: &Path, wanted: impl Fn(&str) -> bool) {
     }
 }
 
+/// Starts a directory to be published at `path`: puts back an entry a dead writer moved aside,
+/// asks `replaceable` whether an existing `path` may be replaced, removes dead writers'
+/// temporaries of it and creates the temporary directory next to it. Returns the entry's name
+/// and the temporary directory; errors name `path`, never the temporary.
+pub(crate) fn start_directory(
+    path: &Path,
+    replaceable: impl FnOnce(&Path) -> Result<(), FormatError>,
+) -> Result<(String, std::path::PathBuf), FormatError> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| FormatError::io(path, std::io::Error::other("output path has no final component")))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    restore_replaced(&parent, &name);
+    replaceable(path)?;
+    remove_stale_temporaries_of(&parent, &name);
+    let tmp_path = parent.join(temporary_name(&name, "tmp"));
+    std::fs::create_dir(&tmp_path).map_err(|e| match parent.is_dir() {
+        true => FormatError::io(path, e),
+        false => FormatError::io(
+            path,
+            std::io::Error::new(e.kind(), format!("directory {} does not exist", parent.display())),
+        ),
+    })?;
+    Ok((name, tmp_path))
+}
+
+/// Renames the finished directory `tmp` to `dest` (named `name` in its parent): an existing
+/// `dest` is moved aside first and removed once the new one is in place; the parent is synced.
+pub(crate) fn rename_into_place(tmp: &Path, dest: &Path, name: &str) -> Result<(), FormatError> {
+    let io = |p: &Path, e| FormatError::io(p, e);
+    let parent = tmp.parent().expect("the temporary is inside the parent");
+    let old = parent.join(temporary_name(name, "old"));
+    let replaced = dest.exists();
+    if replaced {
+        std::fs::rename(dest, &old).map_err(|e| io(dest, e))?;
+    }
+    std::fs::rename(tmp, dest).map_err(|e| io(dest, e))?;
+    if replaced {
+        remove_path(&old).map_err(|e| io(&old, e))?;
+    }
+    sync_dir(parent);
+    Ok(())
+}
+
 /// Removes a file, or a directory with everything in it (a link itself, never its target).
 pub(crate) fn remove_path(path: &Path) -> std::io::Result<()> {
     match std::fs::symlink_metadata(path)?.is_dir() {

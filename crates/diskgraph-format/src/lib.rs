@@ -33,6 +33,7 @@
 //! | `shard_meta` | shard layout file names and limits, [`ShardMeta`] (`shards.json`), [`interval_of`] |
 //! | `shard_layout` | [`ShardLayout`], the shard layout reader; [`shard_layouts`] |
 //! | `shard_verify` | [`verify_shards`], the full O(E) check of a shard layout |
+//! | `split` | split directories: [`SplitMeta`] (`split.json`), [`SplitDir`], [`verify_split`], [`SplitBuilder`] |
 //! | `codec` | [`Codec`], the encodings of one compressed list |
 //! | `compressed_meta` | compressed layout file names, [`CompressedMeta`] (`compressed.json`) |
 //! | `compressed_layout` | [`compress`], [`CompressedLayout`] (the reader), [`verify_compressed`] |
@@ -70,6 +71,7 @@ mod shard_layout;
 mod shard_meta;
 mod shard_verify;
 mod shared_slice;
+mod split;
 mod verify;
 mod write;
 
@@ -116,5 +118,9 @@ pub use shard_meta::{
 };
 pub use shard_verify::verify_shards;
 pub use shared_slice::SharedSlice;
+pub use split::{
+    is_split_dir, part_name, verify_split, SplitBuilder, SplitDir, SplitMeta, SplitPart, MAX_PARTS, SPLIT_FORMAT,
+    SPLIT_META, SPLIT_VERSION,
+};
 pub use verify::{verify, verify_grid, VerifyReport};
 pub use write::{CsrWriter, DataFileWriter, GraphBuilder};

@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::atomic::{
-    remove_path, remove_stale_temporaries_of, restore_replaced, sync_dir, temporary_name, write_synced,
-};
+use crate::atomic::{remove_path, rename_into_place, start_directory, write_synced};
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
 use crate::manifest::{Manifest, IDS, MANIFEST, NAMES_BIN, NAMES_IDX};
@@ -183,27 +181,7 @@ impl GraphBuilder {
     /// an earlier builder moved aside to replace it and died before renaming its own in, and
     /// removes the temporaries of earlier builders of `path` that died.
     pub fn create(path: &Path, force: bool) -> Result<Self, FormatError> {
-        let name = path
-            .file_name()
-            .ok_or_else(|| FormatError::io(path, std::io::Error::other("output path has no final component")))?
-            .to_string_lossy()
-            .into_owned();
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        restore_replaced(&parent, &name);
-        check_replaceable(path, force)?;
-        remove_stale_temporaries_of(&parent, &name);
-        let tmp_path = parent.join(temporary_name(&name, "tmp"));
-        // Errors name the path asked for, never the temporary one.
-        std::fs::create_dir(&tmp_path).map_err(|e| match parent.is_dir() {
-            true => FormatError::io(path, e),
-            false => FormatError::io(
-                path,
-                std::io::Error::new(e.kind(), format!("directory {} does not exist", parent.display())),
-            ),
-        })?;
+        let (name, tmp_path) = start_directory(path, |p| check_replaceable(p, force))?;
         Ok(GraphBuilder {
             final_path: path.to_path_buf(),
             name,
@@ -280,20 +258,8 @@ impl GraphBuilder {
         json.push(b'\n');
         write_synced(&mpath, &json)?;
         check_replaceable(&self.final_path, self.force)?;
-        let parent = self.tmp_path.parent().expect("the temporary is inside the parent");
-        let old = parent.join(temporary_name(&self.name, "old"));
-        let replaced = self.final_path.exists();
-        if replaced {
-            std::fs::rename(&self.final_path, &old).map_err(|e| io(&self.final_path, e))?;
-        }
-        std::fs::rename(&self.tmp_path, &self.final_path).map_err(|e| io(&self.final_path, e))?;
+        rename_into_place(&self.tmp_path, &self.final_path, &self.name)?;
         self.published = true;
-        if replaced {
-            remove_path(&old).map_err(|e| io(&old, e))?;
-        }
-        if let Some(parent) = self.final_path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            sync_dir(parent);
-        }
         Ok(self.final_path.clone())
     }
 }

@@ -162,12 +162,13 @@ pub fn shard_intervals(graph: &GraphDir, num_shards: u32, buffer_bytes: usize) -
         cut.at(v, prefix, prefix + degree);
         prefix += degree;
     }
-    Ok(cut.boundaries)
+    Ok(cut.boundaries())
 }
 
 /// The boundaries of the interval rule, placed left to right as the in-degree prefix `P(v)`
-/// streams past.
-struct Cut {
+/// streams past (also the splitter's rule for rows and columns, over out-degrees and a row's
+/// destination counts).
+pub(crate) struct Cut {
     /// N.
     n: u64,
     /// V.
@@ -181,7 +182,8 @@ struct Cut {
 }
 
 impl Cut {
-    fn new(num_shards: u32, v_count: u64, e: u64) -> Cut {
+    /// The rule for `num_shards` ranges of `v_count` vertices holding `e` arcs.
+    pub(crate) fn new(num_shards: u32, v_count: u64, e: u64) -> Cut {
         Cut {
             n: u64::from(num_shards),
             v_count,
@@ -192,8 +194,8 @@ impl Cut {
     }
 
     /// Places every boundary that falls at vertex `v`, where `P(v) = here` and
-    /// `P(v + 1) = next` (`next = here` at `v = V`).
-    fn at(&mut self, v: u64, here: u64, next: u64) {
+    /// `P(v + 1) = next` (`next = here` at `v = V`); called for every `v` from 0 to V.
+    pub(crate) fn at(&mut self, v: u64, here: u64, next: u64) {
         while (self.boundaries.len() as u64) < self.n {
             let p = self.boundaries.len() as u64;
             let last = u64::from(self.boundaries[p as usize - 1]);
@@ -216,6 +218,11 @@ impl Cut {
         if v == self.v_count && self.boundaries.len() as u64 == self.n {
             self.boundaries.push(v as u32);
         }
+    }
+
+    /// The N + 1 boundaries, once `at` has seen every vertex.
+    pub(crate) fn boundaries(self) -> Vec<u32> {
+        self.boundaries
     }
 }
 
