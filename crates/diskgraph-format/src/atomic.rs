@@ -117,6 +117,35 @@ pub(crate) fn start_directory(
     Ok((name, tmp_path))
 }
 
+/// Whether an existing `path` may be replaced by a new `what`: only with `force`, and a
+/// directory only when it is empty or `is_ours` says it is one (never an unrelated non-empty
+/// directory). Nothing at `path` is fine.
+pub(crate) fn check_replaceable(
+    path: &Path,
+    force: bool,
+    what: &str,
+    is_ours: impl Fn(&Path) -> bool,
+) -> Result<(), FormatError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !force {
+        return Err(FormatError::Exists {
+            path: path.to_path_buf(),
+        });
+    }
+    let empty = || std::fs::read_dir(path).map(|mut d| d.next().is_none()).unwrap_or(false);
+    if meta.is_dir() && !is_ours(path) && !empty() {
+        return Err(FormatError::io(
+            path,
+            std::io::Error::other(format!(
+                "refusing to replace a non-empty directory that is not a {what}"
+            )),
+        ));
+    }
+    Ok(())
+}
+
 /// Renames the finished directory `tmp` to `dest` (named `name` in its parent): an existing
 /// `dest` is moved aside first and removed once the new one is in place; the parent is synced.
 pub(crate) fn rename_into_place(tmp: &Path, dest: &Path, name: &str) -> Result<(), FormatError> {

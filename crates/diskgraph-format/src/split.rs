@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::arc_stream::ArcStream;
-use crate::atomic::{rename_into_place, start_directory, sync_dir, write_synced};
+use crate::atomic::{self, rename_into_place, start_directory, sync_dir, write_synced};
 use crate::error::FormatError;
 use crate::read::{Direction, GraphDir};
 use crate::verify::{verify, VerifyReport};
@@ -342,24 +342,15 @@ impl Drop for SplitBuilder {
 }
 
 /// An existing output may be replaced only with `force`, and only if it is a split directory or
-/// an empty one.
+/// an empty one (a file is refused too).
 fn check_replaceable(path: &Path, force: bool) -> Result<(), FormatError> {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return Ok(());
-    };
-    if !force {
-        return Err(FormatError::Exists {
-            path: path.to_path_buf(),
-        });
-    }
-    let empty = meta.is_dir() && std::fs::read_dir(path).map(|mut d| d.next().is_none()).unwrap_or(false);
-    if !is_split_dir(path) && !empty {
+    if path.is_file() && force {
         return Err(FormatError::io(
             path,
-            std::io::Error::other("refusing to replace something that is not a split directory"),
+            std::io::Error::other("refusing to replace a file with a split directory"),
         ));
     }
-    Ok(())
+    atomic::check_replaceable(path, force, "split directory", is_split_dir)
 }
 
 #[cfg(test)]

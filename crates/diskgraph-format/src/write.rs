@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::atomic::{remove_path, rename_into_place, start_directory, write_synced};
+use crate::atomic::{self, remove_path, rename_into_place, start_directory, write_synced};
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
 use crate::manifest::{Manifest, IDS, MANIFEST, NAMES_BIN, NAMES_IDX};
@@ -267,25 +267,7 @@ impl GraphBuilder {
 /// An existing output may be replaced only with `force`, and only if it is a file or a graph
 /// directory (never an unrelated non-empty directory).
 fn check_replaceable(path: &Path, force: bool) -> Result<(), FormatError> {
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return Ok(());
-    };
-    if !force {
-        return Err(FormatError::Exists {
-            path: path.to_path_buf(),
-        });
-    }
-    if meta.is_dir() {
-        let is_graph = path.join(MANIFEST).exists();
-        let is_empty = std::fs::read_dir(path).map(|mut d| d.next().is_none()).unwrap_or(false);
-        if !is_graph && !is_empty {
-            return Err(FormatError::io(
-                path,
-                std::io::Error::other("refusing to replace a non-empty directory that is not a graph"),
-            ));
-        }
-    }
-    Ok(())
+    atomic::check_replaceable(path, force, "graph", |p| p.join(MANIFEST).exists())
 }
 
 impl Drop for GraphBuilder {

@@ -151,8 +151,15 @@ pub fn shard_intervals(graph: &GraphDir, num_shards: u32, buffer_bytes: usize) -
         true => Direction::In,
         false => Direction::Out,
     };
-    let mut s = ArcStream::open(graph, direction, false, buffer_bytes)?;
-    let mut cut = Cut::new(num_shards, v_count, graph.manifest().num_arcs);
+    cut_by_degree(graph, direction, num_shards, buffer_bytes)
+}
+
+/// The N + 1 boundaries of `n` ranges of about equal degree sums in direction `dir` of `graph`
+/// (the rule of [`Cut`]), from one pass over its offsets through buffers of `buffer_bytes`.
+pub(crate) fn cut_by_degree(graph: &GraphDir, dir: Direction, n: u32, buffer_bytes: usize) -> Result<Vec<u32>> {
+    let v_count = graph.num_vertices();
+    let mut s = ArcStream::open(graph, dir, false, buffer_bytes)?;
+    let mut cut = Cut::new(n, v_count, graph.manifest().num_arcs);
     let mut prefix = 0u64;
     for v in 0..=v_count {
         let degree = match v < v_count {

@@ -30,7 +30,7 @@ use diskgraph_format::{
     SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ, SPLIT_FORMAT, SPLIT_VERSION,
 };
 
-use crate::shards::Cut;
+use crate::shards::{cut_by_degree, Cut};
 use crate::Progress;
 
 /// Read buffer of each graph file streamed.
@@ -87,7 +87,7 @@ pub fn split(graph: &Path, output: &Path, opts: &SplitOptions, progress: &mut dy
     let m = g.manifest().clone();
     let (rows, cols) = split_shape(opts.parts);
     progress.phase("cutting rows and columns", Some(m.num_arcs));
-    let row_bounds = cut_rows(&g, rows)?;
+    let row_bounds = cut_by_degree(&g, Direction::Out, rows, READ_BUFFER)?;
     let col_bounds = cut_columns(&g, &row_bounds, cols, progress)?;
     let builder = SplitBuilder::create(output, opts.force)?;
     let mut meta = SplitMeta {
@@ -140,23 +140,6 @@ pub fn split(graph: &Path, output: &Path, opts: &SplitOptions, progress: &mut dy
         bytes_written,
         seconds: start.elapsed().as_secs_f64(),
     })
-}
-
-/// The R + 1 row boundaries: rows of about equal out-degree sums.
-fn cut_rows(g: &GraphDir, rows: u32) -> Result<Vec<u32>> {
-    let (v_count, e) = (g.num_vertices(), g.manifest().num_arcs);
-    let mut s = ArcStream::open(g, Direction::Out, false, READ_BUFFER)?;
-    let mut cut = Cut::new(rows, v_count, e);
-    let mut prefix = 0u64;
-    for v in 0..=v_count {
-        let degree = match v < v_count {
-            true => s.next_vertex()?.map_or(0, |(_, d)| d),
-            false => 0,
-        };
-        cut.at(v, prefix, prefix + degree);
-        prefix += degree;
-    }
-    Ok(cut.boundaries())
 }
 
 /// Per row, the C + 1 column boundaries: columns of about equal arcs of that row, from the
