@@ -1,7 +1,8 @@
 """Compressed adjacency from Python: ``Graph.compress`` makes the layout (its report, the manifest
 and ``diskgraph info`` show it), the importers' ``compress=`` make it while importing, runs read
 it by default and equal the plain lists' results (``adjacency="plain"``) on the memory and sync
-engines, and ``Graph.sync`` reads it too."""
+engines, and ``Graph.sync`` reads it too; ``partition_shards(compress=)`` and
+``partition(compress=)`` make compressed shards and grids whose runs equal the plain layouts'."""
 
 from __future__ import annotations
 
@@ -89,3 +90,32 @@ def test_sync_handle_reads_compressed_lists(tmp_path: Any) -> None:
             np.testing.assert_array_equal(packed.neighbors(int(v), d), plain.neighbors(int(v), d))
             if g.weighted:
                 np.testing.assert_array_equal(packed.weights(int(v), d), plain.weights(int(v), d))
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_compressed_shards_and_grids_run_as_the_plain_ones(seed: int, tmp_path: Any) -> None:
+    g = build(random_case(seed), tmp_path / "g")
+    plain = g.partition_shards(shards=3, block_size="4KiB")
+    made = g.partition_shards(shards=3, block_size="4KiB", compress="vbyte")
+    assert (plain["name"], made["name"]) == ("shards-3", "shards-3-vbyte")
+    record = {l["name"]: l for l in g.manifest["layouts"]}["shards-3-vbyte"]
+    assert record["compressed"] == "vbyte", record
+    opts: Dict[str, Any] = {"engine": "shards", "memory": "4MiB", "iterations": 5, "allow_unconverged": True}
+    want = g.pagerank(layout="shards-3", **opts)
+    got = g.pagerank(layout="shards-3-vbyte", **opts)
+    assert got.stats["settings"]["layout"] == "shards-3-vbyte"
+    assert got.stats["settings"]["layout_compressed"] == "vbyte"
+    np.testing.assert_array_equal(got.vertex_ids, want.vertex_ids)
+    np.testing.assert_array_equal(got.values, want.values)
+    assert g.partition(grid=2)["name"] == "grid-2"
+    grid = g.partition(grid=2, compress="zeta")
+    assert grid["name"] == "grid-2-zeta", grid
+    stream: Dict[str, Any] = {"engine": "stream", "iterations": 5, "allow_unconverged": True}
+    streamed = g.pagerank(layout="grid-2-zeta", **stream)
+    assert streamed.stats["settings"]["layout"] == "grid-2-zeta"
+    np.testing.assert_array_equal(streamed.values, g.pagerank(layout="grid-2", **stream).values)
+    with pytest.raises(ValueError, match='unknown codec "lz4"'):
+        g.partition_shards(shards=2, compress="lz4")
+    with pytest.raises(ValueError, match='unknown codec "lz4"'):
+        g.partition(grid=2, compress="lz4")
+    assert not any("lz4" in l["name"] for l in g.manifest["layouts"])

@@ -413,6 +413,7 @@ class Graph(AlgorithmMethods):
         sort: str = "grid",
         memory: Optional[Memory] = None,
         force: bool = False,
+        compress: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Publishes a grid layout inside the graph directory for the stream engine (as
         ``diskgraph partition``) and returns its summary (``name``, ``rows``, ``cols``, ...).
@@ -425,12 +426,15 @@ class Graph(AlgorithmMethods):
             memory: Memory budget of the partitioning, int bytes or a string like ``"256MiB"``.
             force: Replace an existing layout of the same name (else
                 :class:`OutputExistsError`).
+            compress: A codec of :func:`diskgraph.codecs` to compress the blocks with (layout
+                ``grid-P…-<codec>``, as ``--compress``); None keeps them plain.
 
         The graph is reopened afterwards, so the new layout can be streamed right away.
         """
         if grid is not None:
             grid = _optional_count("grid", grid, 1)
-        summary = dict(self._g.partition(grid, str(sort), memory_bytes(memory), bool(force)))
+        codec = None if compress is None else str(compress)
+        summary = dict(self._g.partition(grid, str(sort), memory_bytes(memory), bool(force), codec))
         self._reopen()
         return summary
 
@@ -440,6 +444,7 @@ class Graph(AlgorithmMethods):
         memory: Optional[Memory] = None,
         block_size: Memory = "1MiB",
         force: bool = False,
+        compress: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Publishes GraphChi's shards inside the graph directory for the shard engine (as
         ``diskgraph partition --shards``) and returns its summary (``name``, ``num_shards``, ...).
@@ -452,13 +457,18 @@ class Graph(AlgorithmMethods):
                 4 KiB up to 64 MiB.
             force: Replace an existing layout of the same name (else
                 :class:`OutputExistsError`).
+            compress: A codec of :func:`diskgraph.codecs` to compress the windows with (layout
+                ``shards-N-<codec>``, run with ``layout=``); None keeps the plain columns.
 
         The graph is reopened afterwards, so ``engine="shards"`` runs over it right away.
         """
         if shards is not None:
             shards = _optional_count("shards", shards, 1)
+        codec = None if compress is None else str(compress)
         summary = dict(
-            self._g.partition_shards(shards, memory_bytes(memory), memory_bytes(block_size), bool(force))
+            self._g.partition_shards(
+                shards, memory_bytes(memory), memory_bytes(block_size), bool(force), codec
+            )
         )
         self._reopen()
         return summary

@@ -117,7 +117,12 @@ class Graph:
     def verify(self) -> Dict[str, int]: ...
     def export(self, output: _Path, format: str = "el", force: bool = False) -> int: ...
     def partition_shards(
-        self, shards: Optional[int], memory: int, block_size: int, force: bool
+        self,
+        shards: Optional[int],
+        memory: int,
+        block_size: int,
+        force: bool,
+        compress: Optional[str],
     ) -> Dict[str, Any]: ...
     def partition(
         self,
@@ -125,6 +130,7 @@ class Graph:
         sort: str = "grid",
         memory: int = 1073741824,
         force: bool = False,
+        compress: Optional[str] = None,
     ) -> Dict[str, Any]: ...
     def select(
         self,

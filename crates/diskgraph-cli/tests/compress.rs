@@ -124,3 +124,53 @@ fn a_damaged_compressed_list_is_an_error_naming_the_file() {
     let err = fails(&["verify", s(&g)]);
     assert!(err.contains("out.cadj") && err.contains("checksum"), "{err}");
 }
+
+#[test]
+fn partition_shards_compress_publishes_a_layout_the_shard_engine_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generated(dir.path());
+    ok(&["partition", s(&g), "--shards", "3", "--block-size", "4KiB"]);
+    let out = ok(&[
+        "partition",
+        s(&g),
+        "--shards",
+        "3",
+        "--block-size",
+        "4KiB",
+        "--compress",
+        "vbyte",
+    ]);
+    assert!(out.contains("shards-3-vbyte"), "{out}");
+    let info = ok(&["info", s(&g)]);
+    let line = info
+        .lines()
+        .find(|l| l.trim_start().starts_with("shards-3-vbyte "))
+        .unwrap_or_default();
+    assert!(line.contains("vbyte codec"), "{info}");
+    assert!(ok(&["verify", s(&g)]).contains(": ok"));
+    let run = |layout: &str| {
+        let out = dir.path().join(format!("{layout}.tsv"));
+        let args = [
+            "run",
+            "pagerank",
+            s(&g),
+            "--engine",
+            "shards",
+            "--layout",
+            layout,
+            "--out",
+            s(&out),
+        ];
+        ok(&args);
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let (plain, packed) = (run("shards-3"), run("shards-3-vbyte"));
+    assert!(
+        !plain.is_empty() && packed == plain,
+        "shards-3-vbyte's pagerank differs"
+    );
+    let bad = diskgraph(&["partition", s(&g), "--shards", "3", "--compress", "lz4"]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(err.contains("lz4"), "{err}");
+}

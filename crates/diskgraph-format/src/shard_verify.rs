@@ -241,10 +241,11 @@ fn compare_with_graph(g: &GraphDir, layout: &ShardLayout) -> Result<(), FormatEr
                 Some((a, b)) if (a, b) == (v, d) => {}
                 Some((a, b)) => {
                     let file = cols.file(if a != v { SHARD_SRC } else { SHARD_DST });
+                    let p = c.p;
                     return Err(FormatError::Content {
                         path: layout.column_path(file),
                         reason: format!(
-                            "arc {at} of shard {q} is ({a} -> {b}), where the graph's out.* (arc {graph_arc}) has ({v} -> {d})"
+                            "arc {at} of shard {q}, window {p} is ({a} -> {b}), where the graph's out.* (arc {graph_arc}) has ({v} -> {d})"
                         ),
                     });
                 }

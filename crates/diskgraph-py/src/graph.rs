@@ -226,8 +226,9 @@ impl PyGraph {
     /// ``"destination"``), ``grid`` ranges (1 to 4096; None: chosen from ``memory``). Returns the
     /// summary as a dict. Replacing an existing layout needs ``force=True`` (else
     /// ``OutputExistsError``). This object still lists the layouts it was opened with: reopen the
-    /// graph to stream the new one (``diskgraph.Graph.partition`` does).
-    #[pyo3(signature = (grid = None, sort = "grid", memory = 1_073_741_824, force = false))]
+    /// graph to stream the new one (``diskgraph.Graph.partition`` does). With ``compress`` (a
+    /// codec name) the blocks are compressed (layout ``grid-P…-<codec>``).
+    #[pyo3(signature = (grid = None, sort = "grid", memory = 1_073_741_824, force = false, compress = None))]
     fn partition<'py>(
         &self,
         py: Python<'py>,
@@ -235,6 +236,7 @@ impl PyGraph {
         sort: &str,
         memory: u64,
         force: bool,
+        compress: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let grid = grid
             .map(|g| options::count("grid", &g, 1, i128::from(diskgraph_format::MAX_GRID)))
@@ -245,7 +247,7 @@ impl PyGraph {
             grid,
             memory,
             force,
-            compress: None,
+            compress: codec_option(compress)?,
         };
         let path = self.dir.path().to_path_buf();
         let summary = py
@@ -256,7 +258,8 @@ impl PyGraph {
 
     /// Publishes GraphChi's shards inside the graph for the shard engine (`diskgraph partition
     /// --shards`): `shards` of them (None: chosen from `memory`), with edge-value blocks of
-    /// `block_size` bytes. Returns the summary as a dict.
+    /// `block_size` bytes, the windows compressed with the codec `compress` (if not None: layout
+    /// `shards-N-<codec>`). Returns the summary as a dict.
     fn partition_shards<'py>(
         &self,
         py: Python<'py>,
@@ -264,6 +267,7 @@ impl PyGraph {
         memory: u64,
         block_size: u64,
         force: bool,
+        compress: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let shards = shards
             .map(|n| options::count("shards", &n, 1, i128::from(diskgraph_format::MAX_SHARDS)))
@@ -274,7 +278,7 @@ impl PyGraph {
             memory,
             block_bytes: block_size,
             force,
-            compress: None,
+            compress: codec_option(compress)?,
         };
         let path = self.dir.path().to_path_buf();
         let summary = py
@@ -291,7 +295,7 @@ impl PyGraph {
     /// the layouts it was opened with (``diskgraph.Graph.compress`` reopens the graph).
     #[pyo3(signature = (codec = "vbyte", force = false))]
     fn compress<'py>(&self, py: Python<'py>, codec: &str, force: bool) -> PyResult<Bound<'py, PyAny>> {
-        let codec: Codec = codec.parse().map_err(value_error)?;
+        let codec = parse_codec(codec)?;
         let dir = &self.dir;
         let report = py
             .detach(|| diskgraph_format::compress(dir, codec, force))
@@ -752,4 +756,15 @@ fn vertex_major(hops: &[u32], n: usize, sources: usize) -> Vec<i64> {
         }
     });
     rows
+}
+
+/// A codec by name (as ``diskgraph.codecs()`` lists them); an unknown one is a ``ValueError``
+/// naming it.
+fn parse_codec(codec: &str) -> PyResult<Codec> {
+    codec.parse().map_err(value_error)
+}
+
+/// [`parse_codec`] of an optional name.
+fn codec_option(codec: Option<&str>) -> PyResult<Option<Codec>> {
+    codec.map(parse_codec).transpose()
 }

@@ -3,6 +3,8 @@
 //! opening the engines, and the lists a round delivers beside the lists the testkit stores.
 #![allow(dead_code)]
 
+pub mod shards;
+
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Mutex;
 
