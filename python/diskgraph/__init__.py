@@ -47,6 +47,7 @@ from ._native import (
 
 if TYPE_CHECKING:
     from ._algorithms import IoOptions, ReadOptions
+    from ._cluster import ClusterError, SplitGraph, open_split
     from ._graph import Graph, open
     from ._importers import from_edges, import_file
     from ._networkx import from_networkx
@@ -61,6 +62,9 @@ if TYPE_CHECKING:
 _LAZY: Dict[str, str] = {
     "IoOptions": "._algorithms",
     "ReadOptions": "._algorithms",
+    "ClusterError": "._cluster",
+    "SplitGraph": "._cluster",
+    "open_split": "._cluster",
     "Graph": "._graph",
     "open": "._graph",
     "from_edges": "._importers",
@@ -91,6 +95,7 @@ def __dir__() -> List[str]:
 
 __all__ = [
     "AlgorithmError",
+    "ClusterError",
     "ConvergenceError",
     "DiskgraphError",
     "Graph",
@@ -107,6 +112,7 @@ __all__ = [
     "Result",
     "StaticCache",
     "Suspended",
+    "SplitGraph",
     "SyncGraph",
     "SyncQueue",
     "__version__",
@@ -118,5 +124,6 @@ __all__ = [
     "from_scipy",
     "import_file",
     "open",
+    "open_split",
     "parse_size",
 ]

@@ -410,6 +410,7 @@ class AlgorithmMethods:
         self,
         x: Optional["npt.ArrayLike"] = None,
         *,
+        weighted: bool = True,
         engine: Literal["auto", "memory", "selective", "stream"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
@@ -425,6 +426,8 @@ class AlgorithmMethods:
         Args:
             x: x, one number per vertex in ascending original-ID order: a text file (one value per
                 line) or a 1-D .npy array (f8, f4, i8 or i4); all ones when absent.
+            weighted: multiply by the edge weights; false counts every edge 1, as on an unweighted
+                graph (a PageRank step, a frontier's reach) (default ``True``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
                 ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
                 as in :meth:`Graph.run`.
@@ -432,6 +435,7 @@ class AlgorithmMethods:
         return self.run(
             "spmv",
             x=x,
+            weighted=weighted,
             engine=engine,
             memory=memory,
             threads=threads,

@@ -1,6 +1,7 @@
 """The ``diskgraph`` command as a console entry point: ``pip install`` writes a ``diskgraph``
 script that calls :func:`main`, which runs the command line compiled into the extension
-module — the standalone binary's own code — so the wheel needs no Rust toolchain."""
+module — the standalone binary's own code — so the wheel needs no Rust toolchain. ``diskgraph
+run ALGO DIR --cluster SPEC`` runs over a split directory on Ray (:mod:`diskgraph._cluster`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ def main(argv: Optional[List[str]] = None) -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["run"] and any(a == "--cluster" or a.startswith("--cluster=") for a in args):
+        from ._cluster import cli
+
+        sys.exit(cli(args[1:]))
     sys.exit(_native.cli_main(["diskgraph", *args]))
 
 

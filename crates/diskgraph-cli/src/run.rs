@@ -210,6 +210,14 @@ fn params(a: &Args, names: Option<&Names>) -> Result<Params> {
 }
 
 pub fn run(a: Args) -> Result<()> {
+    if diskgraph_format::is_split_dir(&a.graph) {
+        anyhow::bail!(
+            "{} is a split directory: run it on a Ray cluster with the Python package's command, `diskgraph run {} {} --cluster local:N` (pip install 'diskgraph[ray]'), or run one of its parts",
+            a.graph.display(),
+            a.algorithm,
+            a.graph.display()
+        );
+    }
     check_outputs(&a)?;
     let g = GraphDir::open(&a.graph)?;
     let names = g.names()?;

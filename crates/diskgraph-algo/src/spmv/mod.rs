@@ -28,11 +28,21 @@ pub const X: OptionSpec = OptionSpec {
     examples: &[],
 };
 
+/// `--weighted`: multiply by the edge weights.
+pub const WEIGHTED: OptionSpec = OptionSpec {
+    name: "weighted",
+    kind: OptionKind::Flag,
+    default: Default::Flag(true),
+    help: "multiply by the edge weights; false counts every edge 1, as on an unweighted graph (a PageRank step, a frontier's reach)",
+    engines: Engines::All,
+    examples: &["false"],
+};
+
 /// Sparse matrix-vector product.
 pub const SPMV: Algorithm = Algorithm {
     name: "spmv",
     help: "y = A^T x with the edge weights (x from --x, or all ones)",
-    options: &[&X],
+    options: &[&X, &WEIGHTED],
     result: ResultKind {
         values: ValueType::Float,
         name: "y",
@@ -45,7 +55,7 @@ pub const SPMV: Algorithm = Algorithm {
                 weights: true,
                 whole_lists: false,
             },
-            run: Runner::Memory(|g, run| Ok(present(spmv(g, &x_of(run)?)?, run))),
+            run: Runner::Memory(|g, run| Ok(present(spmv(g, &x_of(run)?, weighted(run))?, run))),
         },
         Variant {
             needs: Needs {
@@ -53,17 +63,22 @@ pub const SPMV: Algorithm = Algorithm {
                 weights: true,
                 whole_lists: false,
             },
-            run: Runner::Selective(|g, run| Ok(present(selective::spmv(g, &x_of(run)?)?, run))),
+            run: Runner::Selective(|g, run| Ok(present(selective::spmv(g, &x_of(run)?, weighted(run))?, run))),
         },
         Variant {
             needs: Needs::WEIGHTS,
             run: Runner::Stream(
-                |g, run| Ok(present(stream::spmv(g, &x_of(run)?)?, run)),
+                |g, run| Ok(present(stream::spmv(g, &x_of(run)?, weighted(run))?, run)),
                 |_| LayoutNeed::Any,
             ),
         },
     ],
 };
+
+/// Whether the run multiplies by the edge weights (`--weighted`).
+fn weighted(run: &Run) -> bool {
+    run.params.flag(&WEIGHTED)
+}
 
 /// The run's `x` in internal order (all ones when not given).
 fn x_of(run: &Run) -> Result<Vec<f64>, AlgoError> {
@@ -88,6 +103,7 @@ fn present(r: Spmv, run: &Run) -> Outcome {
         .iterations(1)
         .edges(r.edges_processed)
         .setting("x", json!(x))
+        .setting("weighted", json!(weighted(run)))
 }
 
 /// The result of [`spmv`].
@@ -124,17 +140,17 @@ pub(crate) fn dot(targets: &[u32], w: Option<&[f32]>, x: &[f64]) -> f64 {
     }
 }
 
-/// `y = Aᵀ x` on the memory engine, with the weights when they were loaded.
+/// `y = Aᵀ x` on the memory engine, with the weights when they were loaded and `weighted`.
 ///
 /// Errors: [`AlgoError::MissingInEdges`] for a directed graph loaded without in-edges;
 /// [`AlgoError::InvalidSetting`] when `x` does not have one value per vertex.
-pub fn spmv(g: &MemoryGraph, x: &[f64]) -> Result<Spmv, AlgoError> {
+pub fn spmv(g: &MemoryGraph, x: &[f64], weighted: bool) -> Result<Spmv, AlgoError> {
     check_x(x, g.num_vertices())?;
     let inn = g.in_edges().ok_or(AlgoError::MissingInEdges("spmv"))?;
     let y = (0..g.num_vertices() as u32)
         .into_par_iter()
         .with_min_len(256)
-        .map(|v| dot(inn.neighbours(v), inn.edge_weights(v), x))
+        .map(|v| dot(inn.neighbours(v), inn.edge_weights(v).filter(|_| weighted), x))
         .collect();
     Ok(Spmv {
         y,

@@ -13,9 +13,9 @@ use crate::spmv::{check_x, dot};
 use crate::AlgoError;
 use crate::Spmv;
 
-/// `y = Aᵀ x`, with the weights when the graph was opened with them. A directed graph must be
-/// opened with in-edges.
-pub fn spmv(g: &SelectiveGraph, x: &[f64]) -> Result<Spmv, AlgoError> {
+/// `y = Aᵀ x`, with the weights when the graph was opened with them and `weighted`. A directed
+/// graph must be opened with in-edges.
+pub fn spmv(g: &SelectiveGraph, x: &[f64], weighted: bool) -> Result<Spmv, AlgoError> {
     let n = g.num_vertices();
     check_x(x, n)?;
     if !g.has(Direction::In) {
@@ -25,7 +25,11 @@ pub fn spmv(g: &SelectiveGraph, x: &[f64]) -> Result<Spmv, AlgoError> {
     let acc = atomics(n, 0);
     let all = VertexSubset::from_fn(n, |v| g.degree(Direction::In, v) > 0);
     g.for_each_piece(Direction::In, &all, true, |v, p| {
-        accumulate(&acc[v as usize], p.is_whole(), dot(p.targets, p.weights, x));
+        accumulate(
+            &acc[v as usize],
+            p.is_whole(),
+            dot(p.targets, p.weights.filter(|_| weighted), x),
+        );
     })?;
     Ok(Spmv {
         y: acc.into_par_iter().map(|a| f64::from_bits(a.into_inner())).collect(),

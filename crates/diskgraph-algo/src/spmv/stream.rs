@@ -14,12 +14,12 @@ use crate::streaming::sum_into_destinations;
 use crate::AlgoError;
 use crate::Spmv;
 
-/// `y = Aᵀx`, with the weights when the layout has them (then `g` must have been opened with
-/// them).
+/// `y = Aᵀx`, with the weights when the layout has them and `weighted` (then `g` must have been
+/// opened with them).
 ///
 /// Errors: [`AlgoError::InvalidSetting`] when `x` does not have one value per vertex, or the
 /// weights were not opened; engine failures.
-pub fn spmv(g: &StreamGraph, x: &[f64]) -> Result<Spmv, AlgoError> {
+pub fn spmv(g: &StreamGraph, x: &[f64], weighted: bool) -> Result<Spmv, AlgoError> {
     check_x(x, g.num_vertices())?;
     if g.layout().weighted() && !g.weighted() {
         return Err(AlgoError::InvalidSetting(
@@ -27,7 +27,8 @@ pub fn spmv(g: &StreamGraph, x: &[f64]) -> Result<Spmv, AlgoError> {
         ));
     }
     let y = g.vertex_array::<AtomicU64>(|_| 0)?;
-    let r = sum_into_destinations(g, true, &y, |e, w| f64::from(w) * x[e.src as usize])?;
+    let weight = |w: f32| if weighted { f64::from(w) } else { 1.0 };
+    let r = sum_into_destinations(g, true, &y, |e, w| weight(w) * x[e.src as usize])?;
     Ok(Spmv {
         y: y.values().into_iter().map(f64::from_bits).collect(),
         edges_processed: r.edges_processed,

@@ -10,7 +10,7 @@ use diskgraph_engine::{EngineKind, Source, Sources, Vertices};
 use diskgraph_format::GridSort;
 
 use super::fixture::Fixture;
-use crate::oracle;
+use crate::{oracle, TestGraph};
 
 /// A check of a run's output.
 pub type Check = Box<dyn Fn(&RunOutput) -> Result<(), String>>;
@@ -125,6 +125,18 @@ pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Pa
             let x: Vec<f64> = match params.vector(&spmv::X) {
                 Some(x) => x.to_vec(),
                 None => vec![1.0; n],
+            };
+            // `--weighted false`: every edge counts 1.
+            let unweighted;
+            let t = match params.flag(&spmv::WEIGHTED) {
+                true => t,
+                false => {
+                    unweighted = TestGraph {
+                        weights: None,
+                        ..t.clone()
+                    };
+                    &unweighted
+                }
             };
             let scale = oracle::spmv_scale(t, &x);
             let want = oracle::spmv(t, &x);

@@ -1,0 +1,366 @@
+"""Algorithms over a split directory (``diskgraph split``) on a Ray cluster: one worker process per
+slot, each owning some parts and running the existing engines over them, supersteps exchanging
+vertex values through Ray's object store as numpy arrays.
+
+A superstep is one sparse matrix-vector product ``y = Aᵀ x`` on every part (the ``spmv``
+algorithm, on the engine the run names), so a worker runs the same engine code a single machine
+does. The driver sends each part only the values of its *boundary* sources (the vertices with
+arcs in the part, fixed when the workers start) and receives the values of its boundary
+destinations, and combines the parts' partial sums per vertex: at most one value per boundary
+vertex and part each way. PageRank is a product per iteration; BFS one per level (the frontier as
+an indicator vector: a vertex is reached when its sum is positive).
+
+Parts keep the graph's vertex numbers (every part has all V vertices), so the exchange needs no ID
+translation. Vectors are in the order of the parts' internal IDs, which is ascending original-ID
+order for a graph in its original ordering; splits of reordered graphs are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._graph import Graph, Memory, PathLike
+from ._result import Result
+
+#: The format a split directory's ``split.json`` declares.
+SPLIT_FORMAT = "diskgraph-split"
+
+
+class ClusterError(RuntimeError):
+    """A cluster run failed: a worker died (the message names its parts) or the cluster could not
+    be reached."""
+
+
+def parse_cluster(spec: str) -> Tuple[str, Optional[int]]:
+    """``"local:N"`` → ``("local", N)``; ``"ray://HOST:PORT"`` → (the address, None). Anything else
+    is a ``ValueError`` naming the spec."""
+    if spec.startswith("local:"):
+        count = spec[len("local:"):]
+        if count.isdigit() and int(count) >= 1:
+            return "local", int(count)
+    elif spec.startswith("ray://") and ":" in spec[len("ray://"):]:
+        return spec, None
+    raise ValueError(f"cluster {spec!r}: expected local:N (N ≥ 1 worker processes) or ray://HOST:PORT")
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as e:  # pragma: no cover - depends on the installation
+        raise ImportError("cluster runs need Ray: pip install 'diskgraph[ray]'") from e
+    return ray
+
+
+class _Part:
+    """One part as the driver sees it: its directory, rows and columns, boundary vertices."""
+
+    def __init__(self, path: str, name: str, sources: np.ndarray, destinations: np.ndarray) -> None:
+        self.path = path
+        self.name = name
+        self.sources = sources
+        self.destinations = destinations
+
+
+class _Worker:
+    """A Ray actor's body: opens its parts and runs ``spmv`` on them."""
+
+    def __init__(self, paths: List[str], engine: str, memory: Optional[Memory]) -> None:
+        self.graphs = [Graph(p) for p in paths]
+        self.engine = engine
+        self.memory = memory
+        self.bytes_read = 0
+        self.seconds = 0.0
+        # Boundary vertices: sources and destinations with arcs in the part.
+        self.sources = [np.flatnonzero(g.out_degree() > 0) for g in self.graphs]
+        self.destinations = [np.flatnonzero(g.in_degree() > 0) for g in self.graphs]
+
+    def boundary(self) -> List[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per part: its boundary sources, their out-degrees in the part, its boundary
+        destinations."""
+        return [
+            (s, g.out_degree()[s], d) for g, s, d in zip(self.graphs, self.sources, self.destinations)
+        ]
+
+    def spmv(self, xs: List[np.ndarray]) -> List[np.ndarray]:
+        """Per part, ``y = Aᵀ x`` with ``x`` given on its boundary sources (0 elsewhere); ``y`` on
+        its boundary destinations."""
+        out = []
+        start = time.perf_counter()
+        for g, s, d, xv in zip(self.graphs, self.sources, self.destinations, xs):
+            x = np.zeros(g.num_vertices, dtype=np.float64)
+            x[s] = xv
+            r = g.run("spmv", x=x, weighted=False, engine=self.engine, memory=self.memory)
+            self.bytes_read += int(r.stats.get("bytes_read") or 0)
+            out.append(np.asarray(r.values, dtype=np.float64)[d])
+        self.seconds += time.perf_counter() - start
+        return out
+
+    def counters(self) -> Dict[str, Any]:
+        """Bytes the engines read and seconds spent in products so far."""
+        return {"bytes_read": self.bytes_read, "seconds": self.seconds}
+
+
+class SplitGraph:
+    """A split directory (``diskgraph split``), run on a Ray cluster.
+
+    >>> s = diskgraph.open_split("k20.split")
+    >>> s.pagerank(cluster="local:4").values.sum()
+    1.0
+    """
+
+    def __init__(self, path: PathLike) -> None:
+        self.path = os.fspath(path)
+        meta_path = os.path.join(self.path, "split.json")
+        with open(meta_path, encoding="utf-8") as f:
+            meta = json.load(f)
+        if meta.get("format") != SPLIT_FORMAT or meta.get("version") != 1:
+            raise ValueError(f"{meta_path}: not a diskgraph split (format {meta.get('format')!r})")
+        self.meta: Dict[str, Any] = meta
+        self.num_vertices = int(meta["num_vertices"])
+        self.parts = [p["name"] for p in meta["parts"]]
+        first = Graph(os.path.join(self.path, self.parts[0]))
+        if first.manifest["ordering"] != "original":
+            raise ValueError(
+                f"{self.path}: the graph was reordered ({first.manifest['ordering']}); cluster runs "
+                "need a split of a graph in its original ordering"
+            )
+        self._vertex_ids = first.vertex_ids()
+        for p in meta["parts"]:
+            part = Graph(os.path.join(self.path, p["name"]))
+            m = part.manifest
+            want = (self.num_vertices, int(p["num_arcs"]), p["out_adj"])
+            got = (m["num_vertices"], m["num_arcs"], m["files"]["out.adj"]["xxh3"])
+            if got != want:
+                raise ValueError(
+                    f"{self.path}: part {p['name']} has (vertices, arcs, out.adj xxh3) {got}, "
+                    f"the routing says {want}"
+                )
+
+    def pagerank(
+        self,
+        *,
+        cluster: str = "local:2",
+        tolerance: float = 1e-9,
+        iterations: Optional[int] = None,
+        max_iterations: int = 10_000,
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+    ) -> Result:
+        """PageRank with NetworkX semantics (alpha 0.85), as :meth:`Graph.pagerank`: to
+        ``tolerance`` (the L1 change below N × tolerance) or exactly ``iterations``."""
+        alpha = 0.85
+        n = self.num_vertices
+        with _Run(self, cluster, engine, memory) as run:
+            degree = np.zeros(n, dtype=np.float64)
+            for part, deg in zip(run.parts, run.part_degrees):
+                np.add.at(degree, part.sources, deg)
+            dangling = degree == 0
+            x = np.full(n, 1.0 / n)
+            limit = iterations if iterations is not None else max_iterations
+            converged = iterations is not None
+            done = 0
+            for _ in range(limit):
+                contrib = np.divide(x, degree, out=np.zeros(n), where=~dangling)
+                y = run.superstep(contrib)
+                base = alpha * x[dangling].sum() / n + (1.0 - alpha) / n
+                new = alpha * y + base
+                err = np.abs(new - x).sum()
+                x = new
+                done += 1
+                if iterations is None and err < n * tolerance:
+                    converged = True
+                    break
+            if not converged:
+                raise ClusterError(f"pagerank did not converge in {limit} iterations")
+            return run.result("pagerank", x, {"iterations": done, "converged": converged})
+
+    def bfs(
+        self,
+        source: int,
+        *,
+        cluster: str = "local:2",
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+    ) -> Result:
+        """BFS levels from the vertex with original ID ``source`` (-1 = unreached), a product
+        per level."""
+        at = np.searchsorted(self._vertex_ids, source)
+        if at >= len(self._vertex_ids) or self._vertex_ids[at] != source:
+            raise ValueError(f"source {source} is not a vertex of {self.path}")
+        level = np.full(self.num_vertices, -1, dtype=np.int64)
+        level[at] = 0
+        with _Run(self, cluster, engine, memory) as run:
+            frontier = np.zeros(self.num_vertices)
+            frontier[at] = 1.0
+            depth = 0
+            while frontier.any():
+                reached = run.superstep(frontier) > 0
+                fresh = reached & (level < 0)
+                depth += 1
+                level[fresh] = depth
+                frontier = fresh.astype(np.float64)
+            return run.result("bfs", level, {"levels": depth})
+
+
+class _Run:
+    """One cluster run: Ray started (or joined), the parts spread over the workers, supersteps
+    timed and their bytes counted; Ray shut down at the end."""
+
+    def __init__(self, split: SplitGraph, cluster: str, engine: str, memory: Optional[Memory]) -> None:
+        self.split = split
+        self.cluster = cluster
+        self.engine = engine
+        self.memory = memory
+        self.steps: List[Dict[str, Any]] = []
+        self.start = time.perf_counter()
+
+    def __enter__(self) -> "_Run":
+        ray = _ray()
+        kind, count = parse_cluster(self.cluster)
+        # A Ray session the caller started is used as it is (and left running).
+        self.owns_ray = not ray.is_initialized()
+        try:
+            if self.owns_ray and kind == "local":
+                ray.init(num_cpus=count, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+            elif self.owns_ray:
+                ray.init(address=kind, logging_level="ERROR", log_to_driver=False)
+        except Exception as e:
+            raise ClusterError(f"cannot start or join the Ray cluster {self.cluster}: {e}") from e
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        slots = count or cpus
+        if slots > cpus:
+            self.__exit__()
+            raise ClusterError(f"cluster {self.cluster}: {slots} workers asked for, the Ray session has {cpus} CPUs")
+        workers = min(slots, len(self.split.parts))
+        self.assigned: List[List[int]] = [list(range(w, len(self.split.parts), workers)) for w in range(workers)]
+        actor = ray.remote(num_cpus=1)(_Worker)
+        self.actors = [
+            actor.remote([os.path.join(self.split.path, self.split.parts[i]) for i in parts], self.engine, self.memory)
+            for parts in self.assigned
+        ]
+        boundaries = self._gather([a.boundary.remote() for a in self.actors])
+        self.parts: List[_Part] = [_Part("", "", np.empty(0, np.int64), np.empty(0, np.int64))] * len(self.split.parts)
+        self.part_degrees: List[np.ndarray] = [np.empty(0)] * len(self.split.parts)
+        for parts, found in zip(self.assigned, boundaries):
+            for i, (sources, degrees, destinations) in zip(parts, found):
+                name = self.split.parts[i]
+                self.parts[i] = _Part(os.path.join(self.split.path, name), name, sources, destinations)
+                self.part_degrees[i] = degrees
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        ray = _ray()
+        for a in getattr(self, "actors", []):
+            ray.kill(a)
+        if self.owns_ray:
+            ray.shutdown()
+
+    def _gather(self, futures: List[Any]) -> List[Any]:
+        """The futures' values; a worker that died is a :class:`ClusterError` naming its parts."""
+        ray = _ray()
+        out = []
+        for w, f in enumerate(futures):
+            try:
+                out.append(ray.get(f))
+            except ray.exceptions.RayActorError as e:
+                names = ", ".join(self.split.parts[i] for i in self.assigned[w])
+                raise ClusterError(f"worker {w} (parts {names}) died: {e}") from e
+        return out
+
+    def superstep(self, x: np.ndarray) -> np.ndarray:
+        """``y = Aᵀ x`` over the whole graph: each part gets ``x`` on its boundary sources, its
+        partial ``y`` on its boundary destinations comes back, and the partial sums are added."""
+        t = time.perf_counter()
+        sent = [[x[self.parts[i].sources] for i in parts] for parts in self.assigned]
+        results = self._gather([a.spmv.remote(xs) for a, xs in zip(self.actors, sent)])
+        y = np.zeros(len(x))
+        received = 0
+        for parts, ys in zip(self.assigned, results):
+            for i, yv in zip(parts, ys):
+                np.add.at(y, self.parts[i].destinations, yv)
+                received += yv.nbytes
+        self.steps.append(
+            {
+                "bytes_sent": sum(v.nbytes for xs in sent for v in xs),
+                "bytes_received": received,
+                "seconds": time.perf_counter() - t,
+            }
+        )
+        return y
+
+    def result(self, algorithm: str, values: np.ndarray, extra: Dict[str, Any]) -> Result:
+        """The run's :class:`Result`, with the cluster's statistics."""
+        counters = self._gather([a.counters.remote() for a in self.actors])
+        bound = 8 * sum(len(p.sources) + len(p.destinations) for p in self.parts)
+        stats: Dict[str, Any] = {
+            "engine": self.engine,
+            "cluster": self.cluster,
+            "wall_seconds": time.perf_counter() - self.start,
+            "supersteps": self.steps,
+            "boundary_bytes_per_superstep": bound,
+            "workers": [
+                {"parts": [self.split.parts[i] for i in parts], **c} for parts, c in zip(self.assigned, counters)
+            ],
+            "bytes_read": sum(c["bytes_read"] for c in counters),
+            **extra,
+        }
+        summary = f"{algorithm} on {len(self.parts)} parts over {len(self.actors)} workers, {len(self.steps)} supersteps"
+        return Result(algorithm, values, self.split._vertex_ids, stats, summary)
+
+
+def open_split(path: PathLike) -> SplitGraph:
+    """Opens the split directory at ``path`` (``diskgraph split``) for cluster runs; parts that do
+    not match the routing are refused (``diskgraph verify DIR`` checks them in full)."""
+    return SplitGraph(path)
+
+
+def cli(args: Sequence[str]) -> int:
+    """``diskgraph run ALGO DIR --cluster SPEC [...]``: runs ``pagerank`` or ``bfs`` over a split
+    directory, prints a summary line and the supersteps' exchange, writes ``--out`` and
+    ``--stats``; returns the exit status (an error is one line on stderr)."""
+    p = argparse.ArgumentParser(prog="diskgraph run", description="run an algorithm over a split directory on Ray")
+    p.add_argument("algorithm", choices=["pagerank", "bfs"])
+    p.add_argument("split", help="split directory (diskgraph split)")
+    p.add_argument("--cluster", required=True, help="local:N (N worker processes) or ray://HOST:PORT")
+    p.add_argument("--engine", default="auto", help="the engine each worker runs over its parts")
+    p.add_argument("--memory", default=None, help="each worker's budget per part (as diskgraph run --memory)")
+    p.add_argument("--source", type=int, help="bfs: the source vertex (original ID)")
+    p.add_argument("--iterations", type=int, help="pagerank: exactly this many iterations")
+    p.add_argument("--tolerance", type=float, default=1e-9, help="pagerank: L1 change below N × tolerance")
+    p.add_argument("--out", help="result file (.tsv, .csv, .json, .npy, .parquet)")
+    p.add_argument("--stats", help="write the run's statistics (JSON) here")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    a = p.parse_args(list(args))
+    try:
+        s = open_split(a.split)
+        if a.algorithm == "bfs":
+            if a.source is None:
+                raise ValueError("bfs needs --source")
+            r = s.bfs(a.source, cluster=a.cluster, engine=a.engine, memory=a.memory)
+        else:
+            r = s.pagerank(
+                cluster=a.cluster, tolerance=a.tolerance, iterations=a.iterations, engine=a.engine, memory=a.memory
+            )
+        print(r.summary)
+        sent = sum(st["bytes_sent"] + st["bytes_received"] for st in r.stats["supersteps"])
+        print(
+            f"exchanged {sent / 2**20:.1f} MiB in {len(r.stats['supersteps'])} supersteps "
+            f"(bound {r.stats['boundary_bytes_per_superstep'] / 2**20:.1f} MiB each), "
+            f"{r.stats['bytes_read'] / 2**20:.1f} MiB read by the workers, {r.stats['wall_seconds']:.2f} s"
+        )
+        if a.out:
+            r.write(a.out, force=a.force)
+        if a.stats:
+            with open(a.stats, "w", encoding="utf-8") as f:
+                json.dump(r.stats, f, indent=2)
+    except (OSError, ValueError, ClusterError, ImportError) as e:
+        print(f"diskgraph: error: {e}", file=sys.stderr)
+        return 1
+    return 0

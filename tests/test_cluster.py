@@ -1,0 +1,122 @@
+"""Cluster runs over split directories on a local Ray cluster: pagerank and bfs over the parts equal
+the single-machine engine's answers on the nasty random graphs (self-loops, duplicates, isolated
+vertices, a hub, sparse 64-bit IDs, directed and undirected) and a real graph; bytes exchanged
+stay within the boundary-vertex bound; damaged splits are refused; a killed worker is an error
+naming its parts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import diskgraph
+from diskgraph import _cluster
+from helpers import build, random_case
+
+pytest.importorskip("ray")
+
+REAL = Path(__file__).resolve().parent.parent / "testdata" / "real" / "wiki-Vote.txt"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ray_session() -> Any:
+    """One local Ray session of 4 CPUs for the module: runs use it as they find it (each run
+    starts its own workers), which is also how a notebook's session is used."""
+    import ray
+
+    ray.init(num_cpus=4, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def split(graph: diskgraph.Graph, parts: int, out: Path) -> diskgraph.SplitGraph:
+    exe = shutil.which("diskgraph")
+    assert exe, "the diskgraph command is on PATH"
+    subprocess.run([exe, "split", graph.path, "--parts", str(parts), "-o", str(out)], check=True, capture_output=True)
+    return diskgraph.open_split(out)
+
+
+def check_runs(g: diskgraph.Graph, s: diskgraph.SplitGraph, cluster: str) -> None:
+    want = g.pagerank(engine="memory")
+    got = s.pagerank(cluster=cluster, engine="memory")
+    assert np.array_equal(got.vertex_ids, want.vertex_ids)
+    np.testing.assert_allclose(got.values, want.values, rtol=1e-9, atol=1e-15)
+    steps = got.stats["supersteps"]
+    assert steps and got.stats["iterations"] == len(steps)
+    bound = got.stats["boundary_bytes_per_superstep"]
+    assert all(st["bytes_sent"] + st["bytes_received"] <= bound for st in steps), (steps[0], bound)
+    assert sum(len(w["parts"]) for w in got.stats["workers"]) == len(s.parts)
+    source = int(g.vertex_ids()[np.argmax(g.out_degree())])
+    levels = s.bfs(source, cluster=cluster, engine="memory")
+    np.testing.assert_array_equal(levels.values, g.bfs(source=source, engine="memory").values)
+
+
+@pytest.mark.parametrize("seed", [3, 8, 13, 21])
+def test_cluster_runs_equal_the_single_machine(tmp_path: Any, seed: int) -> None:
+    case = random_case(seed)
+    g = build(case, tmp_path / "g")
+    s = split(g, 4 if seed % 2 else 3, tmp_path / "g.split")
+    check_runs(g, s, "local:2")
+
+
+def test_a_real_graph_on_more_workers_than_cores(tmp_path: Any) -> None:
+    g = diskgraph.import_file(REAL, tmp_path / "wiki")
+    s = split(g, 4, tmp_path / "wiki.split")
+    check_runs(g, s, "local:4")
+
+
+def test_a_run_starts_and_stops_its_own_session_when_none_is_running(tmp_path: Any) -> None:
+    import ray
+
+    g = build(random_case(2), tmp_path / "g")
+    s = split(g, 2, tmp_path / "g.split")
+    ray.shutdown()
+    try:
+        r = s.pagerank(cluster="local:2", iterations=3)
+        assert not ray.is_initialized()
+        assert r.stats["iterations"] == 3 and len(r.stats["workers"]) == 2
+        with pytest.raises(diskgraph.ClusterError, match="5 workers asked for"):
+            ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+            s.pagerank(cluster="local:5")
+    finally:
+        ray.shutdown()
+        ray.init(num_cpus=4, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+
+
+def test_damaged_splits_are_refused(tmp_path: Any) -> None:
+    g = build(random_case(5), tmp_path / "g")
+    out = tmp_path / "g.split"
+    split(g, 2, out)
+    meta = json.loads((out / "split.json").read_text())
+    meta["parts"][1]["num_arcs"] += 1
+    (out / "split.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="part-0-1 has"):
+        diskgraph.open_split(out)
+    (out / "split.json").write_text(json.dumps({**meta, "format": "other"}))
+    with pytest.raises(ValueError, match="not a diskgraph split"):
+        diskgraph.open_split(out)
+    with pytest.raises(ValueError, match="expected local:N"):
+        _cluster.parse_cluster("local:0")
+    assert _cluster.parse_cluster("ray://head:10001") == ("ray://head:10001", None)
+
+
+def test_a_killed_worker_is_an_error_naming_its_parts(tmp_path: Any, monkeypatch: Any) -> None:
+    import ray
+
+    g = build(random_case(8), tmp_path / "g")
+    s = split(g, 4, tmp_path / "g.split")
+    step = _cluster._Run.superstep
+
+    def kill_first(run: Any, x: np.ndarray) -> np.ndarray:
+        ray.kill(run.actors[1])
+        return step(run, x)
+
+    monkeypatch.setattr(_cluster._Run, "superstep", kill_first)
+    with pytest.raises(diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1, part-1-1\) died"):
+        s.pagerank(cluster="local:2", engine="memory")
