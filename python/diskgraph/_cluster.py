@@ -160,7 +160,7 @@ class SplitGraph:
         with _Run(self, cluster, engine, memory) as run:
             degree = np.zeros(n, dtype=np.float64)
             for part, deg in zip(run.parts, run.part_degrees):
-                np.add.at(degree, part.sources, deg)
+                degree[part.sources] += deg  # a part lists each source once
             dangling = degree == 0
             x = np.full(n, 1.0 / n)
             limit = iterations if iterations is not None else max_iterations
@@ -284,7 +284,7 @@ class _Run:
         received = 0
         for parts, ys in zip(self.assigned, results):
             for i, yv in zip(parts, ys):
-                np.add.at(y, self.parts[i].destinations, yv)
+                y[self.parts[i].destinations] += yv  # a part lists each destination once
                 received += yv.nbytes
         self.steps.append(
             {
