@@ -7,15 +7,12 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::shards::{accumulate, graphs, options, sharded, sharded_coded, Accumulate, Stamps};
 use common::{fixture, stats};
 use diskgraph_engine::shards::ShardGraph;
 use diskgraph_engine::Engine;
-use diskgraph_format::{Codec, GraphDir, ShardLayout, ShardMeta, SHARD_META, SHARD_PACKED};
+use diskgraph_format::{Codec, GraphDir, ShardLayout, SHARD_META, SHARD_PACKED};
 use diskgraph_testkit::{gen, Keep};
-use xxhash_rust::xxh3::xxh3_64;
 
 #[test]
 fn compressed_layouts_give_the_plain_answers_under_every_schedule() {
@@ -75,19 +72,6 @@ fn a_compressed_layout_reads_fewer_bytes_than_the_plain_one() {
     }
 }
 
-/// Applies `edit` to the logical bytes of `arcs.packed` of `layout` and re-seals its checksum
-/// in `shards.json`, so the layout opens and only decoding finds the damage.
-fn reseal_packed(layout: &Path, edit: impl FnOnce(&mut [u8])) {
-    let meta_path = layout.join(SHARD_META);
-    let mut meta: ShardMeta = serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
-    let entry = meta.files.get_mut(SHARD_PACKED).unwrap();
-    let mut bytes = std::fs::read(layout.join(SHARD_PACKED)).unwrap();
-    edit(&mut bytes[..entry.len as usize]);
-    entry.xxh3 = format!("{:016x}", xxh3_64(&bytes[..entry.len as usize]));
-    std::fs::write(layout.join(SHARD_PACKED), &bytes).unwrap();
-    std::fs::write(&meta_path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
-}
-
 #[test]
 fn a_damaged_window_fails_the_run_naming_arcs_packed() {
     for codec in Codec::ALL {
@@ -100,7 +84,7 @@ fn a_damaged_window_fails_the_run_naming_arcs_packed() {
             .max_by_key(|&(q, p)| l.window_bytes(q, p).end - l.window_bytes(q, p).start)
             .unwrap();
         let bytes = l.window_bytes(q, p);
-        reseal_packed(&g.path().join(&layout), |b| {
+        diskgraph_testkit::reseal(&g.path().join(&layout), SHARD_META, SHARD_PACKED, |b| {
             b[bytes.start as usize..bytes.end as usize].fill(0xff)
         });
         let g = GraphDir::open(g.path()).unwrap();

@@ -7,11 +7,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use diskgraph_format::{
-    compress, verify, verify_compressed, Codec, CompressedLayout, CompressedMeta, Direction, FormatError, GraphBuilder,
-    GraphDir, LayoutKind, Manifest, FORMAT_NAME, FORMAT_VERSION, OUT_CADJ, OUT_CIDX,
+    compress, verify, verify_compressed, Codec, CompressedLayout, Direction, FormatError, GraphBuilder, GraphDir,
+    LayoutKind, Manifest, FORMAT_NAME, FORMAT_VERSION, OUT_CADJ, OUT_CIDX,
 };
 use proptest::prelude::*;
-use xxhash_rust::xxh3::xxh3_64;
 
 /// Writes a graph of `n` vertices with these arcs (sorted here; both directions when
 /// undirected), weights `src + dst / 8` when `weighted`.
@@ -126,20 +125,10 @@ fn compressed_graph(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     (path, r.path)
 }
 
-/// Rewrites `file` of the layout with `edit` applied and re-seals its checksum in
+/// Rewrites `file` of the compressed layout with `edit` applied and re-seals its checksum in
 /// `compressed.json`, so only the deeper checks can find the lie.
 fn reseal(layout: &Path, file: &str, edit: impl FnOnce(&mut Vec<u8>)) {
-    let p = layout.join(file);
-    let mut bytes = std::fs::read(&p).unwrap();
-    let meta_path = layout.join("compressed.json");
-    let mut meta: CompressedMeta = serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
-    let len = meta.files[file].len as usize;
-    let mut logical = bytes[..len].to_vec();
-    edit(&mut logical);
-    bytes[..len].copy_from_slice(&logical);
-    std::fs::write(&p, &bytes).unwrap();
-    meta.files.get_mut(file).unwrap().xxh3 = format!("{:016x}", xxh3_64(&logical));
-    std::fs::write(&meta_path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+    diskgraph_testkit::reseal(layout, "compressed.json", file, edit);
 }
 
 #[test]

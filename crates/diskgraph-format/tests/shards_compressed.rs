@@ -12,12 +12,11 @@ use std::path::Path;
 
 use common::{seeded, store, Stored};
 use diskgraph_format::{
-    shard_layout_name, verify, verify_shards, Codec, FormatError, GraphDir, LayoutRecord, ShardLayout, ShardMeta,
-    ShardRecord, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_META, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
+    shard_layout_name, verify, verify_shards, Codec, FormatError, GraphDir, LayoutRecord, ShardLayout, ShardRecord,
+    SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_META, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
 };
 use diskgraph_prep::{partition_shards, NoProgress, ShardOptions};
 use diskgraph_testkit::{gen, EdgeList, Keep};
-use xxhash_rust::xxh3::xxh3_64;
 
 /// Publishes `shards-N` (plain) or `shards-N-CODEC` of the graph at `path`; returns its name.
 fn partition(path: &Path, n: u32, compress: Option<Codec>) -> String {
@@ -129,20 +128,10 @@ fn damaged_fixture(codec: Codec) -> (Stored, String) {
     (st, name)
 }
 
-/// Rewrites `file` of the layout with `edit` applied to its logical bytes and re-seals its
-/// checksum in `shards.json`, so only the deeper checks can find the lie.
+/// Rewrites `file` of the shard layout with `edit` applied and re-seals its checksum in
+/// `shards.json`, so only the deeper checks can find the lie.
 fn reseal(layout: &Path, file: &str, edit: impl FnOnce(&mut Vec<u8>)) {
-    let p = layout.join(file);
-    let mut bytes = std::fs::read(&p).unwrap();
-    let meta_path = layout.join(SHARD_META);
-    let mut meta: ShardMeta = serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
-    let len = meta.files[file].len as usize;
-    let mut logical = bytes[..len].to_vec();
-    edit(&mut logical);
-    bytes[..len].copy_from_slice(&logical);
-    std::fs::write(&p, &bytes).unwrap();
-    meta.files.get_mut(file).unwrap().xxh3 = format!("{:016x}", xxh3_64(&logical));
-    std::fs::write(&meta_path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+    diskgraph_testkit::reseal(layout, SHARD_META, file, edit);
 }
 
 #[test]

@@ -15,9 +15,11 @@ pub mod gen;
 mod graph;
 pub mod harness;
 pub mod oracle;
+mod reseal;
 mod source;
 
 pub use graph::{EdgeList, Keep, TestGraph};
+pub use reseal::reseal;
 pub use source::VecSource;
 
 #[cfg(test)]
