@@ -6,7 +6,7 @@ For Kronecker `--scale` (generated once into `--data`) and each part count of `-
 
 (split) the split's time, shape, bytes on disk and edge balance (largest part over the mean;
         target ≤ 1.1);
-(run)   pagerank (`--iterations`) over the split on `local:--workers` with every part on
+(run)   pagerank (`--iterations`) and wcc over the split on `local:--workers` with every part on
         `--engine` at `--memory`: wall time, each superstep's bytes exchanged against the
         boundary-vertex bound (one value per boundary vertex and part each way), the workers'
         bytes read and seconds; and the same pagerank on the whole graph on one machine (the
@@ -64,10 +64,16 @@ def main() -> None:
     single_s = time.perf_counter() - t
     say(f"single machine: {single_s:.2f} s, {single.stats.get('bytes_read', 0) / 2**20:.0f} MiB read")
     report["single_seconds"] = single_s
+    drop_caches()
+    t = time.perf_counter()
+    single_wcc = g.wcc(engine=a.engine, memory=a.memory)
+    single_wcc_s = time.perf_counter() - t
+    say(f"single machine wcc: {single_wcc_s:.2f} s")
+    report["single_wcc_seconds"] = single_wcc_s
     say("")
     say("| parts | R×C | split s | balance (max/mean) | parts on disk MiB | run s | × single | MiB exchanged per superstep "
-        "| boundary bound MiB | workers' MiB read | max |Δ| vs single |")
-    say("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        "| boundary bound MiB | workers' MiB read | max |Δ| vs single | wcc s | wcc × single | wcc MiB received |")
+    say("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in [int(x) for x in a.parts.split(",")]:
         out = a.data / f"kron{a.scale}.split{n}"
         t = time.perf_counter()
@@ -88,12 +94,21 @@ def main() -> None:
         bound = r.stats["boundary_bytes_per_superstep"]
         read = r.stats["bytes_read"]
         diff = float(abs(r.values - single.values).max())
+        drop_caches()
+        t = time.perf_counter()
+        w = s.wcc(cluster=f"local:{a.workers}", engine=a.engine, memory=a.memory)
+        wcc_s = time.perf_counter() - t
+        if not (w.values == single_wcc.values).all():
+            sys.exit(f"{n} parts: wcc labels differ from the single machine's")
+        wcc_bytes = w.stats["supersteps"][0]["bytes_received"]
         say(f"| {n} | {meta['rows']}×{meta['cols']} | {split_s:.1f} | {balance:.4f} | {on_disk / 2**20:.0f} | {run_s:.1f} | "
-            f"{single_s / run_s:.2f} | {per_step / 2**20:.1f} | {bound / 2**20:.1f} | {read / 2**20:.0f} | {diff:.1e} |")
+            f"{single_s / run_s:.2f} | {per_step / 2**20:.1f} | {bound / 2**20:.1f} | {read / 2**20:.0f} | {diff:.1e} | "
+            f"{wcc_s:.1f} | {single_wcc_s / wcc_s:.2f} | {wcc_bytes / 2**20:.1f} |")
         report["runs"].append({"parts": n, "rows": meta["rows"], "cols": meta["cols"], "split_seconds": split_s,
                                "balance": balance, "bytes_on_disk": on_disk, "run_seconds": run_s,
                                "bytes_per_superstep": per_step, "boundary_bound": bound, "workers": r.stats["workers"],
-                               "supersteps": steps, "max_abs_diff": diff})
+                               "supersteps": steps, "max_abs_diff": diff, "wcc_seconds": wcc_s,
+                               "wcc_bytes_received": wcc_bytes})
         shutil.rmtree(out)
     say("")
     say("× single: the single-machine run's time over the cluster run's (below 1 is slower). Exchanged: bytes "

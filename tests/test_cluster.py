@@ -1,4 +1,4 @@
-"""Cluster runs over split directories on a local Ray cluster: pagerank and bfs over the parts equal
+"""Cluster runs over split directories on a local Ray cluster: pagerank, bfs and wcc over the parts equal
 the single-machine engine's answers on the nasty random graphs (self-loops, duplicates, isolated
 vertices, a hub, sparse 64-bit IDs, directed and undirected) and a real graph; bytes exchanged
 stay within the boundary-vertex bound; damaged splits are refused; a killed worker is an error
@@ -55,6 +55,9 @@ def check_runs(g: diskgraph.Graph, s: diskgraph.SplitGraph, cluster: str) -> Non
     source = int(g.vertex_ids()[np.argmax(g.out_degree())])
     levels = s.bfs(source, cluster=cluster, engine="memory")
     np.testing.assert_array_equal(levels.values, g.bfs(source=source, engine="memory").values)
+    labels = s.wcc(cluster=cluster, engine="memory")
+    np.testing.assert_array_equal(labels.values, g.wcc(engine="memory").values)
+    assert labels.stats["supersteps"][0]["bytes_received"] <= labels.stats["boundary_bytes_per_superstep"]
 
 
 @pytest.mark.parametrize("seed", [3, 8, 13, 21])

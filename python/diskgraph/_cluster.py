@@ -2,9 +2,9 @@
 slot, each owning some parts and running the existing engines over them, supersteps exchanging
 vertex values through Ray's object store as numpy arrays.
 
-A superstep is one sparse matrix-vector product ``y = Aᵀ x`` on every part (the ``spmv``
-algorithm, on the engine the run names), so a worker runs the same engine code a single machine
-does. The driver sends each part only the values of its *boundary* sources (the vertices with
+A superstep of pagerank and bfs is one sparse matrix-vector product ``y = Aᵀ x`` on every part
+(the ``spmv`` algorithm, on the engine the run names), so a worker runs the same engine code a
+single machine does; wcc is one superstep of the parts' own ``wcc``, joined on the driver. The driver sends each part only the values of its *boundary* sources (the vertices with
 arcs in the part, fixed when the workers start) and receives the values of its boundary
 destinations, and combines the parts' partial sums per vertex: at most one value per boundary
 vertex and part each way. PageRank is a product per iteration; BFS one per level (the frontier as
@@ -99,6 +99,18 @@ class _Worker:
             r = g.run("spmv", x=x, weighted=False, engine=self.engine, memory=self.memory)
             self.bytes_read += int(r.stats.get("bytes_read") or 0)
             out.append(np.asarray(r.values, dtype=np.float64)[d])
+        self.seconds += time.perf_counter() - start
+        return out
+
+    def components(self) -> List[np.ndarray]:
+        """Per part, the ``wcc`` labels (smallest original ID of the vertex's component in the
+        part) of its boundary vertices, sources and destinations together, ascending."""
+        out = []
+        start = time.perf_counter()
+        for g, s, d in zip(self.graphs, self.sources, self.destinations):
+            r = g.run("wcc", engine=self.engine, memory=self.memory)
+            self.bytes_read += int(r.stats.get("bytes_read") or 0)
+            out.append(np.asarray(r.values, dtype=np.uint64)[np.union1d(s, d)])
         self.seconds += time.perf_counter() - start
         return out
 
@@ -209,6 +221,35 @@ class SplitGraph:
             return run.result("bfs", level, {"levels": depth})
 
 
+    def wcc(
+        self,
+        *,
+        cluster: str = "local:2",
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+    ) -> Result:
+        """Weakly connected components, as :meth:`Graph.wcc`: each vertex labelled with the
+        smallest original ID in its component. One superstep: every part finds its own components
+        with the engine's ``wcc``, and returns its boundary vertices' labels; the driver joins
+        each vertex to its labels' vertices (a component of the whole graph is a chain of parts'
+        components sharing vertices) and labels each joined set by its smallest ID."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n = self.num_vertices
+        ids = self._vertex_ids
+        with _Run(self, cluster, engine, memory) as run:
+            labels = run.gather_labels()
+            rows = np.concatenate([v for v, _ in labels]) if labels else np.empty(0, np.int64)
+            cols = np.concatenate([np.searchsorted(ids, lab) for _, lab in labels]) if labels else rows
+            joined = coo_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
+            _, comp = connected_components(joined, directed=False)
+            # Vertices are numbered in ascending original-ID order: a set's first vertex has its
+            # smallest ID.
+            _, first = np.unique(comp, return_index=True)
+            return run.result("wcc", ids[first[comp]], {"components": len(first)})
+
+
 class _Run:
     """One cluster run: Ray started (or joined), the parts spread over the workers, supersteps
     timed and their bytes counted; Ray shut down at the end."""
@@ -295,6 +336,20 @@ class _Run:
         )
         return y
 
+    def gather_labels(self) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """Every part's components: per part, its boundary vertices and their labels (one
+        superstep, nothing sent, one label per boundary vertex received)."""
+        t = time.perf_counter()
+        results = self._gather([a.components.remote() for a in self.actors])
+        out = []
+        for parts, found in zip(self.assigned, results):
+            for i, lab in zip(parts, found):
+                p = self.parts[i]
+                out.append((np.union1d(p.sources, p.destinations), lab))
+        received = sum(lab.nbytes for _, lab in out)
+        self.steps.append({"bytes_sent": 0, "bytes_received": received, "seconds": time.perf_counter() - t})
+        return out
+
     def result(self, algorithm: str, values: np.ndarray, extra: Dict[str, Any]) -> Result:
         """The run's :class:`Result`, with the cluster's statistics."""
         counters = self._gather([a.counters.remote() for a in self.actors])
@@ -322,11 +377,11 @@ def open_split(path: PathLike) -> SplitGraph:
 
 
 def cli(args: Sequence[str]) -> int:
-    """``diskgraph run ALGO DIR --cluster SPEC [...]``: runs ``pagerank`` or ``bfs`` over a split
+    """``diskgraph run ALGO DIR --cluster SPEC [...]``: runs ``pagerank``, ``bfs`` or ``wcc`` over a split
     directory, prints a summary line and the supersteps' exchange, writes ``--out`` and
     ``--stats``; returns the exit status (an error is one line on stderr)."""
     p = argparse.ArgumentParser(prog="diskgraph run", description="run an algorithm over a split directory on Ray")
-    p.add_argument("algorithm", choices=["pagerank", "bfs"])
+    p.add_argument("algorithm", choices=["pagerank", "bfs", "wcc"])
     p.add_argument("split", help="split directory (diskgraph split)")
     p.add_argument("--cluster", required=True, help="local:N (N worker processes) or ray://HOST:PORT")
     p.add_argument("--engine", default="auto", help="the engine each worker runs over its parts")
@@ -344,6 +399,8 @@ def cli(args: Sequence[str]) -> int:
             if a.source is None:
                 raise ValueError("bfs needs --source")
             r = s.bfs(a.source, cluster=a.cluster, engine=a.engine, memory=a.memory)
+        elif a.algorithm == "wcc":
+            r = s.wcc(cluster=a.cluster, engine=a.engine, memory=a.memory)
         else:
             r = s.pagerank(
                 cluster=a.cluster, tolerance=a.tolerance, iterations=a.iterations, engine=a.engine, memory=a.memory
