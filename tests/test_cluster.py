@@ -123,3 +123,14 @@ def test_a_killed_worker_is_an_error_naming_its_parts(tmp_path: Any, monkeypatch
     monkeypatch.setattr(_cluster._Run, "superstep", kill_first)
     with pytest.raises(diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1, part-1-1\) died"):
         s.pagerank(cluster="local:2", engine="memory")
+
+
+def test_a_part_a_worker_cannot_open_is_an_error_naming_it(tmp_path: Any) -> None:
+    import ray
+
+    g = build(random_case(8), tmp_path / "g")
+    s = split(g, 2, tmp_path / "g.split")
+    (tmp_path / "g.split" / "part-0-1" / "out.adj").unlink()
+    with pytest.raises(diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1\) died"):
+        s.pagerank(cluster="local:2", engine="memory")
+    assert ray.is_initialized(), "the module's session is left as it was"

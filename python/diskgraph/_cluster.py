@@ -279,7 +279,16 @@ class _Run:
         if slots > cpus:
             self.__exit__()
             raise ClusterError(f"cluster {self.cluster}: {slots} workers asked for, the Ray session has {cpus} CPUs")
-        workers = min(slots, len(self.split.parts))
+        try:
+            self._start_workers(min(slots, len(self.split.parts)))
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _start_workers(self, workers: int) -> None:
+        """Spreads the parts over `workers` actors and learns each part's boundary vertices."""
+        ray = _ray()
         self.assigned: List[List[int]] = [list(range(w, len(self.split.parts), workers)) for w in range(workers)]
         actor = ray.remote(num_cpus=1)(_Worker)
         self.actors = [
@@ -294,7 +303,6 @@ class _Run:
                 name = self.split.parts[i]
                 self.parts[i] = _Part(os.path.join(self.split.path, name), name, sources, destinations)
                 self.part_degrees[i] = degrees
-        return self
 
     def __exit__(self, *exc: Any) -> None:
         ray = _ray()
