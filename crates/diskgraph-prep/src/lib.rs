@@ -7,6 +7,7 @@ pub mod cost;
 pub mod export;
 pub mod generate;
 pub mod import;
+mod packed;
 pub mod parse;
 pub mod partition;
 pub mod reorder;

@@ -34,12 +34,13 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    layout_name, padded_len, ArcStream, BlockEncoder, Codec, Direction, FileEntry, GraphDir, GridEdge, GridMeta,
-    GridShape, GridSort, LayoutBuilder, PositionedFile, RunAxis, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_INDEX,
-    GRID_PACKED, GRID_WEIGHTS, MAX_GRID,
+    layout_name, padded_len, ArcStream, Codec, Direction, FileEntry, GraphDir, GridEdge, GridMeta, GridShape, GridSort,
+    LayoutBuilder, PositionedFile, RunAxis, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_INDEX, GRID_PACKED,
+    GRID_WEIGHTS, MAX_GRID,
 };
 use rayon::prelude::*;
 
+use crate::packed::BlockPacker;
 use crate::sort::ExternalSorter;
 use crate::Progress;
 
@@ -578,9 +579,6 @@ fn write_stripes(
     Ok(())
 }
 
-/// Bytes of packed runs gathered before they are written.
-const PACK_FLUSH: usize = 1 << 20;
-
 /// Pass 3 of `--compress`: reads the plain `edges` file written by pass 2 front to back and
 /// writes every block's runs to `edges.packed` ([`BlockEncoder`]) and their byte offsets to
 /// `bytes.idx`; returns both files' entries.
@@ -598,43 +596,30 @@ fn pack_blocks(
     let axis = RunAxis::of(sort).expect("built-in orders have a run axis");
     let file = std::fs::File::open(plain).with_context(|| format!("cannot open {}", plain.display()))?;
     let mut reader = std::io::BufReader::with_capacity(mem.read, file);
-    let mut packed = builder.sequential(GRID_PACKED)?;
-    let mut offsets = Vec::with_capacity(index.len());
-    offsets.push(0u64);
-    let mut out: Vec<u8> = Vec::with_capacity(2 * PACK_FLUSH);
+    let mut packer = BlockPacker::create(builder, GRID_PACKED, codec)?;
     let mut chunk: Vec<GridEdge> = vec![GridEdge::default(); (mem.read / EDGE_BYTES as usize).max(1)];
     progress.phase("compressing blocks", Some(*index.last().unwrap_or(&0)));
     let mut ticker = Ticker::new();
     for b in 0..shape.num_blocks() {
-        let frame = diskgraph_format::BlockFrame {
+        packer.start(diskgraph_format::BlockFrame {
             axis,
             sources: shape.source_range(b),
             destinations: shape.destination_range(b),
-        };
-        let mut enc = BlockEncoder::new(codec, frame);
+        });
         let mut left = index[b + 1] - index[b];
         while left > 0 {
             let n = left.min(chunk.len() as u64) as usize;
             std::io::Read::read_exact(&mut reader, bytemuck::cast_slice_mut(&mut chunk[..n]))
                 .with_context(|| format!("cannot read {}", plain.display()))?;
             for &e in &chunk[..n] {
-                enc.push(e, &mut out);
-            }
-            if out.len() >= PACK_FLUSH {
-                packed.write_bytes(&out)?;
-                out.clear();
+                packer.push(e)?;
             }
             left -= n as u64;
         }
-        enc.finish(&mut out);
-        packed.write_bytes(&out)?;
-        out.clear();
-        offsets.push(packed.len());
+        packer.end()?;
         ticker.tick(progress, index[b + 1])?;
     }
-    let mut idx = builder.sequential(GRID_BYTE_INDEX)?;
-    idx.write_u64s(&offsets)?;
-    Ok(vec![packed.finish()?, idx.finish()?])
+    packer.finish(builder, GRID_BYTE_INDEX)
 }
 
 /// A keyed arc as the external sorter orders it: block, then key, then (src, dst), then weight.

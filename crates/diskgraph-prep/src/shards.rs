@@ -54,11 +54,12 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    check_block_bytes, interval_of, padded_len, shard_layout_name, ArcStream, BlockEncoder, BlockFrame, Codec,
-    Direction, FileEntry, GraphDir, GridEdge, LayoutBuilder, PositionedFile, RunAxis, ShardMeta,
-    DEFAULT_SHARD_BLOCK_BYTES, MAX_SHARDS, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
+    check_block_bytes, interval_of, padded_len, shard_layout_name, ArcStream, BlockFrame, Codec, Direction, FileEntry,
+    GraphDir, GridEdge, LayoutBuilder, PositionedFile, RunAxis, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES, MAX_SHARDS,
+    SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
 };
 
+use crate::packed::BlockPacker;
 use crate::Progress;
 
 /// Bytes of the shards engine's working set per arc of the interval being processed (its shard
@@ -498,9 +499,6 @@ fn write_windows(
     Ok(())
 }
 
-/// Bytes of packed runs gathered before they are written.
-const PACK_FLUSH: usize = 1 << 20;
-
 /// Pass 3 of `--compress`: reads the plain columns written by pass 2 front to back (they hold
 /// the windows in window order) and writes every window's runs to `arcs.packed`
 /// ([`BlockEncoder`]) and their byte offsets to `bytes.idx`; returns both files' entries.
@@ -521,21 +519,17 @@ fn pack_windows(
     let (mut src, mut dst) = (reader(SHARD_SRC)?, reader(SHARD_DST)?);
     let chunk_len = (mem.read / 4).max(1);
     let (mut s, mut d) = (vec![0u32; chunk_len], vec![0u32; chunk_len]);
-    let mut packed = builder.sequential(SHARD_PACKED)?;
-    let mut offsets = Vec::with_capacity(windows.len());
-    offsets.push(0u64);
-    let mut out: Vec<u8> = Vec::with_capacity(2 * PACK_FLUSH);
+    let mut packer = BlockPacker::create(builder, SHARD_PACKED, codec)?;
     progress.phase("compressing windows", Some(*windows.last().unwrap_or(&0)));
     let mut ticker = Ticker::new();
     let range = |p: usize| u64::from(intervals[p])..u64::from(intervals[p + 1]);
     for w in 0..n * n {
         let (q, p) = (w / n, w % n);
-        let frame = BlockFrame {
+        packer.start(BlockFrame {
             axis: RunAxis::Source,
             sources: range(p),
             destinations: range(q),
-        };
-        let mut enc = BlockEncoder::new(codec, frame);
+        });
         let mut left = windows[w + 1] - windows[w];
         while left > 0 {
             let k = left.min(chunk_len as u64) as usize;
@@ -544,23 +538,14 @@ fn pack_windows(
                     .with_context(|| format!("cannot read {}", path.display()))?;
             }
             for i in 0..k {
-                enc.push(GridEdge { src: s[i], dst: d[i] }, &mut out);
-            }
-            if out.len() >= PACK_FLUSH {
-                packed.write_bytes(&out)?;
-                out.clear();
+                packer.push(GridEdge { src: s[i], dst: d[i] })?;
             }
             left -= k as u64;
         }
-        enc.finish(&mut out);
-        packed.write_bytes(&out)?;
-        out.clear();
-        offsets.push(packed.len());
+        packer.end()?;
         ticker.tick(progress, windows[w + 1])?;
     }
-    let mut idx = builder.sequential(SHARD_BYTE_WINDOWS)?;
-    idx.write_u64s(&offsets)?;
-    Ok(vec![packed.finish()?, idx.finish()?])
+    packer.finish(builder, SHARD_BYTE_WINDOWS)
 }
 
 #[cfg(test)]
