@@ -40,6 +40,7 @@ use diskgraph_format::{
 };
 use rayon::prelude::*;
 
+use crate::import::Ticker;
 use crate::packed::BlockPacker;
 use crate::sort::ExternalSorter;
 use crate::Progress;
@@ -407,28 +408,6 @@ fn count_blocks(g: &GraphDir, plan: &Plan, mem: &Memory, progress: &mut dyn Prog
         counts[b] += counts[b - 1];
     }
     Ok(counts)
-}
-
-/// Passes progress on about every million arcs.
-struct Ticker {
-    next: u64,
-}
-
-impl Ticker {
-    const STEP: u64 = 1 << 20;
-
-    fn new() -> Ticker {
-        Ticker { next: Self::STEP }
-    }
-
-    /// Errors: [`Interrupted`](crate::import::Interrupted) when `progress` asks to stop.
-    fn tick(&mut self, progress: &mut dyn Progress, arcs: u64) -> Result<()> {
-        if arcs >= self.next {
-            self.next = arcs + Self::STEP;
-            return crate::import::advance(progress, arcs);
-        }
-        Ok(())
-    }
 }
 
 /// The layout's edge and weight files while they are written at block offsets.

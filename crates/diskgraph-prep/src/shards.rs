@@ -59,6 +59,7 @@ use diskgraph_format::{
     SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
 };
 
+use crate::import::Ticker;
 use crate::packed::BlockPacker;
 use crate::Progress;
 
@@ -327,28 +328,6 @@ impl Memory {
             window_arcs: window_arcs as usize,
             total: memory.max(floor),
         }
-    }
-}
-
-/// Passes progress on about every million arcs.
-struct Ticker {
-    next: u64,
-}
-
-impl Ticker {
-    const STEP: u64 = 1 << 20;
-
-    fn new() -> Ticker {
-        Ticker { next: Self::STEP }
-    }
-
-    /// Errors: [`Interrupted`](crate::import::Interrupted) when `progress` asks to stop.
-    fn tick(&mut self, progress: &mut dyn Progress, arcs: u64) -> Result<()> {
-        if arcs >= self.next {
-            self.next = arcs + Self::STEP;
-            return crate::import::advance(progress, arcs);
-        }
-        Ok(())
     }
 }
 

@@ -30,13 +30,12 @@ use diskgraph_format::{
     SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ, SPLIT_FORMAT, SPLIT_VERSION,
 };
 
+use crate::import::Ticker;
 use crate::shards::{cut_by_degree, Cut};
 use crate::Progress;
 
 /// Read buffer of each graph file streamed.
 const READ_BUFFER: usize = 4 << 20;
-/// Arcs between progress updates.
-const PROGRESS_EVERY: u64 = 1 << 20;
 
 /// How to split a graph.
 #[derive(Clone, Debug)]
@@ -149,7 +148,7 @@ fn cut_columns(g: &GraphDir, row_bounds: &[u32], cols: u32, progress: &mut dyn P
     let mut counts = vec![0u64; v_count as usize];
     let mut s = ArcStream::open(g, Direction::Out, false, READ_BUFFER)?;
     let mut bounds = Vec::with_capacity(row_bounds.len() - 1);
-    let mut ticker = 0u64;
+    let mut ticker = Ticker::new();
     for row in row_bounds.windows(2) {
         let mut arcs = 0u64;
         for _ in row[0]..row[1] {
@@ -158,10 +157,7 @@ fn cut_columns(g: &GraphDir, row_bounds: &[u32], cols: u32, progress: &mut dyn P
                 counts[d as usize] += 1;
                 arcs += 1;
             }
-            if s.position() >= ticker {
-                ticker = s.position() + PROGRESS_EVERY;
-                crate::import::advance(progress, s.position())?;
-            }
+            ticker.tick(progress, s.position())?;
         }
         let mut cut = Cut::new(cols, v_count, arcs);
         let mut prefix = 0u64;
@@ -267,7 +263,7 @@ fn write_direction(
         p.writer = Some(p.builder.csr(prefix, meta.num_vertices, meta.weighted)?);
     }
     let mut s = ArcStream::open(g, dir, true, READ_BUFFER)?;
-    let mut ticker = 0u64;
+    let mut ticker = Ticker::new();
     let mut row = 0u32;
     while let Some((v, _)) = s.next_vertex()? {
         if dir == Direction::Out {
@@ -293,10 +289,7 @@ fn write_direction(
                 part.self_loops += u64::from(src == dst);
             }
         }
-        if s.position() >= ticker {
-            ticker = s.position() + PROGRESS_EVERY;
-            crate::import::advance(progress, s.position())?;
-        }
+        ticker.tick(progress, s.position())?;
     }
     for p in parts.iter_mut() {
         let files = p.writer.take().expect("opened above").finish()?;

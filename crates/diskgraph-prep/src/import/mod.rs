@@ -125,6 +125,31 @@ pub(crate) fn advance(progress: &mut dyn Progress, done: u64) -> Result<()> {
     }
 }
 
+/// Passes progress on about every million units (arcs, edges).
+pub(crate) struct Ticker {
+    next: u64,
+}
+
+impl Ticker {
+    const STEP: u64 = 1 << 20;
+
+    /// A ticker that first passes progress on at one step.
+    pub(crate) fn new() -> Ticker {
+        Ticker { next: Self::STEP }
+    }
+
+    /// Passes `done` on when it has passed the next step.
+    ///
+    /// Errors: [`Interrupted`] when `progress` asks to stop.
+    pub(crate) fn tick(&mut self, progress: &mut dyn Progress, done: u64) -> Result<()> {
+        if done >= self.next {
+            self.next = done + Self::STEP;
+            return advance(progress, done);
+        }
+        Ok(())
+    }
+}
+
 /// A [`Progress`] that shows nothing.
 pub struct NoProgress;
 
