@@ -73,6 +73,9 @@ class _Worker:
 
     def __init__(self, paths: List[str], engine: str, memory: Optional[Memory]) -> None:
         self.graphs = [Graph(p) for p in paths]
+        # Every superstep runs an engine on each part: the index is read once, not per run.
+        for g in self.graphs:
+            g.load_index()
         self.engine = engine
         self.memory = memory
         self.bytes_read = 0
