@@ -1,4 +1,4 @@
-"""Cluster runs over split directories on a local Ray cluster: pagerank, bfs and wcc over the parts equal
+"""Cluster runs over split directories on a local Ray cluster: pagerank, bfs, sssp, wcc and kcore over the parts equal
 the single-machine engine's answers on the nasty random graphs (self-loops, duplicates, isolated
 vertices, a hub, sparse 64-bit IDs, directed and undirected) and a real graph; bytes exchanged
 stay within the boundary-vertex bound; damaged splits are refused; a killed worker is an error
@@ -58,6 +58,13 @@ def check_runs(g: diskgraph.Graph, s: diskgraph.SplitGraph, cluster: str) -> Non
     labels = s.wcc(cluster=cluster, engine="memory")
     np.testing.assert_array_equal(labels.values, g.wcc(engine="memory").values)
     assert labels.stats["supersteps"][0]["bytes_received"] <= labels.stats["boundary_bytes_per_superstep"]
+    dist = s.sssp(source, cluster=cluster, engine="memory")
+    np.testing.assert_array_equal(dist.values, g.sssp(source=source, engine="memory").values)
+    assert {st["kind"] for st in dist.stats["supersteps"]} == {"min-plus"}
+    core = s.kcore(cluster=cluster)
+    np.testing.assert_array_equal(core.values, g.kcore(engine="memory").values)
+    peels = [st for st in core.stats["supersteps"] if st["kind"] == "peel"]
+    assert all(st["bytes_sent"] + st["bytes_received"] <= core.stats["boundary_bytes_per_superstep"] for st in peels)
 
 
 @pytest.mark.parametrize("seed", [3, 8, 13, 21])
@@ -66,6 +73,40 @@ def test_cluster_runs_equal_the_single_machine(tmp_path: Any, seed: int) -> None
     g = build(case, tmp_path / "g")
     s = split(g, 4 if seed % 2 else 3, tmp_path / "g.split")
     check_runs(g, s, "local:2")
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_kcore_and_sssp_on_dense_multigraphs_split_many_ways(tmp_path: Any, directed: bool) -> None:
+    """Mutual arcs held by different parts, self-loops and parallel edges: kcore counts each
+    simple edge once (NetworkX's core_number of the simple undirected view as the oracle), and
+    sssp's minima over parts equal the single machine."""
+    import networkx as nx
+
+    rng = np.random.default_rng(7)
+    n = 40
+    src, dst = rng.integers(0, n, 500), rng.integers(0, n, 500)
+    src, dst = np.concatenate([src, dst[:200], [5, 5]]), np.concatenate([dst, src[:200], [5, 5]])
+    weights = rng.integers(1, 9, len(src)).astype(np.float32)
+    g = diskgraph.from_edges(
+        src, dst, tmp_path / "g", weights=weights, directed=directed, keep_self_loops=True, keep_duplicates=True
+    )
+    simple = nx.Graph()
+    simple.add_nodes_from(range(n))
+    simple.add_edges_from((int(u), int(v)) for u, v in zip(src, dst) if u != v)
+    want = nx.core_number(simple)
+    for parts in (1, 4, 9):
+        s = split(g, parts, tmp_path / f"g{parts}.split")
+        core = s.kcore(cluster="local:3")
+        np.testing.assert_array_equal(core.values, [want[int(v)] for v in core.vertex_ids])
+        dist = s.sssp(3, cluster="local:3", engine="selective")
+        np.testing.assert_array_equal(dist.values, g.sssp(source=3, engine="memory").values)
+
+
+def test_sssp_refuses_negative_weights(tmp_path: Any) -> None:
+    g = diskgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g", weights=[1.0, -2.0, 1.0])
+    s = split(g, 2, tmp_path / "g.split")
+    with pytest.raises(ValueError, match=r"non-negative weights: an edge into vertex 2 .* weighs -2"):
+        s.sssp(0, cluster="local:2")
 
 
 def test_a_real_graph_on_more_workers_than_cores(tmp_path: Any) -> None:
@@ -116,9 +157,9 @@ def test_a_killed_worker_is_an_error_naming_its_parts(tmp_path: Any, monkeypatch
     s = split(g, 4, tmp_path / "g.split")
     step = _cluster._Run.superstep
 
-    def kill_first(run: Any, x: np.ndarray) -> np.ndarray:
+    def kill_first(run: Any, x: np.ndarray, *rest: Any) -> np.ndarray:
         ray.kill(run.actors[1])
-        return step(run, x)
+        return step(run, x, *rest)
 
     monkeypatch.setattr(_cluster._Run, "superstep", kill_first)
     with pytest.raises(diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1, part-1-1\) died"):

@@ -366,10 +366,9 @@ def test_bad_algorithm_options(small: diskgraph.Graph) -> None:
         small.spmv(np.ones(n + 1))
     bad = np.ones(n)
     bad[7] = np.nan
-    with pytest.raises(ValueError, match=r"x must be finite, but x\[7\] is NaN"):
+    with pytest.raises(ValueError, match=r"x must be numbers \(inf allowed\), but x\[7\] is NaN"):
         small.spmv(bad)
-    bad[7] = -np.inf
-    with pytest.raises(ValueError, match=r"x\[7\] is -inf"):
+    with pytest.raises(ValueError, match=r"x\[7\] is NaN"):
         small.spmv(bad, engine="selective", memory=BUDGET)
     with pytest.raises(ValueError, match="one-dimensional"):
         small.spmv(np.ones((n, 1)))

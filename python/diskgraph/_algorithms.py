@@ -411,6 +411,7 @@ class AlgorithmMethods:
         x: Optional["npt.ArrayLike"] = None,
         *,
         weighted: bool = True,
+        semiring: Literal["plus-times", "min-plus"] = "plus-times",
         engine: Literal["auto", "memory", "selective", "stream"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
@@ -421,13 +422,16 @@ class AlgorithmMethods:
         """Y = A^T x with the edge weights (x from ``x``, or all ones).
 
         Values (float64): y[v], the sum of w(u, v) * x[u] over the in-edges of v (weights 1 when
-        unweighted).
+        unweighted); with min-plus the least x[u] + w(u, v).
 
         Args:
             x: x, one number per vertex in ascending original-ID order: a text file (one value per
                 line) or a 1-D .npy array (f8, f4, i8 or i4); all ones when absent.
             weighted: multiply by the edge weights; false counts every edge 1, as on an unweighted
                 graph (a PageRank step, a frontier's reach) (default ``True``).
+            semiring: plus-times (the matrix product) or min-plus (y[v] = min of x[u] + w(u, v): a
+                shortest-path relaxation): ``"plus-times"`` or ``"min-plus"`` (default
+                ``"plus-times"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
                 ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
                 as in :meth:`Graph.run`.
@@ -436,6 +440,7 @@ class AlgorithmMethods:
             "spmv",
             x=x,
             weighted=weighted,
+            semiring=semiring,
             engine=engine,
             memory=memory,
             threads=threads,

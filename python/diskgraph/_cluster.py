@@ -2,13 +2,23 @@
 slot, each owning some parts and running the existing engines over them, supersteps exchanging
 vertex values through Ray's object store as numpy arrays.
 
-A superstep of pagerank and bfs is one sparse matrix-vector product ``y = Aᵀ x`` on every part
-(the ``spmv`` algorithm, on the engine the run names), so a worker runs the same engine code a
-single machine does; wcc is one superstep of the parts' own ``wcc``, joined on the driver. The driver sends each part only the values of its *boundary* sources (the vertices with
-arcs in the part, fixed when the workers start) and receives the values of its boundary
-destinations, and combines the parts' partial sums per vertex: at most one value per boundary
-vertex and part each way. PageRank is a product per iteration; BFS one per level (the frontier as
-an indicator vector: a vertex is reached when its sum is positive).
+A superstep of pagerank, bfs and sssp is one sparse matrix-vector product ``y = Aᵀ x`` on every
+part (the ``spmv`` algorithm, on the engine the run names), so a worker runs the same engine code
+a single machine does; wcc is one superstep of the parts' own ``wcc``, joined on the driver. The
+driver sends each part only the values of its *boundary* sources (the vertices with arcs in the
+part, fixed when the workers start) and receives the values of its boundary destinations, and
+combines the parts' partial results per vertex (sum for pagerank and bfs, minimum for sssp): at
+most one value per boundary vertex and part each way. PageRank is a product per iteration; BFS one
+per level (the frontier as an indicator vector: a vertex is reached when its sum is positive);
+sssp one min-plus product (a Bellman-Ford relaxation of the vertices whose distance dropped) per
+round until no distance drops.
+
+kcore peels the simple undirected view level by level, a superstep per round: each part counts,
+for every vertex, its removed neighbours among the simple edges it owns. An edge ``{u, v}`` can
+lie in two parts (``u → v`` in one, ``v → u`` in another), so a join at the start gives it to one
+of them: the part holding ``min → max`` owns it, and a part holding only ``max → min`` asks that
+part whether it does. The owned edges live in the workers' memory (8 bytes each), not on the
+engines' budget.
 
 Parts keep the graph's vertex numbers (every part has all V vertices), so the exchange needs no ID
 translation. Vectors are in the order of the parts' internal IDs, which is ascending original-ID
@@ -91,17 +101,77 @@ class _Worker:
             (s, g.out_degree()[s], d) for g, s, d in zip(self.graphs, self.sources, self.destinations)
         ]
 
-    def spmv(self, xs: List[np.ndarray]) -> List[np.ndarray]:
-        """Per part, ``y = Aᵀ x`` with ``x`` given on its boundary sources (0 elsewhere); ``y`` on
-        its boundary destinations."""
+    def spmv(self, xs: List[np.ndarray], semiring: str, weighted: bool) -> List[np.ndarray]:
+        """Per part, ``y = Aᵀ x`` in ``semiring`` with ``x`` given on its boundary sources (the
+        semiring's zero elsewhere: 0 or +inf); ``y`` on its boundary destinations."""
         out = []
         start = time.perf_counter()
+        fill = 0.0 if semiring == "plus-times" else np.inf
         for g, s, d, xv in zip(self.graphs, self.sources, self.destinations, xs):
-            x = np.zeros(g.num_vertices, dtype=np.float64)
+            x = np.full(g.num_vertices, fill, dtype=np.float64)
             x[s] = xv
-            r = g.run("spmv", x=x, weighted=False, engine=self.engine, memory=self.memory)
+            r = g.run("spmv", x=x, weighted=weighted, semiring=semiring, engine=self.engine, memory=self.memory)
             self.bytes_read += int(r.stats.get("bytes_read") or 0)
             out.append(np.asarray(r.values, dtype=np.float64)[d])
+        self.seconds += time.perf_counter() - start
+        return out
+
+    def simple_edges(self) -> List[np.ndarray]:
+        """Reads each part's simple undirected edges (no self-loops, duplicates and the two
+        directions once) and keeps those it owns: the ones it holds as ``min → max``. Returns,
+        per part, the keys (``min << 32 | max``) of the edges it holds only as ``max → min``:
+        whoever holds ``min → max`` owns those."""
+        start = time.perf_counter()
+        asked = []
+        self.forward: List[np.ndarray] = []
+        self.backward: List[np.ndarray] = []
+        for g in self.graphs:
+            indptr, indices, _ = g._g.csr("out")
+            rows = np.repeat(np.arange(g.num_vertices, dtype=np.uint64), np.diff(indptr).astype(np.int64))
+            cols = indices.astype(np.uint64)
+            keep = rows != cols
+            rows, cols = rows[keep], cols[keep]
+            keys = (np.minimum(rows, cols) << np.uint64(32)) | np.maximum(rows, cols)
+            forward = np.unique(keys[rows < cols])
+            backward = np.setdiff1d(np.unique(keys[rows > cols]), forward, assume_unique=True)
+            self.forward.append(forward)
+            self.backward.append(backward)
+            asked.append(backward)
+            files = g.manifest["files"]
+            self.bytes_read += int(files["out.adj"]["len"]) + int(files["out.idx"]["len"])
+        self.seconds += time.perf_counter() - start
+        return asked
+
+    def holds(self, keys: List[np.ndarray]) -> List[np.ndarray]:
+        """Per part, which of ``keys`` (``min << 32 | max``) it holds as ``min → max``."""
+        return [np.isin(k, f, assume_unique=True) for k, f in zip(keys, self.forward)]
+
+    def own(self, held_elsewhere: List[np.ndarray]) -> List[np.ndarray]:
+        """Takes the edges held only as ``max → min`` that no other part holds as ``min → max``
+        (``held_elsewhere`` per part, a mask over what :meth:`simple_edges` asked) and returns each
+        part's boundary for kcore: the vertices of the edges it owns, ascending."""
+        bounds = []
+        self.pairs: List[Tuple[np.ndarray, np.ndarray]] = []
+        for f, b, held in zip(self.forward, self.backward, held_elsewhere):
+            keys = np.concatenate([f, b[~held]])
+            lo, hi = keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)
+            bound = np.union1d(lo, hi)
+            self.pairs.append(
+                (np.searchsorted(bound, lo).astype(np.int32), np.searchsorted(bound, hi).astype(np.int32))
+            )
+            bounds.append(bound.astype(np.int64))
+        del self.forward, self.backward
+        return bounds
+
+    def neighbours_in(self, xs: List[np.ndarray]) -> List[np.ndarray]:
+        """Per part, for every vertex of its kcore boundary, how many of its owned edges lead to a
+        vertex whose ``x`` (on the same boundary) is 1."""
+        out = []
+        start = time.perf_counter()
+        for (lo, hi), x in zip(self.pairs, xs):
+            n = len(x)
+            count = np.bincount(lo, weights=x[hi], minlength=n) + np.bincount(hi, weights=x[lo], minlength=n)
+            out.append(count.astype(np.int64))
         self.seconds += time.perf_counter() - start
         return out
 
@@ -206,9 +276,7 @@ class SplitGraph:
     ) -> Result:
         """BFS levels from the vertex with original ID ``source`` (-1 = unreached), a product
         per level."""
-        at = np.searchsorted(self._vertex_ids, source)
-        if at >= len(self._vertex_ids) or self._vertex_ids[at] != source:
-            raise ValueError(f"source {source} is not a vertex of {self.path}")
+        at = self._vertex(source)
         level = np.full(self.num_vertices, -1, dtype=np.int64)
         level[at] = 0
         with _Run(self, cluster, engine, memory) as run:
@@ -222,6 +290,78 @@ class SplitGraph:
                 level[fresh] = depth
                 frontier = fresh.astype(np.float64)
             return run.result("bfs", level, {"levels": depth})
+
+    def sssp(
+        self,
+        source: int,
+        *,
+        cluster: str = "local:2",
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+    ) -> Result:
+        """Shortest-path distances from the vertex with original ID ``source`` along out-edges
+        (inf unreached; hops on an unweighted graph), as :meth:`Graph.sssp`: Bellman-Ford, a
+        min-plus product per round from the vertices whose distance dropped, until none drops.
+        Negative and NaN weights are refused first (a ``ValueError`` naming an edge's head)."""
+        at = self._vertex(source)
+        n = self.num_vertices
+        with _Run(self, cluster, engine, memory) as run:
+            if self.meta["weighted"]:
+                # One relaxation from 0 everywhere: y[v] is the least weight into v (NaN if any is).
+                least = run.superstep(np.zeros(n), "min-plus", weighted=True)
+                bad = np.flatnonzero(np.isnan(least) | (least < 0))
+                if len(bad):
+                    v = bad[0]
+                    raise ValueError(
+                        f"sssp needs non-negative weights: an edge into vertex {self._vertex_ids[v]} of "
+                        f"{self.path} weighs {least[v]}"
+                    )
+            dist = np.full(n, np.inf)
+            dist[at] = 0.0
+            changed = np.zeros(n, dtype=bool)
+            changed[at] = True
+            rounds = 0
+            while changed.any():
+                y = run.superstep(np.where(changed, dist, np.inf), "min-plus", weighted=True)
+                changed = y < dist
+                dist[changed] = y[changed]
+                rounds += 1
+            return run.result("sssp", dist, {"rounds": rounds})
+
+    def kcore(
+        self,
+        *,
+        cluster: str = "local:2",
+        engine: str = "auto",
+        memory: Optional[Memory] = None,
+    ) -> Result:
+        """Core numbers on the simple undirected view, as :meth:`Graph.kcore` (directions,
+        self-loops and parallel edges ignored). Level-synchronous peeling: at level ``k`` (the
+        smallest remaining degree, never lowered) every remaining vertex of degree ≤ ``k`` is
+        removed with core number ``k``, a superstep per round counting the removed neighbours."""
+        n = self.num_vertices
+        with _Run(self, cluster, engine, memory) as run:
+            run.simple_view()
+            degree = run.peel(np.ones(n))
+            core = np.zeros(n, dtype=np.int64)
+            alive = np.ones(n, dtype=bool)
+            k = 0
+            while alive.any():
+                k = max(k, int(degree[alive].min()))
+                removed = alive & (degree <= k)
+                core[removed] = k
+                alive &= ~removed
+                if alive.any():
+                    degree -= run.peel(removed.astype(np.float64))
+            levels = len(np.unique(core))
+            return run.result("kcore", core, {"max_core": int(core.max(initial=0)), "levels": levels})
+
+    def _vertex(self, source: int) -> int:
+        """The vertex number of original ID ``source``; a ``ValueError`` when it is none."""
+        at = int(np.searchsorted(self._vertex_ids, source))
+        if at >= len(self._vertex_ids) or self._vertex_ids[at] != source:
+            raise ValueError(f"source {source} is not a vertex of {self.path}")
+        return at
 
 
     def wcc(
@@ -326,26 +466,95 @@ class _Run:
                 raise ClusterError(f"worker {w} (parts {names}) died: {e}") from e
         return out
 
-    def superstep(self, x: np.ndarray) -> np.ndarray:
-        """``y = Aᵀ x`` over the whole graph: each part gets ``x`` on its boundary sources, its
-        partial ``y`` on its boundary destinations comes back, and the partial sums are added."""
+    def superstep(self, x: np.ndarray, semiring: str = "plus-times", weighted: bool = False) -> np.ndarray:
+        """``y = Aᵀ x`` in ``semiring`` over the whole graph: each part gets ``x`` on its boundary
+        sources, its partial ``y`` on its boundary destinations comes back, and the partial
+        results are combined (added, or their minimum taken)."""
         t = time.perf_counter()
         sent = [[x[self.parts[i].sources] for i in parts] for parts in self.assigned]
-        results = self._gather([a.spmv.remote(xs) for a, xs in zip(self.actors, sent)])
-        y = np.zeros(len(x))
-        received = 0
+        results = self._gather([a.spmv.remote(xs, semiring, weighted) for a, xs in zip(self.actors, sent)])
+        y = np.zeros(len(x)) if semiring == "plus-times" else np.full(len(x), np.inf)
         for parts, ys in zip(self.assigned, results):
             for i, yv in zip(parts, ys):
-                y[self.parts[i].destinations] += yv  # a part lists each destination once
-                received += yv.nbytes
+                d = self.parts[i].destinations  # a part lists each destination once
+                y[d] = y[d] + yv if semiring == "plus-times" else np.fmin(y[d], yv)
+        self._record(semiring, sent, results, t)
+        return y
+
+    def _record(self, kind: str, sent: List[List[np.ndarray]], received: List[List[np.ndarray]], start: float) -> None:
+        """Records a superstep: what it was, the bytes each way, its seconds."""
         self.steps.append(
             {
-                "bytes_sent": sum(v.nbytes for xs in sent for v in xs),
-                "bytes_received": received,
-                "seconds": time.perf_counter() - t,
+                "kind": kind,
+                "bytes_sent": sum(v.nbytes for vs in sent for v in vs),
+                "bytes_received": sum(v.nbytes for vs in received for v in vs),
+                "seconds": time.perf_counter() - start,
             }
         )
-        return y
+
+    def simple_view(self) -> None:
+        """kcore's setup: every simple undirected edge given to exactly one part (see the module
+        notes) by one exchange of the edges parts hold only as ``max → min``; then each part's
+        kcore boundary (the vertices of the edges it owns) replaces its sources and
+        destinations."""
+        t = time.perf_counter()
+        meta = self.split.meta
+        grid = np.zeros((int(meta["rows"]), int(meta["cols"])), dtype=np.int64)
+        for i, p in enumerate(meta["parts"]):
+            grid[int(p["row"]), int(p["col"])] = i
+        row_bounds = np.asarray(meta["row_bounds"], dtype=np.uint64)
+        found = self._gather([a.simple_edges.remote() for a in self.actors])
+        asked = [np.empty(0, np.uint64)] * len(self.parts)
+        for parts, keys in zip(self.assigned, found):
+            for i, k in zip(parts, keys):
+                asked[i] = k
+        # The part that would hold each asked edge as min → max: by the row of min, then the
+        # column of max within that row.
+        targets = []
+        for keys in asked:
+            lo, hi = keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)
+            row = np.searchsorted(row_bounds, lo, side="right") - 1
+            target = np.empty(len(keys), dtype=np.int64)
+            for r in np.unique(row):
+                in_row = row == r
+                cols = np.asarray(meta["col_bounds"][r], dtype=np.uint64)
+                target[in_row] = grid[r, np.searchsorted(cols, hi[in_row], side="right") - 1]
+            targets.append(target)
+        # Each part's questions, the asking parts' in order; the answers go back the same way.
+        questions = [
+            np.concatenate([keys[target == j] for keys, target in zip(asked, targets)]) for j in range(len(self.parts))
+        ]
+        sent = [[questions[j] for j in parts] for parts in self.assigned]
+        replies = self._gather([a.holds.remote(qs) for a, qs in zip(self.actors, sent)])
+        answers = [np.empty(0, bool)] * len(self.parts)
+        for parts, masks in zip(self.assigned, replies):
+            for j, mask in zip(parts, masks):
+                answers[j] = mask
+        held = [np.zeros(len(keys), dtype=bool) for keys in asked]
+        taken = [0] * len(self.parts)
+        for i, target in enumerate(targets):
+            for j in range(len(self.parts)):
+                picked = np.flatnonzero(target == j)
+                held[i][picked] = answers[j][taken[j] : taken[j] + len(picked)]
+                taken[j] += len(picked)
+        bounds = self._gather([a.own.remote([held[i] for i in parts]) for a, parts in zip(self.actors, self.assigned)])
+        for parts, found_bounds in zip(self.assigned, bounds):
+            for i, b in zip(parts, found_bounds):
+                self.parts[i] = _Part(self.parts[i].path, self.parts[i].name, b, b)
+        self._record("simple-view", sent, found + replies + bounds, t)
+
+    def peel(self, removed: np.ndarray) -> np.ndarray:
+        """kcore's superstep: every vertex's number of simple neighbours in ``removed`` (a 0/1
+        vector), each part counting over the edges it owns, the counts added."""
+        t = time.perf_counter()
+        sent = [[removed[self.parts[i].sources] for i in parts] for parts in self.assigned]
+        results = self._gather([a.neighbours_in.remote(xs) for a, xs in zip(self.actors, sent)])
+        count = np.zeros(len(removed), dtype=np.int64)
+        for parts, counts in zip(self.assigned, results):
+            for i, c in zip(parts, counts):
+                count[self.parts[i].destinations] += c
+        self._record("peel", sent, results, t)
+        return count
 
     def gather_labels(self) -> List[Tuple[np.ndarray, np.ndarray]]:
         """Every part's components: per part, its boundary vertices and their labels (one
@@ -357,8 +566,7 @@ class _Run:
             for i, lab in zip(parts, found):
                 p = self.parts[i]
                 out.append((np.union1d(p.sources, p.destinations), lab))
-        received = sum(lab.nbytes for _, lab in out)
-        self.steps.append({"bytes_sent": 0, "bytes_received": received, "seconds": time.perf_counter() - t})
+        self._record("components", [], results, t)
         return out
 
     def result(self, algorithm: str, values: np.ndarray, extra: Dict[str, Any]) -> Result:
@@ -388,16 +596,16 @@ def open_split(path: PathLike) -> SplitGraph:
 
 
 def cli(args: Sequence[str]) -> int:
-    """``diskgraph run ALGO DIR --cluster SPEC [...]``: runs ``pagerank``, ``bfs`` or ``wcc`` over a split
+    """``diskgraph run ALGO DIR --cluster SPEC [...]``: runs ``pagerank``, ``bfs``, ``sssp``, ``wcc`` or ``kcore`` over a split
     directory, prints a summary line and the supersteps' exchange, writes ``--out`` and
     ``--stats``; returns the exit status (an error is one line on stderr)."""
     p = argparse.ArgumentParser(prog="diskgraph run", description="run an algorithm over a split directory on Ray")
-    p.add_argument("algorithm", choices=["pagerank", "bfs", "wcc"])
+    p.add_argument("algorithm", choices=["pagerank", "bfs", "sssp", "wcc", "kcore"])
     p.add_argument("split", help="split directory (diskgraph split)")
     p.add_argument("--cluster", required=True, help="local:N (N worker processes) or ray://HOST:PORT")
     p.add_argument("--engine", default="auto", help="the engine each worker runs over its parts")
     p.add_argument("--memory", default=None, help="each worker's budget per part (as diskgraph run --memory)")
-    p.add_argument("--source", type=int, help="bfs: the source vertex (original ID)")
+    p.add_argument("--source", type=int, help="bfs, sssp: the source vertex (original ID)")
     p.add_argument("--iterations", type=int, help="pagerank: exactly this many iterations")
     p.add_argument("--tolerance", type=float, default=1e-9, help="pagerank: L1 change below N × tolerance")
     p.add_argument("--out", help="result file (.tsv, .csv, .json, .npy, .parquet)")
@@ -406,12 +614,14 @@ def cli(args: Sequence[str]) -> int:
     a = p.parse_args(list(args))
     try:
         s = open_split(a.split)
-        if a.algorithm == "bfs":
+        if a.algorithm in ("bfs", "sssp"):
             if a.source is None:
-                raise ValueError("bfs needs --source")
-            r = s.bfs(a.source, cluster=a.cluster, engine=a.engine, memory=a.memory)
-        elif a.algorithm == "wcc":
-            r = s.wcc(cluster=a.cluster, engine=a.engine, memory=a.memory)
+                raise ValueError(f"{a.algorithm} needs --source")
+            traverse = s.bfs if a.algorithm == "bfs" else s.sssp
+            r = traverse(a.source, cluster=a.cluster, engine=a.engine, memory=a.memory)
+        elif a.algorithm in ("wcc", "kcore"):
+            whole = s.wcc if a.algorithm == "wcc" else s.kcore
+            r = whole(cluster=a.cluster, engine=a.engine, memory=a.memory)
         else:
             r = s.pagerank(
                 cluster=a.cluster, tolerance=a.tolerance, iterations=a.iterations, engine=a.engine, memory=a.memory

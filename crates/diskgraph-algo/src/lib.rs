@@ -50,7 +50,7 @@ pub use mst::{mst, Mst};
 pub use pagerank::{PageRank, PageRankResult};
 pub use randomwalk::{RandomWalk, RandomWalkResult};
 pub use scc::scc;
-pub use spmv::{spmv, Spmv};
+pub use spmv::{spmv, Semiring, Spmv};
 pub use sssp::{sssp, sssp_with_delta, Sssp};
 pub use triangles::{triangles, Triangles};
 pub use wcc::{wcc, Components};

@@ -30,9 +30,15 @@ pub(crate) fn atomics(n: usize, value: u64) -> Vec<AtomicU64> {
 /// Adds `x` to the `f64` stored (as bits) in `a`.
 #[inline]
 pub(crate) fn add_f64(a: &AtomicU64, x: f64) {
+    combine_f64(a, x, |a, b| a + b);
+}
+
+/// Replaces the `f64` stored (as bits) in `a` by `combine(it, x)`, atomically.
+#[inline]
+pub(crate) fn combine_f64(a: &AtomicU64, x: f64, combine: impl Fn(f64, f64) -> f64) {
     let mut cur = a.load(Relaxed);
     loop {
-        let new = (f64::from_bits(cur) + x).to_bits();
+        let new = combine(f64::from_bits(cur), x).to_bits();
         match a.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
             Ok(_) => return,
             Err(actual) => cur = actual,
@@ -45,9 +51,16 @@ pub(crate) fn add_f64(a: &AtomicU64, x: f64) {
 /// memory — and the pieces of a split list are added atomically.
 #[inline]
 pub(crate) fn accumulate(acc: &AtomicU64, whole: bool, sum: f64) {
+    accumulate_with(acc, whole, sum, |a, b| a + b);
+}
+
+/// [`accumulate`] with another combination (`acc` holding its empty value): a whole list's
+/// value is stored, a piece's combined atomically.
+#[inline]
+pub(crate) fn accumulate_with(acc: &AtomicU64, whole: bool, value: f64, combine: impl Fn(f64, f64) -> f64) {
     if whole {
-        acc.store(sum.to_bits(), Relaxed);
+        acc.store(value.to_bits(), Relaxed);
     } else {
-        add_f64(acc, sum);
+        combine_f64(acc, value, combine);
     }
 }

@@ -13,6 +13,7 @@ use diskgraph_engine::stream::{Pass, PassReport, StreamGraph, StreamOptions, Thr
 use diskgraph_engine::{EngineError, GraphIndex, COMPRESSED_FROM_THREADS};
 use diskgraph_format::{GraphDir, GridEdge, GridSort, LayoutRecord};
 
+use crate::parallel::combine_f64;
 use crate::AlgoError;
 
 /// What order inside blocks an algorithm needs of a layout.
@@ -154,17 +155,24 @@ pub(crate) fn sum_into_destinations(
     acc: &[AtomicU64],
     value: impl Fn(GridEdge, f32) -> f64 + Sync,
 ) -> Result<PassReport, EngineError> {
+    combine_into_destinations(g, weights, acc, value, |a, b| a + b)
+}
+
+/// [`sum_into_destinations`] with another associative, commutative `combine` in place of the
+/// sum (a minimum), `acc` holding its empty value.
+pub(crate) fn combine_into_destinations(
+    g: &StreamGraph,
+    weights: bool,
+    acc: &[AtomicU64],
+    value: impl Fn(GridEdge, f32) -> f64 + Sync,
+    combine: impl Fn(f64, f64) -> f64 + Sync,
+) -> Result<PassReport, EngineError> {
     let get = |v: u32| f64::from_bits(acc[v as usize].load(Relaxed));
     let set = |v: u32, x: f64| acc[v as usize].store(x.to_bits(), Relaxed);
     if !g.column_parallel() {
         let pass = Pass { weights, ..Pass::all() };
         return g.stream(&pass, |e, w| {
-            let x = value(e, w);
-            let a = &acc[e.dst as usize];
-            let mut cur = a.load(Relaxed);
-            while let Err(now) = a.compare_exchange_weak(cur, (f64::from_bits(cur) + x).to_bits(), Relaxed, Relaxed) {
-                cur = now;
-            }
+            combine_f64(&acc[e.dst as usize], value(e, w), &combine);
             Update::NONE
         });
     }
@@ -172,7 +180,7 @@ pub(crate) fn sum_into_destinations(
         return g.gather(weights, |dst, run, ws| {
             let mut sum = get(dst);
             for (k, &e) in run.iter().enumerate() {
-                sum += value(e, ws.map_or(1.0, |w| w[k]));
+                sum = combine(sum, value(e, ws.map_or(1.0, |w| w[k])));
             }
             set(dst, sum);
         });
@@ -184,7 +192,7 @@ pub(crate) fn sum_into_destinations(
     };
     g.stream(&pass, |e, w| {
         let x = value(e, w);
-        set(e.dst, get(e.dst) + x);
+        set(e.dst, combine(get(e.dst), x));
         Update::NONE
     })
 }

@@ -9,7 +9,7 @@
 
 use diskgraph_algo::{
     bc, betweenness, bfs, diameter, kcore, msbfs, mst, pagerank, scc, spmv, sssp, sssp_with_delta, triangles, wcc,
-    AlgoError, BcOptions, PageRank, RandomWalk,
+    AlgoError, BcOptions, PageRank, RandomWalk, Semiring,
 };
 use diskgraph_engine::selective::{SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::stream::{StreamGraph, StreamOptions};
@@ -184,14 +184,17 @@ fn pulling_algorithms_refuse_a_graph_without_in_edges() {
         PageRank::new().run(&m),
         Err(AlgoError::MissingInEdges("pagerank"))
     ));
-    assert!(matches!(spmv(&m, &x, true), Err(AlgoError::MissingInEdges("spmv"))));
+    assert!(matches!(
+        spmv(&m, &x, true, Semiring::PlusTimes),
+        Err(AlgoError::MissingInEdges("spmv"))
+    ));
     let g = open_selective(&f, false);
     assert!(matches!(
         pagerank::selective::pagerank(&g, &PageRank::new()),
         Err(AlgoError::MissingInEdges("pagerank"))
     ));
     assert!(matches!(
-        spmv::selective::spmv(&g, &x, true),
+        spmv::selective::spmv(&g, &x, true, Semiring::PlusTimes),
         Err(AlgoError::MissingInEdges("spmv"))
     ));
     assert!(matches!(
@@ -232,13 +235,16 @@ fn sources_out_of_range_and_bad_inputs_are_refused() {
     assert!(out_of_range(bfs::stream::bfs(&st, 100, false).map(drop)));
     assert!(out_of_range(sssp::stream::sssp(&st, 100).map(drop)));
     let short = [1.0];
-    assert!(matches!(spmv(&m, &short, true), Err(AlgoError::InvalidSetting(_))));
     assert!(matches!(
-        spmv::selective::spmv(&g, &short, true),
+        spmv(&m, &short, true, Semiring::PlusTimes),
         Err(AlgoError::InvalidSetting(_))
     ));
     assert!(matches!(
-        spmv::stream::spmv(&st, &short, true),
+        spmv::selective::spmv(&g, &short, true, Semiring::PlusTimes),
+        Err(AlgoError::InvalidSetting(_))
+    ));
+    assert!(matches!(
+        spmv::stream::spmv(&st, &short, true, Semiring::PlusTimes),
         Err(AlgoError::InvalidSetting(_))
     ));
     // Shortest paths on a weighted layout opened without its weights.

@@ -316,8 +316,9 @@ impl OptionSpec {
             (OptionKind::Text, Value::Text(_)) | (OptionKind::Source, Value::Source(_)) => Ok(()),
             // Their number is checked against the graph when they are resolved.
             (OptionKind::Sources { .. }, Value::Sources(_)) => Ok(()),
-            (OptionKind::Vector, Value::Vector(x)) => match x.iter().position(|v| !v.is_finite()) {
-                Some(i) => Err(format!("{name} must be finite, but {name}[{i}] is {}", x[i])),
+            // Infinities are values (min-plus products start from +inf); NaN is not.
+            (OptionKind::Vector, Value::Vector(x)) => match x.iter().position(|v| v.is_nan()) {
+                Some(i) => Err(format!("{name} must be numbers (inf allowed), but {name}[{i}] is NaN")),
                 None => Ok(()),
             },
             (kind, value) => Err(format!("{name} takes {}, got {value}", kind.describe())),

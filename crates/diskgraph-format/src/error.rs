@@ -14,10 +14,16 @@ pub enum FormatError {
         source: std::io::Error,
     },
     /// A directory without a manifest: not a graph directory at all.
-    #[error("{} is not a diskgraph graph directory (no manifest.json)", path.display())]
+    #[error(
+        "{} is not a diskgraph graph directory (no manifest.json){}",
+        path.display(),
+        if *split { "; it is a split directory (diskgraph split): run it with --cluster (Python: diskgraph.open_split), or open one of its parts" } else { "" }
+    )]
     NotAGraph {
         /// The directory.
         path: PathBuf,
+        /// Whether it is a split directory (`split.json`), whose parts are graphs.
+        split: bool,
     },
     /// The manifest is unreadable, not JSON, or describes an impossible graph.
     #[error("{}: bad manifest: {reason}", path.display())]

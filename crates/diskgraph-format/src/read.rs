@@ -294,6 +294,7 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
     if dir.is_dir() && matches!(path.try_exists(), Ok(false)) {
         return Err(FormatError::NotAGraph {
             path: dir.to_path_buf(),
+            split: crate::is_split_dir(dir),
         });
     }
     Manifest::read(&path, |name| record_from_meta(dir, name))

@@ -436,6 +436,19 @@ pub fn spmv(g: &TestGraph, x: &[f64]) -> Vec<f64> {
     y
 }
 
+/// `y[v] = min x[u] + w` over the arcs `u → v` (`+inf` without any): one Bellman-Ford
+/// relaxation, written out over the arc list.
+pub fn spmv_min_plus(g: &TestGraph, x: &[f64]) -> Vec<f64> {
+    let mut y = vec![f64::INFINITY; g.num_vertices];
+    for (i, &(s, d)) in g.arcs.iter().enumerate() {
+        let term = x[s as usize] + g.weight(i) as f64;
+        if term < y[d as usize] || term.is_nan() {
+            y[d as usize] = term;
+        }
+    }
+    y
+}
+
 /// `Σ |w · x[u]|` over each vertex's in-arcs: the scale of the rounding of its [`spmv`] sum.
 pub fn spmv_scale(g: &TestGraph, x: &[f64]) -> Vec<f64> {
     let mut s = vec![0.0; g.num_vertices];

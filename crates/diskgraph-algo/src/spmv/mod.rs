@@ -4,8 +4,13 @@
 //! `y[v] = Σ_{u → v} w(u, v) · x[u]`, a pull over the in-lists: every vertex sums its in-list in
 //! CSR order (`w as f64 * x[u]`, left to right), in parallel, without atomics. An undirected
 //! graph is its own transpose; a directed one needs its in-edges.
+//!
+//! The min-plus semiring (`--semiring min-plus`) takes `y[v] = min_{u → v} x[u] + w(u, v)`
+//! instead, `+inf` for a vertex without in-edges: one Bellman-Ford relaxation of every edge, the
+//! superstep of shortest paths over a split graph. A NaN term wins the minimum, so a NaN weight
+//! shows in `y` as it does in a sum.
 
-use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
+use diskgraph_engine::options::{Choice, Default, Engines, OptionKind, OptionSpec};
 use diskgraph_engine::{Engine, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
@@ -38,15 +43,69 @@ pub const WEIGHTED: OptionSpec = OptionSpec {
     examples: &["false"],
 };
 
+/// `--semiring`: how an edge's term is formed and the terms combined.
+pub const SEMIRING: OptionSpec = OptionSpec {
+    name: "semiring",
+    kind: OptionKind::Choice(&[
+        Choice::new("plus-times", "y[v] = the sum of w(u, v) * x[u]: the matrix product"),
+        Choice::new(
+            "min-plus",
+            "y[v] = the least x[u] + w(u, v), inf without in-edges: one Bellman-Ford relaxation",
+        ),
+    ]),
+    default: Default::Choice("plus-times"),
+    help: "plus-times (the matrix product) or min-plus (y[v] = min of x[u] + w(u, v): a shortest-path relaxation)",
+    engines: Engines::All,
+    examples: &[],
+};
+
+/// How [`spmv`] forms and combines the terms of `y[v]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Semiring {
+    /// `y[v] = Σ w(u, v) · x[u]`, from `+0.0`.
+    PlusTimes,
+    /// `y[v] = min x[u] + w(u, v)`, from `+inf`; a NaN term makes `y[v]` NaN.
+    MinPlus,
+}
+
+impl Semiring {
+    /// The value of an empty combination: `+0.0` or `+inf`.
+    pub fn zero(self) -> f64 {
+        match self {
+            Semiring::PlusTimes => 0.0,
+            Semiring::MinPlus => f64::INFINITY,
+        }
+    }
+
+    /// `a` and `b` combined: their sum, or their minimum (NaN when either is NaN).
+    #[inline]
+    pub fn combine(self, a: f64, b: f64) -> f64 {
+        match self {
+            Semiring::PlusTimes => a + b,
+            Semiring::MinPlus => min_or_nan(a, b),
+        }
+    }
+}
+
+/// The smaller of `a` and `b`, NaN when either is NaN (unlike `f64::min`, which drops a NaN).
+#[inline]
+fn min_or_nan(a: f64, b: f64) -> f64 {
+    if b < a || b.is_nan() {
+        b
+    } else {
+        a
+    }
+}
+
 /// Sparse matrix-vector product.
 pub const SPMV: Algorithm = Algorithm {
     name: "spmv",
     help: "y = A^T x with the edge weights (x from --x, or all ones)",
-    options: &[&X, &WEIGHTED],
+    options: &[&X, &WEIGHTED, &SEMIRING],
     result: ResultKind {
         values: ValueType::Float,
         name: "y",
-        help: "y[v], the sum of w(u, v) * x[u] over the in-edges of v (weights 1 when unweighted)",
+        help: "y[v], the sum of w(u, v) * x[u] over the in-edges of v (weights 1 when unweighted); with min-plus the least x[u] + w(u, v)",
     },
     variants: &[
         Variant {
@@ -55,7 +114,7 @@ pub const SPMV: Algorithm = Algorithm {
                 weights: true,
                 whole_lists: false,
             },
-            run: Runner::Memory(|g, run| Ok(present(spmv(g, &x_of(run)?, weighted(run))?, run))),
+            run: Runner::Memory(|g, run| Ok(present(spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run))),
         },
         Variant {
             needs: Needs {
@@ -63,12 +122,12 @@ pub const SPMV: Algorithm = Algorithm {
                 weights: true,
                 whole_lists: false,
             },
-            run: Runner::Selective(|g, run| Ok(present(selective::spmv(g, &x_of(run)?, weighted(run))?, run))),
+            run: Runner::Selective(|g, run| Ok(present(selective::spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run))),
         },
         Variant {
             needs: Needs::WEIGHTS,
             run: Runner::Stream(
-                |g, run| Ok(present(stream::spmv(g, &x_of(run)?, weighted(run))?, run)),
+                |g, run| Ok(present(stream::spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run)),
                 |_| LayoutNeed::Any,
             ),
         },
@@ -78,6 +137,14 @@ pub const SPMV: Algorithm = Algorithm {
 /// Whether the run multiplies by the edge weights (`--weighted`).
 fn weighted(run: &Run) -> bool {
     run.params.flag(&WEIGHTED)
+}
+
+/// The run's semiring (`--semiring`).
+fn semiring(run: &Run) -> Semiring {
+    match run.params.choice(&SEMIRING) {
+        Some("min-plus") => Semiring::MinPlus,
+        _ => Semiring::PlusTimes,
+    }
 }
 
 /// The run's `x` in internal order (all ones when not given).
@@ -93,17 +160,22 @@ fn x_of(run: &Run) -> Result<Vec<f64>, AlgoError> {
     }
 }
 
-/// `y`, its sum and its largest magnitude.
+/// `y`, with its sum and largest magnitude (the finite ones under min-plus).
 fn present(r: Spmv, run: &Run) -> Outcome {
-    let sum: f64 = r.y.iter().sum();
-    let max = r.y.iter().fold(0.0f64, |m, y| m.max(y.abs()));
-    let summary = format!("sum of y {sum:.6e}, max |y| {max:.6e}");
+    let finite = || r.y.iter().filter(|y| y.is_finite());
+    let sum: f64 = finite().sum();
+    let max = finite().fold(0.0f64, |m, y| m.max(y.abs()));
+    let summary = match semiring(run) {
+        Semiring::PlusTimes => format!("sum of y {sum:.6e}, max |y| {max:.6e}"),
+        Semiring::MinPlus => format!("{} finite y, sum {sum:.6e}, max |y| {max:.6e}", finite().count()),
+    };
     let x = if run.params.is_given(&X) { "given" } else { "ones" };
     Outcome::new(Values::Float(r.y), summary)
         .iterations(1)
         .edges(r.edges_processed)
         .setting("x", json!(x))
         .setting("weighted", json!(weighted(run)))
+        .setting("semiring", json!(run.params.choice(&SEMIRING).unwrap_or("plus-times")))
 }
 
 /// The result of [`spmv`].
@@ -127,30 +199,40 @@ pub(crate) fn check_x(x: &[f64], n: usize) -> Result<(), AlgoError> {
     }
 }
 
-/// `Σ_k w[k] · x[targets[k]]`, left to right from `+0.0` (so an empty list gives `+0.0`);
-/// `w` is all ones when absent.
+/// `Σ_k w[k] · x[targets[k]]`, left to right from `+0.0` (so an empty list gives `+0.0`), or
+/// under min-plus `min_k x[targets[k]] + w[k]` from `+inf`; `w` is all ones when absent.
 #[inline]
-pub(crate) fn dot(targets: &[u32], w: Option<&[f32]>, x: &[f64]) -> f64 {
+pub(crate) fn dot(s: Semiring, targets: &[u32], w: Option<&[f32]>, x: &[f64]) -> f64 {
+    match s {
+        Semiring::PlusTimes => fold(targets, w, x, 0.0, |a, x, w| a + w * x),
+        Semiring::MinPlus => fold(targets, w, x, f64::INFINITY, |a, x, w| min_or_nan(a, x + w)),
+    }
+}
+
+/// `f` folded over a list's terms `(x[u], w)` from `zero`, left to right (`w` 1 when absent).
+#[inline]
+fn fold(targets: &[u32], w: Option<&[f32]>, x: &[f64], zero: f64, f: impl Fn(f64, f64, f64) -> f64) -> f64 {
     match w {
         Some(w) => targets
             .iter()
             .zip(w)
-            .fold(0.0, |a, (&u, &w)| a + w as f64 * x[u as usize]),
-        None => targets.iter().fold(0.0, |a, &u| a + x[u as usize]),
+            .fold(zero, |a, (&u, &w)| f(a, x[u as usize], f64::from(w))),
+        None => targets.iter().fold(zero, |a, &u| f(a, x[u as usize], 1.0)),
     }
 }
 
-/// `y = Aᵀ x` on the memory engine, with the weights when they were loaded and `weighted`.
+/// `y = Aᵀ x` on the memory engine in `semiring`, with the weights when they were loaded and
+/// `weighted`.
 ///
 /// Errors: [`AlgoError::MissingInEdges`] for a directed graph loaded without in-edges;
 /// [`AlgoError::InvalidSetting`] when `x` does not have one value per vertex.
-pub fn spmv(g: &MemoryGraph, x: &[f64], weighted: bool) -> Result<Spmv, AlgoError> {
+pub fn spmv(g: &MemoryGraph, x: &[f64], weighted: bool, semiring: Semiring) -> Result<Spmv, AlgoError> {
     check_x(x, g.num_vertices())?;
     let inn = g.in_edges().ok_or(AlgoError::MissingInEdges("spmv"))?;
     let y = (0..g.num_vertices() as u32)
         .into_par_iter()
         .with_min_len(256)
-        .map(|v| dot(inn.neighbours(v), inn.edge_weights(v).filter(|_| weighted), x))
+        .map(|v| dot(semiring, inn.neighbours(v), inn.edge_weights(v).filter(|_| weighted), x))
         .collect();
     Ok(Spmv {
         y,
