@@ -6,6 +6,7 @@ naming its parts."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -175,3 +176,35 @@ def test_a_part_a_worker_cannot_open_is_an_error_naming_it(tmp_path: Any) -> Non
     with pytest.raises(diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1\) died"):
         s.pagerank(cluster="local:2", engine="memory")
     assert ray.is_initialized(), "the module's session is left as it was"
+
+
+def test_the_command_runs_a_split_and_leaves_it_as_it_was(tmp_path: Any) -> None:
+    g = build(random_case(13), tmp_path / "g")
+    out = tmp_path / "g.split"
+    s = split(g, 4, out)
+
+    def digest() -> dict:
+        return {str(f.relative_to(out)): hashlib.sha256(f.read_bytes()).hexdigest() for f in out.rglob("*") if f.is_file()}
+
+    before = digest()
+    exe = shutil.which("diskgraph")
+    assert exe
+    source = str(int(g.vertex_ids()[0]))
+    run = subprocess.run(
+        [exe, "run", "sssp", str(out), "--cluster", "local:2", "--source", source, "--out", str(tmp_path / "d.npy"),
+         "--stats", str(tmp_path / "stats.json")],
+        capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "sssp on 4 parts over 2 workers" in run.stdout and "exchanged" in run.stdout
+    written = np.load(tmp_path / "d.npy")
+    want = g.sssp(source=int(source), engine="memory")
+    np.testing.assert_array_equal(written[written.dtype.names[0]], want.vertex_ids)
+    np.testing.assert_array_equal(written[written.dtype.names[1]], want.values)
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    assert stats["supersteps"] and all(w["seconds"] > 0 for w in stats["workers"])
+    bad = subprocess.run([exe, "run", "kcore", str(out), "--cluster", "local:0"], capture_output=True, text=True)
+    assert bad.returncode == 1 and "expected local:N" in bad.stderr
+    assert digest() == before, "a run writes nothing into the split"
+    with pytest.raises(diskgraph.NotAGraphError, match="it is a split directory"):
+        diskgraph.open(out)

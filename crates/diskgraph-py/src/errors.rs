@@ -155,15 +155,17 @@ fn missing(class: fn(Python<'_>) -> PyResult<Bound<'_, PyType>>, path: &Path, so
 /// `GraphNotFoundError`, a file or a directory without a manifest a `NotAGraphError`, anything
 /// else as [`format_error`].
 pub fn open_error(path: &Path, e: FormatError) -> PyErr {
-    let not_a_graph = |why: &str| {
-        let msg = format!("{} is not a diskgraph graph directory ({why})", path.display());
+    let raise_not_a_graph = |msg: String| {
         Python::attach(|py| match not_a_graph_class(py) {
             Ok(class) => PyErr::from_type(class, (msg,)),
             Err(e) => e,
         })
     };
+    let not_a_graph =
+        |why: &str| raise_not_a_graph(format!("{} is not a diskgraph graph directory ({why})", path.display()));
     if let FormatError::NotAGraph { .. } = &e {
-        return not_a_graph("no manifest.json");
+        // Its message says what the directory is when it is a split.
+        return raise_not_a_graph(e.to_string());
     }
     if let FormatError::Io { path: at, source } = &e {
         if at == path && source.kind() == std::io::ErrorKind::NotFound {
