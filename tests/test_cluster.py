@@ -208,3 +208,27 @@ def test_the_command_runs_a_split_and_leaves_it_as_it_was(tmp_path: Any) -> None
     assert digest() == before, "a run writes nothing into the split"
     with pytest.raises(diskgraph.NotAGraphError, match="it is a split directory"):
         diskgraph.open(out)
+
+
+def test_parts_go_to_the_nodes_that_hold_them() -> None:
+    # One node: round robin over its slots.
+    assert _cluster.place(5, [(2, [0, 1, 2, 3, 4])]) == ([(0, [0, 2, 4]), (0, [1, 3])], [])
+    # Three nodes, each part on one or two of them: a part runs only where it lies, spread over
+    # the slots there; slots without parts start no worker.
+    workers, missing = _cluster.place(6, [(1, [0, 1]), (2, [2, 3, 4, 0]), (3, [5])])
+    assert missing == []
+    assert workers == [(0, [0, 1]), (1, [2, 4]), (1, [3]), (2, [5])]
+    assert _cluster.place(3, [(2, [0]), (1, [2])])[1] == [1]
+
+
+def test_a_part_on_no_node_is_an_error_naming_it(tmp_path: Any) -> None:
+    import ray
+
+    g = build(random_case(8), tmp_path / "g")
+    out = tmp_path / "g.split"
+    s = split(g, 4, out)
+    assert _cluster.parts_here(str(out), [(p["name"], p["out_adj"]) for p in s.meta["parts"]]) == [0, 1, 2, 3]
+    shutil.rmtree(out / "part-1-0")
+    with pytest.raises(diskgraph.ClusterError, match=r"no node of the cluster \(1 looked at\) holds part-1-0"):
+        s.wcc(cluster="local:2")
+    assert ray.is_initialized()

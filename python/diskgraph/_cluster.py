@@ -20,6 +20,10 @@ of them: the part holding ``min → max`` owns it, and a part holding only ``max
 part whether it does. The owned edges live in the workers' memory (8 bytes each), not on the
 engines' budget.
 
+A run places each worker on a node that holds its parts: every node is asked which parts lie
+under the split directory's path there, and the parts are dealt to the CPU slots of the nodes
+holding them (:func:`place`).
+
 Parts keep the graph's vertex numbers (every part has all V vertices), so the exchange needs no ID
 translation. Vectors are in the order of the parts' internal IDs, which is ascending original-ID
 order for a graph in its original ordering; splits of reordered graphs are refused.
@@ -418,25 +422,55 @@ class _Run:
         except Exception as e:
             raise ClusterError(f"cannot start or join the Ray cluster {self.cluster}: {e}") from e
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        slots = count or cpus
-        if slots > cpus:
+        if count is not None and count > cpus:
             self.__exit__()
-            raise ClusterError(f"cluster {self.cluster}: {slots} workers asked for, the Ray session has {cpus} CPUs")
+            raise ClusterError(f"cluster {self.cluster}: {count} workers asked for, the Ray session has {cpus} CPUs")
         try:
-            self._start_workers(min(slots, len(self.split.parts)))
+            self._start_workers(self._nodes(count))
         except BaseException:
             self.__exit__()
             raise
         return self
 
-    def _start_workers(self, workers: int) -> None:
-        """Spreads the parts over `workers` actors and learns each part's boundary vertices."""
+    def _nodes(self, count: Optional[int]) -> List[Tuple[str, int]]:
+        """The nodes the run may use, as (Ray node ID, worker slots): this machine's with
+        ``count`` slots for ``local:N``, else every live node with a slot per CPU."""
         ray = _ray()
-        self.assigned: List[List[int]] = [list(range(w, len(self.split.parts), workers)) for w in range(workers)]
+        if count is not None:
+            return [(ray.get_runtime_context().get_node_id(), count)]
+        return [
+            (n["NodeID"], int(n["Resources"].get("CPU", 0)))
+            for n in ray.nodes()
+            if n["Alive"] and n["Resources"].get("CPU", 0) >= 1
+        ]
+
+    def _start_workers(self, nodes: List[Tuple[str, int]]) -> None:
+        """Finds which parts each node holds, starts a worker per used slot on the nodes holding
+        its parts, and learns each part's boundary vertices."""
+        ray = _ray()
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        def on(node: str) -> Any:
+            return NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+
+        routing = [(p["name"], p["out_adj"]) for p in self.split.meta["parts"]]
+        probe = ray.remote(num_cpus=0)(parts_here)
+        held = ray.get([probe.options(scheduling_strategy=on(node)).remote(self.split.path, routing) for node, _ in nodes])
+        workers, missing = place(len(routing), [(slots, found) for (_, slots), found in zip(nodes, held)])
+        if missing:
+            names = ", ".join(self.split.parts[i] for i in missing)
+            raise ClusterError(
+                f"{self.split.path}: no node of the cluster ({len(nodes)} looked at) holds {names} "
+                "at this path with the out.adj the routing names"
+            )
+        self.assigned: List[List[int]] = [parts for _, parts in workers]
+        self.nodes = [nodes[node][0] for node, _ in workers]
         actor = ray.remote(num_cpus=1)(_Worker)
         self.actors = [
-            actor.remote([os.path.join(self.split.path, self.split.parts[i]) for i in parts], self.engine, self.memory)
-            for parts in self.assigned
+            actor.options(scheduling_strategy=on(self.nodes[w])).remote(
+                [os.path.join(self.split.path, self.split.parts[i]) for i in parts], self.engine, self.memory
+            )
+            for w, parts in enumerate(self.assigned)
         ]
         boundaries = self._gather([a.boundary.remote() for a in self.actors])
         self.parts: List[_Part] = [_Part("", "", np.empty(0, np.int64), np.empty(0, np.int64))] * len(self.split.parts)
@@ -580,13 +614,47 @@ class _Run:
             "supersteps": self.steps,
             "boundary_bytes_per_superstep": bound,
             "workers": [
-                {"parts": [self.split.parts[i] for i in parts], **c} for parts, c in zip(self.assigned, counters)
+                {"node": node, "parts": [self.split.parts[i] for i in parts], **c}
+                for node, parts, c in zip(self.nodes, self.assigned, counters)
             ],
             "bytes_read": sum(c["bytes_read"] for c in counters),
             **extra,
         }
         summary = f"{algorithm} on {len(self.parts)} parts over {len(self.actors)} workers, {len(self.steps)} supersteps"
         return Result(algorithm, values, self.split._vertex_ids, stats, summary)
+
+
+def parts_here(split_path: str, routing: List[Tuple[str, str]]) -> List[int]:
+    """Run on a node: the parts (indexes into ``routing``, pairs of part name and ``out.adj``
+    xxh3) that lie under ``split_path`` on this node's disk with the lists the routing names.
+    Reads only their manifests."""
+    found = []
+    for i, (name, xxh3) in enumerate(routing):
+        try:
+            with open(os.path.join(split_path, name, "manifest.json"), encoding="utf-8") as f:
+                if json.load(f)["files"]["out.adj"]["xxh3"] == xxh3:
+                    found.append(i)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return found
+
+
+def place(parts: int, nodes: List[Tuple[int, List[int]]]) -> Tuple[List[Tuple[int, List[int]]], List[int]]:
+    """Deals ``parts`` parts to worker slots: ``nodes`` gives each node's slots and the parts it
+    holds, and each part goes, in order, to the slot with the fewest parts so far (the first of
+    them) among the nodes holding it; on one node that is round robin. Returns the workers, as
+    (node index, parts) for each slot given parts, and the parts no node holds."""
+    slots = [node for node, (count, _) in enumerate(nodes) for _ in range(count)]
+    holds = [set(found) for _, found in nodes]
+    dealt: List[List[int]] = [[] for _ in slots]
+    missing = []
+    for i in range(parts):
+        candidates = [k for k, node in enumerate(slots) if i in holds[node]]
+        if not candidates:
+            missing.append(i)
+            continue
+        dealt[min(candidates, key=lambda k: (len(dealt[k]), k))].append(i)
+    return [(slots[k], d) for k, d in enumerate(dealt) if d], missing
 
 
 def open_split(path: PathLike) -> SplitGraph:
