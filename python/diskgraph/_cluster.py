@@ -83,7 +83,8 @@ class _Part:
 
 
 class _Worker:
-    """A Ray actor's body: opens its parts and runs ``spmv`` on them."""
+    """A Ray actor's body: opens its parts and runs the engines' ``spmv`` and ``wcc`` on them, or
+    kcore's peel rounds over the simple edges it owns."""
 
     def __init__(self, paths: List[str], engine: str, memory: Optional[Memory]) -> None:
         self.graphs = [Graph(p) for p in paths]
@@ -122,9 +123,9 @@ class _Worker:
 
     def simple_edges(self) -> List[np.ndarray]:
         """Reads each part's simple undirected edges (no self-loops, duplicates and the two
-        directions once) and keeps those it owns: the ones it holds as ``min → max``. Returns,
-        per part, the keys (``min << 32 | max``) of the edges it holds only as ``max → min``:
-        whoever holds ``min → max`` owns those."""
+        directions once), keeping them until :meth:`own`: a part owns those it holds as
+        ``min → max``. Returns, per part, the keys (``min << 32 | max``) of the edges it holds
+        only as ``max → min``, which the part holding ``min → max``, if any, owns instead."""
         start = time.perf_counter()
         asked = []
         self.forward: List[np.ndarray] = []
