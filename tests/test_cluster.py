@@ -151,19 +151,47 @@ def test_damaged_splits_are_refused(tmp_path: Any) -> None:
     assert _cluster.parse_cluster("ray://head:10001") == ("ray://head:10001", None)
 
 
-def test_a_killed_worker_is_an_error_naming_its_parts(tmp_path: Any, monkeypatch: Any) -> None:
+def test_a_killed_worker_is_restarted_once_and_then_an_error_naming_its_parts(tmp_path: Any, monkeypatch: Any) -> None:
     import ray
 
     g = build(random_case(8), tmp_path / "g")
     s = split(g, 4, tmp_path / "g.split")
-    step = _cluster._Run.superstep
+    step, peel = _cluster._Run.superstep, _cluster._Run.peel
 
-    def kill_first(run: Any, x: np.ndarray, *rest: Any) -> np.ndarray:
-        ray.kill(run.actors[1])
-        return step(run, x, *rest)
+    def killing(method: Any) -> Any:
+        """``method``, killing worker 1 before the run's third superstep."""
 
-    monkeypatch.setattr(_cluster._Run, "superstep", kill_first)
-    with pytest.raises(diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1, part-1-1\) died"):
+        def wrapped(run: Any, *args: Any, **kw: Any) -> Any:
+            if len(run.steps) == 2:
+                ray.kill(run.actors[1])
+            return method(run, *args, **kw)
+
+        return wrapped
+
+    monkeypatch.setattr(_cluster._Run, "superstep", killing(step))
+    r = s.pagerank(cluster="local:2", engine="memory")
+    np.testing.assert_allclose(r.values, g.pagerank(engine="memory").values, rtol=1e-9, atol=1e-15)
+    assert [(x["worker"], x["superstep"]) for x in r.stats["restarts"]] == [(1, 2)]
+
+    # kcore's restarted worker gets its owned edges back.
+    monkeypatch.setattr(_cluster._Run, "superstep", step)
+    monkeypatch.setattr(_cluster._Run, "peel", killing(peel))
+    core = s.kcore(cluster="local:2")
+    np.testing.assert_array_equal(core.values, g.kcore(engine="memory").values)
+    assert len(core.stats["restarts"]) == 1
+
+    # A worker that dies again after its restart ends the run.
+    restart = _cluster._Run._restart
+
+    def restart_and_kill(run: Any, w: int, e: Exception) -> None:
+        restart(run, w, e)
+        ray.kill(run.actors[w])
+
+    monkeypatch.setattr(_cluster._Run, "_restart", restart_and_kill)
+    monkeypatch.setattr(_cluster._Run, "superstep", killing(step))
+    with pytest.raises(
+        diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1, part-1-1\) died again after a restart"
+    ):
         s.pagerank(cluster="local:2", engine="memory")
 
 

@@ -36,7 +36,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -48,8 +48,8 @@ SPLIT_FORMAT = "diskgraph-split"
 
 
 class ClusterError(RuntimeError):
-    """A cluster run failed: a worker died (the message names its parts) or the cluster could not
-    be reached."""
+    """A cluster run failed: a worker died again after its restart (the message names its
+    parts), a part is on no node, or the cluster could not be reached."""
 
 
 def parse_cluster(spec: str) -> Tuple[str, Optional[int]]:
@@ -408,6 +408,9 @@ class _Run:
         self.engine = engine
         self.memory = memory
         self.steps: List[Dict[str, Any]] = []
+        self.restarts: List[Dict[str, Any]] = []
+        # kcore's join: per part, which edges it holds only as max → min another part holds.
+        self.owned: Optional[List[np.ndarray]] = None
         self.start = time.perf_counter()
 
     def __enter__(self) -> "_Run":
@@ -449,14 +452,10 @@ class _Run:
         """Finds which parts each node holds, starts a worker per used slot on the nodes holding
         its parts, and learns each part's boundary vertices."""
         ray = _ray()
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        def on(node: str) -> Any:
-            return NodeAffinitySchedulingStrategy(node_id=node, soft=False)
-
         routing = [(p["name"], p["out_adj"]) for p in self.split.meta["parts"]]
         probe = ray.remote(num_cpus=0)(parts_here)
-        held = ray.get([probe.options(scheduling_strategy=on(node)).remote(self.split.path, routing) for node, _ in nodes])
+        held = ray.get([probe.options(scheduling_strategy=_on(node)).remote(self.split.path, routing) for node, _ in nodes])
+        self.holdings = [(node, set(found)) for (node, _), found in zip(nodes, held)]
         workers, missing = place(len(routing), [(slots, found) for (_, slots), found in zip(nodes, held)])
         if missing:
             names = ", ".join(self.split.parts[i] for i in missing)
@@ -466,14 +465,8 @@ class _Run:
             )
         self.assigned: List[List[int]] = [parts for _, parts in workers]
         self.nodes = [nodes[node][0] for node, _ in workers]
-        actor = ray.remote(num_cpus=1)(_Worker)
-        self.actors = [
-            actor.options(scheduling_strategy=on(self.nodes[w])).remote(
-                [os.path.join(self.split.path, self.split.parts[i]) for i in parts], self.engine, self.memory
-            )
-            for w, parts in enumerate(self.assigned)
-        ]
-        boundaries = self._gather([a.boundary.remote() for a in self.actors])
+        self.actors = [self._new_worker(w) for w in range(len(workers))]
+        boundaries = self._each(lambda a, w: a.boundary.remote())
         self.parts: List[_Part] = [_Part("", "", np.empty(0, np.int64), np.empty(0, np.int64))] * len(self.split.parts)
         self.part_degrees: List[np.ndarray] = [np.empty(0)] * len(self.split.parts)
         for parts, found in zip(self.assigned, boundaries):
@@ -489,17 +482,62 @@ class _Run:
         if self.owns_ray:
             ray.shutdown()
 
-    def _gather(self, futures: List[Any]) -> List[Any]:
-        """The futures' values; a worker that died is a :class:`ClusterError` naming its parts."""
+    def _new_worker(self, w: int) -> Any:
+        """Starts worker ``w`` on its node, over its parts."""
+        paths = [os.path.join(self.split.path, self.split.parts[i]) for i in self.assigned[w]]
+        actor = _ray().remote(num_cpus=1)(_Worker)
+        return actor.options(scheduling_strategy=_on(self.nodes[w])).remote(paths, self.engine, self.memory)
+
+    def _each(self, call: Callable[[Any, int], Any], retry: bool = True) -> List[Any]:
+        """``call(actor, w)`` on every worker, their values in worker order. A worker that dies
+        is restarted and its call repeated once (``retry``; the calls are idempotent); when it
+        dies again, or cannot be retried, the run fails with a :class:`ClusterError` naming its
+        parts."""
         ray = _ray()
+        futures = [call(a, w) for w, a in enumerate(self.actors)]
         out = []
         for w, f in enumerate(futures):
             try:
                 out.append(ray.get(f))
+                continue
             except ray.exceptions.RayActorError as e:
-                names = ", ".join(self.split.parts[i] for i in self.assigned[w])
-                raise ClusterError(f"worker {w} (parts {names}) died: {e}") from e
+                if not retry:
+                    raise self._died(w, e) from e
+                self._restart(w, e)
+            try:
+                out.append(ray.get(call(self.actors[w], w)))
+            except ray.exceptions.RayActorError as e:
+                raise self._died(w, e, again=True) from e
         return out
+
+    def _died(self, w: int, e: Exception, again: bool = False) -> ClusterError:
+        """The error of worker ``w`` dying (``again``: after its restart)."""
+        names = ", ".join(self.split.parts[i] for i in self.assigned[w])
+        return ClusterError(f"worker {w} (parts {names}) died{' again after a restart' if again else ''}: {e}")
+
+    def _restart(self, w: int, e: Exception) -> None:
+        """Replaces dead worker ``w`` by a new one, on its node if that is alive, else on another
+        node holding all its parts, and gives it back kcore's owned edges if the run had dealt
+        them. Its counters so far are lost (``stats["restarts"]`` says so)."""
+        ray = _ray()
+        alive = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+        needs = set(self.assigned[w])
+        homes = [node for node, found in self.holdings if node in alive and needs <= found]
+        if not homes:
+            raise ClusterError(f"{self._died(w, e)}; no live node holds its parts") from e
+        if self.nodes[w] not in homes:
+            self.nodes[w] = homes[0]
+        ray.kill(self.actors[w])
+        self.actors[w] = self._new_worker(w)
+        self.restarts.append(
+            {"worker": w, "node": self.nodes[w], "superstep": len(self.steps), "error": str(e).splitlines()[0]}
+        )
+        if self.owned is not None:
+            try:
+                ray.get(self.actors[w].simple_edges.remote())
+                ray.get(self.actors[w].own.remote([self.owned[i] for i in self.assigned[w]]))
+            except ray.exceptions.RayActorError as again:
+                raise self._died(w, again, again=True) from again
 
     def superstep(self, x: np.ndarray, semiring: str = "plus-times", weighted: bool = False) -> np.ndarray:
         """``y = Aᵀ x`` in ``semiring`` over the whole graph: each part gets ``x`` on its boundary
@@ -507,7 +545,7 @@ class _Run:
         results are combined (added, or their minimum taken)."""
         t = time.perf_counter()
         sent = [[x[self.parts[i].sources] for i in parts] for parts in self.assigned]
-        results = self._gather([a.spmv.remote(xs, semiring, weighted) for a, xs in zip(self.actors, sent)])
+        results = self._each(lambda a, w: a.spmv.remote(sent[w], semiring, weighted))
         y = np.zeros(len(x)) if semiring == "plus-times" else np.full(len(x), np.inf)
         for parts, ys in zip(self.assigned, results):
             for i, yv in zip(parts, ys):
@@ -538,7 +576,8 @@ class _Run:
         for i, p in enumerate(meta["parts"]):
             grid[int(p["row"]), int(p["col"])] = i
         row_bounds = np.asarray(meta["row_bounds"], dtype=np.uint64)
-        found = self._gather([a.simple_edges.remote() for a in self.actors])
+        # The join's calls keep state in the workers, so they are not retried.
+        found = self._each(lambda a, w: a.simple_edges.remote(), retry=False)
         asked = [np.empty(0, np.uint64)] * len(self.parts)
         for parts, keys in zip(self.assigned, found):
             for i, k in zip(parts, keys):
@@ -560,7 +599,7 @@ class _Run:
             np.concatenate([keys[target == j] for keys, target in zip(asked, targets)]) for j in range(len(self.parts))
         ]
         sent = [[questions[j] for j in parts] for parts in self.assigned]
-        replies = self._gather([a.holds.remote(qs) for a, qs in zip(self.actors, sent)])
+        replies = self._each(lambda a, w: a.holds.remote(sent[w]), retry=False)
         answers = [np.empty(0, bool)] * len(self.parts)
         for parts, masks in zip(self.assigned, replies):
             for j, mask in zip(parts, masks):
@@ -572,7 +611,8 @@ class _Run:
                 picked = np.flatnonzero(target == j)
                 held[i][picked] = answers[j][taken[j] : taken[j] + len(picked)]
                 taken[j] += len(picked)
-        bounds = self._gather([a.own.remote([held[i] for i in parts]) for a, parts in zip(self.actors, self.assigned)])
+        bounds = self._each(lambda a, w: a.own.remote([held[i] for i in self.assigned[w]]), retry=False)
+        self.owned = held
         for parts, found_bounds in zip(self.assigned, bounds):
             for i, b in zip(parts, found_bounds):
                 self.parts[i] = _Part(self.parts[i].path, self.parts[i].name, b, b)
@@ -583,7 +623,7 @@ class _Run:
         vector), each part counting over the edges it owns, the counts added."""
         t = time.perf_counter()
         sent = [[removed[self.parts[i].sources] for i in parts] for parts in self.assigned]
-        results = self._gather([a.neighbours_in.remote(xs) for a, xs in zip(self.actors, sent)])
+        results = self._each(lambda a, w: a.neighbours_in.remote(sent[w]))
         count = np.zeros(len(removed), dtype=np.int64)
         for parts, counts in zip(self.assigned, results):
             for i, c in zip(parts, counts):
@@ -595,7 +635,7 @@ class _Run:
         """Every part's components: per part, its boundary vertices and their labels (one
         superstep, nothing sent, one label per boundary vertex received)."""
         t = time.perf_counter()
-        results = self._gather([a.components.remote() for a in self.actors])
+        results = self._each(lambda a, w: a.components.remote())
         out = []
         for parts, found in zip(self.assigned, results):
             for i, lab in zip(parts, found):
@@ -606,7 +646,7 @@ class _Run:
 
     def result(self, algorithm: str, values: np.ndarray, extra: Dict[str, Any]) -> Result:
         """The run's :class:`Result`, with the cluster's statistics."""
-        counters = self._gather([a.counters.remote() for a in self.actors])
+        counters = self._each(lambda a, w: a.counters.remote())
         bound = 8 * sum(len(p.sources) + len(p.destinations) for p in self.parts)
         stats: Dict[str, Any] = {
             "engine": self.engine,
@@ -619,10 +659,18 @@ class _Run:
                 for node, parts, c in zip(self.nodes, self.assigned, counters)
             ],
             "bytes_read": sum(c["bytes_read"] for c in counters),
+            "restarts": self.restarts,
             **extra,
         }
         summary = f"{algorithm} on {len(self.parts)} parts over {len(self.actors)} workers, {len(self.steps)} supersteps"
         return Result(algorithm, values, self.split._vertex_ids, stats, summary)
+
+
+def _on(node: str) -> Any:
+    """Ray's scheduling strategy that runs a task or actor on ``node`` and nowhere else."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return NodeAffinitySchedulingStrategy(node_id=node, soft=False)
 
 
 def parts_here(split_path: str, routing: List[Tuple[str, str]]) -> List[int]:
