@@ -151,32 +151,38 @@ class _Worker:
         """Per part, which of ``keys`` (``min << 32 | max``) it holds as ``min → max``."""
         return [np.isin(k, f, assume_unique=True) for k, f in zip(keys, self.forward)]
 
-    def own(self, held_elsewhere: List[np.ndarray]) -> List[np.ndarray]:
+    def own(self, held_elsewhere: List[np.ndarray]) -> List[Tuple[np.ndarray, np.ndarray]]:
         """Takes the edges held only as ``max → min`` that no other part holds as ``min → max``
-        (``held_elsewhere`` per part, a mask over what :meth:`simple_edges` asked) and returns each
-        part's boundary for kcore: the vertices of the edges it owns, ascending."""
-        bounds = []
-        self.pairs: List[Tuple[np.ndarray, np.ndarray]] = []
+        (``held_elsewhere`` per part, a mask over what :meth:`simple_edges` asked), keeps the
+        owned edges as adjacency lists over the part's kcore boundary (the vertices of the edges
+        it owns), and returns per part that boundary, ascending, and each vertex's number of
+        owned edges."""
+        out = []
+        self.adjacency: List[Tuple[np.ndarray, np.ndarray]] = []
         for f, b, held in zip(self.forward, self.backward, held_elsewhere):
             keys = np.concatenate([f, b[~held]])
             lo, hi = keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)
             bound = np.union1d(lo, hi)
-            self.pairs.append(
-                (np.searchsorted(bound, lo).astype(np.int32), np.searchsorted(bound, hi).astype(np.int32))
-            )
-            bounds.append(bound.astype(np.int64))
+            ends = np.searchsorted(bound, np.concatenate([lo, hi])).astype(np.int32)
+            others = np.concatenate([ends[len(lo):], ends[: len(lo)]])
+            order = np.argsort(ends, kind="stable")
+            degree = np.bincount(ends, minlength=len(bound))
+            self.adjacency.append((np.concatenate([[0], np.cumsum(degree)]), others[order]))
+            out.append((bound.astype(np.int64), degree.astype(np.int64)))
         del self.forward, self.backward
-        return bounds
+        return out
 
-    def neighbours_in(self, xs: List[np.ndarray]) -> List[np.ndarray]:
-        """Per part, for every vertex of its kcore boundary, how many of its owned edges lead to a
-        vertex whose ``x`` (on the same boundary) is 1."""
+    def neighbours_of(self, removed: List[np.ndarray]) -> List[Tuple[np.ndarray, np.ndarray]]:
+        """Per part, the neighbours of the ``removed`` vertices (positions on its kcore boundary)
+        along the edges it owns: their positions and how many removed neighbours each has."""
         out = []
         start = time.perf_counter()
-        for (lo, hi), x in zip(self.pairs, xs):
-            n = len(x)
-            count = np.bincount(lo, weights=x[hi], minlength=n) + np.bincount(hi, weights=x[lo], minlength=n)
-            out.append(count.astype(np.int64))
+        for (offsets, others), at in zip(self.adjacency, removed):
+            lengths = offsets[at + 1] - offsets[at]
+            first = np.repeat(offsets[at] - (np.cumsum(lengths) - lengths), lengths)
+            near = others[first + np.arange(int(lengths.sum()))]
+            touched, count = np.unique(near, return_counts=True)
+            out.append((touched.astype(np.int32), count.astype(np.int32)))
         self.seconds += time.perf_counter() - start
         return out
 
@@ -343,21 +349,32 @@ class SplitGraph:
         """Core numbers on the simple undirected view, as :meth:`Graph.kcore` (directions,
         self-loops and parallel edges ignored). Level-synchronous peeling: at level ``k`` (the
         smallest remaining degree, never lowered) every remaining vertex of degree ≤ ``k`` is
-        removed with core number ``k``, a superstep per round counting the removed neighbours."""
+        removed with core number ``k``, a superstep per round counting the removed vertices'
+        neighbours (only the removed and the touched vertices travel)."""
         n = self.num_vertices
         with _Run(self, cluster, engine, memory) as run:
-            run.simple_view()
-            degree = run.peel(np.ones(n))
+            degree = run.simple_view()
             core = np.zeros(n, dtype=np.int64)
             alive = np.ones(n, dtype=bool)
             k = 0
-            while alive.any():
-                k = max(k, int(degree[alive].min()))
-                removed = alive & (degree <= k)
+            # Within a level only the vertices a round touched can drop to k; a new level scans
+            # every remaining vertex once.
+            touched: Optional[np.ndarray] = None
+            while True:
+                if touched is None:
+                    if not alive.any():
+                        break
+                    k = max(k, int(degree[alive].min()))
+                    removed = np.flatnonzero(alive & (degree <= k))
+                else:
+                    removed = touched[alive[touched] & (degree[touched] <= k)]
+                    if len(removed) == 0:
+                        touched = None
+                        continue
                 core[removed] = k
-                alive &= ~removed
-                if alive.any():
-                    degree -= run.peel(removed.astype(np.float64))
+                alive[removed] = False
+                touched, lost = run.peel(removed)
+                degree[touched] -= lost
             levels = len(np.unique(core))
             return run.result("kcore", core, {"max_core": int(core.max(initial=0)), "levels": levels})
 
@@ -565,11 +582,11 @@ class _Run:
             }
         )
 
-    def simple_view(self) -> None:
+    def simple_view(self) -> np.ndarray:
         """kcore's setup: every simple undirected edge given to exactly one part (see the module
         notes) by one exchange of the edges parts hold only as ``max → min``; then each part's
         kcore boundary (the vertices of the edges it owns) replaces its sources and
-        destinations."""
+        destinations. Returns every vertex's degree in the simple view."""
         t = time.perf_counter()
         meta = self.split.meta
         grid = np.zeros((int(meta["rows"]), int(meta["cols"])), dtype=np.int64)
@@ -611,25 +628,39 @@ class _Run:
                 picked = np.flatnonzero(target == j)
                 held[i][picked] = answers[j][taken[j] : taken[j] + len(picked)]
                 taken[j] += len(picked)
-        bounds = self._each(lambda a, w: a.own.remote([held[i] for i in self.assigned[w]]), retry=False)
+        owned = self._each(lambda a, w: a.own.remote([held[i] for i in self.assigned[w]]), retry=False)
         self.owned = held
-        for parts, found_bounds in zip(self.assigned, bounds):
-            for i, b in zip(parts, found_bounds):
+        degree = np.zeros(self.split.num_vertices, dtype=np.int64)
+        for parts, found_owned in zip(self.assigned, owned):
+            for i, (b, d) in zip(parts, found_owned):
                 self.parts[i] = _Part(self.parts[i].path, self.parts[i].name, b, b)
-        self._record("simple-view", sent, found + replies + bounds, t)
+                degree[b] += d
+        self._record("simple-view", sent, found + replies + [[v for pair in o for v in pair] for o in owned], t)
+        return degree
 
-    def peel(self, removed: np.ndarray) -> np.ndarray:
-        """kcore's superstep: every vertex's number of simple neighbours in ``removed`` (a 0/1
-        vector), each part counting over the edges it owns, the counts added."""
+    def peel(self, removed: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """kcore's superstep: the vertices with simple neighbours among ``removed`` (ascending
+        vertex numbers) and how many each has, each part sending only the removed vertices of
+        its kcore boundary (positions) and receiving only the neighbours it touched."""
         t = time.perf_counter()
-        sent = [[removed[self.parts[i].sources] for i in parts] for parts in self.assigned]
-        results = self._each(lambda a, w: a.neighbours_in.remote(sent[w]))
-        count = np.zeros(len(removed), dtype=np.int64)
-        for parts, counts in zip(self.assigned, results):
-            for i, c in zip(parts, counts):
-                count[self.parts[i].destinations] += c
-        self._record("peel", sent, results, t)
-        return count
+        sent = []
+        for parts in self.assigned:
+            mine = []
+            for i in parts:
+                bound = self.parts[i].sources
+                at = np.searchsorted(bound, removed).clip(0, max(len(bound) - 1, 0))
+                mine.append(at[bound[at] == removed].astype(np.int32) if len(bound) else np.empty(0, np.int32))
+            sent.append(mine)
+        results = self._each(lambda a, w: a.neighbours_of.remote(sent[w]))
+        vertices, counts = [], []
+        for parts, found in zip(self.assigned, results):
+            for i, (touched, count) in zip(parts, found):
+                vertices.append(self.parts[i].sources[touched])
+                counts.append(count)
+        touched, index = np.unique(np.concatenate(vertices), return_inverse=True)
+        total = np.bincount(index, weights=np.concatenate(counts), minlength=len(touched)).astype(np.int64)
+        self._record("peel", sent, [[v for pair in r for v in pair] for r in results], t)
+        return touched, total
 
     def gather_labels(self) -> List[Tuple[np.ndarray, np.ndarray]]:
         """Every part's components: per part, its boundary vertices and their labels (one
