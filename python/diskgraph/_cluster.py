@@ -137,8 +137,10 @@ class _Worker:
             keep = rows != cols
             rows, cols = rows[keep], cols[keep]
             keys = (np.minimum(rows, cols) << np.uint64(32)) | np.maximum(rows, cols)
-            forward = np.unique(keys[rows < cols])
-            backward = np.setdiff1d(np.unique(keys[rows > cols]), forward, assume_unique=True)
+            # CSR order: the min → max keys ascend already; the max → min ones need a sort.
+            forward, _ = distinct(keys[rows < cols], ascending=True)
+            backward, _ = distinct(keys[rows > cols])
+            backward = backward[~member(backward, forward)]
             self.forward.append(forward)
             self.backward.append(backward)
             asked.append(backward)
@@ -149,7 +151,7 @@ class _Worker:
 
     def holds(self, keys: List[np.ndarray]) -> List[np.ndarray]:
         """Per part, which of ``keys`` (``min << 32 | max``) it holds as ``min → max``."""
-        return [np.isin(k, f, assume_unique=True) for k, f in zip(keys, self.forward)]
+        return [member(k, f) for k, f in zip(keys, self.forward)]
 
     def own(self, held_elsewhere: List[np.ndarray]) -> List[Tuple[np.ndarray, np.ndarray]]:
         """Takes the edges held only as ``max → min`` that no other part holds as ``min → max``
@@ -159,11 +161,13 @@ class _Worker:
         owned edges."""
         out = []
         self.adjacency: List[Tuple[np.ndarray, np.ndarray]] = []
-        for f, b, held in zip(self.forward, self.backward, held_elsewhere):
+        for g, f, b, held in zip(self.graphs, self.forward, self.backward, held_elsewhere):
             keys = np.concatenate([f, b[~held]])
             lo, hi = keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)
-            bound = np.union1d(lo, hi)
-            ends = np.searchsorted(bound, np.concatenate([lo, hi])).astype(np.int32)
+            bound = vertices_in(g.num_vertices, lo, hi)
+            position = np.zeros(g.num_vertices, dtype=np.int32)
+            position[bound] = np.arange(len(bound), dtype=np.int32)
+            ends = position[np.concatenate([lo, hi])]
             others = np.concatenate([ends[len(lo):], ends[: len(lo)]])
             order = np.argsort(ends, kind="stable")
             degree = np.bincount(ends, minlength=len(bound))
@@ -181,7 +185,7 @@ class _Worker:
             lengths = offsets[at + 1] - offsets[at]
             first = np.repeat(offsets[at] - (np.cumsum(lengths) - lengths), lengths)
             near = others[first + np.arange(int(lengths.sum()))]
-            touched, count = np.unique(near, return_counts=True)
+            touched, count = distinct(near)
             out.append((touched.astype(np.int32), count.astype(np.int32)))
         self.seconds += time.perf_counter() - start
         return out
@@ -194,7 +198,7 @@ class _Worker:
         for g, s, d in zip(self.graphs, self.sources, self.destinations):
             r = g.run("wcc", engine=self.engine, memory=self.memory)
             self.bytes_read += int(r.stats.get("bytes_read") or 0)
-            out.append(np.asarray(r.values, dtype=np.uint64)[np.union1d(s, d)])
+            out.append(np.asarray(r.values, dtype=np.uint64)[vertices_in(g.num_vertices, s, d)])
         self.seconds += time.perf_counter() - start
         return out
 
@@ -375,7 +379,7 @@ class SplitGraph:
                 alive[removed] = False
                 touched, lost = run.peel(removed)
                 degree[touched] -= lost
-            levels = len(np.unique(core))
+            levels = int(np.count_nonzero(np.bincount(core)))
             return run.result("kcore", core, {"max_core": int(core.max(initial=0)), "levels": levels})
 
     def _vertex(self, source: int) -> int:
@@ -411,7 +415,9 @@ class SplitGraph:
             _, comp = connected_components(joined, directed=False)
             # Vertices are numbered in ascending original-ID order: a set's first vertex has its
             # smallest ID.
-            _, first = np.unique(comp, return_index=True)
+            order = np.argsort(comp, kind="stable")
+            _, size = distinct(comp[order], ascending=True)
+            first = order[np.cumsum(size) - size]
             return run.result("wcc", ids[first[comp]], {"components": len(first)})
 
 
@@ -606,7 +612,7 @@ class _Run:
             lo, hi = keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)
             row = np.searchsorted(row_bounds, lo, side="right") - 1
             target = np.empty(len(keys), dtype=np.int64)
-            for r in np.unique(row):
+            for r in np.flatnonzero(np.bincount(row, minlength=len(row_bounds) - 1)):
                 in_row = row == r
                 cols = np.asarray(meta["col_bounds"][r], dtype=np.uint64)
                 target[in_row] = grid[r, np.searchsorted(cols, hi[in_row], side="right") - 1]
@@ -657,8 +663,11 @@ class _Run:
             for i, (touched, count) in zip(parts, found):
                 vertices.append(self.parts[i].sources[touched])
                 counts.append(count)
-        touched, index = np.unique(np.concatenate(vertices), return_inverse=True)
-        total = np.bincount(index, weights=np.concatenate(counts), minlength=len(touched)).astype(np.int64)
+        every = np.concatenate(vertices)
+        order = np.argsort(every, kind="stable")
+        touched, size = distinct(every[order], ascending=True)
+        starts = np.cumsum(size) - size
+        total = np.add.reduceat(np.concatenate(counts).astype(np.int64)[order], starts) if len(starts) else size
         self._record("peel", sent, [[v for pair in r for v in pair] for r in results], t)
         return touched, total
 
@@ -671,7 +680,7 @@ class _Run:
         for parts, found in zip(self.assigned, results):
             for i, lab in zip(parts, found):
                 p = self.parts[i]
-                out.append((np.union1d(p.sources, p.destinations), lab))
+                out.append((vertices_in(self.split.num_vertices, p.sources, p.destinations), lab))
         self._record("components", [], results, t)
         return out
 
@@ -695,6 +704,33 @@ class _Run:
         }
         summary = f"{algorithm} on {len(self.parts)} parts over {len(self.actors)} workers, {len(self.steps)} supersteps"
         return Result(algorithm, values, self.split._vertex_ids, stats, summary)
+
+
+def distinct(a: np.ndarray, ascending: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``a``, ascending, and how often each occurs (``ascending``: ``a``
+    is sorted already). A sort and a scan: numpy 2's ``np.unique`` hashes, and is many times
+    slower on millions of values."""
+    s = a if ascending else np.sort(a)
+    if len(s) == 0:
+        return s, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
+    return s[starts], np.diff(np.append(starts, len(s)))
+
+
+def member(a: np.ndarray, sorted_b: np.ndarray) -> np.ndarray:
+    """Which values of ``a`` are in ``sorted_b`` (ascending), by binary search."""
+    if len(sorted_b) == 0:
+        return np.zeros(len(a), dtype=bool)
+    at = np.searchsorted(sorted_b, a).clip(0, len(sorted_b) - 1)
+    return sorted_b[at] == a
+
+
+def vertices_in(n: int, *arrays: np.ndarray) -> np.ndarray:
+    """The distinct vertex numbers (below ``n``) in ``arrays``, ascending, through a mask."""
+    mask = np.zeros(n, dtype=bool)
+    for a in arrays:
+        mask[a] = True
+    return np.flatnonzero(mask)
 
 
 def _on(node: str) -> Any:
