@@ -12,6 +12,9 @@ For Kronecker `--scale` (generated once into `--data`) and each part count of `-
         bytes read and seconds; and the same pagerank on the whole graph on one machine (the
         same engine and budget), page cache dropped before each run, so the ratio says what the
         cluster costs here.
+(more)  bfs and sssp from the largest out-degree vertex and kcore over the same split, each
+        checked equal to the single machine's answer: wall time against the single machine's,
+        supersteps and bytes exchanged in all.
 
 Every line printed also goes into the JSON report (`--out`).
 
@@ -70,6 +73,22 @@ def main() -> None:
     single_wcc_s = time.perf_counter() - t
     say(f"single machine wcc: {single_wcc_s:.2f} s")
     report["single_wcc_seconds"] = single_wcc_s
+    source = int(g.vertex_ids()[g.out_degree().argmax()])
+    more = {
+        "bfs": (lambda: g.bfs(source=source, engine=a.engine, memory=a.memory),
+                lambda s: s.bfs(source, cluster=f"local:{a.workers}", engine=a.engine, memory=a.memory)),
+        "sssp": (lambda: g.sssp(source=source, engine=a.engine, memory=a.memory),
+                 lambda s: s.sssp(source, cluster=f"local:{a.workers}", engine=a.engine, memory=a.memory)),
+        "kcore": (lambda: g.kcore(engine=a.engine, memory=a.memory), lambda s: s.kcore(cluster=f"local:{a.workers}")),
+    }
+    singles = {}
+    for name, (one, _) in more.items():
+        drop_caches()
+        t = time.perf_counter()
+        singles[name] = (one(), time.perf_counter() - t)
+        say(f"single machine {name}: {singles[name][1]:.2f} s")
+    report["single_more_seconds"] = {name: sec for name, (_, sec) in singles.items()}
+    more_lines: list[str] = []
     say("")
     say("| parts | R×C | split s | balance (max/mean) | parts on disk MiB | run s | × single | MiB exchanged per superstep "
         "| boundary bound MiB | workers' MiB read | max |Δ| vs single | wcc s | wcc × single | wcc MiB received |")
@@ -109,7 +128,24 @@ def main() -> None:
                                "bytes_per_superstep": per_step, "boundary_bound": bound, "workers": r.stats["workers"],
                                "supersteps": steps, "max_abs_diff": diff, "wcc_seconds": wcc_s,
                                "wcc_bytes_received": wcc_bytes})
+        for name, (_, on_split) in more.items():
+            drop_caches()
+            t = time.perf_counter()
+            r = on_split(s)
+            sec = time.perf_counter() - t
+            if not (r.values == singles[name][0].values).all():
+                sys.exit(f"{n} parts: {name} differs from the single machine's")
+            steps = r.stats["supersteps"]
+            moved = sum(st["bytes_sent"] + st["bytes_received"] for st in steps)
+            more_lines.append(f"| {n} | {name} | {sec:.1f} | {singles[name][1] / sec:.2f} | {len(steps)} | "
+                              f"{moved / 2**20:.0f} |")
+            report["runs"][-1][name] = {"seconds": sec, "supersteps": len(steps), "bytes_exchanged": moved}
         shutil.rmtree(out)
+    say("")
+    say("| parts | algorithm | run s | × single | supersteps | MiB exchanged in all |")
+    say("|---:|---|---:|---:|---:|---:|")
+    for line in more_lines:
+        say(line)
     say("")
     say("× single: the single-machine run's time over the cluster run's (below 1 is slower). Exchanged: bytes "
         "sent to and received from the parts per superstep (float64 values of boundary vertices), against the "
