@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use diskgraph_format::{
-    padded_len, BascSelection, CompressedLayout, Direction, GraphDir, GridLayout, LayoutRecord, ShardLayout,
-    SHARD_PACKED,
+    padded_len, BascSelection, CompressedLayout, Direction, GraphDir, GridLayout, LayoutRecord, ShardLayout, SplitDir,
+    SplitMeta, SHARD_PACKED,
 };
 use serde::Serialize;
 
@@ -243,6 +243,9 @@ fn first_names(g: &GraphDir) -> Result<Vec<String>> {
 }
 
 pub fn run(a: Args) -> Result<()> {
+    if diskgraph_format::is_split_dir(&a.graph) {
+        return split_info(&a);
+    }
     let g = GraphDir::open(&a.graph)?;
     let m = g.manifest();
     let files: Vec<FileInfo> = m
@@ -336,5 +339,56 @@ pub fn run(a: Args) -> Result<()> {
     for (k, v) in &info.source {
         println!("source     {k}: {v}");
     }
+    Ok(())
+}
+
+/// A split directory as `info --json` shows it: its routing and edge balance.
+#[derive(Serialize, Debug)]
+struct SplitInfo<'a> {
+    path: String,
+    /// The largest part's arcs over the mean.
+    balance: f64,
+    split: &'a SplitMeta,
+}
+
+/// `info` of a split directory (`diskgraph split`): its shape, balance and each part's ranges,
+/// after opening it (every part's manifest checked against the routing).
+fn split_info(a: &Args) -> Result<()> {
+    let dir = SplitDir::open(&a.graph)?;
+    let m = dir.meta();
+    let largest = m.parts.iter().map(|p| p.num_arcs).max().unwrap_or(0);
+    let balance = largest as f64 * f64::from(m.num_parts()) / m.num_arcs.max(1) as f64;
+    if a.json {
+        let info = SplitInfo {
+            path: a.graph.display().to_string(),
+            balance,
+            split: m,
+        };
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(());
+    }
+    let kind = if m.directed { "directed" } else { "undirected" };
+    println!(
+        "split      {} ({} parts, {}×{}, of a{} {kind} graph)",
+        a.graph.display(),
+        m.num_parts(),
+        m.rows,
+        m.cols,
+        if m.weighted { " weighted" } else { "n" }
+    );
+    println!("vertices   {} (in every part)", m.num_vertices);
+    println!("arcs       {} (largest part {balance:.3}× the mean)", m.num_arcs);
+    println!("parts      (ranges of vertex numbers: positions in ascending original-ID order)");
+    for p in &m.parts {
+        let (rows, cols) = (m.row(p.row), m.col(p.row, p.col));
+        println!(
+            "  {:10} {:>12} arcs  sources {}..{}  destinations {}..{}",
+            p.name, p.num_arcs, rows.start, rows.end, cols.start, cols.end
+        );
+    }
+    println!(
+        "run it     diskgraph run ALGO {} --cluster local:N (the Python package's command)",
+        a.graph.display()
+    );
     Ok(())
 }

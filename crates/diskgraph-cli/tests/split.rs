@@ -1,5 +1,5 @@
 //! `diskgraph split` end to end: the split directory is published with a graph directory per
-//! part that `info` and `run` accept, `verify` checks it whole, a damaged part is a non-zero exit
+//! part that `info` and `run` accept, `info` describes it, `verify` checks it whole, a damaged part is a non-zero exit
 //! naming the part, and bad arguments are one-line errors.
 
 mod common;
@@ -14,6 +14,14 @@ fn split_verify_and_damage() {
     let said = ok(&["split", s(&g), "--parts", "4", "-o", s(&out)]);
     assert!(said.contains("4 parts (2×2)") && said.contains("× the mean"), "{said}");
     assert!(ok(&["verify", s(&out)]).contains(": ok"));
+    let info = ok(&["info", s(&out)]);
+    assert!(
+        info.contains("4 parts, 2×2, of an undirected graph") && info.contains("part-1-1"),
+        "{info}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&ok(&["info", s(&out), "--json"])).unwrap();
+    assert_eq!(json["split"]["parts"].as_array().unwrap().len(), 4);
+    assert!(json["balance"].as_f64().unwrap() < 1.1, "{json}");
     let part = out.join("part-1-0");
     assert!(ok(&["info", s(&part)]).contains("vertices   1024"));
     ok(&["run", "bfs", s(&part), "--source", "max-degree"]);
