@@ -179,7 +179,7 @@ pub fn publish_basc(
         graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
         edges,
         files,
-        tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
+        tool: crate::TOOL.to_string(),
     };
     builder.publish(&meta)
 }

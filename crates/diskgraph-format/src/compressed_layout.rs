@@ -111,7 +111,7 @@ pub fn compress(graph: &GraphDir, codec: Codec, force: bool) -> Result<CompressR
         graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
         encode_seconds: seconds,
         files,
-        tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
+        tool: crate::TOOL.to_string(),
     };
     let path = builder.publish(&meta)?;
     let arcs = m.num_arcs * directions(m.directed).len() as u64;

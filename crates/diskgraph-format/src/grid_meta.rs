@@ -124,7 +124,7 @@ impl GridMeta {
             compressed,
             graph_out_adj: graph.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
             files,
-            tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
+            tool: crate::TOOL.to_string(),
         }
     }
 

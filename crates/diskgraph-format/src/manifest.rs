@@ -142,7 +142,15 @@ pub struct Manifest {
     pub source: BTreeMap<String, String>,
 }
 
+/// The `tool` every file this build writes records: `diskgraph` and the workspace's version.
+pub const TOOL: &str = concat!("diskgraph ", env!("CARGO_PKG_VERSION"));
+
 impl Manifest {
+    /// Bytes of the graph's data files on disk (each padded to a page).
+    pub fn bytes_on_disk(&self) -> u64 {
+        self.files.values().map(|f| crate::padded_len(f.len)).sum()
+    }
+
     /// Reads and sanity-checks the manifest at `path`. A `layouts` entry that is a bare name
     /// (a manifest written before layout records) becomes `record_of(name)`, asked only once
     /// every entry's name has passed its checks.

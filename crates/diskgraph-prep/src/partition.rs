@@ -34,9 +34,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    layout_name, padded_len, ArcStream, Codec, Direction, FileEntry, GraphDir, GridEdge, GridMeta, GridShape, GridSort,
-    LayoutBuilder, PositionedFile, RunAxis, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_INDEX, GRID_PACKED,
-    GRID_WEIGHTS, MAX_GRID,
+    layout_name, ArcStream, Codec, Direction, FileEntry, GraphDir, GridEdge, GridMeta, GridShape, GridSort,
+    LayoutBuilder, LayoutMeta, PositionedFile, RunAxis, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_INDEX,
+    GRID_PACKED, GRID_WEIGHTS, MAX_GRID,
 };
 use rayon::prelude::*;
 
@@ -272,7 +272,7 @@ fn publish(
         sort: meta.sort.to_string(),
         grid_from_budget: s.grid_from_budget,
         num_arcs: meta.num_arcs,
-        bytes_written: meta.files.values().map(|f| padded_len(f.len)).sum(),
+        bytes_written: meta.bytes_on_disk(),
         scratch_bytes: s.scratch_bytes,
         peak_memory: s.peak_memory,
         seconds: s.start.elapsed().as_secs_f64(),

@@ -54,8 +54,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    check_block_bytes, interval_of, padded_len, shard_layout_name, ArcStream, BlockFrame, Codec, Direction, FileEntry,
-    GraphDir, GridEdge, LayoutBuilder, PositionedFile, RunAxis, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES, MAX_SHARDS,
+    check_block_bytes, interval_of, shard_layout_name, ArcStream, BlockFrame, Codec, Direction, FileEntry, GraphDir,
+    GridEdge, LayoutBuilder, LayoutMeta, PositionedFile, RunAxis, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES, MAX_SHARDS,
     SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
 };
 
@@ -292,7 +292,7 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
         num_arcs: e,
         largest_shard,
         block_bytes: opts.block_bytes,
-        bytes_written: meta.files.values().map(|f| padded_len(f.len)).sum(),
+        bytes_written: meta.bytes_on_disk(),
         peak_memory: memory.total,
         seconds: start.elapsed().as_secs_f64(),
     })

@@ -102,7 +102,7 @@ pub fn split(graph: &Path, output: &Path, opts: &SplitOptions, progress: &mut dy
         col_bounds,
         parts: Vec::new(),
         graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
-        tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
+        tool: diskgraph_format::TOOL.to_string(),
     };
     let mut parts: Vec<Part> = (0..rows * cols)
         .map(|i| Part::create(&builder, i / cols, i % cols))
@@ -223,15 +223,11 @@ impl Part {
             directed: true,
             files,
             layouts: Vec::new(),
-            tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
+            tool: diskgraph_format::TOOL.to_string(),
             source,
             ..m.clone()
         };
-        let bytes = manifest
-            .files
-            .values()
-            .map(|f| diskgraph_format::padded_len(f.len))
-            .sum();
+        let bytes = manifest.bytes_on_disk();
         let out_adj = manifest.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default();
         self.builder.publish(&manifest)?;
         let record = SplitPart {

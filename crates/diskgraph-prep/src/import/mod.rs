@@ -364,7 +364,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         ids_remapped: summary.ids_remapped,
         files: files.into_iter().collect(),
         layouts: Vec::new(),
-        tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
+        tool: diskgraph_format::TOOL.to_string(),
         source: provenance,
     };
     builder.publish(&manifest)?;

@@ -273,15 +273,11 @@ pub fn reorder(
         ids_remapped: written.ids_remapped,
         files: written.files.into_iter().collect(),
         layouts: Vec::new(),
-        tool: format!("diskgraph {}", env!("CARGO_PKG_VERSION")),
+        tool: diskgraph_format::TOOL.to_string(),
         source,
         ..m.clone()
     };
-    let bytes_written = manifest
-        .files
-        .values()
-        .map(|f| diskgraph_format::padded_len(f.len))
-        .sum();
+    let bytes_written = manifest.bytes_on_disk();
     let path = builder.publish(&manifest)?;
     progress.finish();
     Ok(ReorderSummary {
