@@ -96,15 +96,15 @@ class _Worker:
         self.bytes_read = 0
         self.seconds = 0.0
         # Boundary vertices: sources and destinations with arcs in the part.
-        self.sources = [np.flatnonzero(g.out_degree() > 0) for g in self.graphs]
+        out_degrees = [g.out_degree() for g in self.graphs]
+        self.sources = [np.flatnonzero(d > 0) for d in out_degrees]
+        self.source_degrees = [d[s] for d, s in zip(out_degrees, self.sources)]
         self.destinations = [np.flatnonzero(g.in_degree() > 0) for g in self.graphs]
 
     def boundary(self) -> List[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Per part: its boundary sources, their out-degrees in the part, its boundary
         destinations."""
-        return [
-            (s, g.out_degree()[s], d) for g, s, d in zip(self.graphs, self.sources, self.destinations)
-        ]
+        return list(zip(self.sources, self.source_degrees, self.destinations))
 
     def spmv(self, xs: List[np.ndarray], semiring: str, weighted: bool) -> List[np.ndarray]:
         """Per part, ``y = Aᵀ x`` in ``semiring`` with ``x`` given on its boundary sources (the
@@ -606,20 +606,23 @@ class _Run:
             for i, k in zip(parts, keys):
                 asked[i] = k
         # The part that would hold each asked edge as min → max: by the row of min, then the
-        # column of max within that row.
-        targets = []
+        # column of max within that row. Each asking part's keys are then grouped by that part
+        # (a stable counting sort: `order` and `bounds` say where each target's keys lie).
+        grouped = []
         for keys in asked:
             lo, hi = keys >> np.uint64(32), keys & np.uint64(0xFFFFFFFF)
             row = np.searchsorted(row_bounds, lo, side="right") - 1
-            target = np.empty(len(keys), dtype=np.int64)
+            target = np.empty(len(keys), dtype=np.uint8)  # at most 256 parts
             for r in np.flatnonzero(np.bincount(row, minlength=len(row_bounds) - 1)):
                 in_row = row == r
                 cols = np.asarray(meta["col_bounds"][r], dtype=np.uint64)
                 target[in_row] = grid[r, np.searchsorted(cols, hi[in_row], side="right") - 1]
-            targets.append(target)
+            order = np.argsort(target, kind="stable")
+            bounds = np.concatenate([[0], np.cumsum(np.bincount(target, minlength=len(self.parts)))])
+            grouped.append((keys[order], order, bounds))
         # Each part's questions, the asking parts' in order; the answers go back the same way.
         questions = [
-            np.concatenate([keys[target == j] for keys, target in zip(asked, targets)]) for j in range(len(self.parts))
+            np.concatenate([keys[b[j] : b[j + 1]] for keys, _, b in grouped]) for j in range(len(self.parts))
         ]
         sent = [[questions[j] for j in parts] for parts in self.assigned]
         replies = self._each(lambda a, w: a.holds.remote(sent[w]), retry=False)
@@ -629,11 +632,11 @@ class _Run:
                 answers[j] = mask
         held = [np.zeros(len(keys), dtype=bool) for keys in asked]
         taken = [0] * len(self.parts)
-        for i, target in enumerate(targets):
+        for i, (_, order, b) in enumerate(grouped):
             for j in range(len(self.parts)):
-                picked = np.flatnonzero(target == j)
-                held[i][picked] = answers[j][taken[j] : taken[j] + len(picked)]
-                taken[j] += len(picked)
+                count = int(b[j + 1] - b[j])
+                held[i][order[b[j] : b[j + 1]]] = answers[j][taken[j] : taken[j] + count]
+                taken[j] += count
         owned = self._each(lambda a, w: a.own.remote([held[i] for i in self.assigned[w]]), retry=False)
         self.owned = held
         degree = np.zeros(self.split.num_vertices, dtype=np.int64)
