@@ -225,16 +225,15 @@ class SplitGraph:
         self.meta: Dict[str, Any] = meta
         self.num_vertices = int(meta["num_vertices"])
         self.parts = [p["name"] for p in meta["parts"]]
-        first = Graph(os.path.join(self.path, self.parts[0]))
-        if first.manifest["ordering"] != "original":
-            raise ValueError(
-                f"{self.path}: the graph was reordered ({first.manifest['ordering']}); cluster runs "
-                "need a split of a graph in its original ordering"
-            )
-        self._vertex_ids = first.vertex_ids()
+        # The driver needs the routing and one part (for the vertex IDs); on a cluster the other
+        # parts may lie only on the nodes that run them, where the run checks them.
+        here = []
         for p in meta["parts"]:
-            part = Graph(os.path.join(self.path, p["name"]))
-            m = part.manifest
+            manifest_path = os.path.join(self.path, p["name"], "manifest.json")
+            if not os.path.exists(manifest_path):
+                continue
+            with open(manifest_path, encoding="utf-8") as f:
+                m = json.load(f)
             want = (self.num_vertices, int(p["num_arcs"]), p["out_adj"])
             got = (m["num_vertices"], m["num_arcs"], m["files"]["out.adj"]["xxh3"])
             if got != want:
@@ -242,6 +241,16 @@ class SplitGraph:
                     f"{self.path}: part {p['name']} has (vertices, arcs, out.adj xxh3) {got}, "
                     f"the routing says {want}"
                 )
+            here.append(p["name"])
+        if not here:
+            raise ValueError(f"{self.path}: no part of the split is here; the driver needs one for the vertex IDs")
+        first = Graph(os.path.join(self.path, here[0]))
+        if first.manifest["ordering"] != "original":
+            raise ValueError(
+                f"{self.path}: the graph was reordered ({first.manifest['ordering']}); cluster runs "
+                "need a split of a graph in its original ordering"
+            )
+        self._vertex_ids = first.vertex_ids()
 
     def pagerank(
         self,
