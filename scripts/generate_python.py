@@ -149,6 +149,7 @@ def method(algorithm: Dict[str, Any]) -> List[str]:
         f'engine: {literal(engines)} = "auto"',
         "memory: Optional[Memory] = None",
         "threads: Optional[int] = None",
+        "verify: bool = False",
         "progress: Progress = None",
         'report: Union[str, "os.PathLike[str]", None] = None',
         "**io: Unpack[IoOptions]",
@@ -170,15 +171,15 @@ def method(algorithm: Dict[str, Any]) -> List[str]:
         doc += wrap(text + describe_default(o) + ".", "            ", f"{o['name']}: ")
     engine_names = ", ".join(f'``"{e}"``' for e in engines[1:])
     doc += wrap(
-        f'``"auto"`` (the default) or one of {engine_names}; ``memory``, ``threads``, ``progress``, ``report`` '
-        f"and the engines' settings ``**io`` as in :meth:`Graph.run`.",
+        f'``"auto"`` (the default) or one of {engine_names}; ``memory``, ``threads``, ``verify``, ``progress``, '
+        f"``report`` and the engines' settings ``**io`` as in :meth:`Graph.run`.",
         "            ",
         "engine: ",
     )
     doc.append('        """')
     lines += doc
     call = [f'"{name}"'] + [f"{o['name']}={o['name']}" for o in options]
-    call += ["engine=engine", "memory=memory", "threads=threads", "progress=progress", "report=report", "**io"]
+    call += ["engine=engine", "memory=memory", "threads=threads", "verify=verify", "progress=progress", "report=report", "**io"]
     one_line = f"        return self.run({', '.join(call)})"
     if len(one_line) <= WIDTH + 20:
         lines.append(one_line)
@@ -207,7 +208,7 @@ def generate(catalog: Dict[str, Any]) -> str:
     reading = [o for o in engine_options if o["name"] in catalog["read_options"]]
     others = [o for o in engine_options if o["name"] not in catalog["read_options"]]
     # Run options the methods do not take as parameters (adjacency) are passed like the engines'.
-    others += [o for o in catalog["run_options"] if o["name"] not in ("engine", "memory", "threads")]
+    others += [o for o in catalog["run_options"] if o["name"] not in ("engine", "memory", "threads", "verify")]
     for o in engine_options + others:
         # A setting left out is the engine's default: every key may be None.
         o["default"] = None

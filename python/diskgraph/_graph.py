@@ -555,6 +555,11 @@ class Graph(AlgorithmMethods):
             memory: The budget: everything the engine holds (buffers, caches), as int bytes or
                 a string like ``"256MiB"`` (default 1 GiB).
             threads: Worker threads (default: all cores).
+            verify: Checks the answer against the graph after the run with the algorithm's
+                verifier, which streams the graph within ``memory``: ``stats["verified"]`` says
+                what it checked, ``stats["verify_seconds"]`` and ``stats["verify_bytes_read"]``
+                what it cost (neither in the run's own times). A wrong answer raises
+                VerificationError naming the first violation.
             progress: Shows the run's engine steps as they end: True for a tqdm bar (a line on
                 stderr without tqdm), or a callable taking each step's record, a dict (see
                 :data:`diskgraph.Progress`). Each record is also in ``stats["steps"]``.
@@ -571,6 +576,8 @@ class Graph(AlgorithmMethods):
         Raises:
             InvalidVertex: a source is not a vertex of the graph.
             AlgorithmError: the algorithm refused the graph (e.g. sssp with negative weights).
+            VerificationError: ``verify=True`` and the verifier found the answer wrong (an
+                AlgorithmError).
             ConvergenceError: an iterative run (pagerank) reached ``max_iterations`` before
                 converging, without ``allow_unconverged=True``; the exception's ``result`` holds
                 what it computed. (An AlgorithmError.)

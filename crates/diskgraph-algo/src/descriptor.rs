@@ -17,6 +17,7 @@ use diskgraph_format::VertexNames;
 use serde_json::Value as Json;
 
 use crate::streaming::LayoutNeed;
+use crate::verification::Verifier;
 use crate::AlgoError;
 
 /// An algorithm, as the registry and every surface see it.
@@ -32,6 +33,8 @@ pub struct Algorithm {
     pub result: ResultKind,
     /// One per engine that runs it, memory first.
     pub variants: &'static [Variant],
+    /// Its verifier: checks an answer against the graph, independently of every variant.
+    pub verify: Verifier,
 }
 
 /// The type of an algorithm's per-vertex values, and what they mean.

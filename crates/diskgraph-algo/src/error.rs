@@ -42,6 +42,15 @@ pub enum AlgoError {
     /// A setting is out of its valid range, or does not apply to the run.
     #[error("{0}")]
     InvalidSetting(String),
+    /// A verifier found the answer wrong (`--verify`): the first violation, vertices named by
+    /// their original IDs (or names).
+    #[error("the {algorithm} answer is wrong: {violation}")]
+    WrongAnswer {
+        /// The algorithm whose answer it is.
+        algorithm: &'static str,
+        /// What is wrong: the vertex or arc and the values seen.
+        violation: String,
+    },
     /// No algorithm of that name.
     #[error("unknown algorithm {0:?} (known: {known})", known = crate::registry::names().join(", "))]
     UnknownAlgorithm(String),

@@ -35,6 +35,7 @@ pub mod spmv;
 pub mod sssp;
 pub mod streaming;
 pub mod triangles;
+pub mod verification;
 pub mod wcc;
 
 pub use apsp::Apsp;
@@ -53,4 +54,5 @@ pub use scc::scc;
 pub use spmv::{spmv, Semiring, Spmv};
 pub use sssp::{sssp, sssp_with_delta, Sssp};
 pub use triangles::{triangles, Triangles};
+pub use verification::{Check, Verified, Verifier};
 pub use wcc::{wcc, Components};

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use diskgraph_engine::engine_options::{self, ENGINE, RUN_OPTIONS, THREADS};
+use diskgraph_engine::engine_options::{self, ENGINE, RUN_OPTIONS, THREADS, VERIFY};
 use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
@@ -25,6 +25,7 @@ use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
+use crate::verification::{Check, Verified};
 use crate::{
     apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, randomwalk, scc, sp, spmv, sssp, streaming, triangles,
     wcc, AlgoError,
@@ -438,7 +439,45 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
     }?;
+    let mut ran = ran;
+    if params.flag(&VERIFY) {
+        verify_ran(graph, alg, params, names.as_ref(), &mut ran)?;
+    }
     Ok(in_id_order(ran, req, start))
+}
+
+/// Runs `alg`'s verifier on the answer of `ran` (its engine dropped, so the verifier has the
+/// budget) and records what it checked; a wrong answer is [`AlgoError::WrongAnswer`].
+fn verify_ran(
+    graph: &GraphDir,
+    alg: &Algorithm,
+    params: &Params,
+    names: Option<&VertexNames>,
+    ran: &mut Ran,
+) -> Result<(), AlgoError> {
+    let start = Instant::now();
+    let run = Run {
+        params,
+        vertices: &ran.vertices,
+        names,
+        source: ran.source,
+        sources: ran.sources.clone(),
+    };
+    let settings = ran.outcome.settings.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+    let check = Check::new(
+        alg.name,
+        graph,
+        &run,
+        &ran.outcome.values,
+        (ran.outcome.iterations, ran.outcome.converged),
+        settings,
+    );
+    let verified = (alg.verify)(&check)?;
+    ran.outcome.summary = format!("{}\nverified: {}", ran.outcome.summary, verified.0);
+    ran.stats.verified = Some(verified.0);
+    ran.stats.verify_seconds = start.elapsed().as_secs_f64();
+    ran.stats.verify_bytes_read = check.bytes_read();
+    Ok(())
 }
 
 /// A run done on an engine since dropped: its outcome, stats and vertices, and when its
@@ -447,6 +486,9 @@ struct Ran {
     outcome: Outcome,
     stats: RunStats,
     vertices: Vertices,
+    /// The run's resolved source and sources (internal IDs), for its verifier.
+    source: Option<u32>,
+    sources: Option<Vec<u32>>,
     compute: Instant,
 }
 
@@ -505,6 +547,8 @@ fn execute<E: Engine>(
         outcome,
         stats,
         vertices: vertices.clone(),
+        source: run.source,
+        sources: run.sources,
         compute,
     })
 }
@@ -517,6 +561,7 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
         mut stats,
         vertices,
         compute,
+        ..
     } = ran;
     stats.iterations = outcome.iterations;
     stats.converged = outcome.converged;
@@ -535,8 +580,9 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
     if req.index.is_some() {
         stats.settings.insert("index_preloaded".into(), json!(true));
     }
-    stats.compute_seconds = compute.elapsed().as_secs_f64();
-    stats.wall_seconds = start.elapsed().as_secs_f64();
+    // The verifier's time is its own (`verify_seconds`), in neither figure.
+    stats.compute_seconds = compute.elapsed().as_secs_f64() - stats.verify_seconds;
+    stats.wall_seconds = start.elapsed().as_secs_f64() - stats.verify_seconds;
     RunOutput {
         values,
         vertex_ids,
@@ -598,6 +644,98 @@ fn ascending_by_id(values: Values, ids: &[u64], ranking: &IdRanking) -> (Values,
         }
     };
     (values, order.sorted_ids())
+}
+
+/// Checks the answer `out` that request `req` gave on `graph` with the algorithm's verifier,
+/// as `verify` does after a run: a result kept from an earlier run, or one changed since, is
+/// checked against the graph within the request's budget. The sources are the ones the run
+/// recorded (`source`, `sources`), else the request's.
+///
+/// Errors: [`AlgoError::WrongAnswer`] naming the first violation; an output that does not fit
+/// the graph (a row for no vertex, a vertex without a row) is one too.
+pub fn verify(graph: &GraphDir, req: &RunRequest, out: &RunOutput) -> Result<Verified, AlgoError> {
+    let alg = find(&req.algorithm)?;
+    let vertices = Vertices::load(graph)?;
+    let names = graph.names()?;
+    let wrong = |violation: String| AlgoError::WrongAnswer {
+        algorithm: alg.name,
+        violation,
+    };
+    let resolver = vertices.resolver();
+    let n = vertices.len();
+    if out.vertex_ids.len() != n {
+        return Err(wrong(format!("{} rows for {n} vertices", out.vertex_ids.len())));
+    }
+    // Row i of the output is internal vertex rows[i].
+    let mut rows = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    for &id in &out.vertex_ids {
+        match resolver.get(id) {
+            Some(v) if !seen[v as usize] => {
+                seen[v as usize] = true;
+                rows.push(v);
+            }
+            _ => return Err(wrong(format!("a row for {id}, which is no vertex or has two rows"))),
+        }
+    }
+    let values = internal_order(&out.values, &rows);
+    let recorded = |name: &str| out.stats.settings.get(name);
+    let source = match alg.source_option() {
+        Some(_) => Some(match recorded("source").and_then(serde_json::Value::as_u64) {
+            Some(id) => vertices.resolve(id)?,
+            None => return Err(wrong("the run recorded no source".into())),
+        }),
+        None => None,
+    };
+    let sources = match (alg.sources_option(), recorded("sources").and_then(|s| s.as_array())) {
+        (Some(_), Some(ids)) => Some(
+            ids.iter()
+                .map(|id| {
+                    let id = id.as_u64().ok_or_else(|| wrong(format!("a recorded source {id} is no ID")))?;
+                    Ok(vertices.resolve(id)?)
+                })
+                .collect::<Result<Vec<u32>, AlgoError>>()?,
+        ),
+        (Some(spec), None) => Some(resolve_sources(alg.name, spec, &req.params, &vertices)?),
+        (None, _) => None,
+    };
+    let run = Run {
+        params: &req.params,
+        vertices: &vertices,
+        names: names.as_ref(),
+        source,
+        sources,
+    };
+    let settings = out.stats.settings.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let check = Check::new(
+        alg.name,
+        graph,
+        &run,
+        &values,
+        (out.stats.iterations, out.stats.converged),
+        settings,
+    );
+    (alg.verify)(&check)
+}
+
+/// `values`, whose row `i` is internal vertex `rows[i]`, in internal order.
+fn internal_order(values: &Values, rows: &[u32]) -> Values {
+    fn place<T: Copy + Default>(column: &[T], rows: &[u32]) -> Vec<T> {
+        let mut out = vec![T::default(); column.len()];
+        for (&row, &value) in rows.iter().zip(column) {
+            out[row as usize] = value;
+        }
+        out
+    }
+    match values {
+        Values::Signed(v) => Values::Signed(place(v, rows)),
+        Values::Unsigned(v) => Values::Unsigned(place(v, rows)),
+        Values::Float(v) => Values::Float(place(v, rows)),
+        Values::Distances { sources, hops } => Values::Distances {
+            sources: *sources,
+            hops: hops.chunks(rows.len().max(1)).flat_map(|row| place(row, rows)).collect(),
+        },
+    }
 }
 
 /// Why the output `out` of request `req` is not an answer to take: it stopped at its iteration

@@ -78,6 +78,9 @@ enum Command {
 /// `EX_TEMPFAIL`: run it again to go on).
 pub const EXIT_SUSPENDED: i32 = 75;
 
+/// Exit status of a run whose answer its verifier (`--verify`) found wrong.
+pub const EXIT_WRONG_ANSWER: i32 = 3;
+
 /// Runs the command line `args` (program name first) and returns the process exit code.
 /// Errors are printed as one line on stderr.
 pub fn cli_main<I, T>(args: I) -> i32
@@ -133,11 +136,25 @@ where
             eprintln!("diskgraph: {}", one_line(&e));
             EXIT_SUSPENDED
         }
+        Err(e) if is_wrong_answer(&e) => {
+            eprintln!("diskgraph: error: {}", one_line(&e));
+            EXIT_WRONG_ANSWER
+        }
         Err(e) => {
             eprintln!("diskgraph: error: {}", one_line(&e));
             1
         }
     }
+}
+
+/// Whether `e` is a verifier's finding that an answer is wrong.
+fn is_wrong_answer(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<diskgraph_algo::AlgoError>(),
+            Some(diskgraph_algo::AlgoError::WrongAnswer { .. })
+        )
+    })
 }
 
 /// The error and its causes on one line, skipping causes whose text the message already holds

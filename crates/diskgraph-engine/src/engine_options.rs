@@ -93,8 +93,18 @@ pub const ADJACENCY: OptionSpec = OptionSpec {
     examples: &[],
 };
 
+/// `--verify`: check the answer after the run.
+pub const VERIFY: OptionSpec = OptionSpec {
+    name: "verify",
+    kind: OptionKind::Flag,
+    default: Default::Flag(false),
+    help: "check the answer against the graph after the run, by the algorithm's verifier (streams the graph within the budget); a wrong answer fails naming the first violation",
+    engines: Engines::All,
+    examples: &[],
+};
+
 /// The options of every run.
-pub const RUN_OPTIONS: &[&OptionSpec] = &[&ENGINE, &MEMORY, &THREADS, &ADJACENCY];
+pub const RUN_OPTIONS: &[&OptionSpec] = &[&ENGINE, &MEMORY, &THREADS, &ADJACENCY, &VERIFY];
 
 /// `--io`: the I/O backend.
 pub const IO: OptionSpec = OptionSpec {

@@ -45,4 +45,4 @@ pub use index::{GraphIndex, OffsetsIndex};
 pub use memory::{MemoryGraph, MemoryOptions};
 pub use recorder::{IoSample, Observer, Recorder, Snapshot, StepRecord};
 pub use stats::RunStats;
-pub use vertices::{Source, Sources, Vertices};
+pub use vertices::{Resolver, Source, Sources, Vertices};

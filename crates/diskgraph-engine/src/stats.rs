@@ -50,6 +50,15 @@ pub struct RunStats {
     pub cache_hit_ratio: BTreeMap<String, f64>,
     /// Peak memory the engine held for the graph (caches, buffers, or the whole CSR), in bytes.
     pub peak_engine_memory: u64,
+    /// What the verifier checked (`--verify`), when the run was verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<String>,
+    /// Time the verifier took, in seconds (not in `wall_seconds`).
+    #[serde(default)]
+    pub verify_seconds: f64,
+    /// Bytes the verifier read from the graph.
+    #[serde(default)]
+    pub verify_bytes_read: u64,
     /// One record per I/O round that read something (bytes, requests, seconds), in order: the
     /// rate each phase achieved.
     #[serde(default)]
@@ -88,6 +97,13 @@ impl RunStats {
         );
         if let Some(adjacency) = self.settings.get("adjacency").and_then(|a| a.as_str()) {
             s += &format!(", adjacency {adjacency}");
+        }
+        if self.verified.is_some() {
+            s += &format!(
+                "\nverifier: {:.3} s, {:.1} MiB read",
+                self.verify_seconds,
+                mb(self.verify_bytes_read)
+            );
         }
         s
     }

@@ -165,6 +165,15 @@ impl Vertices {
         found.map(|i| i as u32).ok_or(EngineError::NoSuchVertex(id))
     }
 
+    /// A map from original IDs to internal ones for many lookups, each `O(log V)`: a binary
+    /// search over the IDs, through their ranking when they do not ascend (4 bytes per vertex).
+    pub fn resolver(&self) -> Resolver<'_> {
+        Resolver {
+            ids: &self.ids,
+            by_id: self.rows_by_id(),
+        }
+    }
+
     /// The internal ID of the vertex with the smallest original ID (0 for an empty graph).
     pub fn smallest(&self) -> u32 {
         if self.ascending {
@@ -221,6 +230,26 @@ impl Vertices {
         let ranking = self.ranking()?;
         let rows: Vec<u32> = (0..self.ids.len() as u32).collect();
         Some(ranking.order(&self.ids).apply(&rows))
+    }
+}
+
+/// Original IDs to internal ones, made by [`Vertices::resolver`].
+pub struct Resolver<'a> {
+    ids: &'a [u64],
+    /// The internal IDs in ascending original-ID order, when the IDs do not ascend.
+    by_id: Option<Vec<u32>>,
+}
+
+impl Resolver<'_> {
+    /// The internal ID of original ID `id`, if a vertex has it.
+    pub fn get(&self, id: u64) -> Option<u32> {
+        match &self.by_id {
+            None => self.ids.binary_search(&id).ok().map(|i| i as u32),
+            Some(rows) => {
+                let at = rows.partition_point(|&r| self.ids[r as usize] < id);
+                rows.get(at).copied().filter(|&r| self.ids[r as usize] == id)
+            }
+        }
     }
 }
 

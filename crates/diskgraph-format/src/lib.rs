@@ -19,6 +19,7 @@
 //! | `names` | [`VertexNames`], the optional vertex names (`names.idx`, `names.bin`) |
 //! | `read` | [`GraphDir`], the opened graph, and in-memory [`Csr`] loads |
 //! | `arc_stream` | [`ArcStream`], the bounded-memory sequential CSR reader |
+//! | `list_scan` | [`ListScan`], whole lists in batches, read ahead by a thread of its own |
 //! | `write` | [`GraphBuilder`] and the CSR and data file writers |
 //! | `positioned` | [`PositionedFile`], a data file written at arbitrary offsets |
 //! | `layout_record` | [`LayoutRecord`], the manifest's entry for a derived layout |
@@ -62,6 +63,7 @@ mod id_order;
 mod layout_builder;
 mod layout_meta;
 mod layout_record;
+mod list_scan;
 mod manifest;
 mod names;
 mod positioned;
@@ -101,6 +103,7 @@ pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};
 pub use layout_builder::LayoutBuilder;
 pub use layout_meta::LayoutMeta;
+pub use list_scan::{ListBatch, ListScan};
 pub use layout_record::{BascRecord, CompressedRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
 pub use manifest::{
     check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,

@@ -58,6 +58,12 @@ create_exception!(
 );
 create_exception!(
     diskgraph,
+    VerificationError,
+    AlgorithmError,
+    "A run's answer failed its verifier (`verify=True`): the message names the first violation, the vertex or arc and the values seen."
+);
+create_exception!(
+    diskgraph,
     OutputExistsError,
     DiskgraphError,
     "The output path exists and `force=True` was not given."
@@ -213,6 +219,7 @@ pub fn run_error(e: AlgoError) -> PyErr {
         | AlgoError::NeedsUndirected(_)
         | AlgoError::NanWeight { .. }
         | AlgoError::MissingInEdges(_) => AlgorithmError::new_err(msg),
+        AlgoError::WrongAnswer { .. } => VerificationError::new_err(msg),
     }
 }
 

@@ -65,6 +65,7 @@ mod native {
     #[pymodule_export]
     use super::errors::{
         AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError, Suspended,
+        VerificationError,
     };
     #[pymodule_export]
     use super::graph::PyGraph;

@@ -3,8 +3,12 @@
 //! seeded graphs of every kind, the defaults on large graphs and on the real graphs of
 //! `testdata/real`, and random graphs for every engine.
 
-use diskgraph_algo::registry::ALGORITHMS;
-use diskgraph_testkit::harness::{self, corpus, expect, Case, Depth, Fixture, Naming};
+use std::collections::BTreeMap;
+
+use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
+use diskgraph_algo::AlgoError;
+use diskgraph_engine::EngineKind;
+use diskgraph_testkit::harness::{self, corpus, expect, mutate, option_sets, Case, Depth, Fixture, Naming};
 use diskgraph_testkit::{gen, EdgeList, Keep};
 use proptest::prelude::*;
 use rayon::prelude::*;
@@ -38,6 +42,65 @@ fn every_descriptor_has_an_oracle_and_an_engine() {
         ALGORITHMS.len(),
         "an oracle for an algorithm that is gone"
     );
+    for a in ALGORITHMS {
+        assert!(mutate::MUTATED.contains(&a.name), "no mutation of {}'s answers", a.name);
+    }
+}
+
+/// Every verifier passes right answers and refuses each mutant of them (a level off by one, a
+/// wrong parent, a label changed on one endpoint, a distance lowered, a rank nudged, a core
+/// raised, an extra MIS vertex, a swapped MST edge, a triangle count off by one, ...) with
+/// [`AlgoError::WrongAnswer`]: on the nasty graphs, every algorithm option set, the memory
+/// engine's answers (every engine's pass the verifiers in the other tests). Prints one
+/// message per mutation, and how many mutants each algorithm's verifier refused.
+#[test]
+fn every_verifier_refuses_wrong_answers() {
+    let cases = corpus::nasty();
+    let results: Vec<Vec<(&'static str, &'static str, String)>> = cases
+        .par_iter()
+        .with_max_len(1)
+        .map(|case| {
+            let f = Fixture::new(case);
+            let mut refused = Vec::new();
+            for alg in ALGORITHMS {
+                for set in option_sets(alg, EngineKind::Memory, &f, Depth::Algorithm) {
+                    let req = RunRequest {
+                        params: set.params.clone(),
+                        ..RunRequest::new(alg.name)
+                    };
+                    // Refusals (sssp's negative weights, mst of a directed graph) have no answer.
+                    let Ok(out) = registry::run(&f.graph, &req) else { continue };
+                    if let Err(e) = registry::verify(&f.graph, &req, &out) {
+                        panic!("{} with {} on {}: a right answer refused: {e}", alg.name, set.label, f.name);
+                    }
+                    for m in mutate::mutants(alg.name, &f, &out) {
+                        match registry::verify(&f.graph, &req, &m.out) {
+                            Err(e @ AlgoError::WrongAnswer { .. }) => refused.push((alg.name, m.what, e.to_string())),
+                            other => panic!(
+                                "{} with {} on {}: {} passed its verifier: {other:?}",
+                                alg.name, set.label, f.name, m.what
+                            ),
+                        }
+                    }
+                }
+            }
+            refused
+        })
+        .collect();
+    let mut shown: BTreeMap<(&str, &str), (usize, String)> = BTreeMap::new();
+    for (alg, what, message) in results.into_iter().flatten() {
+        shown.entry((alg, what)).or_insert((0, message)).0 += 1;
+    }
+    for ((alg, what), (count, message)) in &shown {
+        eprintln!("{alg}: {what}: {count} refused, e.g. {message}");
+    }
+    for a in ALGORITHMS {
+        assert!(
+            shown.keys().any(|&(alg, _)| alg == a.name),
+            "no mutant of {}'s answers was made",
+            a.name
+        );
+    }
 }
 
 #[test]

@@ -9,6 +9,8 @@ use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, Valu
 use crate::msbfs::{self, present_sources, MultiBfs, MAX_SOURCES, UNREACHED};
 use crate::options::SEED;
 
+pub(crate) mod verify;
+
 /// `--sources` of apsp: any number, run 64 at a time.
 pub const SOURCES: OptionSpec = OptionSpec {
     kind: OptionKind::Sources { max: None },
@@ -40,6 +42,7 @@ pub const APSP: Algorithm = Algorithm {
             }),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The distance rows, the sources and how far they reached.

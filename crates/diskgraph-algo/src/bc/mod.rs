@@ -24,6 +24,7 @@ use crate::bfs::UNVISITED;
 use crate::AlgoError;
 
 pub mod selective;
+pub(crate) mod verify;
 
 /// `--samples`: sampled sources instead of every vertex.
 pub const SAMPLES: OptionSpec = OptionSpec {
@@ -55,6 +56,7 @@ pub const BC: Algorithm = Algorithm {
             run: Runner::Selective(|g, run| Ok(present(selective::betweenness(g, &options(run))?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The run's sources and scaling: NetworkX's defaults (normalized; sampled when `--samples`

@@ -35,6 +35,7 @@ use crate::AlgoError;
 pub mod selective;
 pub mod stream;
 pub mod sync;
+pub(crate) mod verify;
 
 /// `--parents`: the BFS tree instead of the levels.
 pub const PARENTS: OptionSpec = OptionSpec {
@@ -89,6 +90,7 @@ pub const BFS: Algorithm = Algorithm {
             }),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The outcome of a traversal from `run`'s source: the levels, or with `parents` each vertex's

@@ -18,6 +18,7 @@ use crate::options::SOURCE;
 use crate::AlgoError;
 
 pub mod selective;
+pub(crate) mod verify;
 
 /// `--rounds`: BFS sweeps.
 pub const ROUNDS: OptionSpec = OptionSpec {
@@ -56,6 +57,7 @@ pub const DIAMETER: Algorithm = Algorithm {
             }),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The run's sweeps.

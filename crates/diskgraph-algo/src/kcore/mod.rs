@@ -29,6 +29,7 @@ use crate::parallel::chunk_len;
 
 pub mod selective;
 pub mod sync;
+pub(crate) mod verify;
 
 /// k-core decomposition.
 pub const KCORE: Algorithm = Algorithm {
@@ -58,6 +59,7 @@ pub const KCORE: Algorithm = Algorithm {
             run: Runner::Sync(|g, _| Ok(present(sync::kcore(g)?))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The core numbers, the largest, and the peeling levels.

@@ -31,6 +31,7 @@ use crate::streaming::LayoutNeed;
 
 pub mod stream;
 pub mod sync;
+pub(crate) mod verify;
 
 /// `--method` of mis.
 pub const METHOD: OptionSpec = OptionSpec {
@@ -88,6 +89,7 @@ pub const MIS: Algorithm = Algorithm {
             run: Runner::Sync(|g, run| Ok(present(sync::mis_greedy(g)?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The run's method.

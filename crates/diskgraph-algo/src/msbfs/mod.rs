@@ -26,6 +26,7 @@ use crate::parallel::chunk_len;
 use crate::AlgoError;
 
 pub mod selective;
+pub(crate) mod verify;
 
 /// `--sources` of msbfs: at most 64, one bit each.
 pub const SOURCES: OptionSpec = OptionSpec {
@@ -57,6 +58,7 @@ pub const MSBFS: Algorithm = Algorithm {
             run: Runner::Selective(|g, run| Ok(present(selective::msbfs(g, run.sources(), false)?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The sums of distances, the sources and how far they reached.

@@ -36,6 +36,7 @@ use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, Valu
 use crate::AlgoError;
 
 pub mod sync;
+pub(crate) mod verify;
 
 /// Minimum spanning forest.
 pub const MST: Algorithm = Algorithm {
@@ -57,6 +58,7 @@ pub const MST: Algorithm = Algorithm {
             run: Runner::Sync(|g, run| Ok(present(sync::mst(g)?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The parents as original IDs; the number of edges and trees and the total weight in the

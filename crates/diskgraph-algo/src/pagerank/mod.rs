@@ -36,6 +36,7 @@ pub mod selective;
 pub mod shards;
 pub mod stream;
 pub mod sync;
+pub(crate) mod verify;
 
 /// `--tolerance`.
 pub const TOLERANCE: OptionSpec = OptionSpec {
@@ -108,6 +109,7 @@ pub const PAGERANK: Algorithm = Algorithm {
             run: Runner::Shards(|g, run| Ok(present(shards::pagerank(g, &settings(run))?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The settings a run's options give.

@@ -47,6 +47,7 @@ use crate::parallel::{atomics, chunk_len};
 use crate::AlgoError;
 
 pub mod shards;
+pub(crate) mod verify;
 
 /// `--sources` of randomwalk: any number of slots.
 pub const SOURCES: OptionSpec = OptionSpec {
@@ -119,6 +120,7 @@ pub const RANDOMWALK: Algorithm = Algorithm {
             run: Runner::Shards(|g, run| Ok(present(shards::randomwalk(g, &settings(run), run.sources())?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The settings a run's options give.

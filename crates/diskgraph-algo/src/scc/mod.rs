@@ -29,6 +29,7 @@ use crate::{wcc, Components};
 
 pub mod selective;
 pub mod sync;
+pub(crate) mod verify;
 
 /// Strongly connected components.
 pub const SCC: Algorithm = Algorithm {
@@ -54,6 +55,7 @@ pub const SCC: Algorithm = Algorithm {
             run: Runner::Sync(|g, run| Ok(wcc::present(sync::scc(g)?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// Label of a vertex not assigned to a component yet.

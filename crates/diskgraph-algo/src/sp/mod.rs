@@ -25,4 +25,5 @@ pub const SP: Algorithm = Algorithm {
             run: Runner::Selective(|g, run| Ok(present(selective::bfs(g, run.source(), false)?, run, false))),
         },
     ],
+    verify: crate::bfs::verify::verify_levels,
 };

@@ -22,6 +22,7 @@ use crate::AlgoError;
 
 pub mod selective;
 pub mod stream;
+pub(crate) mod verify;
 
 /// `--x`: the vector.
 pub const X: OptionSpec = OptionSpec {
@@ -132,6 +133,7 @@ pub const SPMV: Algorithm = Algorithm {
             ),
         },
     ],
+    verify: verify::verify,
 };
 
 /// Whether the run multiplies by the edge weights (`--weighted`).

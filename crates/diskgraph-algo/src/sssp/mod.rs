@@ -46,6 +46,7 @@ use crate::AlgoError;
 pub mod selective;
 pub mod stream;
 pub mod sync;
+pub(crate) mod verify;
 
 /// Single-source shortest paths.
 pub const SSSP: Algorithm = Algorithm {
@@ -78,6 +79,7 @@ pub const SSSP: Algorithm = Algorithm {
             run: Runner::Sync(|g, run| Ok(present(sync::sssp(g, run.source())?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The distances, the vertices reached and the farthest distance.

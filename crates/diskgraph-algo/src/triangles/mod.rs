@@ -35,6 +35,7 @@ use crate::parallel::atomics;
 
 pub mod selective;
 pub mod shards;
+pub(crate) mod verify;
 
 /// Triangle counting.
 pub const TRIANGLES: Algorithm = Algorithm {
@@ -68,6 +69,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
             run: Runner::Shards(|g, run| Ok(present(shards::triangles(g, engine_options::memory(run.params))?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// The counts, the total and the vertex in most triangles (the smallest original ID among

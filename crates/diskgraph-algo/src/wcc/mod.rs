@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use diskgraph_engine::options::{Choice, Default, Engines, OptionKind, OptionSpec};
 use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
+use serde_json::json;
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::streaming::LayoutNeed;
@@ -31,6 +32,7 @@ pub mod selective;
 pub mod shards;
 pub mod stream;
 pub mod sync;
+pub(crate) mod verify;
 
 /// `--method` of wcc on the stream engine.
 pub const METHOD: OptionSpec = OptionSpec {
@@ -92,6 +94,7 @@ pub const WCC: Algorithm = Algorithm {
             run: Runner::Shards(|g, run| Ok(present(shards::wcc(g)?, run))),
         },
     ],
+    verify: verify::verify,
 };
 
 /// Components labelled by the smallest original ID of each, their number and the largest.
@@ -104,10 +107,13 @@ pub(crate) fn present(c: Components, run: &Run) -> Outcome {
     }
     let labels: Vec<u64> = c.labels.iter().map(|&l| smallest[l as usize]).collect();
     let largest = c.largest().map_or(0, |(_, size)| size);
-    let summary = format!("{} components, largest has {largest} vertices", c.count());
+    let count = c.count();
+    let summary = format!("{count} components, largest has {largest} vertices");
     Outcome::new(Values::Unsigned(labels), summary)
         .iterations(c.iterations as u64)
         .vertex_valued()
+        .setting("components", json!(count))
+        .setting("largest", json!(largest))
 }
 
 /// Out-neighbours linked per vertex before sampling.

@@ -10,6 +10,7 @@
 pub mod corpus;
 pub mod expect;
 pub mod fixture;
+pub mod mutate;
 pub mod option_sets;
 
 use std::fmt;
@@ -17,7 +18,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
 use diskgraph_algo::Algorithm;
-use diskgraph_engine::engine_options::MEMORY;
+use diskgraph_engine::engine_options::{MEMORY, VERIFY};
+use diskgraph_engine::options::Value;
 use diskgraph_engine::{EngineKind, RunStats};
 
 pub use expect::{expectation, Expectation};
@@ -76,10 +78,11 @@ pub fn check_fixture(f: &Fixture, depth: Depth) -> (Vec<Failure>, usize) {
     (failures, runs)
 }
 
-/// Runs `alg` with `set` on `f` and compares with the oracle.
+/// Runs `alg` with `set` on `f`, its verifier on, and compares with the oracle: a run must pass
+/// its verifier and agree with the oracle.
 pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionSet) -> Result<(), String> {
     let req = RunRequest {
-        params: set.params.clone(),
+        params: set.params.clone().with(&VERIFY, Value::Flag(true)),
         ..RunRequest::new(alg.name)
     };
     let result = catch_unwind(AssertUnwindSafe(|| registry::run(&f.graph, &req)))
@@ -87,6 +90,9 @@ pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionS
     match (expectation(alg, engine, f, &set.params), result) {
         (Expectation::Output(check), Ok(out)) => {
             check_stats(f, alg, engine, set, &out.stats)?;
+            if out.stats.verified.is_none() {
+                return Err("ran without its verifier".into());
+            }
             check(&out)
         }
         (Expectation::Output(_), Err(e)) => Err(format!("refused: {e}")),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use diskgraph_algo::options::SEED;
 use diskgraph_algo::Algorithm;
-use diskgraph_engine::engine_options::{ENGINE, MEMORY, RUN_OPTIONS};
+use diskgraph_engine::engine_options::{ENGINE, MEMORY, RUN_OPTIONS, VERIFY};
 use diskgraph_engine::options::{Default, OptionKind, OptionSpec, Params, Value};
 use diskgraph_engine::{EngineKind, Source, Sources};
 
@@ -93,7 +93,12 @@ pub fn option_sets(alg: &Algorithm, engine: EngineKind, f: &Fixture, depth: Dept
         return sets;
     }
     let engine_options: Vec<&OptionSpec> = engine.options().collect();
-    let run_options: Vec<&OptionSpec> = RUN_OPTIONS.iter().copied().filter(|o| o.name != ENGINE.name).collect();
+    // Every run is verified (`check_run`): `verify` is not varied.
+    let run_options: Vec<&OptionSpec> = RUN_OPTIONS
+        .iter()
+        .copied()
+        .filter(|o| o.name != ENGINE.name && o.name != VERIFY.name)
+        .collect();
     for o in run_options.iter().chain(&engine_options) {
         values(o, engine, f).into_iter().for_each(|v| vary(o, v));
     }

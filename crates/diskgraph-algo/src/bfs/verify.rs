@@ -1,0 +1,185 @@
+//! The BFS verifier: Graph500's validation rules for a search's levels or parent tree, checked
+//! in one pass over the out-lists with a bit per vertex beside the answer.
+//!
+//! For levels `L` from source `s`: `L(s) = 0` and no other vertex is at level 0; for every arc
+//! `u → v` with `u` reached, `v` is reached and `L(v) ≤ L(u) + 1` (on an undirected graph both
+//! directions are stored, so levels of neighbours differ by at most one); every reached vertex
+//! but `s` has an in-neighbour at `L(v) − 1`. Together these make `L` the hop distance from `s`:
+//! the last two bound it from above and below along every path. For parents `P`: `P(s) = s`, the
+//! parents lead every reached vertex to `s` without a cycle (which gives its depth, checked as
+//! the levels above), and `P(v) → v` is an arc of the graph.
+
+use diskgraph_format::Direction;
+
+use crate::verification::{Check, VertexBits, Verified};
+use crate::AlgoError;
+
+/// Checks a BFS answer: its levels, or with `parents` its tree.
+pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
+    let source = check.run.source();
+    if check.run.params.flag(&super::PARENTS) {
+        let parents = check.vertex_values()?;
+        let levels = depths(check, source, &parents)?;
+        let (reached, depth) = check_levels(check, source, &levels, Some(&parents))?;
+        return Ok(Verified(format!(
+            "a BFS tree of {reached} vertices, depth {depth}, by Graph500's rules: the source its own parent, no cycle, every parent an in-neighbour one level up, no arc spanning more than one level down or leaving the tree ({} pass)",
+            check.passes()
+        )));
+    }
+    verify_levels(check)
+}
+
+/// Checks an answer of hop distances from the run's source (bfs levels, sp).
+pub(crate) fn verify_levels(check: &Check) -> Result<Verified, AlgoError> {
+    let (reached, depth) = check_levels(check, check.run.source(), check.signed()?, None)?;
+    Ok(Verified(format!(
+        "hop distances of {reached} vertices (max {depth}) by Graph500's rules: the source alone at 0, every arc spanning at most one level down and none leaving the reached set, every reached vertex an in-neighbour one level up ({} pass)",
+        check.passes()
+    )))
+}
+
+/// Checks that `levels` (`-1` unreached) are the hop distances from `source` along out-arcs,
+/// and with `parents` that each reached vertex's parent is an in-neighbour (its level one less
+/// is what `levels`, made from the parents, says already). Returns the vertices reached and the
+/// largest level.
+pub(crate) fn check_levels(
+    check: &Check,
+    source: u32,
+    levels: &[i64],
+    parents: Option<&[Option<u32>]>,
+) -> Result<(u64, i64), AlgoError> {
+    let n = check.num_vertices();
+    if levels.len() != n {
+        return Err(check.wrong(format!("{} levels for {n} vertices", levels.len())));
+    }
+    if levels[source as usize] != 0 {
+        return Err(check.wrong(format!(
+            "the source {} has level {}, not 0",
+            check.label(source),
+            levels[source as usize]
+        )));
+    }
+    if let Some(v) = (0..n).find(|&v| levels[v] < -1 || (levels[v] == 0 && v != source as usize)) {
+        return Err(check.wrong(format!(
+            "vertex {} has level {}, which only the source may have (0) or no level is (below -1)",
+            check.label(v as u32),
+            levels[v]
+        )));
+    }
+    // Reached vertices with an in-neighbour one level up (with parents: their parent's arc).
+    let mut witnessed = VertexBits::new(n);
+    check.lists(Direction::Out, false, |u, list, _| {
+        let lu = levels[u as usize];
+        if lu < 0 {
+            return Ok(());
+        }
+        for &v in list {
+            let lv = levels[v as usize];
+            if lv < 0 {
+                return Err(check.wrong(format!(
+                    "vertex {} is unreached, yet its in-neighbour {} has level {lu} (arc {} -> {})",
+                    check.label(v),
+                    check.label(u),
+                    check.label(u),
+                    check.label(v)
+                )));
+            }
+            if lv > lu + 1 {
+                return Err(check.wrong(format!(
+                    "vertex {} has level {lv}, yet the arc {} -> {} from level {lu} puts it at most at {}",
+                    check.label(v),
+                    check.label(u),
+                    check.label(v),
+                    lu + 1
+                )));
+            }
+            let tree_arc = match parents {
+                Some(p) => p[v as usize] == Some(u),
+                None => lv == lu + 1,
+            };
+            if tree_arc {
+                witnessed.insert(v);
+            }
+        }
+        Ok(())
+    })?;
+    let mut reached = 0;
+    let mut depth = 0;
+    for v in 0..n as u32 {
+        let lv = levels[v as usize];
+        if lv < 0 {
+            continue;
+        }
+        reached += 1;
+        depth = depth.max(lv);
+        if v != source && !witnessed.contains(v) {
+            return Err(check.wrong(match parents {
+                Some(p) => format!(
+                    "vertex {}'s parent {} is not an in-neighbour of it (no arc {} -> {})",
+                    check.label(v),
+                    check.label(p[v as usize].expect("a reached vertex has a parent")),
+                    check.label(p[v as usize].expect("a reached vertex has a parent")),
+                    check.label(v)
+                ),
+                None => format!(
+                    "vertex {} has level {lv}, yet no in-neighbour of it has level {}",
+                    check.label(v),
+                    lv - 1
+                ),
+            }));
+        }
+    }
+    Ok((reached, depth))
+}
+
+/// Each vertex's depth in the parent tree (`-1` without a parent), checking that the source is
+/// its own parent and every other parent chain ends at the source without a cycle.
+fn depths(check: &Check, source: u32, parents: &[Option<u32>]) -> Result<Vec<i64>, AlgoError> {
+    const UNKNOWN: i64 = -2;
+    let n = check.num_vertices();
+    if parents.len() != n {
+        return Err(check.wrong(format!("{} parents for {n} vertices", parents.len())));
+    }
+    if parents[source as usize] != Some(source) {
+        return Err(check.wrong(format!(
+            "the source {} is not its own parent ({})",
+            check.label(source),
+            parents[source as usize].map_or("none".into(), |p| check.label(p))
+        )));
+    }
+    let mut depth = vec![UNKNOWN; n];
+    depth[source as usize] = 0;
+    let mut chain = Vec::new();
+    for start in 0..n as u32 {
+        // Up the parents to a vertex of known depth, then down again giving each its depth.
+        let mut v = start;
+        while depth[v as usize] == UNKNOWN {
+            let Some(p) = parents[v as usize] else {
+                depth[v as usize] = -1;
+                break;
+            };
+            chain.push(v);
+            if chain.len() > n || p == v {
+                return Err(check.wrong(format!(
+                    "the parents of vertex {} form a cycle through {}",
+                    check.label(start),
+                    check.label(p)
+                )));
+            }
+            v = p;
+        }
+        let mut d = depth[v as usize];
+        if d < 0 && !chain.is_empty() {
+            return Err(check.wrong(format!(
+                "vertex {} has parent {}, which is unreached",
+                check.label(*chain.last().expect("not empty")),
+                check.label(v)
+            )));
+        }
+        while let Some(c) = chain.pop() {
+            d += 1;
+            depth[c as usize] = d;
+        }
+    }
+    Ok(depth)
+}

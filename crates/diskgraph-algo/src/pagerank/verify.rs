@@ -1,0 +1,98 @@
+//! The PageRank verifier: the ranks are a probability vector (non-negative, summing to 1 within
+//! [`SUM_TOLERANCE`]), and one more power-iteration sweep from them, pushed along the out-lists
+//! in one pass (the kernels pull along in-lists), moves them by little: the L1 change `r` bounds
+//! their distance to PageRank's fixed point by `r / (1 − α)` (the sweep contracts by `α`).
+//!
+//! How little depends on what the run promised. Run to a tolerance `t`, NetworkX's rule stopped
+//! it when a sweep changed less than `N · t`; the next sweep changes at most `α` times that, so
+//! `r < N · t` is required. Run for a fixed `k` iterations (or stopped unconverged after `k`),
+//! it promised only `k` contractions from the uniform start, whose first sweep changes at most
+//! 2: `r ≤ 2 αᵏ` is required, a weaker check (a slightly wrong rank passes it when `k` is
+//! small).
+
+use diskgraph_format::Direction;
+
+use crate::verification::{Check, Verified};
+use crate::AlgoError;
+
+/// How far the ranks' sum may be from 1.
+const SUM_TOLERANCE: f64 = 1e-9;
+
+/// Checks a PageRank answer.
+pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
+    let settings = super::settings(check.run);
+    let alpha = settings.alpha;
+    let x = check.floats()?;
+    let n = check.num_vertices();
+    if x.len() != n {
+        return Err(check.wrong(format!("{} ranks for {n} vertices", x.len())));
+    }
+    if n == 0 {
+        return Ok(Verified("no vertex, no rank".into()));
+    }
+    if let Some(v) = (0..n).find(|&v| !(x[v] >= 0.0 && x[v].is_finite())) {
+        return Err(check.wrong(format!(
+            "vertex {} has rank {}, not a finite non-negative number",
+            check.label(v as u32),
+            x[v]
+        )));
+    }
+    let sum: f64 = x.iter().sum();
+    if (sum - 1.0).abs() > SUM_TOLERANCE {
+        return Err(check.wrong(format!("the ranks sum to {sum}, not 1 (within {SUM_TOLERANCE:e})")));
+    }
+    // One sweep, pushed: y[v] = Σ_{u→v} x[u] / d(u); the dangling vertices' mass spread evenly.
+    let mut y = vec![0.0f64; n];
+    let mut dangling = 0.0;
+    check.lists(Direction::Out, false, |u, list, _| {
+        match list.len() {
+            0 => dangling += x[u as usize],
+            d => {
+                let share = x[u as usize] / d as f64;
+                for &v in list {
+                    y[v as usize] += share;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let nf = n as f64;
+    let base = alpha * dangling / nf + (1.0 - alpha) / nf;
+    let (mut change, mut most, mut at) = (0.0f64, 0.0f64, 0);
+    for v in 0..n {
+        let moved = (alpha * y[v] + base - x[v]).abs();
+        change += moved;
+        if moved > most {
+            (most, at) = (moved, v);
+        }
+    }
+    let (bound, promise) = match (settings.fixed_iterations, check.converged) {
+        (Some(k), _) => (
+            2.0 * alpha.powi(k as i32),
+            format!("2 alpha^{k} ({k} iterations from the uniform start)"),
+        ),
+        (None, Some(false)) => {
+            let k = check.iterations;
+            (
+                2.0 * alpha.powi(k as i32),
+                format!("2 alpha^{k} (stopped unconverged after {k} iterations)"),
+            )
+        }
+        (None, _) => (nf * settings.tolerance, format!("N x tolerance {:e}", settings.tolerance)),
+    };
+    // The sweep's own rounding: each rank a sum of up to N terms.
+    let slack = 1e-15 * nf;
+    if change >= bound + slack {
+        return Err(check.wrong(format!(
+            "one more power-iteration sweep moves the ranks by {change:.3e} in L1, not under {bound:.3e} = {promise}; vertex {} moves most, from {:e} by {most:.3e}",
+            check.label(at as u32),
+            x[at]
+        )));
+    }
+    Ok(Verified(format!(
+        "ranks summing to 1 within {:.1e}; one more sweep moves them by {change:.3e} in L1 (at most {most:.3e} at a vertex), under {bound:.3e} = {promise}: within {:.3e} of PageRank's fixed point ({} pass)",
+        (sum - 1.0).abs(),
+        change / (1.0 - alpha),
+        check.passes()
+    )))
+}

@@ -1,0 +1,123 @@
+//! The WCC verifier: the components again, by a plain union-find over one pass of the
+//! out-lists (direction ignored), compared with the labels — same label exactly when
+//! connected — and each label the smallest original ID of its component; the component count
+//! the run reports equals the labels'.
+//!
+//! The labelling checks ([`labelled`]) serve scc's verifier too.
+
+use diskgraph_format::Direction;
+
+use crate::verification::{Check, Verified};
+use crate::AlgoError;
+
+/// Checks a WCC answer.
+pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
+    let rep = labelled(check)?;
+    let n = check.num_vertices();
+    let mut forest = UnionFind::new(n);
+    check.lists(Direction::Out, false, |u, list, _| {
+        for &v in list {
+            forest.union(u, v);
+        }
+        Ok(())
+    })?;
+    // Same label exactly when connected: every vertex with its label's vertex, and every
+    // union-find tree with one label.
+    let mut label_of_root = vec![u32::MAX; n];
+    for v in 0..n as u32 {
+        let r = forest.find(v);
+        if forest.find(rep[v as usize]) != r {
+            return Err(check.wrong(format!(
+                "vertex {} is labelled {}, yet no path joins them",
+                check.label(v),
+                check.label(rep[v as usize])
+            )));
+        }
+        match label_of_root[r as usize] {
+            u32::MAX => label_of_root[r as usize] = rep[v as usize],
+            l if l != rep[v as usize] => {
+                return Err(check.wrong(format!(
+                    "vertices {} and {} are connected, yet labelled {} and {}",
+                    check.label(l),
+                    check.label(v),
+                    check.label(l),
+                    check.label(rep[v as usize])
+                )))
+            }
+            _ => {}
+        }
+    }
+    let components = label_of_root.iter().filter(|&&l| l != u32::MAX).count();
+    Ok(Verified(format!(
+        "{components} weakly connected components: the labels join exactly the vertices a union-find over every arc joins, each the smallest ID of its component ({} pass)",
+        check.passes()
+    )))
+}
+
+/// Checks the labelling of components (wcc and scc): each label is the original ID of a vertex
+/// that carries it, no vertex has an ID below its label, and the number of labels is the
+/// `components` setting the run reports. Returns each vertex's label as an internal ID.
+pub(crate) fn labelled(check: &Check) -> Result<Vec<u32>, AlgoError> {
+    let n = check.num_vertices();
+    let labels = check.unsigned()?;
+    if labels.len() != n {
+        return Err(check.wrong(format!("{} labels for {n} vertices", labels.len())));
+    }
+    let resolver = check.resolver();
+    let ids = check.vertices().ids();
+    let mut rep = Vec::with_capacity(n);
+    for (v, &label) in labels.iter().enumerate() {
+        let r = resolver.get(label).ok_or_else(|| {
+            check.wrong(format!(
+                "vertex {} is labelled {label}, which is no vertex's ID",
+                check.label(v as u32)
+            ))
+        })?;
+        if labels[r as usize] != label || ids[v] < label {
+            return Err(check.wrong(format!(
+                "vertex {} is labelled {label}, which is not the smallest ID of its component (vertex {} is labelled {})",
+                check.label(v as u32),
+                check.label(r),
+                labels[r as usize]
+            )));
+        }
+        rep.push(r);
+    }
+    let count = (0..n).filter(|&v| rep[v] == v as u32).count();
+    let reported = check.number_setting("components")?;
+    if reported != count as f64 {
+        return Err(check.wrong(format!("the run reports {reported} components, the labels make {count}")));
+    }
+    Ok(rep)
+}
+
+/// A disjoint-set forest over vertices, linking the larger root under the smaller, with path
+/// halving.
+pub(crate) struct UnionFind(Vec<u32>);
+
+impl UnionFind {
+    /// Every vertex of `n` alone.
+    pub(crate) fn new(n: usize) -> Self {
+        UnionFind((0..n as u32).collect())
+    }
+
+    /// The root of `v`'s set.
+    pub(crate) fn find(&mut self, mut v: u32) -> u32 {
+        while self.0[v as usize] != v {
+            let p = self.0[v as usize];
+            self.0[v as usize] = self.0[p as usize];
+            v = p;
+        }
+        v
+    }
+
+    /// Joins the sets of `a` and `b`.
+    pub(crate) fn union(&mut self, a: u32, b: u32) {
+        let (a, b) = (self.find(a), self.find(b));
+        match a.cmp(&b) {
+            std::cmp::Ordering::Less => self.0[b as usize] = a,
+            std::cmp::Ordering::Greater => self.0[a as usize] = b,
+            std::cmp::Ordering::Equal => {}
+        }
+    }
+}
