@@ -15,3 +15,9 @@ python3 -m mypy.stubtest diskgraph._native
 # ship no type information).
 python3 -m mypy --ignore-missing-imports python/diskgraph
 python3 -m pytest -q tests
+# The README's main command, at a small scale: every algorithm on a graph straight from the
+# generator, each answer verified.
+quickstart=$(mktemp -d)
+DISKGRAPH_SETUP=skip DISKGRAPH_SCALE=14 DISKGRAPH_WORK="$quickstart" ./scripts/quickstart.sh > "$quickstart/log" 2>&1 \
+    || { tail -40 "$quickstart/log"; echo "scripts/quickstart.sh failed (log: $quickstart/log)" >&2; exit 1; }
+rm -rf "$quickstart"

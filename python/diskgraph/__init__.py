@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ._algorithms import IoOptions, ReadOptions
     from ._cluster import ClusterError, SplitGraph, open_split
     from ._graph import Graph, open
+    from ._graph500 import graph500
     from ._importers import from_edges, import_file
     from ._networkx import from_networkx
     from ._parquet import from_parquet
@@ -68,6 +69,7 @@ _LAZY: Dict[str, str] = {
     "open_split": "._cluster",
     "Graph": "._graph",
     "open": "._graph",
+    "graph500": "._graph500",
     "from_edges": "._importers",
     "import_file": "._importers",
     "from_networkx": "._networkx",
@@ -124,6 +126,7 @@ __all__ = [
     "from_networkx",
     "from_parquet",
     "from_scipy",
+    "graph500",
     "import_file",
     "open",
     "open_split",

@@ -29,6 +29,7 @@ __all__ = [
     "algorithms",
     "codecs",
     "cli_main",
+    "graph500",
     "import_file",
     "parse_size",
     "read_names",
@@ -52,6 +53,17 @@ class InputNotFoundError(InputFormatError, FileNotFoundError): ...
 
 def parse_size(size: str) -> int: ...
 def cli_main(argv: List[str]) -> int: ...
+def graph500(
+    scale: Optional[int],
+    graph: Optional[str],
+    edgefactor: int,
+    seed: int,
+    roots: int,
+    engine: str,
+    memory: int,
+    threads: Optional[int],
+    force: bool,
+) -> Dict[str, Any]: ...
 def algorithms() -> Dict[str, Any]: ...
 def codecs() -> List[str]: ...
 def write_report(path: _Path, graph: _Path, summary: str, stats: str) -> None: ...

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
 use diskgraph_algo::{bc, bfs, msbfs, options, spmv, wcc, AlgoError, Values};
-use diskgraph_engine::engine_options::{ADJACENCY, BASC, ENGINE, LAYOUT, MAX_REQUEST, MEMORY};
+use diskgraph_engine::engine_options::{ADJACENCY, BASC, ENGINE, LAYOUT, MAX_REQUEST, MEMORY, VERIFY};
 use diskgraph_engine::options::Value;
 use diskgraph_engine::{EngineError, EngineKind, Source, Sources};
 use diskgraph_format::GraphDir;
@@ -98,6 +98,37 @@ fn auto_never_exceeds_the_budget_and_names_the_smallest_that_works() {
         e.contains("the memory engine at least") && e.contains("the stream engine at least"),
         "{e}"
     );
+}
+
+/// The main command cannot rot: on a graph straight from the importer (no grid, no shards, no
+/// selection), `auto` runs every algorithm at the smallest budget its refusal names, and the
+/// answer passes its verifier.
+#[test]
+fn auto_runs_every_algorithm_without_layouts_at_the_budget_it_names() {
+    let el = gen::with_weights(
+        gen::relabel(gen::rmat(10, 8 << 10, false, 73), 73),
+        gen::Weights::Uniform(0.0, 1.0),
+        73,
+    );
+    let case = Case::new("undirected weighted rmat", el, Keep::default()).named(Naming::Sparse);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    diskgraph_testkit::harness::store(&case, &path);
+    let g = GraphDir::open(&path).unwrap();
+    assert!(g.layouts().is_empty(), "a graph straight from the importer");
+    for alg in ALGORITHMS {
+        let e = refusal(&g, &request(alg.name, "auto", 1)).to_string();
+        let least = e
+            .rsplit("give --memory ")
+            .next()
+            .and_then(|t| t.strip_suffix(" or more"))
+            .unwrap_or_else(|| panic!("{}: no budget named: {e}", alg.name));
+        let least = diskgraph_engine::parse_size(least).unwrap();
+        let req = request(alg.name, "auto", least).with(&VERIFY, Value::Flag(true));
+        let out = registry::run(&g, &req).unwrap_or_else(|e| panic!("{} at {least} bytes: {e}", alg.name));
+        assert!(out.stats.verified.is_some(), "{}", alg.name);
+        assert!(out.stats.peak_engine_memory <= least, "{}: {:?}", alg.name, out.stats);
+    }
 }
 
 /// Each `got[v]` within `1e-12` of `want[v]`, relative above 1 (infinities equal).

@@ -9,6 +9,7 @@ mod cost;
 mod device;
 mod export;
 mod generate;
+pub mod graph500;
 mod import;
 mod info;
 pub mod interrupt;
@@ -70,6 +71,9 @@ enum Command {
     Device(device::Args),
     /// Measure the shard engine's memory-threshold curve, with Greedy Shard Caching off and on.
     Threshold(threshold::Args),
+    /// Run the Graph500 benchmark: generate a Kronecker graph (kernel 1), then validated BFS
+    /// (kernel 2) and SSSP (kernel 3) from 64 search keys, printing TEPS as the reference does.
+    Graph500(graph500::Args),
     /// Cut a graph into N parts (row-column balanced 2D partitioning), a graph directory each, for workers on several machines.
     Split(split::Args),
 }
@@ -97,7 +101,12 @@ where
     };
     // Ctrl-C stops these commands cleanly (see [`interrupt`]); the others die by it.
     let catch = match &cli.command {
-        Command::Import(_) | Command::Generate(_) | Command::Partition(_) | Command::Run(_) | Command::Split(_) => {
+        Command::Import(_)
+        | Command::Generate(_)
+        | Command::Partition(_)
+        | Command::Run(_)
+        | Command::Split(_)
+        | Command::Graph500(_) => {
             match interrupt::Catch::start() {
                 Ok(catch) => Some(catch),
                 Err(e) => {
@@ -124,6 +133,7 @@ where
         Command::Device(a) => device::run(a),
         Command::Threshold(a) => threshold::run(a),
         Command::Split(a) => split::run(a),
+        Command::Graph500(a) => graph500::command(a),
     };
     drop(catch);
     match result {
@@ -172,4 +182,23 @@ pub fn one_line(e: &anyhow::Error) -> String {
         }
     }
     line.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_wrong_answer;
+    use anyhow::Context;
+    use diskgraph_algo::AlgoError;
+
+    #[test]
+    fn a_wrong_answer_is_told_from_other_errors_through_context() {
+        let wrong: anyhow::Result<()> = Err(AlgoError::WrongAnswer {
+            algorithm: "bfs",
+            violation: "vertex 3 has level 2".into(),
+        })
+        .context("bfs on g");
+        assert!(is_wrong_answer(&wrong.unwrap_err()));
+        let other: anyhow::Result<()> = Err(AlgoError::InvalidSetting("no".into())).context("bfs on g");
+        assert!(!is_wrong_answer(&other.unwrap_err()));
+    }
 }

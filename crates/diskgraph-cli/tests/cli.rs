@@ -298,6 +298,25 @@ fn run_outputs_and_bad_sources() {
     }
 }
 
+/// `--verify` checks the answer after the run: the summary says what it checked, the stats what
+/// it cost, on every engine the run may take.
+#[test]
+fn verified_runs_say_what_was_checked() {
+    let (dir, g) = small_graph();
+    let stats = dir.path().join("s.json");
+    for (alg, engine) in [("bfs", "selective"), ("wcc", "memory"), ("pagerank", "sync"), ("kcore", "selective")] {
+        let out = ok(&["run", alg, s(&g), "--engine", engine, "--memory", "1MiB", "--verify", "--stats", s(&stats)]);
+        assert!(out.contains("\nverified: ") && out.contains("verifier: "), "{out}");
+        let st: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+        assert!(st["verified"].as_str().is_some_and(|v| !v.is_empty()), "{st}");
+        assert!(st["verify_bytes_read"].as_u64().unwrap() > 0, "{st}");
+        assert!(st["verify_seconds"].as_f64().unwrap() > 0.0, "{st}");
+    }
+    // Without it, nothing is checked and nothing is said.
+    let out = ok(&["run", "bfs", s(&g), "--source", "100"]);
+    assert!(!out.contains("verified"), "{out}");
+}
+
 /// randomwalk from the command line: the same visits on one thread and on two, other visits
 /// with another seed, `walks × (length + 1)` of them in all; a damping outside [0, 1] refused.
 #[test]

@@ -9,6 +9,7 @@
 
 use pyo3::prelude::*;
 
+mod benchmark;
 mod cli;
 mod errors;
 mod graph;
@@ -60,6 +61,8 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
 #[pymodule]
 #[pyo3(name = "_native")]
 mod native {
+    #[pymodule_export]
+    use super::benchmark::graph500;
     #[pymodule_export]
     use super::cli::cli_main;
     #[pymodule_export]

@@ -204,7 +204,8 @@ pub fn pagerank(g: &TestGraph, alpha: f64, tol: f64, max_iter: usize, fixed: Opt
 /// vertex takes NetworkX's update from the ranks as they stand — already swept this sweep for
 /// vertices before it in `order` — with the dangling mass of the start of the sweep. Runs
 /// `limit` sweeps when `fixed`, else until a sweep's L1 change is below `N · tol` (or `limit`).
-/// Returns the ranks and whether they converged (always with `fixed`).
+/// Returns the ranks divided by their sum (sweeps do not keep it at 1) and whether they
+/// converged (always with `fixed`).
 pub fn pagerank_sweeps(
     g: &TestGraph,
     alpha: f64,
@@ -238,10 +239,17 @@ pub fn pagerank_sweeps(
             x[v as usize] = next;
         }
         if !fixed && change < nf * tol {
-            return (x, true);
+            return (normalized(x), true);
         }
     }
-    (x, fixed)
+    (normalized(x), fixed)
+}
+
+/// `x` divided by its sum.
+fn normalized(mut x: Vec<f64>) -> Vec<f64> {
+    let sum: f64 = x.iter().sum();
+    x.iter_mut().for_each(|v| *v /= sum);
+    x
 }
 
 /// Expected visit counts of random walks with restart, by propagating the walks' expected

@@ -18,6 +18,10 @@
 //! - the round's sends become the new residual; when `Σ |r| < N · tolerance` (NetworkX's rule
 //!   applied to the step the residual represents) the residual is applied and the run stops.
 //!
+//! A residual applied at the stop has not sent its share on, so the ranks then sum to
+//! `1 − α/(1 − α) · Σ r` rather than 1; they are divided by their sum at the end. The power
+//! iteration keeps the sum, and fixed iterations are left as they are.
+//!
 //! With `ε = 0` this is the power iteration itself, stopping at the same iteration as NetworkX.
 //! With `ε = tolerance · EPSILON_FRACTION` vertices whose residual is negligible stop costing
 //! I/O; pending residuals are bounded by `N ε < N · tolerance`, so the stop is always reached,
@@ -203,6 +207,8 @@ pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, Alg
         }
     }
     x.par_iter_mut().zip(&r).for_each(|(xv, rv)| *xv += rv);
+    let sum = det_sum(n, |v| x[v]);
+    x.par_iter_mut().for_each(|xv| *xv /= sum);
     Ok(PageRankResult {
         ranks: x,
         iterations,

@@ -15,7 +15,9 @@
 //! Ranks start at `1/N`. The fixed point is NetworkX's; Gauss–Seidel reaches it in fewer sweeps
 //! than the power iteration. `--iterations k` runs `k` sweeps, which differ from `k` power
 //! iterations; to a tolerance, the sweeps stop when the L1 change of a sweep is below
-//! `N · tolerance`.
+//! `N · tolerance`. A sweep does not keep the ranks' sum at 1 (each vertex reads ranks of two
+//! sweeps, and the dangling mass of the last), so the ranks are divided by their sum at the end,
+//! where GraphChi leaves them as they are: a PageRank vector sums to 1.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -130,8 +132,9 @@ pub fn pagerank(g: &ShardGraph, pr: &PageRank) -> Result<PageRankResult, AlgoErr
     let mut ranks = vec![Rank { x: start, change: 0.0 }; n];
     let sweeps = pr.fixed_iterations.unwrap_or(pr.max_iterations);
     let ran = g.run(&mut program, &mut ranks, u32::try_from(sweeps).unwrap_or(u32::MAX))?;
+    let sum: f64 = ranks.iter().map(|r| r.x).sum();
     Ok(PageRankResult {
-        ranks: ranks.into_iter().map(|r| r.x).collect(),
+        ranks: ranks.into_iter().map(|r| r.x / sum).collect(),
         iterations: ran as usize,
         converged: program.converged,
         edges_processed: g.edges_counted().unwrap_or(0),

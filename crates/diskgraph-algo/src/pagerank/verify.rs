@@ -4,8 +4,12 @@
 //! their distance to PageRank's fixed point by `r / (1 − α)` (the sweep contracts by `α`).
 //!
 //! How little depends on what the run promised. Run to a tolerance `t`, NetworkX's rule stopped
-//! it when a sweep changed less than `N · t`; the next sweep changes at most `α` times that, so
-//! `r < N · t` is required. Run for a fixed `k` iterations (or stopped unconverged after `k`),
+//! it when a sweep changed less than `N · t`. After a power-iteration sweep the next moves at
+//! most `α` times that; after a Gauss–Seidel sweep (the shard engine's), whose vertices read this
+//! sweep's ranks before them and the last sweep's dangling mass, one power-iteration sweep moves
+//! at most `α` times the change through the ranks not yet read plus `α` times the change of the
+//! dangling mass: `2α` times it. So `r < 2α · N · t` is required of either. Run for a fixed `k`
+//! iterations (or stopped unconverged after `k`),
 //! it promised only `k` contractions from the uniform start, whose first sweep changes at most
 //! 2: `r ≤ 2 αᵏ` is required, a weaker check (a slightly wrong rank passes it when `k` is
 //! small).
@@ -78,7 +82,10 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
                 format!("2 alpha^{k} (stopped unconverged after {k} iterations)"),
             )
         }
-        (None, _) => (nf * settings.tolerance, format!("N x tolerance {:e}", settings.tolerance)),
+        (None, _) => (
+            2.0 * alpha * nf * settings.tolerance,
+            format!("2 alpha N x tolerance {:e}", settings.tolerance),
+        ),
     };
     // The sweep's own rounding: each rank a sum of up to N terms.
     let slack = 1e-15 * nf;

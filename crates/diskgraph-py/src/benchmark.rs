@@ -1,0 +1,63 @@
+//! `diskgraph.graph500`: the Graph500 benchmark, as `diskgraph graph500` runs it.
+
+use std::path::PathBuf;
+
+use diskgraph_algo::AlgoError;
+use diskgraph_cli::graph500::{run, Options};
+use pyo3::prelude::*;
+
+use crate::errors::{export_error, value_error, VerificationError};
+use crate::interrupt::interruptible;
+
+/// Runs the benchmark on one engine (see ``diskgraph.graph500``) and returns its report as a
+/// dict, the GIL released; KeyboardInterrupt stops the search under way.
+#[pyfunction]
+#[pyo3(signature = (scale, graph, edgefactor, seed, roots, engine, memory, threads, force))]
+#[allow(clippy::too_many_arguments)]
+pub fn graph500(
+    py: Python<'_>,
+    scale: Option<u32>,
+    graph: Option<PathBuf>,
+    edgefactor: u32,
+    seed: u64,
+    roots: usize,
+    engine: String,
+    memory: u64,
+    threads: Option<u64>,
+    force: bool,
+) -> PyResult<Bound<'_, PyAny>> {
+    let ran = interruptible(py, |cancel| {
+        let opts = Options {
+            scale,
+            edge_factor: edgefactor,
+            graph,
+            force,
+            seed,
+            roots,
+            engines: vec![engine],
+            memory,
+            threads,
+            cancel: Some(cancel),
+            tamper: None,
+        };
+        run(&opts, &mut |_| {})
+    })?;
+    match ran {
+        Ok(mut reports) => crate::json_to_py(py, &reports.remove(0)),
+        Err(e) => Err(benchmark_error(e)),
+    }
+}
+
+/// The Python exception of a failed benchmark: a search that fails validation is a
+/// VerificationError, a bad setting a ValueError, a damaged graph a GraphFormatError.
+fn benchmark_error(e: anyhow::Error) -> PyErr {
+    let msg = diskgraph_cli::one_line(&e);
+    for cause in e.chain() {
+        match cause.downcast_ref::<AlgoError>() {
+            Some(AlgoError::WrongAnswer { .. }) => return VerificationError::new_err(msg),
+            Some(AlgoError::InvalidSetting(_)) => return value_error(msg),
+            _ => {}
+        }
+    }
+    export_error(e)
+}
