@@ -134,6 +134,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -151,8 +152,8 @@ class AlgorithmMethods:
             parents: give each vertex's parent (an original ID; the source is its own parent, -1
                 unreached) instead of its level (default ``False``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads``, ``progress``, ``report`` and the engines'
-                settings ``**io`` as in :meth:`Graph.run`.
+                ``"sync"``; ``memory``, ``threads``, ``verify``, ``progress``, ``report`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "bfs",
@@ -161,6 +162,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -173,6 +175,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -188,8 +191,8 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``; ``memory``, ``threads``, ``progress``, ``report`` and the engines'
-                settings ``**io`` as in :meth:`Graph.run`.
+                ``"sync"``; ``memory``, ``threads``, ``verify``, ``progress``, ``report`` and the
+                engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "sssp",
@@ -197,6 +200,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -209,6 +213,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -222,8 +227,8 @@ class AlgorithmMethods:
                 baseline): ``"union-find"`` or ``"label-propagation"`` (the stream engine only)
                 (default ``"union-find"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
-                engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``verify``, ``progress``,
+                ``report`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "wcc",
@@ -231,6 +236,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -242,6 +248,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -252,10 +259,19 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
-                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``verify``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("scc", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
+        return self.run(
+            "scc",
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            verify=verify,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def pagerank(
         self,
@@ -267,6 +283,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream", "sync", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -287,8 +304,8 @@ class AlgorithmMethods:
                 it fails, its values kept: written by the command line, held by Python's
                 ConvergenceError) (default ``False``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``,
-                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``progress``, ``report`` and the
-                engines' settings ``**io`` as in :meth:`Graph.run`.
+                ``"sync"``, ``"shards"``; ``memory``, ``threads``, ``verify``, ``progress``,
+                ``report`` and the engines' settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "pagerank",
@@ -299,6 +316,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -310,6 +328,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -321,10 +340,19 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"sync"``;
-                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``verify``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
-        return self.run("kcore", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
+        return self.run(
+            "kcore",
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            verify=verify,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def msbfs(
         self,
@@ -334,6 +362,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -351,8 +380,8 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``threads``, ``verify``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
         return self.run(
             "msbfs",
@@ -361,6 +390,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -374,6 +404,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -391,8 +422,8 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``threads``, ``verify``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
         return self.run(
             "apsp",
@@ -401,6 +432,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -415,6 +447,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "stream"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -433,8 +466,8 @@ class AlgorithmMethods:
                 shortest-path relaxation): ``"plus-times"`` or ``"min-plus"`` (default
                 ``"plus-times"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"stream"``;
-                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``verify``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "spmv",
@@ -444,6 +477,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -457,6 +491,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "stream", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -473,8 +508,8 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"stream"``, ``"sync"``;
-                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``verify``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "mis",
@@ -483,6 +518,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -495,6 +531,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -508,8 +545,8 @@ class AlgorithmMethods:
                 min(G)) or max-degree (the vertex with the most out-edges, the smallest ID among
                 equals) (default ``"smallest"``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``threads``, ``verify``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
         return self.run(
             "sp",
@@ -517,6 +554,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -530,6 +568,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -546,8 +585,8 @@ class AlgorithmMethods:
                 equals) (default ``"smallest"``).
             rounds: BFS sweeps, each from the farthest vertex the last one found (default ``4``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``threads``, ``verify``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
         return self.run(
             "diameter",
@@ -556,6 +595,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -569,6 +609,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -585,8 +626,8 @@ class AlgorithmMethods:
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``; ``memory``,
-                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``threads``, ``verify``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
         return self.run(
             "bc",
@@ -595,6 +636,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -606,6 +648,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "sync"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -620,10 +663,19 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"sync"``; ``memory``,
-                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+                ``threads``, ``verify``, ``progress``, ``report`` and the engines' settings ``**io``
+                as in :meth:`Graph.run`.
         """
-        return self.run("mst", engine=engine, memory=memory, threads=threads, progress=progress, report=report, **io)
+        return self.run(
+            "mst",
+            engine=engine,
+            memory=memory,
+            threads=threads,
+            verify=verify,
+            progress=progress,
+            report=report,
+            **io,
+        )
 
     def randomwalk(
         self,
@@ -633,9 +685,10 @@ class AlgorithmMethods:
         length: int = 20,
         damping: float = 0.85,
         seed: int = 1,
-        engine: Literal["auto", "memory", "shards"] = "auto",
+        engine: Literal["auto", "memory", "selective", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -659,9 +712,9 @@ class AlgorithmMethods:
             seed: seed of what is drawn at random: sampled sources (drawn by original ID, the same
                 on every ordering of a graph), Luby's priorities, random walks' moves (default
                 ``1``).
-            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"shards"``; ``memory``,
-                ``threads``, ``progress``, ``report`` and the engines' settings ``**io`` as in
-                :meth:`Graph.run`.
+            engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"shards"``;
+                ``memory``, ``threads``, ``verify``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "randomwalk",
@@ -673,6 +726,7 @@ class AlgorithmMethods:
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,
@@ -684,6 +738,7 @@ class AlgorithmMethods:
         engine: Literal["auto", "memory", "selective", "shards"] = "auto",
         memory: Optional[Memory] = None,
         threads: Optional[int] = None,
+        verify: bool = False,
         progress: Progress = None,
         report: Union[str, "os.PathLike[str]", None] = None,
         **io: Unpack[IoOptions],
@@ -695,14 +750,15 @@ class AlgorithmMethods:
 
         Args:
             engine: ``"auto"`` (the default) or one of ``"memory"``, ``"selective"``, ``"shards"``;
-                ``memory``, ``threads``, ``progress``, ``report`` and the engines' settings ``**io``
-                as in :meth:`Graph.run`.
+                ``memory``, ``threads``, ``verify``, ``progress``, ``report`` and the engines'
+                settings ``**io`` as in :meth:`Graph.run`.
         """
         return self.run(
             "triangles",
             engine=engine,
             memory=memory,
             threads=threads,
+            verify=verify,
             progress=progress,
             report=report,
             **io,

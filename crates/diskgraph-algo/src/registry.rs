@@ -463,7 +463,12 @@ fn verify_ran(
         source: ran.source,
         sources: ran.sources.clone(),
     };
-    let settings = ran.outcome.settings.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+    let settings = ran
+        .outcome
+        .settings
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.clone()))
+        .collect();
     let check = Check::new(
         alg.name,
         graph,
@@ -691,7 +696,9 @@ pub fn verify(graph: &GraphDir, req: &RunRequest, out: &RunOutput) -> Result<Ver
         (Some(_), Some(ids)) => Some(
             ids.iter()
                 .map(|id| {
-                    let id = id.as_u64().ok_or_else(|| wrong(format!("a recorded source {id} is no ID")))?;
+                    let id = id
+                        .as_u64()
+                        .ok_or_else(|| wrong(format!("a recorded source {id} is no ID")))?;
                     Ok(vertices.resolve(id)?)
                 })
                 .collect::<Result<Vec<u32>, AlgoError>>()?,
@@ -733,7 +740,10 @@ fn internal_order(values: &Values, rows: &[u32]) -> Values {
         Values::Float(v) => Values::Float(place(v, rows)),
         Values::Distances { sources, hops } => Values::Distances {
             sources: *sources,
-            hops: hops.chunks(rows.len().max(1)).flat_map(|row| place(row, rows)).collect(),
+            hops: hops
+                .chunks(rows.len().max(1))
+                .flat_map(|row| place(row, rows))
+                .collect(),
         },
     }
 }

@@ -175,7 +175,11 @@ impl Report {
             format!("edgefactor: {}", self.edgefactor),
             format!("NBFS: {}", self.nbfs),
             "num_mpi_processes: 1".to_string(),
-            format!("engine: {} ({} memory)", self.engine, diskgraph_engine::human_bytes(self.memory)),
+            format!(
+                "engine: {} ({} memory)",
+                self.engine,
+                diskgraph_engine::human_bytes(self.memory)
+            ),
             match self.construction_time {
                 Some(t) => format!("construction_time: {t:.9}"),
                 None => "construction_time: nan".into(),
@@ -398,22 +402,30 @@ fn stored_degrees(graph: &GraphDir) -> Result<Degrees> {
 fn search_keys(graph: &GraphDir, stored: &Degrees, count: usize, seed: u64) -> Result<Vec<(u64, u32)>> {
     let ids = graph.original_ids()?;
     let loops_only = |v: u32| -> Result<bool> {
-        Ok(stored.degree[v as usize] == 1 && graph.manifest().num_self_loops > 0 && {
-            let offsets: Vec<u64> = diskgraph_format::read_range(
-                &graph.file_path(diskgraph_format::OUT_IDX),
-                u64::from(v)..u64::from(v) + 1,
-            )?;
-            let only: Vec<u32> = diskgraph_format::read_range(
-                &graph.file_path(diskgraph_format::OUT_ADJ),
-                offsets[0]..offsets[0] + 1,
-            )?;
-            only[0] == v
-        })
+        Ok(
+            stored.degree[v as usize] == 1 && graph.manifest().num_self_loops > 0 && {
+                let offsets: Vec<u64> = diskgraph_format::read_range(
+                    &graph.file_path(diskgraph_format::OUT_IDX),
+                    u64::from(v)..u64::from(v) + 1,
+                )?;
+                let only: Vec<u32> = diskgraph_format::read_range(
+                    &graph.file_path(diskgraph_format::OUT_ADJ),
+                    offsets[0]..offsets[0] + 1,
+                )?;
+                only[0] == v
+            },
+        )
     };
-    let candidates: Vec<u32> = (0..ids.len() as u32).filter(|&v| stored.degree[v as usize] > 0).collect();
+    let candidates: Vec<u32> = (0..ids.len() as u32)
+        .filter(|&v| stored.degree[v as usize] > 0)
+        .collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut keys = Vec::new();
-    for i in sample(&mut rng, candidates.len(), candidates.len().min(count.saturating_mul(2))) {
+    for i in sample(
+        &mut rng,
+        candidates.len(),
+        candidates.len().min(count.saturating_mul(2)),
+    ) {
         let v = candidates[i];
         if keys.len() < count && !loops_only(v)? {
             keys.push((ids[v as usize], v));
@@ -574,10 +586,7 @@ pub fn command(a: Args) -> Result<()> {
     }
     if let [first, others @ ..] = reports.as_slice() {
         for other in others {
-            for (kernel, a, b) in [
-                ("bfs", &first.bfs, &other.bfs),
-                ("sssp", &first.sssp, &other.sssp),
-            ] {
+            for (kernel, a, b) in [("bfs", &first.bfs, &other.bfs), ("sssp", &first.sssp, &other.sssp)] {
                 println!(
                     "{kernel}_harmonic_mean_TEPS {} / {}: {:.3}",
                     a.engine,

@@ -106,15 +106,13 @@ where
         | Command::Partition(_)
         | Command::Run(_)
         | Command::Split(_)
-        | Command::Graph500(_) => {
-            match interrupt::Catch::start() {
-                Ok(catch) => Some(catch),
-                Err(e) => {
-                    eprintln!("diskgraph: error: cannot catch Ctrl-C: {e}");
-                    return 1;
-                }
+        | Command::Graph500(_) => match interrupt::Catch::start() {
+            Ok(catch) => Some(catch),
+            Err(e) => {
+                eprintln!("diskgraph: error: cannot catch Ctrl-C: {e}");
+                return 1;
             }
-        }
+        },
         _ => None,
     };
     let result = match cli.command {

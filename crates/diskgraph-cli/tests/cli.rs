@@ -304,8 +304,24 @@ fn run_outputs_and_bad_sources() {
 fn verified_runs_say_what_was_checked() {
     let (dir, g) = small_graph();
     let stats = dir.path().join("s.json");
-    for (alg, engine) in [("bfs", "selective"), ("wcc", "memory"), ("pagerank", "sync"), ("kcore", "selective")] {
-        let out = ok(&["run", alg, s(&g), "--engine", engine, "--memory", "1MiB", "--verify", "--stats", s(&stats)]);
+    for (alg, engine) in [
+        ("bfs", "selective"),
+        ("wcc", "memory"),
+        ("pagerank", "sync"),
+        ("kcore", "selective"),
+    ] {
+        let out = ok(&[
+            "run",
+            alg,
+            s(&g),
+            "--engine",
+            engine,
+            "--memory",
+            "1MiB",
+            "--verify",
+            "--stats",
+            s(&stats),
+        ]);
         assert!(out.contains("\nverified: ") && out.contains("verifier: "), "{out}");
         let st: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
         assert!(st["verified"].as_str().is_some_and(|v| !v.is_empty()), "{st}");

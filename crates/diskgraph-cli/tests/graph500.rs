@@ -33,13 +33,20 @@ fn every_search_is_timed_and_validated() {
             assert_eq!(k.validated, 8);
             assert!(k.time.min > 0.0 && k.time.min <= k.time.median && k.time.median <= k.time.max);
             // Input edges: at most all 16 × 1024, the giant component's most of them.
-            assert!(k.nedge.max <= 16.0 * 1024.0 && k.nedge.min > 8.0 * 1024.0, "{:?}", k.nedge);
+            assert!(
+                k.nedge.max <= 16.0 * 1024.0 && k.nedge.min > 8.0 * 1024.0,
+                "{:?}",
+                k.nedge
+            );
             assert!(k.teps.min <= k.harmonic_mean_teps && k.harmonic_mean_teps <= k.teps.max);
         }
     }
     assert_eq!(reports[1].bfs.engine, "memory");
     assert_eq!(reports[0].bfs.engine, "selective");
-    assert_eq!(reports[0].roots, reports[1].roots, "both engines search from the same keys");
+    assert_eq!(
+        reports[0].roots, reports[1].roots,
+        "both engines search from the same keys"
+    );
     assert_eq!(reports[0].bfs.nedge, reports[1].bfs.nedge);
 }
 
@@ -54,7 +61,10 @@ fn one_wrong_value(out: &mut RunOutput) {
             parents[v] = out.vertex_ids[v] as i64;
         }
         Values::Float(dist) => {
-            let v = dist.iter().position(|&d| d > 0.0 && d.is_finite()).expect("a reached vertex");
+            let v = dist
+                .iter()
+                .position(|&d| d > 0.0 && d.is_finite())
+                .expect("a reached vertex");
             dist[v] /= 2.0;
         }
         other => panic!("bfs parents or sssp distances, got {other:?}"),
@@ -71,7 +81,10 @@ fn a_wrong_parent_fails_validation() {
     };
     let e = run(&opts, &mut |_| {}).unwrap_err();
     let text = format!("{e:#}");
-    assert!(text.contains("fails validation") && text.contains("form a cycle"), "{text}");
+    assert!(
+        text.contains("fails validation") && text.contains("form a cycle"),
+        "{text}"
+    );
     assert!(
         e.chain()
             .any(|c| matches!(c.downcast_ref::<AlgoError>(), Some(AlgoError::WrongAnswer { .. }))),
@@ -85,8 +98,18 @@ fn the_command_prints_the_reference_format() {
     let g = dir.path().join("g");
     let json = dir.path().join("g500.json");
     let out = ok(&[
-        "graph500", s(&g), "--scale", "10", "--roots", "4", "--memory", "512KiB", "--engine", "selective,memory",
-        "--json", s(&json),
+        "graph500",
+        s(&g),
+        "--scale",
+        "10",
+        "--roots",
+        "4",
+        "--memory",
+        "512KiB",
+        "--engine",
+        "selective,memory",
+        "--json",
+        s(&json),
     ]);
     for key in [
         "SCALE: 10",
@@ -111,7 +134,10 @@ fn the_command_prints_the_reference_format() {
     assert_eq!(reports.as_array().unwrap().len(), 2);
     // The graph is kept, and searched again as an existing graph (no kernel 1).
     let again = ok(&["graph500", s(&g), "--roots", "2", "--memory", "512KiB"]);
-    assert!(again.contains("construction_time: nan") && again.contains("bfs_validated: 2"), "{again}");
+    assert!(
+        again.contains("construction_time: nan") && again.contains("bfs_validated: 2"),
+        "{again}"
+    );
     // Generating over it needs --force.
     let e = fails(&["graph500", s(&g), "--scale", "10", "--roots", "2"]);
     assert!(e.contains("exists"), "{e}");
@@ -123,13 +149,30 @@ fn refusals_say_why() {
     let e = fails(&["graph500", "--roots", "2"]);
     assert!(e.contains("give --scale S"), "{e}");
     let d = dir.path().join("d");
-    ok(&["generate", "erdos-renyi", "--vertices", "50", "--edges", "200", "--directed", "-o", s(&d)]);
+    ok(&[
+        "generate",
+        "erdos-renyi",
+        "--vertices",
+        "50",
+        "--edges",
+        "200",
+        "--directed",
+        "-o",
+        s(&d),
+    ]);
     let e = fails(&["graph500", s(&d), "--roots", "2"]);
     assert!(e.contains("is directed") && e.contains("--undirected"), "{e}");
     let e = fails(&["graph500", s(&d), "--roots", "0"]);
     assert!(e.contains("--roots"), "{e}");
     // A bad engine is refused before kernel 1 builds anything.
-    let e = fails(&["graph500", s(&dir.path().join("never")), "--scale", "10", "--engine", "warp"]);
+    let e = fails(&[
+        "graph500",
+        s(&dir.path().join("never")),
+        "--scale",
+        "10",
+        "--engine",
+        "warp",
+    ]);
     assert!(e.contains("warp"), "{e}");
     assert!(!dir.path().join("never").exists());
     let out = diskgraph(&["graph500", "--scale", "0"]);

@@ -103,8 +103,8 @@ pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};
 pub use layout_builder::LayoutBuilder;
 pub use layout_meta::LayoutMeta;
-pub use list_scan::{ListBatch, ListScan};
 pub use layout_record::{BascRecord, CompressedRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
+pub use list_scan::{ListBatch, ListScan};
 pub use manifest::{
     check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,
     MANIFEST, MAX_VERTICES, NAMES_BIN, NAMES_IDX, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT, TOOL,

@@ -117,7 +117,7 @@ impl ListScan {
                     return;
                 }
             })
-            .map_err(|e| FormatError::io(&graph.file_path(adj), e))?;
+            .map_err(|e| FormatError::io(graph.file_path(adj), e))?;
         Ok(ListScan {
             batches: Some(batches),
             reader: Some(thread),
@@ -180,7 +180,11 @@ impl Reader {
             let len = (self.num_vertices + 1 - i).min(INDEX_ENTRIES as u64) as usize;
             let mut entries = vec![0u64; len];
             self.read(Which::Index, bytemuck::cast_slice_mut(&mut entries), i * 8)?;
-            let mut previous = if i == end { self.index.last().copied().unwrap_or(0) } else { 0 };
+            let mut previous = if i == end {
+                self.index.last().copied().unwrap_or(0)
+            } else {
+                0
+            };
             for (k, &entry) in entries.iter().enumerate() {
                 if entry < previous || entry > self.num_arcs {
                     return Err(FormatError::Index {

@@ -67,8 +67,8 @@ mod native {
     use super::cli::cli_main;
     #[pymodule_export]
     use super::errors::{
-        AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError, Suspended,
-        VerificationError,
+        AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError,
+        Suspended, VerificationError,
     };
     #[pymodule_export]
     use super::graph::PyGraph;

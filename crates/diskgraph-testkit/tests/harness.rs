@@ -69,9 +69,14 @@ fn every_verifier_refuses_wrong_answers() {
                         ..RunRequest::new(alg.name)
                     };
                     // Refusals (sssp's negative weights, mst of a directed graph) have no answer.
-                    let Ok(out) = registry::run(&f.graph, &req) else { continue };
+                    let Ok(out) = registry::run(&f.graph, &req) else {
+                        continue;
+                    };
                     if let Err(e) = registry::verify(&f.graph, &req, &out) {
-                        panic!("{} with {} on {}: a right answer refused: {e}", alg.name, set.label, f.name);
+                        panic!(
+                            "{} with {} on {}: a right answer refused: {e}",
+                            alg.name, set.label, f.name
+                        );
                     }
                     for m in mutate::mutants(alg.name, &f, &out) {
                         match registry::verify(&f.graph, &req, &m.out) {

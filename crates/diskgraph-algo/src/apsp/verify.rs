@@ -7,7 +7,7 @@ use diskgraph_format::Direction;
 
 use crate::descriptor::Values;
 use crate::msbfs::UNREACHED;
-use crate::verification::{Check, VertexBits, Verified};
+use crate::verification::{Check, Verified, VertexBits};
 use crate::AlgoError;
 
 /// Checks an apsp answer.

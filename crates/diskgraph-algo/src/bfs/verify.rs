@@ -11,7 +11,7 @@
 
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, VertexBits, Verified};
+use crate::verification::{Check, Verified, VertexBits};
 use crate::AlgoError;
 
 /// Checks a BFS answer: its levels, or with `parents` its tree.

@@ -16,11 +16,7 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         return Err(check.wrong(format!("{} core numbers for {n} vertices", core.len())));
     }
     if let Some(v) = (0..n).find(|&v| core[v] < 0 || core[v] > u32::MAX as i64) {
-        return Err(check.wrong(format!(
-            "vertex {} has core number {}",
-            check.label(v as u32),
-            core[v]
-        )));
+        return Err(check.wrong(format!("vertex {} has core number {}", check.label(v as u32), core[v])));
     }
     check.simple_lists(|v, neighbours| {
         let k = core[v as usize];

@@ -6,7 +6,7 @@
 
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, VertexBits, Verified};
+use crate::verification::{Check, Verified, VertexBits};
 use crate::AlgoError;
 
 use super::MisMethod;
@@ -19,7 +19,11 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         return Err(check.wrong(format!("{} values for {n} vertices", in_set.len())));
     }
     if let Some(v) = (0..n).find(|&v| !matches!(in_set[v], 0 | 1)) {
-        return Err(check.wrong(format!("vertex {} has {}, neither 0 nor 1", check.label(v as u32), in_set[v])));
+        return Err(check.wrong(format!(
+            "vertex {} has {}, neither 0 nor 1",
+            check.label(v as u32),
+            in_set[v]
+        )));
     }
     let greedy = super::method(check.run) == MisMethod::Greedy;
     let inside = |v: u32| in_set[v as usize] == 1;
@@ -62,5 +66,8 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         true => "the greedy set (each vertex outside has a neighbour inside before it)",
         false => "independent and maximal",
     };
-    Ok(Verified(format!("a set of {size} vertices, {what}, on the undirected view ({} pass)", check.passes())))
+    Ok(Verified(format!(
+        "a set of {size} vertices, {what}, on the undirected view ({} pass)",
+        check.passes()
+    )))
 }

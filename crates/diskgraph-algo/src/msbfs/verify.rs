@@ -10,7 +10,7 @@
 
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, VertexBits, Verified};
+use crate::verification::{Check, Verified, VertexBits};
 use crate::AlgoError;
 
 /// Checks an msbfs answer.
@@ -69,7 +69,11 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         )));
     }
     let reached = sums.iter().filter(|&&s| s >= 0).count();
-    let neighbours = if undirected { ", neighbours' sums within the source count of each other" } else { "" };
+    let neighbours = if undirected {
+        ", neighbours' sums within the source count of each other"
+    } else {
+        ""
+    };
     Ok(Verified(format!(
         "{reached} vertices reached from {k} sources: every source reached, the reached set closed along arcs and entered from a reached vertex or a source{neighbours} (the sums alone; apsp checks each distance) ({} pass)",
         check.passes()

@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, VertexBits, Verified};
+use crate::verification::{Check, Verified, VertexBits};
 use crate::AlgoError;
 
 /// Checks an MST answer.
@@ -37,7 +37,11 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         for (i, &v) in list.iter().enumerate().filter(|&(_, &v)| v != u) {
             let w = weights.map_or(1.0, |w| w[i]);
             if w.is_nan() {
-                return Err(check.wrong(format!("the edge {} -- {} has weight NaN", check.label(u), check.label(v))));
+                return Err(check.wrong(format!(
+                    "the edge {} -- {} has weight NaN",
+                    check.label(u),
+                    check.label(v)
+                )));
             }
             if forest.root[u as usize] != forest.root[v as usize] {
                 return Err(check.wrong(format!(
@@ -110,7 +114,11 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
 
 /// Checks the run's `total_weight` against the forest's; returns it.
 fn check_total(check: &Check, forest: &Forest, weight: &[f32]) -> Result<f64, AlgoError> {
-    let tree_weights = || (0..forest.parent.len()).filter(|&v| forest.parent[v] != v as u32).map(|v| f64::from(weight[v]));
+    let tree_weights = || {
+        (0..forest.parent.len())
+            .filter(|&v| forest.parent[v] != v as u32)
+            .map(|v| f64::from(weight[v]))
+    };
     let total: f64 = tree_weights().sum();
     let magnitude: f64 = tree_weights().map(f64::abs).sum();
     let reported = match check.setting("total_weight") {
@@ -124,7 +132,9 @@ fn check_total(check: &Check, forest: &Forest, weight: &[f32]) -> Result<f64, Al
         false => reported.to_string() == total.to_string(),
     };
     if !equal {
-        return Err(check.wrong(format!("the run reports a total weight of {reported}, the forest's edges weigh {total}")));
+        return Err(check.wrong(format!(
+            "the run reports a total weight of {reported}, the forest's edges weigh {total}"
+        )));
     }
     Ok(total)
 }
@@ -264,7 +274,7 @@ impl Jumps {
             let p = forest.parent[v as usize];
             if p == v {
                 (up[v as usize], heaviest[v as usize]) = (v, v);
-            } else if forest.depth[p as usize] % step == 0 {
+            } else if forest.depth[p as usize].is_multiple_of(step) {
                 (up[v as usize], heaviest[v as usize]) = (p, v);
             } else {
                 let h = heaviest[p as usize];

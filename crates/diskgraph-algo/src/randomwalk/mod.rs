@@ -31,8 +31,11 @@
 //!
 //! The memory variant runs each step in parallel over the vertices that hold walks, adding the
 //! walks' arrivals into the next step's counts with atomics: sums, the same in any order. The
-//! shard variant ([`shards`]) carries the walks as counts on the arcs, GraphChi's way, with the
-//! same calls to [`step`]: its visits are equal bit for bit.
+//! selective variant ([`selective`]) runs on any graph, no layout needed: each step is one round
+//! reading the out-lists of the vertices where some walk follows an arc, and each piece of a list
+//! sends the walks whose drawn arc falls in it. The shard variant ([`shards`]) carries the walks
+//! as counts on the arcs, GraphChi's way. Both make the same calls to [`step`]: their visits are
+//! equal bit for bit.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -46,6 +49,7 @@ use crate::options::{SEED, SOURCES_DEFAULT};
 use crate::parallel::{atomics, chunk_len};
 use crate::AlgoError;
 
+pub mod selective;
 pub mod shards;
 pub(crate) mod verify;
 
@@ -114,6 +118,10 @@ pub const RANDOMWALK: Algorithm = Algorithm {
         Variant {
             needs: Needs::NONE,
             run: Runner::Memory(|g, run| Ok(present(settings(run).run(g, run.sources())?, run))),
+        },
+        Variant {
+            needs: Needs::NONE,
+            run: Runner::Selective(|g, run| Ok(present(selective::randomwalk(g, &settings(run), run.sources())?, run))),
         },
         Variant {
             needs: Needs::NONE,

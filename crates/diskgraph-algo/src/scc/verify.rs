@@ -12,7 +12,7 @@
 
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, VertexBits, Verified};
+use crate::verification::{Check, Verified, VertexBits};
 use crate::wcc::verify::labelled;
 use crate::AlgoError;
 

@@ -61,7 +61,9 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         }
     }
     let how = match semiring {
-        Semiring::PlusTimes => format!("equal within 2(k-1) eps sum|terms| per vertex (largest relative difference {worst:.1e})"),
+        Semiring::PlusTimes => {
+            format!("equal within 2(k-1) eps sum|terms| per vertex (largest relative difference {worst:.1e})")
+        }
         Semiring::MinPlus => "equal exactly".into(),
     };
     Ok(Verified(format!(

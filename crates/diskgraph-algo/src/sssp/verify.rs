@@ -18,7 +18,7 @@
 
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, VertexBits, Verified};
+use crate::verification::{Check, Verified, VertexBits};
 use crate::AlgoError;
 
 /// Relative tolerance of the comparisons.
@@ -57,7 +57,7 @@ pub(crate) fn check_distances(check: &Check, source: u32, dist: &[f64]) -> Resul
             dist[source as usize]
         )));
     }
-    if let Some(v) = (0..n).find(|&v| !(dist[v] >= 0.0)) {
+    if let Some(v) = (0..n).find(|&v| dist[v].is_nan() || dist[v] < 0.0) {
         return Err(check.wrong(format!(
             "vertex {} is at distance {}, not a non-negative number or inf",
             check.label(v as u32),
@@ -95,7 +95,8 @@ pub(crate) fn check_distances(check: &Check, source: u32, dist: &[f64]) -> Resul
         }
         Ok(())
     })?;
-    let ungrounded = |grounded: &VertexBits| (0..n as u32).find(|&v| dist[v as usize].is_finite() && !grounded.contains(v));
+    let ungrounded =
+        |grounded: &VertexBits| (0..n as u32).find(|&v| dist[v as usize].is_finite() && !grounded.contains(v));
     if zero_tight {
         // Spread grounding along zero-weight tight arcs until it stops growing.
         while ungrounded(&grounded).is_some() {

@@ -86,7 +86,9 @@ pub(crate) fn labelled(check: &Check) -> Result<Vec<u32>, AlgoError> {
     let count = (0..n).filter(|&v| rep[v] == v as u32).count();
     let reported = check.number_setting("components")?;
     if reported != count as f64 {
-        return Err(check.wrong(format!("the run reports {reported} components, the labels make {count}")));
+        return Err(check.wrong(format!(
+            "the run reports {reported} components, the labels make {count}"
+        )));
     }
     Ok(rep)
 }

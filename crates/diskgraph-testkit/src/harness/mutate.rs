@@ -56,12 +56,16 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
             let source = recorded_vertex(f, out, "source");
             let depth = parent_depths(f, out);
             make("a parent pointing at the source from two levels down", &|o| {
-                let Some(v) = (0..n).find(|&v| depth[v] >= 2) else { return false };
+                let Some(v) = (0..n).find(|&v| depth[v] >= 2) else {
+                    return false;
+                };
                 set_vertex(o, v, f.id(source as u32));
                 true
             });
             make("a vertex its own parent", &|o| {
-                let Some(v) = (0..n).find(|&v| depth[v] >= 1) else { return false };
+                let Some(v) = (0..n).find(|&v| depth[v] >= 1) else {
+                    return false;
+                };
                 set_vertex(o, v, f.id(v as u32));
                 true
             });
@@ -71,7 +75,9 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
             make("a level lowered", &|o| bump_level(o, -1));
             make("an unreached vertex given a level", &|o| {
                 let levels = signed(o);
-                let Some(v) = levels.iter().position(|&l| l < 0) else { return false };
+                let Some(v) = levels.iter().position(|&l| l < 0) else {
+                    return false;
+                };
                 levels[v] = 1;
                 true
             });
@@ -86,19 +92,25 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
         "sssp" => {
             make("a distance lowered", &|o| {
                 let d = floats(o);
-                let Some(v) = d.iter().position(|&x| x > 1e-300 && x.is_finite()) else { return false };
+                let Some(v) = d.iter().position(|&x| x > 1e-300 && x.is_finite()) else {
+                    return false;
+                };
                 d[v] /= 2.0;
                 true
             });
             make("a distance raised", &|o| {
                 let d = floats(o);
-                let Some(v) = d.iter().position(|&x| x > 0.0 && x.is_finite()) else { return false };
+                let Some(v) = d.iter().position(|&x| x > 0.0 && x.is_finite()) else {
+                    return false;
+                };
                 d[v] = d[v] * 2.0 + 1.0;
                 true
             });
             make("an unreached vertex given a distance", &|o| {
                 let d = floats(o);
-                let Some(v) = d.iter().position(|x| x.is_infinite()) else { return false };
+                let Some(v) = d.iter().position(|x| x.is_infinite()) else {
+                    return false;
+                };
                 d[v] = 1.0;
                 true
             });
@@ -106,7 +118,9 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
         "wcc" | "scc" => {
             make("a label changed on one endpoint", &|o| {
                 let labels = unsigned(o);
-                let Some(v) = (0..n).find(|&v| labels[v] != f.id(v as u32)) else { return false };
+                let Some(v) = (0..n).find(|&v| labels[v] != f.id(v as u32)) else {
+                    return false;
+                };
                 labels[v] = f.id(v as u32);
                 true
             });
@@ -117,14 +131,19 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
                 distinct.dedup();
                 let [a, b, ..] = distinct[..] else { return false };
                 let into = a.min(b);
-                let merged = labels.iter().map(|&l| if l == a || l == b { into } else { l }).collect();
+                let merged = labels
+                    .iter()
+                    .map(|&l| if l == a || l == b { into } else { l })
+                    .collect();
                 o.values = Values::Unsigned(merged);
                 o.stats.settings.insert("components".into(), json!(distinct.len() - 1));
                 true
             });
             make("a component split (the count kept consistent)", &|o| {
                 let labels = unsigned(o);
-                let Some(v) = (0..n).find(|&v| labels[v] != f.id(v as u32)) else { return false };
+                let Some(v) = (0..n).find(|&v| labels[v] != f.id(v as u32)) else {
+                    return false;
+                };
                 labels[v] = f.id(v as u32);
                 let count = o.stats.settings["components"].as_u64().expect("a count");
                 o.stats.settings.insert("components".into(), json!(count + 1));
@@ -156,7 +175,9 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
         }
         "spmv" => make("a value of y off by a thousandth", &|o| {
             let y = floats(o);
-            let Some(v) = y.iter().position(|x| x.is_finite()) else { return false };
+            let Some(v) = y.iter().position(|x| x.is_finite()) else {
+                return false;
+            };
             y[v] += (y[v].abs() + 1.0) * 1e-3;
             true
         }),
@@ -169,7 +190,9 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
             });
             make("a core number lowered", &|o| {
                 let core = signed(o);
-                let Some(v) = core.iter().position(|&c| c > 0) else { return false };
+                let Some(v) = core.iter().position(|&c| c > 0) else {
+                    return false;
+                };
                 core[v] -= 1;
                 true
             });
@@ -177,13 +200,17 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
         "mis" => {
             make("an extra vertex in the set", &|o| {
                 let set = signed(o);
-                let Some(v) = (0..n).find(|&v| set[v] == 0) else { return false };
+                let Some(v) = (0..n).find(|&v| set[v] == 0) else {
+                    return false;
+                };
                 set[v] = 1;
                 true
             });
             make("a vertex dropped from the set", &|o| {
                 let set = signed(o);
-                let Some(v) = set.iter().position(|&b| b == 1) else { return false };
+                let Some(v) = set.iter().position(|&b| b == 1) else {
+                    return false;
+                };
                 set[v] = 0;
                 true
             });
@@ -198,8 +225,12 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
             true
         }),
         "apsp" => make("a distance from one source raised", &|o| {
-            let Values::Distances { hops, .. } = &mut o.values else { panic!("apsp gives distances") };
-            let Some(v) = hops[..n].iter().position(|&h| h != u32::MAX && h > 0) else { return false };
+            let Values::Distances { hops, .. } = &mut o.values else {
+                panic!("apsp gives distances")
+            };
+            let Some(v) = hops[..n].iter().position(|&h| h != u32::MAX && h > 0) else {
+                return false;
+            };
             hops[v] += 1;
             true
         }),
@@ -220,7 +251,9 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
             true
         }),
         "mst" => {
-            make("a tree edge swapped for another (the total kept consistent)", &|o| swap_tree_edge(f, o));
+            make("a tree edge swapped for another (the total kept consistent)", &|o| {
+                swap_tree_edge(f, o)
+            });
             make("the total weight misreported", &|o| {
                 let total = &o.stats.settings["total_weight"];
                 let Some(t) = total.as_f64() else { return false };
@@ -234,7 +267,9 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
             let entered = |v: u32| f.test.arcs.iter().any(|&(a, b)| b == v && before[a as usize] > 0);
             let target = (0..n).find(|&v| !sources.contains(&f.id(v as u32)) && !entered(v as u32));
             let visits = unsigned(o);
-            let Some(top) = (0..n).max_by_key(|&v| visits[v]) else { return false };
+            let Some(top) = (0..n).max_by_key(|&v| visits[v]) else {
+                return false;
+            };
             match target {
                 Some(v) if visits[top] > 0 => {
                     visits[top] -= 1;
@@ -253,8 +288,12 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
             });
             make("a triangle moved between vertices (the sum kept)", &|o| {
                 let counts = unsigned(o);
-                let Some(top) = (0..n).max_by_key(|&v| counts[v]) else { return false };
-                let Some(other) = (0..n).find(|&v| v != top && counts[v] > 0) else { return false };
+                let Some(top) = (0..n).max_by_key(|&v| counts[v]) else {
+                    return false;
+                };
+                let Some(other) = (0..n).find(|&v| v != top && counts[v] > 0) else {
+                    return false;
+                };
                 counts[top] += 1;
                 counts[other] -= 1;
                 true
@@ -292,7 +331,9 @@ fn floats(o: &mut RunOutput) -> &mut Vec<f64> {
 /// Changes the level of the first vertex above level 0 by `by`.
 fn bump_level(o: &mut RunOutput, by: i64) -> bool {
     let levels = signed(o);
-    let Some(v) = levels.iter().position(|&l| l > 0) else { return false };
+    let Some(v) = levels.iter().position(|&l| l > 0) else {
+        return false;
+    };
     levels[v] += by;
     true
 }
@@ -380,7 +421,9 @@ fn swap_tree_edge(f: &Fixture, o: &mut RunOutput) -> bool {
         if v == x || parent[v] == v || parent[v] == x || parent[x] == v || under(x, v) {
             continue;
         }
-        let (Some(old), Some(new)) = (weight(v, parent[v]), weight(v, x)) else { continue };
+        let (Some(old), Some(new)) = (weight(v, parent[v]), weight(v, x)) else {
+            continue;
+        };
         unsigned(o)[v] = f.id(x as u32);
         if let Some(total) = o.stats.settings["total_weight"].as_f64() {
             let total = total - f64::from(old) + f64::from(new);
