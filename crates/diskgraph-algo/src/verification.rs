@@ -8,11 +8,12 @@
 //! from the run's budget — and holds O(V) state at most, so it checks an answer of any size
 //! out of core, after the engine that computed it has let go of its memory.
 
-use std::cell::Cell;
 use std::fmt::Display;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::{Resolver, Vertices};
 use diskgraph_format::{Direction, GraphDir, ListBatch, ListScan};
+use rayon::prelude::*;
 use serde_json::Value as Json;
 
 use crate::descriptor::{Run, Values};
@@ -48,8 +49,8 @@ pub struct Check<'a> {
     settings: Vec<(String, Json)>,
     /// Bytes of each file's read buffer.
     buffer: usize,
-    bytes: Cell<u64>,
-    passes: Cell<u32>,
+    bytes: AtomicU64,
+    passes: AtomicU32,
 }
 
 impl<'a> Check<'a> {
@@ -65,9 +66,10 @@ impl<'a> Check<'a> {
         settings: Vec<(String, Json)>,
     ) -> Self {
         let budget = diskgraph_engine::engine_options::memory(run.params);
-        // Up to four files are read at once (two directions' lists and indexes), each with
-        // three buffers in flight: an eighth of the budget between them.
-        let buffer = (budget / 96).clamp(MIN_BUFFER as u64, MAX_BUFFER as u64) as usize;
+        // Two scans may run at once (the simple view of a directed graph), each holding up to
+        // ten buffers (three batches of lists, weights and offsets, and the index's): an eighth
+        // of the budget between them.
+        let buffer = (budget / 160).clamp(MIN_BUFFER as u64, MAX_BUFFER as u64) as usize;
         Check {
             algorithm,
             graph,
@@ -77,8 +79,8 @@ impl<'a> Check<'a> {
             converged,
             settings,
             buffer,
-            bytes: Cell::new(0),
-            passes: Cell::new(0),
+            bytes: AtomicU64::new(0),
+            passes: AtomicU32::new(0),
         }
     }
 
@@ -193,6 +195,31 @@ impl<'a> Check<'a> {
         })
     }
 
+    /// [`Check::lists`] with the vertices of each batch taken in parallel: `f` may run on any
+    /// thread, so it marks what it finds in atomics ([`AtomicBits`]). When several lists hold
+    /// a violation, the error is the first vertex's, as a sequential pass would give it.
+    pub fn par_lists(
+        &self,
+        dir: Direction,
+        weights: bool,
+        f: impl Fn(u32, &[u32], Option<&[f32]>) -> Result<(), AlgoError> + Sync,
+    ) -> Result<(), AlgoError> {
+        self.batches(dir, weights, |batch| {
+            let len = batch.len();
+            let chunk = len.div_ceil(rayon::current_num_threads() * 8).max(64);
+            let first_error = (0..len.div_ceil(chunk))
+                .into_par_iter()
+                .map(|c| {
+                    (c * chunk..((c + 1) * chunk).min(len)).try_for_each(|i| {
+                        let v = batch.vertices().start + i as u32;
+                        f(v, batch.list(i), batch.weights(i))
+                    })
+                })
+                .find_first(Result::is_err);
+            first_error.unwrap_or(Ok(()))
+        })
+    }
+
     /// [`Check::lists`] a batch of consecutive vertices at a time, for verifiers that work on
     /// a batch in parallel.
     pub fn batches(
@@ -208,8 +235,8 @@ impl<'a> Check<'a> {
             }
             Ok(())
         })();
-        self.bytes.set(self.bytes.get() + scan.bytes_read());
-        self.passes.set(self.passes.get() + 1);
+        self.bytes.fetch_add(scan.bytes_read(), Relaxed);
+        self.passes.fetch_add(1, Relaxed);
         result
     }
 
@@ -238,19 +265,56 @@ impl<'a> Check<'a> {
             at += 1;
             f(v, &merged)
         });
-        self.bytes.set(self.bytes.get() + ins.bytes_read());
+        self.bytes.fetch_add(ins.bytes_read(), Relaxed);
         result
+    }
+
+    /// [`Check::simple_lists`] with the vertices taken in parallel (as [`Check::par_lists`])
+    /// on an undirected graph, whose view is its out-lists; a directed graph's, which merges
+    /// two scans side by side, goes in vertex order on one thread.
+    pub fn par_simple_lists(&self, f: impl Fn(u32, &[u32]) -> Result<(), AlgoError> + Sync) -> Result<(), AlgoError> {
+        if self.directed() {
+            return self.simple_lists(f);
+        }
+        thread_local! {
+            static MERGED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        self.par_lists(Direction::Out, false, |v, list, _| {
+            MERGED.with_borrow_mut(|merged| {
+                merge_simple(v, list, &[], merged);
+                f(v, merged)
+            })
+        })
+    }
+
+    /// The degree of every vertex along direction `dir`, from its offsets (read whole: 8 bytes
+    /// a vertex, held while the degrees are made).
+    pub fn degrees(&self, dir: Direction) -> Result<Vec<u32>, AlgoError> {
+        let offsets = self.graph.load_offsets(dir)?;
+        self.bytes.fetch_add(8 * offsets.len() as u64, Relaxed);
+        Ok(offsets
+            .windows(2)
+            .map(|w| (w[1] - w[0]).min(u64::from(u32::MAX)) as u32)
+            .collect())
     }
 
     /// Bytes read from the graph so far.
     pub fn bytes_read(&self) -> u64 {
-        self.bytes.get()
+        self.bytes.load(Relaxed)
     }
 
     /// Passes made over the graph so far (one per direction read alone; a simple-view pass of a
     /// directed graph counts once).
     pub fn passes(&self) -> u32 {
-        self.passes.get()
+        self.passes.load(Relaxed)
+    }
+
+    /// The passes made, as a summary says them: `1 pass`, `3 passes`.
+    pub fn passes_made(&self) -> String {
+        match self.passes() {
+            1 => "1 pass".into(),
+            n => format!("{n} passes"),
+        }
     }
 }
 
@@ -301,6 +365,39 @@ impl VertexBits {
     #[inline]
     pub fn contains(&self, v: u32) -> bool {
         self.0[v as usize / 64] >> (v % 64) & 1 != 0
+    }
+}
+
+/// A set of vertices, one bit each, that parallel passes add to.
+#[derive(Debug)]
+pub struct AtomicBits(Vec<AtomicU64>);
+
+impl AtomicBits {
+    /// No vertex of `n`.
+    pub fn new(n: usize) -> Self {
+        AtomicBits((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    /// Adds `v`.
+    #[inline]
+    pub fn insert(&self, v: u32) {
+        let word = &self.0[v as usize / 64];
+        let bit = 1 << (v % 64);
+        // Most marks find the bit set already: a load spares the cache line's ownership.
+        if word.load(Relaxed) & bit == 0 {
+            word.fetch_or(bit, Relaxed);
+        }
+    }
+
+    /// Whether `v` is in.
+    #[inline]
+    pub fn contains(&self, v: u32) -> bool {
+        self.0[v as usize / 64].load(Relaxed) >> (v % 64) & 1 != 0
+    }
+
+    /// The set, for sequential passes after the parallel ones.
+    pub fn into_bits(self) -> VertexBits {
+        VertexBits(self.0.into_iter().map(AtomicU64::into_inner).collect())
     }
 }
 

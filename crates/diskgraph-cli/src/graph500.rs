@@ -25,7 +25,7 @@ use anyhow::{bail, Context, Result};
 use diskgraph_algo::bfs::PARENTS;
 use diskgraph_algo::options::SOURCE;
 use diskgraph_algo::registry::{self, RunOutput, RunRequest};
-use diskgraph_algo::Values;
+use diskgraph_algo::{AlgoError, Values};
 use diskgraph_engine::engine_options::{ENGINE, MEMORY, THREADS};
 use diskgraph_engine::options::Value;
 use diskgraph_engine::Source;
@@ -246,10 +246,10 @@ impl Degrees {
 /// line per step. A search whose answer fails validation ends it with the verifier's error.
 pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Vec<Report>> {
     if opts.roots == 0 {
-        bail!("--roots must be at least 1");
+        return Err(AlgoError::InvalidSetting("--roots must be at least 1".into()).into());
     }
     for engine in &opts.engines {
-        ENGINE.parse(engine).map_err(anyhow::Error::msg)?;
+        ENGINE.parse(engine).map_err(AlgoError::InvalidSetting)?;
     }
     let scratch;
     let (graph, construction, input, edges) = match opts.scale {
@@ -451,7 +451,7 @@ fn kernel_run(
     degree: &Degrees,
     say: &mut dyn FnMut(&str),
 ) -> Result<KernelReport> {
-    let engine_value = ENGINE.parse(engine).map_err(anyhow::Error::msg)?;
+    let engine_value = ENGINE.parse(engine).map_err(AlgoError::InvalidSetting)?;
     let (mut times, mut nedges, mut teps, mut validate) = (Vec::new(), Vec::new(), Vec::new(), 0.0);
     let mut ran_on = String::new();
     for (i, &(root, _)) in roots.iter().enumerate() {

@@ -64,8 +64,9 @@ impl ListBatch {
 
 /// Reads one direction of a graph's CSR front to back, a batch of whole lists at a time, in
 /// bounded memory: a batch holds the lists of consecutive vertices up to `buffer_bytes` of
-/// neighbour IDs (one longer list alone), and at most three batches exist at once (the
-/// caller's, one waiting, one being read). Offsets are checked to ascend within the arc count
+/// neighbour IDs (one longer list alone) and as many of weights, and their offsets up to
+/// `buffer_bytes` too; at most three batches exist at once (the caller's, one waiting, one
+/// being read), beside an index buffer of at most `buffer_bytes`. Offsets are checked to ascend within the arc count
 /// and every neighbour ID to be a vertex, so a damaged file is an error, never a read out of
 /// bounds.
 pub struct ListScan {
@@ -95,6 +96,8 @@ impl ListScan {
             num_vertices: m.num_vertices,
             num_arcs: m.num_arcs,
             arcs_per_batch: (buffer_bytes / 4).max(1) as u64,
+            vertices_per_batch: (buffer_bytes / 8).max(1),
+            index_entries: (buffer_bytes / 8).clamp(2, INDEX_ENTRIES),
             next: 0,
             index: Vec::new(),
             index_start: 0,
@@ -152,7 +155,7 @@ impl Drop for ListScan {
     }
 }
 
-/// Offsets read from the index at once.
+/// The most offsets read from the index at once.
 const INDEX_ENTRIES: usize = 1 << 16;
 
 /// The reading side of a [`ListScan`].
@@ -163,6 +166,9 @@ struct Reader {
     num_vertices: u64,
     num_arcs: u64,
     arcs_per_batch: u64,
+    vertices_per_batch: usize,
+    /// Offsets read from the index at once.
+    index_entries: usize,
     /// The first vertex of the next batch.
     next: u64,
     /// Index entries `index_start..index_start + index.len()`.
@@ -177,7 +183,7 @@ impl Reader {
     fn offset(&mut self, i: u64) -> Result<u64, FormatError> {
         let end = self.index_start + self.index.len() as u64;
         if !(self.index_start..end).contains(&i) {
-            let len = (self.num_vertices + 1 - i).min(INDEX_ENTRIES as u64) as usize;
+            let len = (self.num_vertices + 1 - i).min(self.index_entries as u64) as usize;
             let mut entries = vec![0u64; len];
             self.read(Which::Index, bytemuck::cast_slice_mut(&mut entries), i * 8)?;
             let mut previous = if i == end {
@@ -215,7 +221,8 @@ impl Reader {
         let mut end = start;
         while self.next < self.num_vertices {
             let next_end = self.offset(self.next + 1)?;
-            if next_end - start > self.arcs_per_batch && offsets.len() > 1 {
+            let full = next_end - start > self.arcs_per_batch || offsets.len() > self.vertices_per_batch;
+            if full && offsets.len() > 1 {
                 break;
             }
             end = next_end;

@@ -58,7 +58,7 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     }
     let bound = if sampled { "" } else { " and at most 1" };
     Ok(Verified(format!(
-        "every value finite, non-negative{bound}, and 0 at every vertex no shortest path passes through (what one pass can check: the dependency sums need every search again) ({} pass)",
-        check.passes()
+        "every value finite, non-negative{bound}, and 0 at every vertex no shortest path passes through (what one pass can check: the dependency sums need every search again) ({})",
+        check.passes_made()
     )))
 }

@@ -32,9 +32,9 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         )));
     }
     Ok(Verified(format!(
-        "the bound {depth} is the eccentricity of {}: its hop distances by Graph500's BFS rules, the largest at {} ({} pass)",
+        "the bound {depth} is the eccentricity of {}: its hop distances by Graph500's BFS rules, the largest at {} ({})",
         check.label(from),
         check.label(to),
-        check.passes()
+        check.passes_made()
     )))
 }

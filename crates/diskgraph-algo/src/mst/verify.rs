@@ -107,8 +107,8 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         Ok(())
     })?;
     Ok(Verified(format!(
-        "a minimum spanning forest of {edges} edges in {trees} trees, total weight {total}: its edges the graph's, no arc between trees, every other edge heavier than the tree path it closes ({} passes)",
-        check.passes()
+        "a minimum spanning forest of {edges} edges in {trees} trees, total weight {total}: its edges the graph's, no arc between trees, every other edge heavier than the tree path it closes ({})",
+        check.passes_made()
     )))
 }
 

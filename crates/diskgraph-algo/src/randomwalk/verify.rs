@@ -72,7 +72,7 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         )));
     }
     Ok(Verified(format!(
-        "{total} visits (walks x (length + 1)), every walk's start at its source, and no vertex but a source visited more than its in-neighbours allow (not the draws themselves, which only walking again checks) ({} pass)",
-        check.passes()
+        "{total} visits (walks x (length + 1)), every walk's start at its source, and no vertex but a source visited more than its in-neighbours allow (not the draws themselves, which only walking again checks) ({})",
+        check.passes_made()
     )))
 }

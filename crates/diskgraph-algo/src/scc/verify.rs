@@ -27,8 +27,8 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     // On an undirected graph an edge between two classes is a cycle of two.
     acyclic(check, &rep)?;
     Ok(Verified(format!(
-        "{classes} strongly connected components: each label the smallest ID of its class, every member reached from its representative and reaching it within the class, no cycle among the classes ({} passes)",
-        check.passes()
+        "{classes} strongly connected components: each label the smallest ID of its class, every member reached from its representative and reaching it within the class, no cycle among the classes ({})",
+        check.passes_made()
     )))
 }
 

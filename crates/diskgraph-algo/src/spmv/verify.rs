@@ -67,7 +67,7 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         Semiring::MinPlus => "equal exactly".into(),
     };
     Ok(Verified(format!(
-        "y recomputed by pushing along the out-lists, another order than the kernels': {how} ({} pass)",
-        check.passes()
+        "y recomputed by pushing along the out-lists, another order than the kernels': {how} ({})",
+        check.passes_made()
     )))
 }

@@ -16,9 +16,11 @@
 //! verifier the same sum, so the comparisons hold exactly; they allow a relative `1e-12` all
 //! the same, for sums taken in another order.
 
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, Verified, VertexBits};
+use crate::verification::{AtomicBits, Check, Verified, VertexBits};
 use crate::AlgoError;
 
 /// Relative tolerance of the comparisons.
@@ -29,8 +31,8 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     let source = check.run.source();
     let (reached, far) = check_distances(check, source, check.floats()?)?;
     Ok(Verified(format!(
-        "shortest-path distances of {reached} vertices (max {far}): the source at 0, no arc shortening any (d(v) <= d(u) + w within {TOLERANCE:e} relative), every reached vertex on a tight arc back to the source ({} passes)",
-        check.passes()
+        "shortest-path distances of {reached} vertices (max {far}): the source at 0, no arc shortening any (d(v) <= d(u) + w within {TOLERANCE:e} relative), every reached vertex on a tight arc back to the source ({})",
+        check.passes_made()
     )))
 }
 
@@ -64,12 +66,12 @@ pub(crate) fn check_distances(check: &Check, source: u32, dist: &[f64]) -> Resul
             dist[v]
         )));
     }
-    let mut grounded = VertexBits::new(n);
+    let grounded = AtomicBits::new(n);
     grounded.insert(source);
     // Whether a vertex has a tight in-arc of zero weight (or one too small to change the sum),
     // which only the passes after the first can follow.
-    let mut zero_tight = false;
-    check.lists(Direction::Out, true, |u, list, weights| {
+    let zero_tight = AtomicBool::new(false);
+    check.par_lists(Direction::Out, true, |u, list, weights| {
         let du = dist[u as usize];
         if du.is_infinite() {
             return Ok(());
@@ -89,15 +91,16 @@ pub(crate) fn check_distances(check: &Check, source: u32, dist: &[f64]) -> Resul
                 // A weight too small to change the sum grounds only as a zero weight does.
                 match through > du {
                     true => grounded.insert(v),
-                    false => zero_tight = true,
+                    false => zero_tight.store(true, Relaxed),
                 }
             }
         }
         Ok(())
     })?;
+    let mut grounded = grounded.into_bits();
     let ungrounded =
         |grounded: &VertexBits| (0..n as u32).find(|&v| dist[v as usize].is_finite() && !grounded.contains(v));
-    if zero_tight {
+    if zero_tight.into_inner() {
         // Spread grounding along zero-weight tight arcs until it stops growing.
         while ungrounded(&grounded).is_some() {
             let mut grew = false;

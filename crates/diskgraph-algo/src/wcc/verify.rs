@@ -49,8 +49,8 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     }
     let components = label_of_root.iter().filter(|&&l| l != u32::MAX).count();
     Ok(Verified(format!(
-        "{components} weakly connected components: the labels join exactly the vertices a union-find over every arc joins, each the smallest ID of its component ({} pass)",
-        check.passes()
+        "{components} weakly connected components: the labels join exactly the vertices a union-find over every arc joins, each the smallest ID of its component ({})",
+        check.passes_made()
     )))
 }
 
