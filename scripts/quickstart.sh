@@ -44,7 +44,7 @@ diskgraph algorithms
 declare -A options=(
     [bfs]="--source max-degree" [sssp]="--source max-degree" [sp]="--source max-degree"
     [diameter]="--source max-degree --rounds 2" [msbfs]="--sources 16" [apsp]="--sources 4"
-    [bc]="--samples 4" [pagerank]="--tolerance 1e-7"
+    [bc]="--samples 4"
 )
 for algo in $(diskgraph algorithms --names); do
     echo; echo "== run $algo (--memory $budget --verify)"

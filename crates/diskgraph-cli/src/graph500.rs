@@ -257,9 +257,10 @@ pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Vec<Report>> {
             let path = match &opts.graph {
                 Some(path) => path.clone(),
                 None => {
+                    let here = std::env::current_dir().context("cannot find the current directory")?;
                     scratch = tempfile::Builder::new()
                         .prefix(".graph500-")
-                        .tempdir_in(".")
+                        .tempdir_in(here)
                         .context("cannot make a temporary directory for the graph in the current directory")?;
                     scratch.path().join("graph")
                 }

@@ -42,9 +42,6 @@ fn every_descriptor_has_an_oracle_and_an_engine() {
         ALGORITHMS.len(),
         "an oracle for an algorithm that is gone"
     );
-    for a in ALGORITHMS {
-        assert!(mutate::MUTATED.contains(&a.name), "no mutation of {}'s answers", a.name);
-    }
 }
 
 /// Every verifier passes right answers and refuses each mutant of them (a level off by one, a

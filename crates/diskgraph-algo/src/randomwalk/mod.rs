@@ -233,6 +233,38 @@ impl Walk {
     }
 }
 
+/// Every variant's state at step 0: no visits, the walks dealt to each source slot at its
+/// vertex, and the vertices holding walks.
+pub(crate) struct Start {
+    /// Visits of each vertex, none yet.
+    pub(crate) visits: Vec<AtomicU64>,
+    /// Walks at each vertex at this step: the dealt ones.
+    pub(crate) now: Vec<AtomicU64>,
+    /// Walks at each vertex at the next step, none yet.
+    pub(crate) next: Vec<AtomicU64>,
+    /// The vertices holding walks, ascending.
+    pub(crate) active: Vec<u32>,
+}
+
+impl Start {
+    /// The start of `walks` walks of `walk` from the source slots `sources` on `n` vertices.
+    pub(crate) fn of(walk: &Walk, walks: u64, sources: &[u32], n: usize) -> Start {
+        let now = atomics(n, 0);
+        for (slot, &s) in sources.iter().enumerate() {
+            now[s as usize].fetch_add(walk.dealt(walks, slot), Relaxed);
+        }
+        let mut active: Vec<u32> = sources.to_vec();
+        active.sort_unstable();
+        active.dedup();
+        Start {
+            visits: atomics(n, 0),
+            now,
+            next: atomics(n, 0),
+            active,
+        }
+    }
+}
+
 /// Moves the `count` walks at `v` at step `t`: calls `to_arc(k)` for a walk taking `v`'s `k`-th
 /// out-arc in CSR order (`k < out_degree`) and `restart(slot)` for a walk restarting at source
 /// slot `slot` (`slot < walk.slots`), once per walk, walk `0` first.
@@ -296,14 +328,12 @@ impl RandomWalk {
             .into());
         }
         let out = g.out();
-        let visits = atomics(n, 0);
-        let (mut now, mut next) = (atomics(n, 0), atomics(n, 0));
-        for (slot, &s) in sources.iter().enumerate() {
-            now[s as usize].fetch_add(walk.dealt(self.walks, slot), Relaxed);
-        }
-        let mut active: Vec<u32> = sources.to_vec();
-        active.sort_unstable();
-        active.dedup();
+        let Start {
+            visits,
+            mut now,
+            mut next,
+            mut active,
+        } = Start::of(&walk, self.walks, sources, n);
         let mut moves = 0;
         for t in 0..=self.length {
             let last = t == self.length;

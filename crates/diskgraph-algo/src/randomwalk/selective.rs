@@ -33,8 +33,8 @@ use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
 use rayon::prelude::*;
 
-use super::{step, RandomWalk, RandomWalkResult, Walk};
-use crate::parallel::{atomics, chunk_len};
+use super::{step, RandomWalk, RandomWalkResult, Start, Walk};
+use crate::parallel::chunk_len;
 use crate::AlgoError;
 
 /// What part 1 of a step found over a chunk of the vertices holding walks.
@@ -71,14 +71,12 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
         g.check_vertex(s)?;
     }
     let n = g.num_vertices();
-    let visits = atomics(n, 0);
-    let (mut now, mut next) = (atomics(n, 0), atomics(n, 0));
-    for (slot, &s) in sources.iter().enumerate() {
-        now[s as usize].fetch_add(walk.dealt(settings.walks, slot), Relaxed);
-    }
-    let mut active: Vec<u32> = sources.to_vec();
-    active.sort_unstable();
-    active.dedup();
+    let Start {
+        visits,
+        mut now,
+        mut next,
+        mut active,
+    } = Start::of(&walk, settings.walks, sources, n);
     // Lists longer than a block may come in many pieces; lists read compressed come whole.
     let block_edges = u64::from(g.io().config().block_size / 4);
     let pieces_cut = g.adjacency_name() == "plain";

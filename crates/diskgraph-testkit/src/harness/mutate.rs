@@ -20,26 +20,6 @@ pub struct Mutant {
     pub out: RunOutput,
 }
 
-/// The algorithms [`mutants`] knows: every one.
-pub const MUTATED: &[&str] = &[
-    "bfs",
-    "sssp",
-    "wcc",
-    "scc",
-    "pagerank",
-    "kcore",
-    "msbfs",
-    "apsp",
-    "spmv",
-    "mis",
-    "sp",
-    "diameter",
-    "bc",
-    "mst",
-    "randomwalk",
-    "triangles",
-];
-
 /// The wrong answers made from `out`, a right answer of `algorithm` on `f` (none where the
 /// answer leaves nothing to change, such as levels where only the source is reached).
 pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
