@@ -389,6 +389,13 @@ impl AtomicBits {
         }
     }
 
+    /// Adds `v`; whether it was not in before (one caller of several adding it sees `true`).
+    #[inline]
+    pub fn add(&self, v: u32) -> bool {
+        let bit = 1 << (v % 64);
+        self.0[v as usize / 64].fetch_or(bit, Relaxed) & bit == 0
+    }
+
     /// Whether `v` is in.
     #[inline]
     pub fn contains(&self, v: u32) -> bool {

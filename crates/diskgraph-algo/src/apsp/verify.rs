@@ -7,7 +7,7 @@ use diskgraph_format::Direction;
 
 use crate::descriptor::Values;
 use crate::msbfs::UNREACHED;
-use crate::verification::{Check, Verified, VertexBits};
+use crate::verification::{AtomicBits, Check, Verified};
 use crate::AlgoError;
 
 /// Checks an apsp answer.
@@ -36,9 +36,9 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
             )));
         }
     }
-    let mut witnessed: Vec<VertexBits> = (0..*k).map(|_| VertexBits::new(n)).collect();
-    check.lists(Direction::Out, false, |u, list, _| {
-        for (i, seen) in witnessed.iter_mut().enumerate() {
+    let witnessed: Vec<AtomicBits> = (0..*k).map(|_| AtomicBits::new(n)).collect();
+    check.par_lists(Direction::Out, false, |u, list, _| {
+        for (i, seen) in witnessed.iter().enumerate() {
             let r = row(i);
             let hu = r[u as usize];
             if hu == UNREACHED {

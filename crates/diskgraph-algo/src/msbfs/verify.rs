@@ -10,7 +10,7 @@
 
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, Verified, VertexBits};
+use crate::verification::{AtomicBits, Check, Verified, VertexBits};
 use crate::AlgoError;
 
 /// Checks an msbfs answer.
@@ -33,8 +33,8 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     }
     let k = sources.len() as i64;
     let undirected = !check.directed();
-    let mut entered = VertexBits::new(n);
-    check.lists(Direction::Out, false, |u, list, _| {
+    let entered = AtomicBits::new(n);
+    check.par_lists(Direction::Out, false, |u, list, _| {
         let su = sums[u as usize];
         if su < 0 {
             return Ok(());

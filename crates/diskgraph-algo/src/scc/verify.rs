@@ -10,9 +10,11 @@
 //! gathered in one pass and sorted topologically in memory while they fit in half the budget;
 //! beyond that, passes peel the classes that no remaining class enters, one layer a pass.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
 use diskgraph_format::Direction;
 
-use crate::verification::{Check, Verified, VertexBits};
+use crate::verification::{AtomicBits, Check, Verified, VertexBits};
 use crate::wcc::verify::labelled;
 use crate::AlgoError;
 
@@ -36,8 +38,8 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
 /// inside the class.
 fn reach_within(check: &Check, rep: &[u32], dir: Direction) -> Result<(), AlgoError> {
     let n = rep.len();
-    let mut reached = VertexBits::new(n);
-    let mut left = n;
+    let reached = AtomicBits::new(n);
+    let mut left = n as u64;
     for v in 0..n as u32 {
         if rep[v as usize] == v {
             reached.insert(v);
@@ -45,20 +47,20 @@ fn reach_within(check: &Check, rep: &[u32], dir: Direction) -> Result<(), AlgoEr
         }
     }
     while left > 0 {
-        let before = left;
-        check.lists(dir, false, |u, list, _| {
+        let grew = AtomicU64::new(0);
+        check.par_lists(dir, false, |u, list, _| {
             if reached.contains(u) {
                 for &v in list {
-                    if rep[v as usize] == rep[u as usize] && !reached.contains(v) {
-                        reached.insert(v);
-                        left -= 1;
+                    if rep[v as usize] == rep[u as usize] && !reached.contains(v) && reached.add(v) {
+                        grew.fetch_add(1, Relaxed);
                     }
                 }
             }
             Ok(())
         })?;
-        if left == before {
-            break;
+        match grew.into_inner() {
+            0 => break,
+            more => left -= more,
         }
     }
     match (0..n as u32).find(|&v| !reached.contains(v)) {

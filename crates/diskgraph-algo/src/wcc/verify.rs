@@ -1,11 +1,15 @@
-//! The WCC verifier: the components again, by a plain union-find over one pass of the
-//! out-lists (direction ignored), compared with the labels — same label exactly when
+//! The WCC verifier: the components again, by a union-find over one pass of the out-lists
+//! (direction ignored; the lists of a batch joined on every thread, each link a compare-and-swap
+//! of a root onto a smaller vertex), compared with the labels — same label exactly when
 //! connected — and each label the smallest original ID of its component; the component count
 //! the run reports equals the labels'.
 //!
 //! The labelling checks ([`labelled`]) serve scc's verifier too.
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
 use diskgraph_format::Direction;
+use rayon::prelude::*;
 
 use crate::verification::{Check, Verified};
 use crate::AlgoError;
@@ -14,8 +18,8 @@ use crate::AlgoError;
 pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     let rep = labelled(check)?;
     let n = check.num_vertices();
-    let mut forest = UnionFind::new(n);
-    check.lists(Direction::Out, false, |u, list, _| {
+    let forest = UnionFind::new(n);
+    check.par_lists(Direction::Out, false, |u, list, _| {
         for &v in list {
             forest.union(u, v);
         }
@@ -93,33 +97,45 @@ pub(crate) fn labelled(check: &Check) -> Result<Vec<u32>, AlgoError> {
     Ok(rep)
 }
 
-/// A disjoint-set forest over vertices, linking the larger root under the smaller, with path
-/// halving.
-pub(crate) struct UnionFind(Vec<u32>);
+/// A disjoint-set forest over vertices that threads join at once: each vertex's parent an
+/// atomic word; a root is linked under a smaller vertex by a compare-and-swap that fails if it
+/// stopped being a root meanwhile (then the union looks again), so parents only ever decrease
+/// and no cycle forms; finds halve their paths with compare-and-swaps that may fail harmlessly.
+pub(crate) struct UnionFind(Vec<AtomicU32>);
 
 impl UnionFind {
     /// Every vertex of `n` alone.
     pub(crate) fn new(n: usize) -> Self {
-        UnionFind((0..n as u32).collect())
+        UnionFind((0..n as u32).into_par_iter().map(AtomicU32::new).collect())
     }
 
     /// The root of `v`'s set.
-    pub(crate) fn find(&mut self, mut v: u32) -> u32 {
-        while self.0[v as usize] != v {
-            let p = self.0[v as usize];
-            self.0[v as usize] = self.0[p as usize];
+    pub(crate) fn find(&self, mut v: u32) -> u32 {
+        loop {
+            let p = self.0[v as usize].load(Relaxed);
+            if p == v {
+                return v;
+            }
+            let grand = self.0[p as usize].load(Relaxed);
+            if grand != p {
+                let _ = self.0[v as usize].compare_exchange(p, grand, Relaxed, Relaxed);
+            }
             v = p;
         }
-        v
     }
 
     /// Joins the sets of `a` and `b`.
-    pub(crate) fn union(&mut self, a: u32, b: u32) {
-        let (a, b) = (self.find(a), self.find(b));
-        match a.cmp(&b) {
-            std::cmp::Ordering::Less => self.0[b as usize] = a,
-            std::cmp::Ordering::Greater => self.0[a as usize] = b,
-            std::cmp::Ordering::Equal => {}
+    pub(crate) fn union(&self, a: u32, b: u32) {
+        loop {
+            let (a, b) = (self.find(a), self.find(b));
+            let (low, high) = (a.min(b), a.max(b));
+            if low == high
+                || self.0[high as usize]
+                    .compare_exchange(high, low, Relaxed, Relaxed)
+                    .is_ok()
+            {
+                return;
+            }
         }
     }
 }
