@@ -67,9 +67,9 @@ impl<'a> Check<'a> {
     ) -> Self {
         let budget = diskgraph_engine::engine_options::memory(run.params);
         // Two scans may run at once (the simple view of a directed graph), each holding up to
-        // ten buffers (three batches of lists, weights and offsets, and the index's): an eighth
-        // of the budget between them.
-        let buffer = (budget / 160).clamp(MIN_BUFFER as u64, MAX_BUFFER as u64) as usize;
+        // sixteen buffers (three batches of lists, weights and offsets, three read slots of
+        // lists and weights, and the index's): an eighth of the budget between them.
+        let buffer = (budget / 256).clamp(MIN_BUFFER as u64, MAX_BUFFER as u64) as usize;
         Check {
             algorithm,
             graph,

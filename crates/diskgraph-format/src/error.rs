@@ -142,6 +142,9 @@ pub enum FormatError {
         /// What is wrong.
         reason: crate::codec::CodecError,
     },
+    /// A read through the I/O layer failed (its error names the file and the byte).
+    #[error(transparent)]
+    Read(#[from] diskgraph_io::IoError),
     /// The output exists and overwriting was not asked for.
     #[error("{}: output already exists (use --force to replace it)", path.display())]
     Exists {

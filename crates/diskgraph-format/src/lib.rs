@@ -19,7 +19,7 @@
 //! | `names` | [`VertexNames`], the optional vertex names (`names.idx`, `names.bin`) |
 //! | `read` | [`GraphDir`], the opened graph, and in-memory [`Csr`] loads |
 //! | `arc_stream` | [`ArcStream`], the bounded-memory sequential CSR reader |
-//! | `list_scan` | [`ListScan`], whole lists in batches, read ahead by a thread of its own |
+//! | `list_scan` | [`ListScan`], whole lists in batches, read ahead (O_DIRECT) by a thread of its own |
 //! | `write` | [`GraphBuilder`] and the CSR and data file writers |
 //! | `positioned` | [`PositionedFile`], a data file written at arbitrary offsets |
 //! | `layout_record` | [`LayoutRecord`], the manifest's entry for a derived layout |

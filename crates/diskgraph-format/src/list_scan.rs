@@ -3,13 +3,14 @@
 
 use std::fs::File;
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use diskgraph_io::faults::read_exact_at;
+use diskgraph_io::{IoError, ReadRequest, SequentialConfig, SequentialReader};
 
 use crate::error::FormatError;
 use crate::read::{Direction, GraphDir};
@@ -65,10 +66,13 @@ impl ListBatch {
 /// Reads one direction of a graph's CSR front to back, a batch of whole lists at a time, in
 /// bounded memory: a batch holds the lists of consecutive vertices up to `buffer_bytes` of
 /// neighbour IDs (one longer list alone) and as many of weights, and their offsets up to
-/// `buffer_bytes` too; at most three batches exist at once (the caller's, one waiting, one
-/// being read), beside an index buffer of at most `buffer_bytes`. Offsets are checked to ascend within the arc count
-/// and every neighbour ID to be a vertex, so a damaged file is an error, never a read out of
-/// bounds.
+/// `buffer_bytes` too. The lists (and weights) come through the I/O layer's
+/// [`SequentialReader`] — O_DIRECT reads, several in flight, into [`READ_SLOTS`] buffers of
+/// `buffer_bytes` per file — so a pass neither waits on one read at a time nor fills the page
+/// cache (which a memory limit charges); the offsets are read buffered, `buffer_bytes` at most
+/// at once. At most three batches exist at once (the caller's, one waiting, one being filled).
+/// Offsets are checked to ascend within the arc count and every neighbour ID to be a vertex,
+/// so a damaged file is an error, never a read out of bounds.
 pub struct ListScan {
     batches: Option<Receiver<Result<ListBatch, FormatError>>>,
     reader: Option<JoinHandle<()>>,
@@ -81,21 +85,29 @@ impl ListScan {
     pub fn open(graph: &GraphDir, dir: Direction, weights: bool, buffer_bytes: usize) -> Result<ListScan, FormatError> {
         let (idx, adj, wgt) = graph.files_of(dir);
         let m = graph.manifest();
-        let open = |name: &str| -> Result<(File, PathBuf), FormatError> {
-            let path = graph.file_path(name);
-            let file = File::open(&path).map_err(|e| FormatError::io(&path, e))?;
-            Ok((file, path))
+        let idx_path = graph.file_path(idx);
+        let idx_file = File::open(&idx_path).map_err(|e| FormatError::io(&idx_path, e))?;
+        let arcs_per_read = (buffer_bytes / 4).max(1024) as u64;
+        let mut files = vec![graph.file_path(adj)];
+        if weights && m.weighted {
+            files.push(graph.file_path(wgt));
+        }
+        let capacity = arcs_per_read * 4;
+        let opened: Vec<(&Path, u64)> = files.iter().map(|f| (f.as_path(), capacity)).collect();
+        let config = SequentialConfig {
+            slots: READ_SLOTS,
+            ..SequentialConfig::default()
         };
+        let lists = SequentialReader::open(&opened, &config)?;
         let mut reader = Reader {
-            idx: open(idx)?,
-            adj: open(adj)?,
-            wgt: match weights && m.weighted {
-                true => Some(open(wgt)?),
-                false => None,
-            },
+            idx: (idx_file, idx_path),
+            adj: graph.file_path(adj),
+            lists,
+            weighted: files.len() == 2,
             num_vertices: m.num_vertices,
             num_arcs: m.num_arcs,
             arcs_per_batch: (buffer_bytes / 4).max(1) as u64,
+            arcs_per_read,
             vertices_per_batch: (buffer_bytes / 8).max(1),
             index_entries: (buffer_bytes / 8).clamp(2, INDEX_ENTRIES),
             next: 0,
@@ -107,17 +119,10 @@ impl ListScan {
         let (send, batches) = sync_channel(1);
         let thread = std::thread::Builder::new()
             .name("list-scan".into())
-            .spawn(move || loop {
-                let batch = reader.next_batch().transpose();
-                let last = !matches!(batch, Some(Ok(_)));
-                // A closed channel: the scan was dropped before its end.
-                if let Some(batch) = batch {
-                    if send.send(batch).is_err() {
-                        return;
-                    }
-                }
-                if last {
-                    return;
+            .spawn(move || {
+                // A closed channel means the scan was dropped before its end: stop quietly.
+                if let Err(Stop::Failed(e)) = reader.run(&send) {
+                    let _ = send.send(Err(e));
                 }
             })
             .map_err(|e| FormatError::io(graph.file_path(adj), e))?;
@@ -158,14 +163,53 @@ impl Drop for ListScan {
 /// The most offsets read from the index at once.
 const INDEX_ENTRIES: usize = 1 << 16;
 
+/// Read buffers of the lists: one being filled, one read ahead, one being copied out.
+pub const READ_SLOTS: usize = 3;
+
+/// Batches planned from the index before their lists are read (one [`SequentialReader::read`]).
+const BATCHES_PER_READ: usize = 16;
+
+/// Why the reading side stopped before the end.
+enum Stop {
+    /// The caller dropped the scan.
+    Closed,
+    /// A read failed or a file is damaged.
+    Failed(FormatError),
+}
+
+impl From<IoError> for Stop {
+    fn from(e: IoError) -> Self {
+        Stop::Failed(e.into())
+    }
+}
+
+impl From<FormatError> for Stop {
+    fn from(e: FormatError) -> Self {
+        Stop::Failed(e)
+    }
+}
+
+/// A batch whose vertices the index has placed, its lists not yet read.
+struct Planned {
+    first: u64,
+    offsets: Vec<u64>,
+    arcs: Range<u64>,
+}
+
 /// The reading side of a [`ListScan`].
 struct Reader {
     idx: (File, PathBuf),
-    adj: (File, PathBuf),
-    wgt: Option<(File, PathBuf)>,
+    /// The lists' file, for errors.
+    adj: PathBuf,
+    /// The lists (and weights) file, read sequentially.
+    lists: SequentialReader,
+    /// Whether `lists` reads weights as its second file.
+    weighted: bool,
     num_vertices: u64,
     num_arcs: u64,
     arcs_per_batch: u64,
+    /// The most arcs one read request asks for (a read buffer's capacity).
+    arcs_per_read: u64,
     vertices_per_batch: usize,
     /// Offsets read from the index at once.
     index_entries: usize,
@@ -178,6 +222,72 @@ struct Reader {
 }
 
 impl Reader {
+    /// Sends every batch, in order, until the last vertex.
+    fn run(&mut self, send: &SyncSender<Result<ListBatch, FormatError>>) -> Result<(), Stop> {
+        loop {
+            let mut plans = Vec::with_capacity(BATCHES_PER_READ);
+            while plans.len() < BATCHES_PER_READ {
+                match self.plan()? {
+                    Some(p) => plans.push(p),
+                    None => break,
+                }
+            }
+            if plans.is_empty() {
+                return Ok(());
+            }
+            // Each batch's arcs in requests of at most a buffer each (a long list takes several).
+            let mut requests = Vec::new();
+            let mut last_request = Vec::with_capacity(plans.len());
+            for p in &plans {
+                let mut at = p.arcs.start;
+                loop {
+                    let end = (at + self.arcs_per_read).min(p.arcs.end);
+                    let bytes = at * 4..end * 4;
+                    let ranges = match self.weighted {
+                        true => vec![bytes.clone(), bytes],
+                        false => vec![bytes],
+                    };
+                    requests.push(ReadRequest { ranges });
+                    at = end;
+                    if at >= p.arcs.end {
+                        break;
+                    }
+                }
+                last_request.push(requests.len() - 1);
+            }
+            let mut plans = plans.into_iter();
+            // The batch being filled, with its first arc.
+            let mut filling: Option<(u64, ListBatch)> = None;
+            let mut batch_index = 0;
+            let this = &*self;
+            this.lists.read(&requests, |i, data| {
+                let (_, batch) = filling.get_or_insert_with(|| {
+                    let p = plans.next().expect("a request belongs to a planned batch");
+                    let n = (p.arcs.end - p.arcs.start) as usize;
+                    let batch = ListBatch {
+                        first: p.first as u32,
+                        offsets: p.offsets,
+                        targets: Vec::with_capacity(n),
+                        weights: this.weighted.then(|| Vec::with_capacity(n)),
+                    };
+                    (p.arcs.start, batch)
+                });
+                batch.targets.extend_from_slice(bytemuck::cast_slice(data[0]));
+                if let Some(w) = batch.weights.as_mut() {
+                    w.extend_from_slice(bytemuck::cast_slice(data[1]));
+                }
+                this.bytes.fetch_add(data.iter().map(|d| d.len() as u64).sum(), Relaxed);
+                if i < last_request[batch_index] {
+                    return Ok(());
+                }
+                batch_index += 1;
+                let (start, batch) = filling.take().expect("a batch is being filled");
+                this.check_targets(&batch, start)?;
+                send.send(Ok(batch)).map_err(|_| Stop::Closed)
+            })?;
+        }
+    }
+
     /// Index entry `i` (`i <= num_vertices`; asked for in ascending order), checked to ascend
     /// within the arc count.
     fn offset(&mut self, i: u64) -> Result<u64, FormatError> {
@@ -185,7 +295,10 @@ impl Reader {
         if !(self.index_start..end).contains(&i) {
             let len = (self.num_vertices + 1 - i).min(self.index_entries as u64) as usize;
             let mut entries = vec![0u64; len];
-            self.read(Which::Index, bytemuck::cast_slice_mut(&mut entries), i * 8)?;
+            let (file, path) = &self.idx;
+            read_exact_at(file, path, bytemuck::cast_slice_mut(&mut entries), i * 8)
+                .map_err(|e| FormatError::io(path, e))?;
+            self.bytes.fetch_add(len as u64 * 8, Relaxed);
             let mut previous = if i == end {
                 self.index.last().copied().unwrap_or(0)
             } else {
@@ -210,8 +323,9 @@ impl Reader {
         Ok(self.index[(i - self.index_start) as usize])
     }
 
-    /// The next batch of lists, `None` after the last vertex.
-    fn next_batch(&mut self) -> Result<Option<ListBatch>, FormatError> {
+    /// The vertices of the next batch and the range of their arcs, from the index; `None`
+    /// after the last vertex.
+    fn plan(&mut self) -> Result<Option<Planned>, FormatError> {
         if self.next >= self.num_vertices {
             return Ok(None);
         }
@@ -229,49 +343,23 @@ impl Reader {
             offsets.push(end - start);
             self.next += 1;
         }
-        let mut targets = vec![0u32; (end - start) as usize];
-        self.read(Which::Lists, bytemuck::cast_slice_mut(&mut targets), start * 4)?;
-        if let Some(k) = targets.iter().position(|&t| u64::from(t) >= self.num_vertices) {
-            return Err(FormatError::NeighbourOutOfRange {
-                path: self.adj.1.clone(),
-                index: start + k as u64,
-                value: targets[k],
-                num_vertices: self.num_vertices,
-            });
-        }
-        let weights = match self.wgt.is_some() {
-            true => {
-                let mut w = vec![0f32; targets.len()];
-                self.read(Which::Weights, bytemuck::cast_slice_mut(&mut w), start * 4)?;
-                Some(w)
-            }
-            false => None,
-        };
-        Ok(Some(ListBatch {
-            first: first as u32,
+        Ok(Some(Planned {
+            first,
             offsets,
-            targets,
-            weights,
+            arcs: start..end,
         }))
     }
 
-    /// Reads `buf` from file `which` at byte `at`, counting the bytes.
-    fn read(&self, which: Which, buf: &mut [u8], at: u64) -> Result<(), FormatError> {
-        let (file, path) = match which {
-            Which::Index => &self.idx,
-            Which::Lists => &self.adj,
-            Which::Weights => self.wgt.as_ref().expect("weights are read"),
-        };
-        read_exact_at(file, path, buf, at).map_err(|e| FormatError::io(path, e))?;
-        self.bytes.fetch_add(buf.len() as u64, Relaxed);
-        Ok(())
+    /// Every neighbour ID of `batch`, whose first arc is arc `start` of the file, is a vertex.
+    fn check_targets(&self, batch: &ListBatch, start: u64) -> Result<(), FormatError> {
+        match batch.targets.iter().position(|&t| u64::from(t) >= self.num_vertices) {
+            Some(k) => Err(FormatError::NeighbourOutOfRange {
+                path: self.adj.clone(),
+                index: start + k as u64,
+                value: batch.targets[k],
+                num_vertices: self.num_vertices,
+            }),
+            None => Ok(()),
+        }
     }
-}
-
-/// A file of the scan.
-#[derive(Clone, Copy)]
-enum Which {
-    Index,
-    Lists,
-    Weights,
 }

@@ -19,9 +19,14 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     let rep = labelled(check)?;
     let n = check.num_vertices();
     let forest = UnionFind::new(n);
+    // An undirected graph stores each edge both ways: joining along the arcs to larger vertices
+    // joins every edge once.
+    let every_arc = check.directed();
     check.par_lists(Direction::Out, false, |u, list, _| {
         for &v in list {
-            forest.union(u, v);
+            if every_arc || v > u {
+                forest.union(u, v);
+            }
         }
         Ok(())
     })?;
