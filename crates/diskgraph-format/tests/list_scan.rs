@@ -46,12 +46,11 @@ fn write(path: &Path, n: u64, arcs: &[(u32, u32)]) {
     .unwrap();
 }
 
-/// Every `(vertex, list, weights)` a scan hands out, and the batches it took.
-fn scan(
-    graph: &GraphDir,
-    weights: bool,
-    buffer: usize,
-) -> Result<(Vec<(u32, Vec<u32>, Option<Vec<f32>>)>, usize), FormatError> {
+/// A vertex, its list and its weights, as a scan hands them out.
+type Scanned = (u32, Vec<u32>, Option<Vec<f32>>);
+
+/// Every list a scan hands out, and the batches it took.
+fn scan(graph: &GraphDir, weights: bool, buffer: usize) -> Result<(Vec<Scanned>, usize), FormatError> {
     let mut scan = ListScan::open(graph, Direction::Out, weights, buffer)?;
     let (mut lists, mut batches) = (Vec::new(), 0);
     while let Some(batch) = scan.next_batch()? {
