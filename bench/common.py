@@ -22,10 +22,11 @@ FREED_PAGES_HOLD_MS = 300_000  # the knob's largest value
 
 
 def diskgraph_binary() -> str:
-    """The installed CLI (scripts/setup.sh puts it in ~/.cargo/bin)."""
-    found = shutil.which("diskgraph") or str(Path.home() / ".cargo" / "bin" / "diskgraph")
-    if not Path(found).exists():
-        sys.exit("diskgraph is not installed: run ./scripts/setup.sh first")
+    """The CLI the suites run: `$DISKGRAPH_BIN` if set (e.g. `target/release/diskgraph` of the
+    checkout), else the installed one (scripts/setup.sh installs it with the Python package)."""
+    found = os.environ.get("DISKGRAPH_BIN") or shutil.which("diskgraph")
+    if not found or not Path(found).exists():
+        sys.exit("diskgraph is not installed: run ./scripts/setup.sh first (or set DISKGRAPH_BIN)")
     return found
 
 

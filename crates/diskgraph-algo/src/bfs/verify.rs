@@ -142,7 +142,9 @@ fn compact<L: Level>(levels: &[i64]) -> Vec<L> {
 
 /// The pass of [`check_levels`]: every arc from a reached vertex leads to a reached one at most
 /// one level down; the vertices one level down from an in-neighbour (with `parents`, from their
-/// parent) go to `witnessed`.
+/// parent) go to `witnessed`. An undirected graph stores each edge both ways, so its edges are
+/// taken once, from the smaller end, and checked in both directions: half the levels read at
+/// random.
 fn arcs_within_levels<L: Level>(
     check: &Check,
     levels: &[L],
@@ -150,37 +152,65 @@ fn arcs_within_levels<L: Level>(
     witnessed: &AtomicBits,
 ) -> Result<(), AlgoError> {
     let unreached: u32 = L::UNREACHED.into();
+    // Whether the arc `u -> v` between levels `lu` and `lv` breaks the rules (kept apart from
+    // the message, so the loops below stay tight).
+    let breaks = |lu: u32, lv: u32| lu != unreached && (lv == unreached || lv > lu + 1);
+    let tree_arc = |u: u32, lu: u32, v: u32, lv: u32| match parents {
+        Some(p) => p[v as usize] == u,
+        None => lu != unreached && lv == lu + 1,
+    };
+    let broken = |u: u32, lu: u32, v: u32, lv: u32| -> AlgoError {
+        match lv == unreached {
+            true => check.wrong(format!(
+                "vertex {} is unreached, yet its in-neighbour {} has level {lu} (arc {} -> {})",
+                check.label(v),
+                check.label(u),
+                check.label(u),
+                check.label(v)
+            )),
+            false => check.wrong(format!(
+                "vertex {} has level {lv}, yet the arc {} -> {} from level {lu} puts it at most at {}",
+                check.label(v),
+                check.label(u),
+                check.label(v),
+                lu + 1
+            )),
+        }
+    };
+    if check.directed() {
+        return check.par_lists(Direction::Out, false, |u, list, _| {
+            let lu: u32 = levels[u as usize].into();
+            if lu == unreached {
+                return Ok(());
+            }
+            for &v in list {
+                let lv: u32 = levels[v as usize].into();
+                if breaks(lu, lv) {
+                    return Err(broken(u, lu, v, lv));
+                }
+                if tree_arc(u, lu, v, lv) {
+                    witnessed.insert(v);
+                }
+            }
+            Ok(())
+        });
+    }
     check.par_lists(Direction::Out, false, |u, list, _| {
         let lu: u32 = levels[u as usize].into();
-        if lu == unreached {
-            return Ok(());
-        }
-        for &v in list {
+        // Lists ascend (the format's rule): the larger ends are a suffix.
+        for &v in &list[list.partition_point(|&v| v <= u)..] {
             let lv: u32 = levels[v as usize].into();
-            if lv == unreached {
-                return Err(check.wrong(format!(
-                    "vertex {} is unreached, yet its in-neighbour {} has level {lu} (arc {} -> {})",
-                    check.label(v),
-                    check.label(u),
-                    check.label(u),
-                    check.label(v)
-                )));
+            if breaks(lu, lv) {
+                return Err(broken(u, lu, v, lv));
             }
-            if lv > lu + 1 {
-                return Err(check.wrong(format!(
-                    "vertex {} has level {lv}, yet the arc {} -> {} from level {lu} puts it at most at {}",
-                    check.label(v),
-                    check.label(u),
-                    check.label(v),
-                    lu + 1
-                )));
+            if breaks(lv, lu) {
+                return Err(broken(v, lv, u, lu));
             }
-            let tree_arc = match parents {
-                Some(p) => p[v as usize] == u,
-                None => lv == lu + 1,
-            };
-            if tree_arc {
+            if tree_arc(u, lu, v, lv) {
                 witnessed.insert(v);
+            }
+            if tree_arc(v, lv, u, lu) {
+                witnessed.insert(u);
             }
         }
         Ok(())
