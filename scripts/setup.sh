@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check \
-    "maturin>=1.9.4,<2" numpy scipy networkx pyarrow pandas tqdm pytest mypy "ray>=2.9" 2>&1 | grep -v "Running pip as the 'root' user" || true
+    "maturin>=1.9.4,<2" numpy scipy networkx pyarrow pandas tqdm pytest pytest-timeout mypy "ray>=2.9" 2>&1 | grep -v "Running pip as the 'root' user" || true
 rustup component add clippy rustfmt >/dev/null 2>&1 || true
 # Headless Chromium renders the run report in its test (tests/test_report.py).
 command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }

@@ -15,6 +15,10 @@ python3 -m mypy.stubtest diskgraph._native
 # ship no type information).
 python3 -m mypy --ignore-missing-imports python/diskgraph
 python3 -m pytest -q tests
+# What waits (interrupts, threads on one graph, a stalled cluster worker) again beside two busy
+# processes: a wait that holds on a quiet machine must also hold on a loaded one.
+python3 -m pytest -q --cpu-load 2 tests/test_interrupt.py tests/test_concurrency.py tests/test_gil.py \
+    tests/test_cluster.py::test_a_stalled_worker_is_restarted_and_then_an_error_naming_it
 # The README's main command, at a small scale: every algorithm on a graph straight from the
 # generator, each answer verified.
 quickstart=$(mktemp -d)

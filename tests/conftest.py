@@ -1,13 +1,45 @@
-"""Shared fixtures of the Python test suite."""
+"""Shared fixtures of the Python test suite, and ``--cpu-load N``: N busy processes beside the
+tests for the whole session, so that what passes on a quiet machine is also seen to pass on a
+loaded one (scripts/test.sh runs the tests of waits and interrupts that way)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_DATA = REPO / "testdata" / "real"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--cpu-load",
+        type=int,
+        default=0,
+        metavar="N",
+        help="keep N processes busy (at the tests' priority) for the whole session",
+    )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cpu_load(request: pytest.FixtureRequest) -> Iterator[int]:
+    """The busy processes ``--cpu-load`` asks for, stopped when the session ends; yields their
+    number."""
+    count = request.config.getoption("--cpu-load")
+    if count < 0:
+        raise pytest.UsageError(f"--cpu-load {count}: expected a number of processes, 0 or more")
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield count
+    finally:
+        for p in busy:
+            p.kill()
+        for p in busy:
+            p.wait()
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,14 @@ naming its parts."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +32,18 @@ REAL = Path(__file__).resolve().parent.parent / "testdata" / "real" / "wiki-Vote
 @pytest.fixture(scope="module", autouse=True)
 def ray_session() -> Any:
     """One local Ray session of 4 CPUs for the module: runs use it as they find it (each run
-    starts its own workers), which is also how a notebook's session is used."""
+    starts its own workers), which is also how a notebook's session is used. Its workers run at
+    the driver's priority, as those of a session a run starts (Ray's default niceness of 15
+    starves them beside any other work: see docs/guide.md)."""
     import ray
 
-    ray.init(num_cpus=4, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    ray.init(
+        num_cpus=4,
+        include_dashboard=False,
+        logging_level="ERROR",
+        log_to_driver=False,
+        _system_config={"worker_niceness": 0},
+    )
     yield
     ray.shutdown()
 
@@ -190,9 +202,52 @@ def test_a_killed_worker_is_restarted_once_and_then_an_error_naming_its_parts(tm
     monkeypatch.setattr(_cluster._Run, "_restart", restart_and_kill)
     monkeypatch.setattr(_cluster._Run, "superstep", killing(step))
     with pytest.raises(
-        diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1, part-1-1\) died again after a restart"
+        diskgraph.ClusterError,
+        match=r"worker 1 \(process \d+ on node \w+, parts part-0-1, part-1-1\) at superstep 2 died again after a restart",
     ):
         s.pagerank(cluster="local:2", engine="memory")
+
+
+def test_a_stalled_worker_is_restarted_and_then_an_error_naming_it(tmp_path: Any) -> None:
+    """A worker that does not answer in time (here stopped with SIGSTOP: a starved or stuck
+    process looks the same to the driver) is replaced and its call repeated; a call that cannot
+    be repeated ends the run with an error naming the worker's process, never a wait without
+    end."""
+    g = build(random_case(8), tmp_path / "g")
+    s = split(g, 4, tmp_path / "g.split")
+    x = np.random.default_rng(1).random(s.num_vertices)
+    with _cluster._Run(s, "local:2", "memory", None) as run:
+        want = run.superstep(x)
+    with _cluster._Run(s, "local:2", "memory", None, timeout=10) as run:
+        stopped = run.pids[1]
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            got = run.superstep(x)
+            assert time.monotonic() - started < 10 + _cluster.START_TIMEOUT
+        finally:
+            # The restart killed the stopped process; a failed test must not leave it behind.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(stopped, signal.SIGCONT)
+        np.testing.assert_array_equal(got, want)
+        assert [(r["worker"], r["superstep"]) for r in run.restarts] == [(1, 0)]
+        assert "did not answer within 10 s" in run.restarts[0]["error"]
+        assert run.pids[1] != stopped
+        # kcore's join keeps state in the workers: a stalled worker there cannot be replaced.
+        stopped = run.pids[0]
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            with pytest.raises(
+                diskgraph.ClusterError,
+                match=rf"worker 0 \(process {stopped} on node \w+, parts part-0-0, part-1-0\) at superstep 1 "
+                r"did not answer within 10 s \(stopped, starved of CPU or stuck\)",
+            ):
+                run.simple_view()
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(stopped, signal.SIGCONT)
+    with pytest.raises(ValueError, match="timeout 0: expected a positive number of seconds"):
+        s.bfs(int(g.vertex_ids()[0]), timeout=0)
 
 
 def test_a_part_a_worker_cannot_open_is_an_error_naming_it(tmp_path: Any) -> None:
@@ -201,7 +256,7 @@ def test_a_part_a_worker_cannot_open_is_an_error_naming_it(tmp_path: Any) -> Non
     g = build(random_case(8), tmp_path / "g")
     s = split(g, 2, tmp_path / "g.split")
     (tmp_path / "g.split" / "part-0-1" / "out.adj").unlink()
-    with pytest.raises(diskgraph.ClusterError, match=r"worker 1 \(parts part-0-1\) died"):
+    with pytest.raises(diskgraph.ClusterError, match=r"worker 1 \(node \w+, parts part-0-1\) at superstep 0 died"):
         s.pagerank(cluster="local:2", engine="memory")
     assert ray.is_initialized(), "the module's session is left as it was"
 

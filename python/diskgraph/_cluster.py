@@ -46,10 +46,21 @@ from ._result import Result
 #: The format a split directory's ``split.json`` declares.
 SPLIT_FORMAT = "diskgraph-split"
 
+#: The longest, in seconds, a worker may take to answer one call of a run (a superstep's
+#: products on its parts, its start): a worker that does not answer in time is restarted and its
+#: call repeated once, then the run fails naming it. Ample for a part of a billion-edge graph
+#: read out of core; pass ``timeout=`` to a run to change it.
+DEFAULT_TIMEOUT = 1800.0
+
+#: The least time, in seconds, a worker is given to start (a process started, Python and
+#: diskgraph imported, its parts opened) and answer its first call, whatever the run's timeout.
+START_TIMEOUT = 300.0
+
 
 class ClusterError(RuntimeError):
-    """A cluster run failed: a worker died again after its restart (the message names its
-    parts), a part is on no node, or the cluster could not be reached."""
+    """A cluster run failed: a worker died or did not answer in time, again after its restart
+    (the message names its process, node and parts), a part is on no node, or the cluster could
+    not be reached."""
 
 
 def parse_cluster(spec: str) -> Tuple[str, Optional[int]]:
@@ -100,6 +111,10 @@ class _Worker:
         self.sources = [np.flatnonzero(d > 0) for d in out_degrees]
         self.source_degrees = [d[s] for d, s in zip(out_degrees, self.sources)]
         self.destinations = [np.flatnonzero(g.in_degree() > 0) for g in self.graphs]
+
+    def pid(self) -> int:
+        """The worker's process ID, for the messages about it."""
+        return os.getpid()
 
     def boundary(self) -> List[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Per part: its boundary sources, their out-degrees in the part, its boundary
@@ -261,12 +276,13 @@ class SplitGraph:
         max_iterations: int = 10_000,
         engine: str = "auto",
         memory: Optional[Memory] = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> Result:
         """PageRank with NetworkX semantics (alpha 0.85), as :meth:`Graph.pagerank`: to
         ``tolerance`` (the L1 change below N × tolerance) or exactly ``iterations``."""
         alpha = 0.85
         n = self.num_vertices
-        with _Run(self, cluster, engine, memory) as run:
+        with _Run(self, cluster, engine, memory, timeout) as run:
             degree = np.zeros(n, dtype=np.float64)
             for part, deg in zip(run.parts, run.part_degrees):
                 degree[part.sources] += deg  # a part lists each source once
@@ -297,13 +313,14 @@ class SplitGraph:
         cluster: str = "local:2",
         engine: str = "auto",
         memory: Optional[Memory] = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> Result:
         """BFS levels from the vertex with original ID ``source`` (-1 = unreached), a product
         per level."""
         at = self._vertex(source)
         level = np.full(self.num_vertices, -1, dtype=np.int64)
         level[at] = 0
-        with _Run(self, cluster, engine, memory) as run:
+        with _Run(self, cluster, engine, memory, timeout) as run:
             frontier = np.zeros(self.num_vertices)
             frontier[at] = 1.0
             depth = 0
@@ -322,6 +339,7 @@ class SplitGraph:
         cluster: str = "local:2",
         engine: str = "auto",
         memory: Optional[Memory] = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> Result:
         """Shortest-path distances from the vertex with original ID ``source`` along out-edges
         (inf unreached; hops on an unweighted graph), as :meth:`Graph.sssp`: Bellman-Ford, a
@@ -329,7 +347,7 @@ class SplitGraph:
         Negative and NaN weights are refused first (a ``ValueError`` naming an edge's head)."""
         at = self._vertex(source)
         n = self.num_vertices
-        with _Run(self, cluster, engine, memory) as run:
+        with _Run(self, cluster, engine, memory, timeout) as run:
             if self.meta["weighted"]:
                 # One relaxation from 0 everywhere: y[v] is the least weight into v (NaN if any is).
                 least = run.superstep(np.zeros(n), "min-plus", weighted=True)
@@ -358,6 +376,7 @@ class SplitGraph:
         cluster: str = "local:2",
         engine: str = "auto",
         memory: Optional[Memory] = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> Result:
         """Core numbers on the simple undirected view, as :meth:`Graph.kcore` (directions,
         self-loops and parallel edges ignored). Level-synchronous peeling: at level ``k`` (the
@@ -365,7 +384,7 @@ class SplitGraph:
         removed with core number ``k``, a superstep per round counting the removed vertices'
         neighbours (only the removed and the touched vertices travel)."""
         n = self.num_vertices
-        with _Run(self, cluster, engine, memory) as run:
+        with _Run(self, cluster, engine, memory, timeout) as run:
             degree = run.simple_view()
             core = np.zeros(n, dtype=np.int64)
             alive = np.ones(n, dtype=bool)
@@ -405,6 +424,7 @@ class SplitGraph:
         cluster: str = "local:2",
         engine: str = "auto",
         memory: Optional[Memory] = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> Result:
         """Weakly connected components, as :meth:`Graph.wcc`: each vertex labelled with the
         smallest original ID in its component. One superstep: every part finds its own components
@@ -416,7 +436,7 @@ class SplitGraph:
 
         n = self.num_vertices
         ids = self._vertex_ids
-        with _Run(self, cluster, engine, memory) as run:
+        with _Run(self, cluster, engine, memory, timeout) as run:
             labels = run.gather_labels()
             rows = np.concatenate([v for v, _ in labels]) if labels else np.empty(0, np.int64)
             cols = np.concatenate([np.searchsorted(ids, lab) for _, lab in labels]) if labels else rows
@@ -434,11 +454,16 @@ class _Run:
     """One cluster run: Ray started (or joined), the parts spread over the workers, supersteps
     timed and their bytes counted; Ray shut down at the end."""
 
-    def __init__(self, split: SplitGraph, cluster: str, engine: str, memory: Optional[Memory]) -> None:
+    def __init__(
+        self, split: SplitGraph, cluster: str, engine: str, memory: Optional[Memory], timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
+        if not timeout > 0:
+            raise ValueError(f"timeout {timeout!r}: expected a positive number of seconds")
         self.split = split
         self.cluster = cluster
         self.engine = engine
         self.memory = memory
+        self.timeout = float(timeout)
         self.steps: List[Dict[str, Any]] = []
         self.restarts: List[Dict[str, Any]] = []
         # kcore's join: per part, which edges it holds only as max → min another part holds.
@@ -452,7 +477,17 @@ class _Run:
         self.owns_ray = not ray.is_initialized()
         try:
             if self.owns_ray and kind == "local":
-                ray.init(num_cpus=count, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+                # Ray runs its workers at niceness 15 by default: beside any other work on the
+                # machine (a build, two busy loops) they get a few percent of a core and a run
+                # that should take seconds takes hours. Here the workers are the computation and
+                # the driver only waits for them: they run at the driver's priority.
+                ray.init(
+                    num_cpus=count,
+                    include_dashboard=False,
+                    logging_level="ERROR",
+                    log_to_driver=False,
+                    _system_config={"worker_niceness": 0},
+                )
             elif self.owns_ray:
                 ray.init(address=kind, logging_level="ERROR", log_to_driver=False)
         except Exception as e:
@@ -486,7 +521,14 @@ class _Run:
         ray = _ray()
         routing = [(p["name"], p["out_adj"]) for p in self.split.meta["parts"]]
         probe = ray.remote(num_cpus=0)(parts_here)
-        held = ray.get([probe.options(scheduling_strategy=_on(node)).remote(self.split.path, routing) for node, _ in nodes])
+        probes = [probe.options(scheduling_strategy=_on(node)).remote(self.split.path, routing) for node, _ in nodes]
+        try:
+            held = ray.get(probes, timeout=self.timeout)
+        except ray.exceptions.GetTimeoutError as e:
+            raise ClusterError(
+                f"cluster {self.cluster}: the nodes did not say within {self.timeout:g} s which parts of "
+                f"{self.split.path} they hold"
+            ) from e
         self.holdings = [(node, set(found)) for (node, _), found in zip(nodes, held)]
         workers, missing = place(len(routing), [(slots, found) for (_, slots), found in zip(nodes, held)])
         if missing:
@@ -498,6 +540,8 @@ class _Run:
         self.assigned: List[List[int]] = [parts for _, parts in workers]
         self.nodes = [nodes[node][0] for node, _ in workers]
         self.actors = [self._new_worker(w) for w in range(len(workers))]
+        self.pids: List[Optional[int]] = [None] * len(workers)
+        self.pids = self._each(lambda a, w: a.pid.remote(), timeout=max(self.timeout, START_TIMEOUT))
         boundaries = self._each(lambda a, w: a.boundary.remote())
         self.parts: List[_Part] = [_Part("", "", np.empty(0, np.int64), np.empty(0, np.int64))] * len(self.split.parts)
         self.part_degrees: List[np.ndarray] = [np.empty(0)] * len(self.split.parts)
@@ -520,32 +564,54 @@ class _Run:
         actor = _ray().remote(num_cpus=1)(_Worker)
         return actor.options(scheduling_strategy=_on(self.nodes[w])).remote(paths, self.engine, self.memory)
 
-    def _each(self, call: Callable[[Any, int], Any], retry: bool = True) -> List[Any]:
-        """``call(actor, w)`` on every worker, their values in worker order. A worker that dies
-        is restarted and its call repeated once (``retry``; the calls are idempotent); when it
-        dies again, or cannot be retried, the run fails with a :class:`ClusterError` naming its
-        parts."""
+    def _each(
+        self, call: Callable[[Any, int], Any], retry: bool = True, timeout: Optional[float] = None
+    ) -> List[Any]:
+        """``call(actor, w)`` on every worker, their values in worker order, each call answered
+        within the run's timeout. A worker that dies or does not answer in time (stopped,
+        starved of CPU, stuck) is restarted and its call repeated once (``retry``; the calls are
+        idempotent); when that fails again, or the call cannot be retried, the run fails with a
+        :class:`ClusterError` naming the worker's process, node and parts. ``timeout``
+        replaces the run's for these calls."""
         ray = _ray()
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
         futures = [call(a, w) for w, a in enumerate(self.actors)]
         out = []
         for w, f in enumerate(futures):
             try:
-                out.append(ray.get(f))
+                out.append(self._get(f, deadline))
                 continue
-            except ray.exceptions.RayActorError as e:
+            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError) as e:
                 if not retry:
-                    raise self._died(w, e) from e
+                    raise self._failed(w, e) from e
                 self._restart(w, e)
             try:
-                out.append(ray.get(call(self.actors[w], w)))
-            except ray.exceptions.RayActorError as e:
-                raise self._died(w, e, again=True) from e
+                out.append(self._get(call(self.actors[w], w), time.monotonic() + limit))
+            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError) as e:
+                raise self._failed(w, e, again=True) from e
         return out
 
-    def _died(self, w: int, e: Exception, again: bool = False) -> ClusterError:
-        """The error of worker ``w`` dying (``again``: after its restart)."""
+    def _get(self, future: Any, deadline: float) -> Any:
+        """The value of ``future``; Ray's ``GetTimeoutError`` once ``deadline`` (monotonic) has
+        passed."""
+        return _ray().get(future, timeout=max(0.0, deadline - time.monotonic()))
+
+    def _failure(self, e: Exception, again: bool = False) -> str:
+        """What happened to a worker (``again``: after its restart), and Ray's reason when it
+        died."""
+        after = " again after a restart" if again else ""
+        if isinstance(e, _ray().exceptions.GetTimeoutError):
+            return f"did not answer within {self.timeout:g} s{after} (stopped, starved of CPU or stuck)"
+        return f"died{after}: {e}"
+
+    def _failed(self, w: int, e: Exception, again: bool = False) -> ClusterError:
+        """The error of worker ``w`` failing (``again``: after its restart), naming its process,
+        node and parts and the superstep the run is at."""
         names = ", ".join(self.split.parts[i] for i in self.assigned[w])
-        return ClusterError(f"worker {w} (parts {names}) died{' again after a restart' if again else ''}: {e}")
+        pid = self.pids[w]
+        where = f"process {pid} on node {self.nodes[w][:12]}" if pid is not None else f"node {self.nodes[w][:12]}"
+        return ClusterError(f"worker {w} ({where}, parts {names}) at superstep {len(self.steps)} {self._failure(e, again)}")
 
     def _restart(self, w: int, e: Exception) -> None:
         """Replaces dead worker ``w`` by a new one, on its node if that is alive, else on another
@@ -556,20 +622,27 @@ class _Run:
         needs = set(self.assigned[w])
         homes = [node for node, found in self.holdings if node in alive and needs <= found]
         if not homes:
-            raise ClusterError(f"{self._died(w, e)}; no live node holds its parts") from e
+            raise ClusterError(f"{self._failed(w, e)}; no live node holds its parts") from e
         if self.nodes[w] not in homes:
             self.nodes[w] = homes[0]
         ray.kill(self.actors[w])
         self.actors[w] = self._new_worker(w)
         self.restarts.append(
-            {"worker": w, "node": self.nodes[w], "superstep": len(self.steps), "error": str(e).splitlines()[0]}
+            {
+                "worker": w,
+                "node": self.nodes[w],
+                "superstep": len(self.steps),
+                "error": self._failure(e).splitlines()[0],
+            }
         )
-        if self.owned is not None:
-            try:
-                ray.get(self.actors[w].simple_edges.remote())
-                ray.get(self.actors[w].own.remote([self.owned[i] for i in self.assigned[w]]))
-            except ray.exceptions.RayActorError as again:
-                raise self._died(w, again, again=True) from again
+        try:
+            self.pids[w] = self._get(self.actors[w].pid.remote(), time.monotonic() + max(self.timeout, START_TIMEOUT))
+            if self.owned is not None:
+                deadline = time.monotonic() + self.timeout
+                self._get(self.actors[w].simple_edges.remote(), deadline)
+                self._get(self.actors[w].own.remote([self.owned[i] for i in self.assigned[w]]), deadline)
+        except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError) as again:
+            raise self._failed(w, again, again=True) from again
 
     def superstep(self, x: np.ndarray, semiring: str = "plus-times", weighted: bool = False) -> np.ndarray:
         """``y = Aᵀ x`` in ``semiring`` over the whole graph: each part gets ``x`` on its boundary
@@ -807,6 +880,12 @@ def cli(args: Sequence[str]) -> int:
     p.add_argument("--out", help="result file (.tsv, .csv, .json, .npy, .parquet)")
     p.add_argument("--stats", help="write the run's statistics (JSON) here")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds a worker may take to answer one superstep before it is restarted (default {DEFAULT_TIMEOUT:g})",
+    )
     a = p.parse_args(list(args))
     try:
         s = open_split(a.split)
@@ -814,13 +893,18 @@ def cli(args: Sequence[str]) -> int:
             if a.source is None:
                 raise ValueError(f"{a.algorithm} needs --source")
             traverse = s.bfs if a.algorithm == "bfs" else s.sssp
-            r = traverse(a.source, cluster=a.cluster, engine=a.engine, memory=a.memory)
+            r = traverse(a.source, cluster=a.cluster, engine=a.engine, memory=a.memory, timeout=a.timeout)
         elif a.algorithm in ("wcc", "kcore"):
             whole = s.wcc if a.algorithm == "wcc" else s.kcore
-            r = whole(cluster=a.cluster, engine=a.engine, memory=a.memory)
+            r = whole(cluster=a.cluster, engine=a.engine, memory=a.memory, timeout=a.timeout)
         else:
             r = s.pagerank(
-                cluster=a.cluster, tolerance=a.tolerance, iterations=a.iterations, engine=a.engine, memory=a.memory
+                cluster=a.cluster,
+                tolerance=a.tolerance,
+                iterations=a.iterations,
+                engine=a.engine,
+                memory=a.memory,
+                timeout=a.timeout,
             )
         print(r.summary)
         sent = sum(st["bytes_sent"] + st["bytes_received"] for st in r.stats["supersteps"])

@@ -26,7 +26,7 @@ pub fn graph500(
     threads: Option<u64>,
     force: bool,
 ) -> PyResult<Bound<'_, PyAny>> {
-    let ran = interruptible(py, |cancel| {
+    let ran = interruptible(py, move |cancel| {
         let opts = Options {
             scale,
             edge_factor: edgefactor,

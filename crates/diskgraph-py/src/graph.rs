@@ -488,9 +488,10 @@ impl PyGraph {
         }
         req.index = self.loaded_index();
         req.progress = progress.as_ref().map(options::Progress::observer);
-        let ran = crate::interrupt::interruptible(py, |cancel| {
+        let dir = self.dir.clone();
+        let ran = crate::interrupt::interruptible(py, move |cancel| {
             req.cancel = Some(cancel);
-            registry::run(&self.dir, &req)
+            registry::run(&dir, &req)
         });
         let ran = match ran {
             Ok(ran) => ran,
