@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use diskgraph_format::{compress, Codec, GraphDir};
+use diskgraph_format::{compress_cancellable, Codec, GraphDir};
 
 /// Arguments of `diskgraph compress`.
 #[derive(clap::Args, Debug)]
@@ -34,7 +34,8 @@ pub fn run(a: Args) -> Result<()> {
 /// Compresses the graph at `path` with `codec` and prints what it made.
 pub fn compress_graph(path: &Path, codec: Codec, force: bool) -> Result<()> {
     let g = GraphDir::open(path)?;
-    let r = compress(&g, codec, force).with_context(|| format!("cannot compress {}", path.display()))?;
+    let r = compress_cancellable(&g, codec, force, &crate::interrupt::cancel())
+        .with_context(|| format!("cannot compress {}", path.display()))?;
     println!(
         "{}: {} arcs in {:.3} bytes per arc ({:.1} MiB, {:.1}% of the plain lists' {:.1} MiB), {codec} codec, encoded in {:.2} s",
         r.path.display(),

@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 use diskgraph_prep::export::{export, ExportFormat, EXTENSIONS};
 
 use crate::out_path;
+use crate::progress::Bar;
 
 /// Arguments of `diskgraph export`.
 #[derive(clap::Args, Debug)]
@@ -35,7 +36,7 @@ pub fn run(a: Args) -> Result<()> {
             format.name()
         );
     }
-    let n = export(&g, &a.output, format, a.force)?;
+    let n = export(&g, &a.output, format, a.force, &mut Bar::new(false))?;
     println!("{}: {n} edges written", a.output.display());
     Ok(())
 }

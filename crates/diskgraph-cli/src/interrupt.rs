@@ -1,9 +1,12 @@
-//! Ctrl-C during the commands that stop cleanly (`run`, `import`, `generate`, `partition`):
-//! the first SIGINT sets a flag those commands poll — `run` through the engine's stop request
-//! ([`Cancel`]), the others through [`Progress::interrupted`](diskgraph_prep::Progress::interrupted)
-//! — so they unwind, removing their scratch files and temporaries, and the command exits with
-//! [`EXIT_INTERRUPTED`]; a second SIGINT ends the process at once with the same status. Other
-//! commands keep SIGINT's default action.
+//! Ctrl-C during the commands that write or run long (`run`, `threshold`, `graph500`, `import`,
+//! `generate`, `partition`, `split`, `reorder`, `select`, `compress`, `export`, `verify`): the
+//! first SIGINT sets a flag, the one stop request ([`Cancel`]) those commands poll — `run` and
+//! `threshold` through the engine, `compress` and `verify` directly, the preparation commands
+//! through [`Progress::interrupted`](diskgraph_prep::Progress::interrupted) — so they unwind,
+//! removing their scratch files and temporaries and publishing nothing, and the command exits
+//! with [`EXIT_INTERRUPTED`]; a second SIGINT ends the process at once with the same status.
+//! The other commands (`info`, `cost`, `algorithms`, `device`) only read, and keep SIGINT's
+//! default action.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};

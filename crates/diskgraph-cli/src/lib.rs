@@ -99,12 +99,19 @@ where
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    // Ctrl-C stops these commands cleanly (see [`interrupt`]); the others die by it.
+    // Ctrl-C stops these commands cleanly (see [`interrupt`]); the others, which write nothing
+    // and end quickly or read only, die by it.
     let catch = match &cli.command {
         Command::Import(_)
         | Command::Generate(_)
+        | Command::Verify(_)
+        | Command::Export(_)
+        | Command::Compress(_)
         | Command::Partition(_)
+        | Command::Reorder(_)
+        | Command::Select(_)
         | Command::Run(_)
+        | Command::Threshold(_)
         | Command::Split(_)
         | Command::Graph500(_) => match interrupt::Catch::start() {
             Ok(catch) => Some(catch),

@@ -1,5 +1,6 @@
 //! Progress on stderr when stderr is a terminal, silence otherwise: a bar (rates and ETA) for
-//! import and generate ([`Bar`]), a line of the engine's steps for run ([`StepLine`]).
+//! the preparation commands ([`Bar`]; it also passes Ctrl-C on to them), a line of the
+//! engine's steps for run ([`StepLine`]).
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -8,7 +9,8 @@ use std::sync::Arc;
 use diskgraph_engine::{human_bytes, Observer, StepRecord};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-/// Draws import/generate progress with indicatif.
+/// Draws the progress of a preparation command (import, generate, partition, reorder, ...) with
+/// indicatif, and asks it to stop once Ctrl-C was pressed.
 pub struct Bar {
     bar: Option<ProgressBar>,
     bytes: bool,

@@ -8,6 +8,8 @@ use diskgraph_engine::parse_size;
 use diskgraph_format::{GraphDir, OUT_ADJ};
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 
+use crate::progress::Bar;
+
 /// Arguments of `diskgraph select`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -60,7 +62,7 @@ pub fn run(a: Args) -> Result<()> {
         name: a.name,
         force: a.force,
     };
-    let s = select_graph(&a.graph, &opts)?;
+    let s = select_graph(&a.graph, &opts, &mut Bar::new(false))?;
     println!(
         "{}: {} vertices, {} edges ({:.1} MiB of {:.1} MiB budget); selection {:.3} s (loading the lists {:.3} s)",
         s.path.display(),

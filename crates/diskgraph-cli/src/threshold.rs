@@ -87,11 +87,14 @@ pub fn run(a: Args) -> Result<()> {
     let mut points = Vec::new();
     for &memory in &budgets {
         let one = |gsc: bool| -> Result<(f64, u64)> {
-            let req = base
-                .clone()
-                .with(&MEMORY, Value::Size(memory))
-                .with(&GSC, Value::Flag(gsc))
-                .with(&LAYOUT, Value::Text(layout.clone()));
+            let req = RunRequest {
+                cancel: Some(crate::interrupt::cancel()),
+                ..base
+                    .clone()
+                    .with(&MEMORY, Value::Size(memory))
+                    .with(&GSC, Value::Flag(gsc))
+                    .with(&LAYOUT, Value::Text(layout.clone()))
+            };
             let out = registry::run(&graph, &req)?;
             Ok((
                 out.stats.compute_seconds,

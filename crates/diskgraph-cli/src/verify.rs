@@ -13,9 +13,10 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<()> {
     let start = std::time::Instant::now();
+    let stop = crate::interrupt::cancel();
     let r = match diskgraph_format::is_split_dir(&a.graph) {
-        true => diskgraph_format::verify_split(&a.graph)?,
-        false => diskgraph_format::verify(&a.graph)?,
+        true => diskgraph_format::verify_split_cancellable(&a.graph, &stop)?,
+        false => diskgraph_format::verify_cancellable(&a.graph, &stop)?,
     };
     println!(
         "{}: ok ({} files, {:.1} MiB checksummed, {} neighbour IDs checked in {:.2} s)",

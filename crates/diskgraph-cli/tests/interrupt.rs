@@ -1,7 +1,9 @@
-//! Ctrl-C (SIGINT) to `diskgraph run` on every engine, to `import` and to `partition`: the
-//! command stops within 2 s of the signal, exits with 130 and leaves nothing behind — no
-//! scratch directory, no temporaries in the graph directory, no `--out`, `--stats` or
-//! `--report` file, no half layout or half graph.
+//! Ctrl-C (SIGINT) to `diskgraph run` on every engine, to `threshold`, to `import`, to
+//! `partition` and to the other commands that write or check graphs (`reorder`, `select`,
+//! `compress`, `export`, `verify`): the command stops within 2 s of the signal, exits with 130
+//! and leaves nothing behind — no scratch directory, no temporaries in the graph directory, no
+//! `--out`, `--stats` or `--report` file, no half layout, half graph or half export — and the
+//! graph still verifies.
 
 #[allow(dead_code)] // the helpers this test does not use
 mod common;
@@ -211,4 +213,124 @@ fn ctrl_c_stops_a_partition_and_publishes_no_layout() {
         assert_eq!(listing(&g), before, "{args:?}: a layout or temporary was left");
         assert_eq!(listing(&tmp), Vec::<String>::new());
     }
+}
+
+/// Whether `child` has a file under `dir` open (it is reading or writing the graph there).
+fn has_open_file_in(child: &Child, dir: &Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fd", child.id())) else {
+        return false;
+    };
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|target| target.starts_with(dir))
+}
+
+/// Catches `child` at work — once `at_work` holds — freezes it, sends SIGINT and lets it go on:
+/// however quick the command, the signal arrives while it works, with every cancellation point
+/// after the moment `at_work` saw still ahead of it. It must then exit with 130, saying it was
+/// interrupted, within [`PROMPT`] of resuming.
+fn interrupt_at_work(mut child: Child, what: &str, at_work: impl Fn(&Child) -> bool) {
+    let started = Instant::now();
+    while !at_work(&child) {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            panic!("{what}: ended ({status:?}) before it was seen at work: {stderr}");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what}: never seen at work"
+        );
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    signal(&child, libc::SIGSTOP);
+    signal(&child, libc::SIGINT);
+    signal(&child, libc::SIGCONT);
+    let resumed = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let took = resumed.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{what}: {:?}, stderr {stderr}",
+        out.status
+    );
+    assert!(stderr.contains("diskgraph: interrupted"), "{what}: {stderr}");
+    assert!(took < PROMPT, "{what}: stopped {took:?} after SIGINT");
+}
+
+#[test]
+fn ctrl_c_stops_the_commands_that_write_or_check_graphs_and_leaves_the_graph_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    // Scale 18 (4M edges): every command below works on it for a good part of a second at least.
+    let g = dir.path().join("k18");
+    ok(&["generate", "kronecker", "--scale", "18", "-o", s(&g)]);
+    let g = g.canonicalize().unwrap();
+    let out = dir.path().join("out");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::create_dir(&tmp).unwrap();
+    let before = listing(&g);
+    let (copy, edges) = (out.join("reordered"), out.join("edges.el"));
+    let commands: [(&str, Vec<&str>); 7] = [
+        ("verify", vec!["verify", s(&g)]),
+        (
+            "reorder norder",
+            vec!["reorder", s(&g), "-o", s(&copy), "--method", "norder"],
+        ),
+        (
+            "reorder pagerank",
+            vec![
+                "reorder",
+                s(&g),
+                "-o",
+                s(&copy),
+                "--method",
+                "pagerank",
+                "--memory",
+                "4MiB",
+            ],
+        ),
+        ("select gvs", vec!["select", s(&g), "--size", "0.2", "--k", "1000"]),
+        (
+            "select highd",
+            vec!["select", s(&g), "--size", "0.5", "--method", "highd"],
+        ),
+        ("compress", vec!["compress", s(&g)]),
+        ("export", vec!["export", s(&g), "-o", s(&edges)]),
+    ];
+    for (what, args) in commands {
+        let child = start(&args, &tmp);
+        interrupt_at_work(child, what, |c| has_open_file_in(c, &g) || !listing(&out).is_empty());
+        assert_eq!(
+            listing(&g),
+            before,
+            "{what}: a layout or temporary was left in the graph"
+        );
+        assert_eq!(
+            listing(&out),
+            Vec::<String>::new(),
+            "{what}: an output or temporary was left"
+        );
+        assert_eq!(listing(&tmp), Vec::<String>::new(), "{what}: scratch left behind");
+    }
+    ok(&["verify", s(&g)]);
+}
+
+#[test]
+fn ctrl_c_stops_a_threshold_curve_and_leaves_no_scratch() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, tmp) = graph(dir.path());
+    let before = listing(&g);
+    // Each of the curve's runs makes the shards engine's scratch copy in the temporary directory.
+    let args = ["threshold", s(&g), "--algo", "pagerank", "--set", "iterations=1000"];
+    let child = start(&args, &tmp);
+    interrupt_at_work(child, "threshold", |_| !listing(&tmp).is_empty());
+    assert_eq!(
+        listing(&tmp),
+        Vec::<String>::new(),
+        "the shards engine's scratch left behind"
+    );
+    assert_eq!(listing(&g), before);
 }

@@ -266,7 +266,7 @@ impl Recorder {
     /// [`EngineError::Cancelled`] once the run's stop request is set (never for a recorder
     /// opened without one).
     pub fn check_cancelled(&self) -> Result<(), EngineError> {
-        self.cancel.get().map_or(Ok(()), Cancel::check)
+        Ok(self.cancel.get().map_or(Ok(()), Cancel::check)?)
     }
 
     /// Whether the log is open (steps and samples are recorded).

@@ -32,7 +32,8 @@ fn select(f: &Fixture, name: &str, method: SelectMethod, budget_bytes: u64, page
         name: Some(name.into()),
         force: false,
     };
-    select_graph(f.path(), &opts).unwrap_or_else(|e| panic!("select {name} of {}: {e:#}", f.name))
+    select_graph(f.path(), &opts, &mut diskgraph_prep::NoProgress)
+        .unwrap_or_else(|e| panic!("select {name} of {}: {e:#}", f.name))
 }
 
 /// The options of an open reading with pread, in-edges opened, with static cache `basc`.

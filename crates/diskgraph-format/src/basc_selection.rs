@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use crate::arc_stream::ArcStream;
 use crate::basc_meta::{basc_layout_name, BascMeta, BASC_FORMAT, BASC_LISTS, BASC_VERSION, BASC_VERTICES};
+use crate::cancel::{Cancel, CancelPoints};
 use crate::data_file::padded_len;
 use crate::error::FormatError;
 use crate::layout_builder::LayoutBuilder;
@@ -187,13 +188,18 @@ pub fn publish_basc(
 /// Full check of a selection: [`BascSelection::open`] plus the checksums and zero padding of
 /// its files. Returns the bytes checked.
 pub fn verify_basc(graph: &GraphDir, layout: &str) -> Result<u64, FormatError> {
+    verify_basc_cancellable(graph, layout, &Cancel::new())
+}
+
+/// [`verify_basc`], polling `cancel` as [`verify_cancellable`](crate::verify_cancellable) does.
+pub(crate) fn verify_basc_cancellable(graph: &GraphDir, layout: &str, cancel: &Cancel) -> Result<u64, FormatError> {
     let s = BascSelection::open(graph, layout)?;
     let mut checked = 0;
     for (name, entry) in &s.meta.files {
-        entry.check_content(&graph.path().join(layout).join(name))?;
+        entry.check_content(&graph.path().join(layout).join(name), cancel)?;
         checked += padded_len(entry.len);
     }
-    check_lists(graph, &s)?;
+    check_lists(graph, &s, cancel)?;
     Ok(checked)
 }
 
@@ -202,7 +208,7 @@ const LISTS_BUFFER: usize = 1 << 20;
 
 /// `lists.u32` holds exactly the graph's out-lists of the selected vertices, in their order
 /// (streamed through fixed buffers).
-fn check_lists(graph: &GraphDir, s: &BascSelection) -> Result<(), FormatError> {
+fn check_lists(graph: &GraphDir, s: &BascSelection, cancel: &Cancel) -> Result<(), FormatError> {
     let path = s.lists_path(graph);
     let file = File::open(&path).map_err(|e| FormatError::io(&path, e))?;
     let mut lists = BufReader::with_capacity(LISTS_BUFFER, file);
@@ -213,7 +219,9 @@ fn check_lists(graph: &GraphDir, s: &BascSelection) -> Result<(), FormatError> {
         path: path.clone(),
         reason: format!("entry {entry}: {reason}"),
     };
+    let mut points = CancelPoints::new(cancel);
     while let Some((v, _)) = arcs.next_vertex()? {
+        points.at(arcs.position() + u64::from(v))?;
         if selected.next_if_eq(&&v).is_none() {
             continue;
         }

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::cancel::Cancel;
 use crate::codec::{Bounds, Codec};
 use crate::compressed_meta::{
     compressed_files_of, compressed_layout_name, CompressedMeta, COMPRESSED_FORMAT, COMPRESSED_VERSION,
@@ -81,6 +82,18 @@ impl CompressReport {
 /// [`CHUNK_ARCS`] arcs, encoding each chunk's lists in parallel: memory is the O(V) offsets of
 /// one direction plus a few chunks.
 pub fn compress(graph: &GraphDir, codec: Codec, force: bool) -> Result<CompressReport, FormatError> {
+    compress_cancellable(graph, codec, force, &Cancel::new())
+}
+
+/// [`compress`], stopped with [`FormatError::Interrupted`] once `cancel` is set: it is polled
+/// before each chunk of [`CHUNK_ARCS`] arcs and before the layout is published, and the
+/// unpublished layout is removed.
+pub fn compress_cancellable(
+    graph: &GraphDir,
+    codec: Codec,
+    force: bool,
+    cancel: &Cancel,
+) -> Result<CompressReport, FormatError> {
     let start = Instant::now();
     let name = compressed_layout_name(codec);
     let builder = LayoutBuilder::create(graph, &name, force)?;
@@ -92,7 +105,7 @@ pub fn compress(graph: &GraphDir, codec: Codec, force: bool) -> Result<CompressR
         let (cidx, cadj) = compressed_files_of(d, m.directed);
         let mut index = builder.file(cidx)?;
         let mut lists = builder.file(cadj)?;
-        max_degree = max_degree.max(encode_direction(graph, d, codec, &mut index, &mut lists)?);
+        max_degree = max_degree.max(encode_direction(graph, d, codec, &mut index, &mut lists, cancel)?);
         list_bytes += lists.len();
         for writer in [index, lists] {
             let (file, entry) = writer.finish()?;
@@ -113,6 +126,7 @@ pub fn compress(graph: &GraphDir, codec: Codec, force: bool) -> Result<CompressR
         files,
         tool: crate::TOOL.to_string(),
     };
+    cancel.check()?;
     let path = builder.publish(&meta)?;
     let arcs = m.num_arcs * directions(m.directed).len() as u64;
     Ok(CompressReport {
@@ -126,13 +140,14 @@ pub fn compress(graph: &GraphDir, codec: Codec, force: bool) -> Result<CompressR
 }
 
 /// Encodes the lists of direction `d` into `lists`, their byte offsets into `index`; returns
-/// the longest list's length.
+/// the longest list's length. Polls `cancel` before each chunk.
 fn encode_direction(
     graph: &GraphDir,
     d: Direction,
     codec: Codec,
     index: &mut DataFileWriter,
     lists: &mut DataFileWriter,
+    cancel: &Cancel,
 ) -> Result<u64, FormatError> {
     let offsets = graph.load_offsets(d)?;
     let max_degree = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
@@ -142,6 +157,7 @@ fn encode_direction(
     index.write_u64s(&[0])?;
     let mut end = 0u64;
     for chunk in ranges_by(&offsets, CHUNK_ARCS) {
+        cancel.check()?;
         let base = offsets[chunk.start];
         let targets: Vec<u32> = read_range(&adj, base..offsets[chunk.end])?;
         if let Some(i) = targets.iter().position(|&t| u64::from(t) >= n) {
@@ -366,10 +382,20 @@ impl CompressedLayout {
 /// [`CompressedLayout::open`] checks, each file's checksum and zero padding, each byte-offset
 /// index valid, and every list decoding to exactly the graph's list.
 pub fn verify_compressed(graph: &GraphDir, name: &str) -> Result<VerifyReport, FormatError> {
+    verify_compressed_cancellable(graph, name, &Cancel::new())
+}
+
+/// [`verify_compressed`], polling `cancel` as [`verify_cancellable`](crate::verify_cancellable)
+/// does (and before each chunk of [`CHUNK_ARCS`] arcs).
+pub(crate) fn verify_compressed_cancellable(
+    graph: &GraphDir,
+    name: &str,
+    cancel: &Cancel,
+) -> Result<VerifyReport, FormatError> {
     let layout = CompressedLayout::open(graph, name)?;
     let mut report = VerifyReport::default();
     for (file, entry) in &layout.meta.files {
-        entry.check_content(&layout.path.join(file))?;
+        entry.check_content(&layout.path.join(file), cancel)?;
         report.files_checked += 1;
         report.bytes_checked += entry.len;
     }
@@ -380,6 +406,7 @@ pub fn verify_compressed(graph: &GraphDir, name: &str) -> Result<VerifyReport, F
         let adj = graph.file_path(graph.files_of(d).1);
         let mut list = Vec::new();
         for chunk in ranges_by(&plain, CHUNK_ARCS) {
+            cancel.check()?;
             let base = plain[chunk.start];
             let want: Vec<u32> = read_range(&adj, base..plain[chunk.end])?;
             let cbase = index[chunk.start];

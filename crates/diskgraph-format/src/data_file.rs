@@ -11,6 +11,7 @@ use diskgraph_io::faults::read_exact_at;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
+use crate::cancel::Cancel;
 use crate::error::FormatError;
 
 /// Every data file is padded with zero bytes to a multiple of this many bytes.
@@ -30,9 +31,10 @@ pub struct FileEntry {
 }
 
 impl FileEntry {
-    /// Checks the file at `path` against the entry: its checksum, and zero padding.
-    pub(crate) fn check_content(&self, path: &Path) -> Result<(), FormatError> {
-        let actual = hash_file(path, self.len)?;
+    /// Checks the file at `path` against the entry: its checksum, and zero padding. Polls
+    /// `cancel` once per read of [`HASH_CHUNK`] bytes.
+    pub(crate) fn check_content(&self, path: &Path, cancel: &Cancel) -> Result<(), FormatError> {
+        let actual = hash_file(path, self.len, cancel)?;
         if actual != self.xxh3 {
             return Err(FormatError::Checksum {
                 path: path.to_path_buf(),
@@ -112,14 +114,16 @@ pub fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Result<Ve
 }
 
 /// xxh3 of the first `len` bytes of `path` as 16 lowercase hex digits, checking that the padding
-/// after them is zero.
-pub(crate) fn hash_file(path: &Path, len: u64) -> Result<String, FormatError> {
+/// after them is zero; [`Interrupted`](crate::Interrupted) once `cancel` is set (polled before
+/// each read).
+pub(crate) fn hash_file(path: &Path, len: u64, cancel: &Cancel) -> Result<String, FormatError> {
     let f = File::open(path).map_err(|e| FormatError::io(path, e))?;
     let mut hasher = Xxh3::new();
     let mut buf = vec![0u8; HASH_CHUNK];
     let mut pos = 0u64;
     let total = padded_len(len);
     while pos < total {
+        cancel.check()?;
         let want = ((total - pos) as usize).min(HASH_CHUNK);
         read_exact_at(&f, path, &mut buf[..want], pos).map_err(|e| FormatError::io(path, e))?;
         let logical = (len.saturating_sub(pos) as usize).min(want);

@@ -145,6 +145,9 @@ pub enum FormatError {
     /// A read through the I/O layer failed (its error names the file and the byte).
     #[error(transparent)]
     Read(#[from] diskgraph_io::IoError),
+    /// The operation was asked to stop ([`Cancel`](crate::Cancel)): Ctrl-C, KeyboardInterrupt.
+    #[error("interrupted")]
+    Interrupted(#[from] crate::Interrupted),
     /// The output exists and overwriting was not asked for.
     #[error("{}: output already exists (use --force to replace it)", path.display())]
     Exists {

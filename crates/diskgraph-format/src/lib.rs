@@ -15,6 +15,7 @@
 //! | `error` | [`FormatError`] |
 //! | `data_file` | padded data files: [`PAGE`], [`FileEntry`], size and checksum checks, range reads |
 //! | `atomic` | atomic publishing: temporary names, synced writes, directory locks and syncs |
+//! | `cancel` | [`Cancel`], the stop request every long operation polls, and its error [`Interrupted`] |
 //! | `manifest` | [`Manifest`] (`manifest.json`) and the graph's file names |
 //! | `names` | [`VertexNames`], the optional vertex names (`names.idx`, `names.bin`) |
 //! | `read` | [`GraphDir`], the opened graph, and in-memory [`Csr`] loads |
@@ -49,6 +50,7 @@ mod arc_stream;
 mod atomic;
 mod basc_meta;
 mod basc_selection;
+mod cancel;
 mod codec;
 mod compressed_layout;
 mod compressed_meta;
@@ -84,8 +86,9 @@ pub use basc_meta::{
     STATIC_LIST_OVERHEAD_BYTES,
 };
 pub use basc_selection::{publish_basc, verify_basc, BascInfo, BascSelection};
+pub use cancel::{Cancel, Interrupted};
 pub use codec::{Bounds, Codec, CodecError};
-pub use compressed_layout::{compress, verify_compressed, CompressReport, CompressedLayout};
+pub use compressed_layout::{compress, compress_cancellable, verify_compressed, CompressReport, CompressedLayout};
 pub use compressed_meta::{
     compressed_files_of, compressed_layout_name, CompressedMeta, COMPRESSED_FORMAT, COMPRESSED_META,
     COMPRESSED_VERSION, IN_CADJ, IN_CIDX, OUT_CADJ, OUT_CIDX,
@@ -122,8 +125,8 @@ pub use shard_meta::{
 pub use shard_verify::verify_shards;
 pub use shared_slice::SharedSlice;
 pub use split::{
-    is_split_dir, part_name, verify_split, SplitBuilder, SplitDir, SplitMeta, SplitPart, MAX_PARTS, SPLIT_FORMAT,
-    SPLIT_META, SPLIT_VERSION,
+    is_split_dir, part_name, verify_split, verify_split_cancellable, SplitBuilder, SplitDir, SplitMeta, SplitPart,
+    MAX_PARTS, SPLIT_FORMAT, SPLIT_META, SPLIT_VERSION,
 };
-pub use verify::{verify, verify_grid, VerifyReport};
+pub use verify::{verify, verify_cancellable, verify_grid, VerifyReport};
 pub use write::{CsrWriter, DataFileWriter, GraphBuilder};

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
 
+use crate::cancel::Cancel;
 use crate::data_file::{hash_file, padded_len, FileEntry};
 use crate::error::FormatError;
 
@@ -79,7 +80,8 @@ impl PositionedFile {
         self.file.set_len(padded_len(self.len)).map_err(io)?;
         let xxh3 = match self.hasher.take() {
             Some(h) => format!("{:016x}", h.digest()),
-            None => hash_file(&self.path, self.len)?,
+            // Hashed whole: a writer polls its stop request between its files.
+            None => hash_file(&self.path, self.len, &Cancel::new())?,
         };
         self.file.sync_all().map_err(io)?;
         let entry = FileEntry { len: self.len, xxh3 };

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use diskgraph_io::faults::read_exact_at;
 
 use crate::arc_stream::ArcStream;
+use crate::cancel::{Cancel, CancelPoints};
 use crate::error::FormatError;
 use crate::read::{Direction, GraphDir};
 use crate::shard_layout::ShardLayout;
@@ -29,22 +30,33 @@ const MERGE_BYTES: u64 = 16 << 20;
 /// graph must be the next unread arc of its destination's shard — a changed, swapped, missing
 /// or extra arc is reported at the first position where the two differ.
 pub fn verify_shards(g: &GraphDir, name: &str) -> Result<VerifyReport, FormatError> {
+    verify_shards_cancellable(g, name, &Cancel::new())
+}
+
+/// [`verify_shards`], polling `cancel` as [`verify_cancellable`](crate::verify_cancellable)
+/// does.
+pub(crate) fn verify_shards_cancellable(
+    g: &GraphDir,
+    name: &str,
+    cancel: &Cancel,
+) -> Result<VerifyReport, FormatError> {
     let layout = ShardLayout::open(g, name)?;
     let mut report = VerifyReport::default();
     for (file, entry) in &layout.meta().files {
-        entry.check_content(&layout.column_path(file))?;
+        entry.check_content(&layout.column_path(file), cancel)?;
         report.files_checked += 1;
         report.bytes_checked += entry.len;
     }
-    check_windows(&layout)?;
-    compare_with_graph(g, &layout)?;
+    check_windows(&layout, cancel)?;
+    compare_with_graph(g, &layout, cancel)?;
     report.arcs_checked = layout.num_arcs();
     Ok(report)
 }
 
 /// One sequential pass over the windows: each arc's source lies in its window's interval, its
-/// destination in its shard's interval, and each shard is sorted by (src, dst).
-fn check_windows(layout: &ShardLayout) -> Result<(), FormatError> {
+/// destination in its shard's interval, and each shard is sorted by (src, dst). Polls `cancel`
+/// before each read.
+fn check_windows(layout: &ShardLayout, cancel: &Cancel) -> Result<(), FormatError> {
     let n = layout.num_shards();
     let mut cols = Columns::open(layout)?;
     for q in 0..n {
@@ -53,6 +65,7 @@ fn check_windows(layout: &ShardLayout) -> Result<(), FormatError> {
             let window = layout.window(q, p);
             let mut at = window.start;
             while at < window.end {
+                cancel.check()?;
                 let (src, dst) = cols.read(layout, q, p, at, SCAN_ARCS as usize)?;
                 for (i, (&s, &d)) in src.iter().zip(&dst).enumerate() {
                     let arc = at + i as u64;
@@ -212,7 +225,7 @@ impl Cursor {
 
 /// The merge of the out-CSR against the shards: the graph's arcs in (src, dst) order, each
 /// taken from the front of its destination's shard.
-fn compare_with_graph(g: &GraphDir, layout: &ShardLayout) -> Result<(), FormatError> {
+fn compare_with_graph(g: &GraphDir, layout: &ShardLayout, cancel: &Cancel) -> Result<(), FormatError> {
     let n = layout.num_shards();
     let cap = (MERGE_BYTES / 8 / u64::from(n)).clamp(256, 1 << 16) as usize;
     let mut cols = Columns::open(layout)?;
@@ -231,7 +244,9 @@ fn compare_with_graph(g: &GraphDir, layout: &ShardLayout) -> Result<(), FormatEr
         })
         .collect();
     let mut s = ArcStream::open(g, Direction::Out, false, GRAPH_BUFFER)?;
+    let mut points = CancelPoints::new(cancel);
     while let Some((v, _)) = s.next_vertex()? {
+        points.at(s.position() + u64::from(v))?;
         while let Some((d, _)) = s.next_arc()? {
             let q = interval_of(layout.intervals(), d);
             let c = &mut cursors[q as usize];

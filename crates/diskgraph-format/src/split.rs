@@ -19,9 +19,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::arc_stream::ArcStream;
 use crate::atomic::{self, rename_into_place, start_directory, sync_dir, write_synced};
+use crate::cancel::{Cancel, CancelPoints};
 use crate::error::FormatError;
 use crate::read::{Direction, GraphDir};
-use crate::verify::{verify, VerifyReport};
+use crate::verify::{verify_cancellable, VerifyReport};
 
 /// The routing manifest of a split directory.
 pub const SPLIT_META: &str = "split.json";
@@ -248,17 +249,24 @@ const SCAN_BUFFER: usize = 1 << 20;
 /// ([`verify`](crate::verify())), and every arc of every part inside its row's sources and its
 /// column's destinations (a part holding an arc of another part is an error naming it).
 pub fn verify_split(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
+    verify_split_cancellable(path, &Cancel::new())
+}
+
+/// [`verify_split`], polling `cancel` as [`verify_cancellable`] does.
+pub fn verify_split_cancellable(path: impl AsRef<Path>, cancel: &Cancel) -> Result<VerifyReport, FormatError> {
     let split = SplitDir::open(path)?;
     let mut report = VerifyReport::default();
     for (p, g) in split.meta.parts.iter().zip(&split.parts) {
-        let r = verify(g.path())?;
+        let r = verify_cancellable(g.path(), cancel)?;
         report.files_checked += r.files_checked;
         report.bytes_checked += r.bytes_checked;
         report.arcs_checked += r.arcs_checked;
         report.layouts_checked += r.layouts_checked;
         let (rows, cols) = (split.meta.row(p.row), split.meta.col(p.row, p.col));
         let mut s = ArcStream::open(g, Direction::Out, false, SCAN_BUFFER)?;
+        let mut points = CancelPoints::new(cancel);
         while let Some((v, degree)) = s.next_vertex()? {
+            points.at(s.position() + u64::from(v))?;
             if degree > 0 && !rows.contains(&v) {
                 return Err(FormatError::Content {
                     path: g.file_path(crate::OUT_IDX),

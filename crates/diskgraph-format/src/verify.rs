@@ -3,8 +3,9 @@
 use std::path::Path;
 
 use crate::arc_stream::ArcStream;
-use crate::basc_selection::verify_basc;
-use crate::compressed_layout::verify_compressed;
+use crate::basc_selection::verify_basc_cancellable;
+use crate::cancel::{Cancel, CancelPoints};
+use crate::compressed_layout::verify_compressed_cancellable;
 use crate::data_file::read_range;
 use crate::error::FormatError;
 use crate::grid_layout::GridLayout;
@@ -14,7 +15,7 @@ use crate::grid_sort::GridSort;
 use crate::layout_record::LayoutRecord;
 use crate::manifest::{IDS, NAMES_BIN};
 use crate::read::{Direction, GraphDir};
-use crate::shard_verify::verify_shards;
+use crate::shard_verify::verify_shards_cancellable;
 
 /// What [`verify`] checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -40,10 +41,17 @@ const CHUNK: usize = 4 << 20;
 /// (see [`verify_grid`], [`verify_basc`](crate::verify_basc) and
 /// [`verify_shards`](crate::verify_shards)).
 pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
+    verify_cancellable(path, &Cancel::new())
+}
+
+/// [`verify`], stopped with [`FormatError::Interrupted`] once `cancel` is set: it is polled
+/// before every read of a checksum (4 MiB) and every 2^20 arcs or vertices of a pass, so a stop
+/// is honoured within about one such read of work.
+pub fn verify_cancellable(path: impl AsRef<Path>, cancel: &Cancel) -> Result<VerifyReport, FormatError> {
     let g = GraphDir::open(path)?;
     let mut report = VerifyReport::default();
     for (name, entry) in &g.manifest().files {
-        entry.check_content(&g.file_path(name))?;
+        entry.check_content(&g.file_path(name), cancel)?;
         report.files_checked += 1;
         report.bytes_checked += entry.len;
     }
@@ -52,32 +60,34 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
         directions.push(Direction::In);
     }
     for dir in directions {
-        report.arcs_checked += check_lists(&g, dir)?;
+        report.arcs_checked += check_lists(&g, dir, cancel)?;
     }
     if g.manifest().ids_remapped {
+        cancel.check()?;
         check_ids(&g)?;
     }
     if g.manifest().has_names() {
+        cancel.check()?;
         check_names(&g)?;
     }
     for layout in g.layouts() {
         match layout {
             LayoutRecord::Grid(grid) => {
-                let r = verify_grid(&g, &grid.name)?;
+                let r = verify_grid_cancellable(&g, &grid.name, cancel)?;
                 report.files_checked += r.files_checked;
                 report.bytes_checked += r.bytes_checked;
             }
             LayoutRecord::Basc(basc) => {
-                report.bytes_checked += verify_basc(&g, &basc.name)?;
+                report.bytes_checked += verify_basc_cancellable(&g, &basc.name, cancel)?;
                 report.files_checked += 1;
             }
             LayoutRecord::Shards(shards) => {
-                let r = verify_shards(&g, &shards.name)?;
+                let r = verify_shards_cancellable(&g, &shards.name, cancel)?;
                 report.files_checked += r.files_checked;
                 report.bytes_checked += r.bytes_checked;
             }
             LayoutRecord::Compressed(compressed) => {
-                let r = verify_compressed(&g, &compressed.name)?;
+                let r = verify_compressed_cancellable(&g, &compressed.name, cancel)?;
                 report.files_checked += r.files_checked;
                 report.bytes_checked += r.bytes_checked;
             }
@@ -90,11 +100,13 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
 /// Checks the lists of direction `dir` front to back through fixed buffers ([`ArcStream`], so a
 /// graph of any size verifies in bounded memory): every offset and neighbour ID in range, each
 /// list ascending (non-descending for multigraphs), no NaN weight. Returns the arcs checked.
-fn check_lists(g: &GraphDir, dir: Direction) -> Result<u64, FormatError> {
+fn check_lists(g: &GraphDir, dir: Direction, cancel: &Cancel) -> Result<u64, FormatError> {
     let (_, adj, wgt) = g.files_of(dir);
     let strict = !g.manifest().multi_edges;
     let mut s = ArcStream::open(g, dir, true, CHUNK)?;
+    let mut points = CancelPoints::new(cancel);
     while let Some((v, _)) = s.next_vertex()? {
+        points.at(s.position() + u64::from(v))?;
         let mut prev: Option<u32> = None;
         while let Some((d, w)) = s.next_arc()? {
             let index = s.position() - 1;
@@ -174,15 +186,20 @@ fn check_names(g: &GraphDir) -> Result<(), FormatError> {
 /// their weights equal to the graph's `out.*` as a multiset: per-block counts match and an
 /// order-independent hash of (src, dst, weight bits) matches.
 pub fn verify_grid(g: &GraphDir, name: &str) -> Result<VerifyReport, FormatError> {
+    verify_grid_cancellable(g, name, &Cancel::new())
+}
+
+/// [`verify_grid`], polling `cancel` as [`verify_cancellable`] does.
+pub(crate) fn verify_grid_cancellable(g: &GraphDir, name: &str, cancel: &Cancel) -> Result<VerifyReport, FormatError> {
     let layout = GridLayout::open(g, name)?;
     let mut report = VerifyReport::default();
     for (file, entry) in &layout.meta().files {
-        entry.check_content(&layout.file_path(file))?;
+        entry.check_content(&layout.file_path(file), cancel)?;
         report.files_checked += 1;
         report.bytes_checked += entry.len;
     }
-    let layout_hash = check_blocks(&layout)?;
-    let (counts, graph_hash) = csr_blocks(g, layout.shape())?;
+    let layout_hash = check_blocks(&layout, cancel)?;
+    let (counts, graph_hash) = csr_blocks(g, layout.shape(), cancel)?;
     if let Some(b) = (0..layout.num_blocks()).find(|&b| layout.block_len(b) != counts[b]) {
         return Err(FormatError::Index {
             path: layout.file_path(GRID_INDEX),
@@ -209,9 +226,11 @@ pub fn verify_grid(g: &GraphDir, name: &str) -> Result<VerifyReport, FormatError
 const EDGE_CHUNK: u64 = 1 << 19;
 
 /// Checks every block's ranges and order; returns the multiset hash of the layout's arcs.
-fn check_blocks(layout: &GridLayout) -> Result<u64, FormatError> {
+/// Polls `cancel` before each block and each chunk.
+fn check_blocks(layout: &GridLayout, cancel: &Cancel) -> Result<u64, FormatError> {
     let mut hash = 0u64;
     for b in 0..layout.num_blocks() {
+        cancel.check()?;
         let range = layout.block_edges(b);
         if layout.compressed().is_some() {
             // A compressed block decodes whole: it is checked in one piece.
@@ -231,6 +250,7 @@ fn check_blocks(layout: &GridLayout) -> Result<u64, FormatError> {
         let mut prev: Option<GridEdge> = None;
         let mut start = range.start;
         while start < range.end {
+            cancel.check()?;
             let end = (start + EDGE_CHUNK).min(range.end);
             let edges = layout.read_edges(start..end)?;
             let weights = match layout.weighted() {
@@ -288,12 +308,14 @@ fn check_chunk(
 }
 
 /// Per-block arc counts of the graph's `out.*` under `shape`, and their multiset hash.
-fn csr_blocks(g: &GraphDir, shape: &GridShape) -> Result<(Vec<u64>, u64), FormatError> {
+fn csr_blocks(g: &GraphDir, shape: &GridShape, cancel: &Cancel) -> Result<(Vec<u64>, u64), FormatError> {
     let mut counts = vec![0u64; shape.num_blocks()];
     let mut hash = 0u64;
     let weighted = g.manifest().weighted;
     let mut s = ArcStream::open(g, Direction::Out, true, CHUNK)?;
+    let mut points = CancelPoints::new(cancel);
     while let Some((v, _)) = s.next_vertex()? {
+        points.at(s.position() + u64::from(v))?;
         let row = shape.row_of(v);
         while let Some((d, w)) = s.next_arc()? {
             counts[shape.block(row, shape.col_of(d))] += 1;

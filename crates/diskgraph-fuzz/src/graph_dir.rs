@@ -170,7 +170,7 @@ fn build_base(root: &Path, name: &str, input: &str, ext: &str, undirected: bool,
             name: Some("gvs".into()),
             force: false,
         };
-        select_graph(&graph, &select).expect("the fuzz base selects");
+        select_graph(&graph, &select, &mut diskgraph_prep::NoProgress).expect("the fuzz base selects");
     }
     let mut files = Vec::new();
     collect_files(&graph, &graph, &mut files);

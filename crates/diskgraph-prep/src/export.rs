@@ -12,6 +12,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{Direction, GraphDir, VertexNames};
 
+use crate::progress::{stop_point, Ticker};
+use crate::Progress;
+
 /// Text formats `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExportFormat {
@@ -78,8 +81,17 @@ impl ExportFormat {
     }
 }
 
-/// Writes `graph` to `output` (atomically: a temporary file renamed into place).
-pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool) -> Result<u64> {
+/// Writes `graph` to `output` (atomically: a temporary file renamed into place). Progress counts
+/// the edges written; a stop `progress` asks for (polled every 2^20 edges and before the rename)
+/// ends it with [`Interrupted`](crate::Interrupted), the temporary file removed and `output`
+/// untouched.
+pub fn export(
+    graph: &GraphDir,
+    output: &Path,
+    format: ExportFormat,
+    force: bool,
+    progress: &mut dyn Progress,
+) -> Result<u64> {
     let m = graph.manifest();
     if format == ExportFormat::Wel && !m.weighted {
         bail!("{}: graph is unweighted; export it as el", graph.path().display());
@@ -90,6 +102,7 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
             output.display()
         );
     }
+    progress.phase("loading lists", None);
     let csr = graph.load_csr(Direction::Out, true)?;
     let ids = graph.original_ids()?;
     let names = match format {
@@ -104,15 +117,19 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
             .unwrap_or_default(),
         std::process::id()
     ));
+    stop_point(progress)?;
+    progress.phase("writing edges", Some(m.num_edges));
     let written = match format {
-        ExportFormat::Parquet => write_parquet(&csr, &ids, m, &tmp),
-        ExportFormat::Csv => write_csv(&csr, &ids, names.as_ref(), m, &tmp),
-        _ => write_edges(&csr, &ids, m, format, &tmp),
+        ExportFormat::Parquet => write_parquet(&csr, &ids, m, &tmp, progress),
+        ExportFormat::Csv => write_csv(&csr, &ids, names.as_ref(), m, &tmp, progress),
+        _ => write_edges(&csr, &ids, m, format, &tmp, progress),
     }
+    .and_then(|count| stop_point(progress).map(|()| count))
     .with_context(|| format!("cannot write {}", output.display()));
     match written {
         Ok(count) => {
             std::fs::rename(&tmp, output).with_context(|| format!("cannot write {}", output.display()))?;
+            progress.finish();
             Ok(count)
         }
         Err(e) => {
@@ -128,6 +145,7 @@ fn write_edges(
     m: &diskgraph_format::Manifest,
     format: ExportFormat,
     path: &Path,
+    progress: &mut dyn Progress,
 ) -> Result<u64> {
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     let with_weight = m.weighted && format != ExportFormat::El;
@@ -156,6 +174,7 @@ fn write_edges(
     }
     let sep = if format == ExportFormat::Snap { '\t' } else { ' ' };
     let mut count = 0u64;
+    let mut ticker = Ticker::new();
     for u in 0..csr.num_vertices() as u32 {
         let weights = csr.edge_weights(u);
         for (i, &v) in csr.neighbours(u).iter().enumerate() {
@@ -168,6 +187,7 @@ fn write_edges(
                 _ => writeln!(w)?,
             }
             count += 1;
+            ticker.tick(progress, count)?;
         }
     }
     w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
@@ -176,7 +196,13 @@ fn write_edges(
 
 /// Writes the edges of `csr` (in original IDs `ids`; undirected ones once, source ≤ target) as
 /// Parquet (see [`ExportFormat::Parquet`]).
-fn write_parquet(csr: &diskgraph_format::Csr, ids: &[u64], m: &diskgraph_format::Manifest, path: &Path) -> Result<u64> {
+fn write_parquet(
+    csr: &diskgraph_format::Csr,
+    ids: &[u64],
+    m: &diskgraph_format::Manifest,
+    path: &Path,
+    progress: &mut dyn Progress,
+) -> Result<u64> {
     use parquet::data_type::{FloatType, Int64Type};
     use parquet::file::properties::WriterProperties;
     use parquet::file::writer::SerializedFileWriter;
@@ -192,6 +218,7 @@ fn write_parquet(csr: &diskgraph_format::Csr, ids: &[u64], m: &diskgraph_format:
     // One row group's columns; unsigned IDs are stored as their INT64 bit patterns.
     let (mut src, mut dst, mut w) = (Vec::new(), Vec::new(), Vec::new());
     let mut count = 0u64;
+    let mut ticker = Ticker::new();
     let mut flush = |src: &mut Vec<i64>, dst: &mut Vec<i64>, w: &mut Vec<f32>| -> Result<()> {
         let mut rg = writer.next_row_group()?;
         let mut column = 0;
@@ -222,6 +249,7 @@ fn write_parquet(csr: &diskgraph_format::Csr, ids: &[u64], m: &diskgraph_format:
                 w.push(ws[i]);
             }
             count += 1;
+            ticker.tick(progress, count)?;
             if src.len() == PARQUET_ROWS {
                 flush(&mut src, &mut dst, &mut w)?;
             }
@@ -242,6 +270,7 @@ fn write_csv(
     names: Option<&VertexNames>,
     m: &diskgraph_format::Manifest,
     path: &Path,
+    progress: &mut dyn Progress,
 ) -> Result<u64> {
     let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?));
     match m.weighted {
@@ -255,6 +284,7 @@ fn write_csv(
             .map_or_else(|| id.to_string(), str::to_string)
     };
     let mut count = 0u64;
+    let mut ticker = Ticker::new();
     for u in 0..csr.num_vertices() as u32 {
         let weights = csr.edge_weights(u);
         let source = label(u);
@@ -268,6 +298,7 @@ fn write_csv(
                 None => w.write_record([source.as_str(), target.as_str()])?,
             }
             count += 1;
+            ticker.tick(progress, count)?;
         }
     }
     let inner = w.into_inner().map_err(|e| anyhow::anyhow!("{}", e.error()))?;

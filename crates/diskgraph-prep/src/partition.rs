@@ -40,8 +40,8 @@ use diskgraph_format::{
 };
 use rayon::prelude::*;
 
-use crate::import::Ticker;
 use crate::packed::BlockPacker;
+use crate::progress::{stop_point, Ticker};
 use crate::sort::ExternalSorter;
 use crate::Progress;
 
@@ -259,6 +259,7 @@ fn publish(
 ) -> Result<PartitionSummary> {
     let meta = GridMeta::new(g.manifest(), sort, rows, compressed, files);
     let name = builder.name().to_string();
+    stop_point(progress)?;
     let path = builder
         .publish(&meta)
         .with_context(|| format!("cannot publish layout {name} in {}", g.path().display()))?;
@@ -395,12 +396,13 @@ fn count_blocks(g: &GraphDir, plan: &Plan, mem: &Memory, progress: &mut dyn Prog
     let mut ticker = Ticker::new();
     while let Some((u, degree)) = s.next_vertex()? {
         let k = plan.stripe(u);
-        if plan.stripe_blocks() == 1 {
-            counts[plan.block(k, 0) + 1] += degree;
-            continue;
-        }
-        while let Some((v, _)) = s.next_arc()? {
-            counts[plan.block(k, plan.minor(v)) + 1] += 1;
+        match plan.stripe_blocks() {
+            1 => counts[plan.block(k, 0) + 1] += degree,
+            _ => {
+                while let Some((v, _)) = s.next_arc()? {
+                    counts[plan.block(k, plan.minor(v)) + 1] += 1;
+                }
+            }
         }
         ticker.tick(progress, s.position())?;
     }
@@ -594,9 +596,9 @@ fn pack_blocks(
                 packer.push(e)?;
             }
             left -= n as u64;
+            ticker.tick(progress, index[b + 1] - left)?;
         }
         packer.end()?;
-        ticker.tick(progress, index[b + 1])?;
     }
     packer.finish(builder, GRID_BYTE_INDEX)
 }
@@ -661,7 +663,7 @@ where
             counts[r.block as usize + 1] += 1;
             sorter.push(*r).with_context(scratch_err)?;
         }
-        crate::import::advance(progress, s.position())?;
+        crate::progress::advance(progress, s.position())?;
         if !more {
             break;
         }
@@ -672,8 +674,11 @@ where
     let mut sorted = sorter.finish().with_context(scratch_err)?;
     let mut out = SequentialOutputs::create(builder, g.manifest().num_arcs, g.manifest().weighted)?;
     progress.phase("writing blocks", Some(g.manifest().num_arcs));
+    let (mut ticker, mut written) = (Ticker::new(), 0u64);
     while let Some(r) = sorted.next().with_context(scratch_err)? {
         out.push(GridEdge { src: r.src, dst: r.dst }, f32::from_bits(r.weight))?;
+        written += 1;
+        ticker.tick(progress, written)?;
     }
     let scratch_bytes = sorted.bytes_written();
     drop(sorted);

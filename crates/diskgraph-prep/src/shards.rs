@@ -59,8 +59,8 @@ use diskgraph_format::{
     SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
 };
 
-use crate::import::Ticker;
 use crate::packed::BlockPacker;
+use crate::progress::{stop_point, Ticker};
 use crate::Progress;
 
 /// Bytes of the shards engine's working set per arc of the interval being processed (its shard
@@ -275,6 +275,7 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
     files.extend([idx.finish()?]);
     let meta = ShardMeta::new(g.manifest(), intervals, opts.block_bytes, opts.compress, files);
     let name = builder.name().to_string();
+    stop_point(progress)?;
     let path = builder
         .publish(&meta)
         .with_context(|| format!("cannot publish layout {name} in {}", g.path().display()))?;
@@ -520,9 +521,9 @@ fn pack_windows(
                 packer.push(GridEdge { src: s[i], dst: d[i] })?;
             }
             left -= k as u64;
+            ticker.tick(progress, windows[w + 1] - left)?;
         }
         packer.end()?;
-        ticker.tick(progress, windows[w + 1])?;
     }
     packer.finish(builder, SHARD_BYTE_WINDOWS)
 }

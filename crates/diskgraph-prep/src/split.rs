@@ -30,7 +30,7 @@ use diskgraph_format::{
     SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ, SPLIT_FORMAT, SPLIT_VERSION,
 };
 
-use crate::import::Ticker;
+use crate::progress::{stop_point, Ticker};
 use crate::shards::{cut_by_degree, Cut};
 use crate::Progress;
 
@@ -117,6 +117,7 @@ pub fn split(graph: &Path, output: &Path, opts: &SplitOptions, progress: &mut dy
         bytes_written += bytes;
         meta.parts.push(record);
     }
+    stop_point(progress)?;
     let path = builder.publish(&meta).with_context(|| {
         format!(
             "cannot publish the split of {} at {}",

@@ -23,6 +23,7 @@ use pyo3::types::PyDict;
 use rayon::prelude::*;
 
 use crate::errors::{export_error, format_error, open_error, run_error, value_error, OutputExistsError};
+use crate::interrupt::interruptible;
 use crate::json_to_py;
 use crate::options;
 use crate::static_cache::PyStaticCache;
@@ -30,7 +31,7 @@ use crate::sync_handle::PySyncGraph;
 use diskgraph_engine::sync::SyncOptions;
 use diskgraph_prep::reorder::GorderCheckpoint;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
-use diskgraph_prep::{Method as ReorderMethod, PartitionOptions, ReorderOptions, SortOrder};
+use diskgraph_prep::{CancelProgress, Method as ReorderMethod, PartitionOptions, ReorderOptions, SortOrder};
 
 /// What `run` hands to Python: per-vertex values, their original IDs, the stats dict, the summary.
 type RunTuple<'py> = (Bound<'py, PyAny>, Bound<'py, PyArray1<u64>>, Bound<'py, PyAny>, String);
@@ -188,11 +189,11 @@ impl PyGraph {
     }
 
     /// Full check (O(E)): checksums, padding, every neighbour ID and list order. Returns what
-    /// was checked; raises ``GraphFormatError`` on any fault.
+    /// was checked; raises ``GraphFormatError`` on any fault. Interruptible (KeyboardInterrupt).
     fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let report = py
-            .detach(|| diskgraph_format::verify(self.dir.path()))
-            .map_err(format_error)?;
+        let path = self.dir.path();
+        let report =
+            interruptible(py, |stop| diskgraph_format::verify_cancellable(path, &stop))?.map_err(format_error)?;
         let d = PyDict::new(py);
         d.set_item("files_checked", report.files_checked)?;
         d.set_item("bytes_checked", report.bytes_checked)?;
@@ -201,7 +202,7 @@ impl PyGraph {
     }
 
     /// Writes the graph as text in original IDs (``el``, ``wel``, ``snap`` or ``mtx``) and returns
-    /// the number of edge lines written.
+    /// the number of edge lines written. Interrupted (KeyboardInterrupt), it leaves no output.
     #[pyo3(signature = (output, format = "el", force = false))]
     fn export(&self, py: Python<'_>, output: PathBuf, format: &str, force: bool) -> PyResult<u64> {
         let fmt = ExportFormat::parse(format).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -217,8 +218,10 @@ impl PyGraph {
                 output.display()
             )));
         }
-        py.detach(|| export(&self.dir, &output, fmt, force))
-            .map_err(export_error)
+        interruptible(py, |stop| {
+            export(&self.dir, &output, fmt, force, &mut CancelProgress(stop))
+        })?
+        .map_err(export_error)
     }
 
     /// Publishes a grid layout inside the graph directory (``diskgraph partition``): P×P blocks
@@ -227,7 +230,8 @@ impl PyGraph {
     /// summary as a dict. Replacing an existing layout needs ``force=True`` (else
     /// ``OutputExistsError``). This object still lists the layouts it was opened with: reopen the
     /// graph to stream the new one (``diskgraph.Graph.partition`` does). With ``compress`` (a
-    /// codec name) the blocks are compressed (layout ``grid-P…-<codec>``).
+    /// codec name) the blocks are compressed (layout ``grid-P…-<codec>``). Interrupted
+    /// (KeyboardInterrupt), it publishes nothing and leaves no temporaries.
     #[pyo3(signature = (grid = None, sort = "grid", memory = 1_073_741_824, force = false, compress = None))]
     fn partition<'py>(
         &self,
@@ -250,16 +254,18 @@ impl PyGraph {
             compress: codec_option(compress)?,
         };
         let path = self.dir.path().to_path_buf();
-        let summary = py
-            .detach(|| diskgraph_prep::partition(&path, sort, &opts, &mut diskgraph_prep::NoProgress))
-            .map_err(export_error)?;
+        let summary = interruptible(py, |stop| {
+            diskgraph_prep::partition(&path, sort, &opts, &mut CancelProgress(stop))
+        })?
+        .map_err(export_error)?;
         json_to_py(py, &summary)
     }
 
     /// Publishes GraphChi's shards inside the graph for the shard engine (`diskgraph partition
     /// --shards`): `shards` of them (None: chosen from `memory`), with edge-value blocks of
     /// `block_size` bytes, the windows compressed with the codec `compress` (if not None: layout
-    /// `shards-N-<codec>`). Returns the summary as a dict.
+    /// `shards-N-<codec>`). Returns the summary as a dict. Interrupted (KeyboardInterrupt), it
+    /// publishes nothing and leaves no temporaries.
     fn partition_shards<'py>(
         &self,
         py: Python<'py>,
@@ -281,9 +287,10 @@ impl PyGraph {
             compress: codec_option(compress)?,
         };
         let path = self.dir.path().to_path_buf();
-        let summary = py
-            .detach(|| diskgraph_prep::partition_shards(&path, &opts, &mut diskgraph_prep::NoProgress))
-            .map_err(export_error)?;
+        let summary = interruptible(py, |stop| {
+            diskgraph_prep::partition_shards(&path, &opts, &mut CancelProgress(stop))
+        })?
+        .map_err(export_error)?;
         json_to_py(py, &summary)
     }
 
@@ -293,13 +300,15 @@ impl PyGraph {
     /// ``name``, ``path``, ``codec``, ``arcs`` (both directions of a directed graph),
     /// ``plain_bytes``, ``list_bytes``, ``bytes_per_arc``, ``seconds``. This object still lists
     /// the layouts it was opened with (``diskgraph.Graph.compress`` reopens the graph).
+    /// Interrupted (KeyboardInterrupt), it publishes nothing and leaves no temporaries.
     #[pyo3(signature = (codec = "vbyte", force = false))]
     fn compress<'py>(&self, py: Python<'py>, codec: &str, force: bool) -> PyResult<Bound<'py, PyAny>> {
         let codec = parse_codec(codec)?;
         let dir = &self.dir;
-        let report = py
-            .detach(|| diskgraph_format::compress(dir, codec, force))
-            .map_err(format_error)?;
+        let report = interruptible(py, |stop| {
+            diskgraph_format::compress_cancellable(dir, codec, force, &stop)
+        })?
+        .map_err(format_error)?;
         let summary = serde_json::json!({
             "name": report.path.file_name().map(|n| n.to_string_lossy().into_owned()),
             "path": report.path,
@@ -316,7 +325,8 @@ impl PyGraph {
     /// Chooses the vertices of a BAsC static cache and publishes them inside the graph as
     /// ``basc-<name>`` (``diskgraph select``): ``method`` ``"gvs"`` (``k`` rounds, pages of
     /// ``page_size`` bytes), ``"highd"``, ``"lowd"`` or ``"random"`` (``seed``), within
-    /// ``budget`` bytes of edge lists. Returns the summary as a dict.
+    /// ``budget`` bytes of edge lists. Returns the summary as a dict. Interrupted
+    /// (KeyboardInterrupt), it publishes nothing.
     #[pyo3(signature = (method, budget, k = 100, page_size = 4096, seed = 1, name = None, force = false))]
     #[allow(clippy::too_many_arguments)]
     fn select<'py>(
@@ -353,7 +363,8 @@ impl PyGraph {
             force,
         };
         let path = self.dir.path().to_path_buf();
-        let summary = py.detach(|| select_graph(&path, &opts)).map_err(export_error)?;
+        let summary =
+            interruptible(py, |stop| select_graph(&path, &opts, &mut CancelProgress(stop)))?.map_err(export_error)?;
         json_to_py(py, &summary)
     }
 
@@ -373,6 +384,9 @@ impl PyGraph {
     /// Gorder only: ``checkpoint`` is a state file saved every ``checkpoint_every`` seconds and
     /// resumed from when it exists; with ``time_limit`` (seconds) a run saves it and raises
     /// ``Suspended`` once it has lasted that long.
+    ///
+    /// Interrupted (KeyboardInterrupt), it leaves nothing at ``output`` (a Gorder checkpoint
+    /// keeps its last save).
     #[pyo3(signature = (
         output, method = "norder", window = None, seed = None, memory = 1_073_741_824, force = false,
         checkpoint = None, checkpoint_every = 600.0, time_limit = None, page_size = None
@@ -426,9 +440,10 @@ impl PyGraph {
             checkpoint,
         };
         let input = self.dir.path().to_path_buf();
-        let summary = py
-            .detach(|| diskgraph_prep::reorder(&input, &output, &opts, &mut diskgraph_prep::NoProgress))
-            .map_err(export_error)?;
+        let summary = interruptible(py, |stop| {
+            diskgraph_prep::reorder(&input, &output, &opts, &mut CancelProgress(stop))
+        })?
+        .map_err(export_error)?;
         json_to_py(py, &summary)
     }
 

@@ -6,27 +6,30 @@
 //! that receives batches from a bounded channel, so an input of any size streams through with
 //! a few batches in flight. `push` copies a batch out of the numpy arrays (GIL held), then sends
 //! it with the GIL released; a full channel blocks the pusher until the importer catches up.
-//! `finish` closes the channel and waits for the import. An importer dropped or aborted before
-//! `finish` makes the source fail, so the import removes its temporary directory and publishes
-//! nothing.
+//! `finish` closes the channel and waits for the import, checking Python's signals
+//! ([`wait_interruptibly`]). An importer dropped or aborted before `finish`, or a
+//! KeyboardInterrupt while `finish` waits, sets the import's stop request: the source fails (or
+//! the import stops at its next cancellation point), so the import removes its temporary
+//! directory and publishes nothing. `import_file` runs as a run does ([`interruptible`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
+use std::sync::{Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use diskgraph_format::{GraphDir, VertexNames};
+use diskgraph_format::{Cancel, GraphDir, VertexNames};
 use diskgraph_prep::parse::{open_input, parse_format_name, Column, CsvOptions, Header, IdKind, ParseOptions};
 use diskgraph_prep::{
-    import, EdgeSource, ImportOptions, ImportSummary, InputError, InputFormat, InputInfo, NoProgress, RawEdge,
+    import, CancelProgress, EdgeSource, ImportOptions, ImportSummary, InputError, InputFormat, InputInfo, RawEdge,
 };
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::errors::{format_error, import_error, pythonic, DiskgraphError, OutputExistsError};
+use crate::interrupt::interruptible;
 use crate::json_to_py;
+use crate::wait::wait_interruptibly;
 
 /// Edges per message on the channel (24 bytes each).
 const BATCH: usize = 1 << 18;
@@ -54,7 +57,8 @@ impl From<ColumnArg> for Column {
 /// Imports an input file into a new graph directory, as ``diskgraph import`` does; returns the
 /// import summary as a dict (plus ``format_detected`` when the format was decided from the
 /// file, or, for CSV, what was decided about its header and IDs). Raises ``InputFormatError``
-/// naming the file and line on a malformed input. The CSV options (``header``: ``"auto"``,
+/// naming the file and line on a malformed input, and KeyboardInterrupt (nothing left at
+/// ``output``) when interrupted. The CSV options (``header``: ``"auto"``,
 /// ``"yes"`` or ``"no"``; ``delimiter``; columns by index or header name; ``ids``:
 /// ``"auto"``, ``"integer"`` or ``"name"``) apply to CSV input only.
 #[pyfunction]
@@ -110,13 +114,12 @@ pub fn import_file<'py>(
         force,
     };
     check_output(&output, force)?;
-    let (summary, detected) = py
-        .detach(|| -> anyhow::Result<(ImportSummary, Option<String>)> {
-            let (mut source, detected) = open_input(&input, &popts)?;
-            let summary = import(source.as_mut(), &output, &iopts, &mut NoProgress)?;
-            Ok((summary, detected))
-        })
-        .map_err(import_error)?;
+    let (summary, detected) = interruptible(py, |stop| -> anyhow::Result<(ImportSummary, Option<String>)> {
+        let (mut source, detected) = open_input(&input, &popts)?;
+        let summary = import(source.as_mut(), &output, &iopts, &mut CancelProgress(stop))?;
+        Ok((summary, detected))
+    })?
+    .map_err(import_error)?;
     let d = json_to_py(py, &in_python_terms(summary))?;
     if let Some(msg) = detected {
         d.set_item("format_detected", msg)?;
@@ -152,7 +155,8 @@ enum Msg {
 struct ChannelSource {
     info: InputInfo,
     rx: Receiver<Msg>,
-    abort: Arc<AtomicBool>,
+    /// The import's stop request: set by `abort`, a drop, or KeyboardInterrupt in `finish`.
+    cancel: Cancel,
     pending_vertices: Vec<u64>,
     names: Option<VertexNames>,
     edges: u64,
@@ -161,7 +165,7 @@ struct ChannelSource {
 
 impl ChannelSource {
     fn check_abort(&self) -> Result<(), InputError> {
-        if self.abort.load(Ordering::Acquire) {
+        if self.cancel.is_cancelled() {
             return Err(InputError::File {
                 path: self.output.clone(),
                 message: "import abandoned before finish()".into(),
@@ -218,26 +222,34 @@ impl EdgeSource for ChannelSource {
     }
 }
 
+/// An import in progress on its own thread.
 struct Running {
     tx: SyncSender<Msg>,
-    handle: JoinHandle<anyhow::Result<ImportSummary>>,
-    abort: Arc<AtomicBool>,
+    /// Receives the import's outcome as it ends.
+    done: Mutex<Receiver<anyhow::Result<ImportSummary>>>,
+    handle: JoinHandle<()>,
+    /// The import's stop request.
+    cancel: Cancel,
 }
 
 impl Running {
-    /// Makes the source fail, closes the channel and waits for the import to clean up.
+    /// Stops the import (its source fails, or it stops at its next cancellation point), closes
+    /// the channel and waits for it to clean up.
     fn abort(self) {
-        self.abort.store(true, Ordering::Release);
+        self.cancel.cancel();
         drop(self.tx);
         let _ = self.handle.join();
     }
 
-    /// Closes the channel and waits for the import.
-    fn finish(self) -> PyResult<ImportSummary> {
+    /// Closes the channel and waits for the import; KeyboardInterrupt while waiting stops it
+    /// (nothing published) and is raised.
+    fn finish(self, py: Python<'_>) -> PyResult<ImportSummary> {
         drop(self.tx);
-        match self.handle.join() {
-            Ok(res) => res.map_err(import_error),
-            Err(_) => Err(DiskgraphError::new_err("the import thread panicked")),
+        let outcome = wait_interruptibly(py, &self.done, &self.cancel);
+        let _ = py.detach(|| self.handle.join());
+        match outcome? {
+            Some(res) => res.map_err(import_error),
+            None => Err(DiskgraphError::new_err("the import thread panicked")),
         }
     }
 }
@@ -246,8 +258,8 @@ impl Running {
 /// ``from_scipy``, ``from_networkx`` and ``from_parquet``).
 ///
 /// The import runs on a background thread as batches arrive; ``finish()`` waits for it and
-/// publishes the graph. An importer that is aborted, or dropped before ``finish()``, leaves
-/// nothing at ``output``.
+/// publishes the graph. An importer that is aborted, or dropped before ``finish()``, or
+/// interrupted (KeyboardInterrupt) in ``finish()``, leaves nothing at ``output``.
 ///
 /// >>> imp = EdgeImporter("g", directed=True, weighted=False)
 /// >>> imp.push(np.array([1, 2], np.uint64), np.array([2, 3], np.uint64))
@@ -294,22 +306,33 @@ impl EdgeImporter {
             force,
         };
         let (tx, rx) = sync_channel(IN_FLIGHT);
-        let abort = Arc::new(AtomicBool::new(false));
+        let cancel = Cancel::new();
         let mut source = ChannelSource {
             info,
             rx,
-            abort: abort.clone(),
+            cancel: cancel.clone(),
             pending_vertices: Vec::new(),
             names: None,
             edges: 0,
             output: output.clone(),
         };
+        let (outcome, done) = channel();
+        let mut progress = CancelProgress(cancel.clone());
         let handle = std::thread::Builder::new()
             .name("diskgraph-import".into())
-            .spawn(move || import(&mut source, &output, &opts, &mut NoProgress))
+            .spawn(move || {
+                // The receiver lives in the importer until the outcome is taken or dropped.
+                let _ = outcome.send(import(&mut source, &output, &opts, &mut progress));
+            })
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start the import thread: {e}")))?;
+        let running = Running {
+            tx,
+            done: Mutex::new(done),
+            handle,
+            cancel,
+        };
         Ok(EdgeImporter {
-            running: Mutex::new(Some(Running { tx, handle, abort })),
+            running: Mutex::new(Some(running)),
             weighted,
         })
     }
@@ -392,9 +415,10 @@ impl EdgeImporter {
     }
 
     /// Ends the input, waits for the import to publish the graph, and returns its summary.
+    /// KeyboardInterrupt while it waits stops the import, which then publishes nothing.
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let running = self.take()?;
-        let summary = py.detach(|| running.finish())?;
+        let summary = running.finish(py)?;
         json_to_py(py, &in_python_terms(summary))
     }
 
@@ -444,7 +468,7 @@ impl EdgeImporter {
         }
         // The receiver is gone: the import returned early with an error.
         let running = self.take()?;
-        py.detach(|| running.finish())?;
+        running.finish(py)?;
         Err(DiskgraphError::new_err(
             "the import stopped before the end of the input",
         ))

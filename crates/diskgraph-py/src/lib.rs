@@ -19,6 +19,7 @@ mod options;
 mod report;
 mod static_cache;
 mod sync_handle;
+mod wait;
 
 /// Large vertex arrays get transparent hugepages (see [`diskgraph_io::HugePageAlloc`]).
 #[global_allocator]

@@ -27,6 +27,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{CsrWriter, GraphBuilder, Manifest, FORMAT_NAME, FORMAT_VERSION};
 
+use crate::progress::{advance, stop_point, Progress};
 use crate::sort::ExternalSorter;
 use crate::{EdgeSource, RawEdge};
 use ids::IdCollector;
@@ -92,71 +93,6 @@ pub struct ImportSummary {
     pub seconds: f64,
     /// Wall time of each phase (`ingest`, `out-edges`, `in-edges`, `finish`) in seconds.
     pub phase_seconds: Vec<(String, f64)>,
-}
-
-/// Receives progress of long operations; the CLI draws a bar, tests pass [`NoProgress`].
-pub trait Progress {
-    /// A new phase starts; `total` units if known.
-    fn phase(&mut self, name: &str, total: Option<u64>);
-    /// `done` units of the current phase are complete.
-    fn update(&mut self, done: u64);
-    /// The whole operation ended.
-    fn finish(&mut self);
-    /// A warning about the input (it names the file and line); shown nowhere by default.
-    fn warn(&mut self, _message: &str) {}
-    /// Whether the operation was asked to stop (Ctrl-C): polled where progress is passed on,
-    /// it then ends with [`Interrupted`], removing what it wrote. Never, by default.
-    fn interrupted(&self) -> bool {
-        false
-    }
-}
-
-/// The error of an operation stopped through [`Progress::interrupted`].
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted")]
-pub struct Interrupted;
-
-/// Passes `done` on to `progress`, then fails with [`Interrupted`] if it asks to stop.
-pub(crate) fn advance(progress: &mut dyn Progress, done: u64) -> Result<()> {
-    progress.update(done);
-    match progress.interrupted() {
-        true => Err(Interrupted.into()),
-        false => Ok(()),
-    }
-}
-
-/// Passes progress on about every million units (arcs, edges).
-pub(crate) struct Ticker {
-    next: u64,
-}
-
-impl Ticker {
-    const STEP: u64 = 1 << 20;
-
-    /// A ticker that first passes progress on at one step.
-    pub(crate) fn new() -> Ticker {
-        Ticker { next: Self::STEP }
-    }
-
-    /// Passes `done` on when it has passed the next step.
-    ///
-    /// Errors: [`Interrupted`] when `progress` asks to stop.
-    pub(crate) fn tick(&mut self, progress: &mut dyn Progress, done: u64) -> Result<()> {
-        if done >= self.next {
-            self.next = done + Self::STEP;
-            return advance(progress, done);
-        }
-        Ok(())
-    }
-}
-
-/// A [`Progress`] that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn phase(&mut self, _: &str, _: Option<u64>) {}
-    fn update(&mut self, _: u64) {}
-    fn finish(&mut self) {}
 }
 
 /// Imports `source` into a new graph directory at `output`.
@@ -281,6 +217,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         phase_start = Instant::now();
     };
     lap(&mut summary, "ingest");
+    stop_point(progress)?;
 
     // 2. Out-edges (and the reversed stream for in-edges).
     let mut sorted = edges.finish().with_context(scratch_err)?;
@@ -311,6 +248,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     summary.duplicates_merged = pushed - arcs;
     let mut files = out.finish()?;
     lap(&mut summary, "out-edges");
+    stop_point(progress)?;
 
     // 3. In-edges.
     if let Some(r) = reversed {
@@ -367,6 +305,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         tool: diskgraph_format::TOOL.to_string(),
         source: provenance,
     };
+    stop_point(progress)?;
     builder.publish(&manifest)?;
     lap(&mut summary, "finish");
     progress.finish();

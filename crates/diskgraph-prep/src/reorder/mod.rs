@@ -278,6 +278,7 @@ pub fn reorder(
         ..m.clone()
     };
     let bytes_written = manifest.bytes_on_disk();
+    crate::progress::stop_point(progress)?;
     let path = builder.publish(&manifest)?;
     progress.finish();
     Ok(ReorderSummary {

@@ -29,6 +29,7 @@ use diskgraph_format::{Direction, GraphDir};
 use super::lists::ListReader;
 use super::simple;
 use super::VertexOrder;
+use crate::progress::{advance, stop_point};
 use crate::Progress;
 
 /// Depth-1 vertices between progress updates.
@@ -81,6 +82,7 @@ pub(super) fn norder(
         by_rank(&mut depth1);
         order.extend_from_slice(&depth1);
         for &u in &depth1 {
+            stop_point(progress)?;
             let group = order.len();
             lists.for_each(u, |w| {
                 if !placed[w as usize] {
@@ -92,7 +94,7 @@ pub(super) fn norder(
         }
         if order.len() - reported >= PROGRESS_EVERY {
             reported = order.len();
-            progress.update(reported as u64);
+            advance(progress, reported as u64)?;
         }
     }
     let state_bytes = if load { loaded } else { vertex_state };

@@ -8,6 +8,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::slice::ParallelSliceMut;
 
+use crate::progress::{advance, Ticker};
 use crate::Progress;
 
 /// PageRank power iterations for the `pagerank` ordering.
@@ -59,7 +60,9 @@ pub(super) fn pagerank(g: &GraphDir, buffer_bytes: usize, progress: &mut dyn Pro
     for iteration in 0..PAGERANK_ITERATIONS {
         let mut dangling = 0.0;
         let mut s = ArcStream::open(g, Direction::Out, false, buffer_bytes)?;
+        let mut stops = Ticker::new();
         while let Some((v, degree)) = s.next_vertex()? {
+            stops.poll(progress, s.position() + u64::from(v))?;
             if degree == 0 {
                 dangling += rank[v as usize];
                 continue;
@@ -73,7 +76,7 @@ pub(super) fn pagerank(g: &GraphDir, buffer_bytes: usize, progress: &mut dyn Pro
         next.iter_mut().for_each(|x| *x += base);
         std::mem::swap(&mut rank, &mut next);
         next.iter_mut().for_each(|x| *x = 0.0);
-        progress.update(iteration as u64 + 1);
+        advance(progress, iteration as u64 + 1)?;
     }
     let mut order: Vec<u32> = (0..n).map(|v| v as u32).collect();
     order.par_sort_unstable_by(|&a, &b| rank[b as usize].total_cmp(&rank[a as usize]).then(a.cmp(&b)));

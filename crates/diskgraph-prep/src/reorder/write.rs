@@ -17,6 +17,7 @@ use anyhow::{Context, Result};
 use bytemuck::{Pod, Zeroable};
 use diskgraph_format::{ArcStream, Direction, FileEntry, GraphBuilder, GraphDir, IDS};
 
+use crate::progress::Ticker;
 use crate::sort::ExternalSorter;
 use crate::Progress;
 
@@ -28,8 +29,6 @@ const MAX_READ: u64 = 4 << 20;
 const MIN_SORT: u64 = 16 << 10;
 /// Original IDs written per chunk.
 const ID_CHUNK: usize = 1 << 16;
-/// Arcs between progress updates.
-const PROGRESS_EVERY: u64 = 1 << 20;
 
 /// Bytes of each CSR read buffer under a budget of `memory` bytes: a sixteenth of it, clamped
 /// to 16 KiB … 4 MiB.
@@ -171,7 +170,7 @@ impl Plan<'_> {
         let mut sorter = ExternalSorter::<R>::new(self.scratch, prefix, self.sort, None);
         let mut s = ArcStream::open(g, dir, true, self.read)?;
         progress.phase(&format!("relabelling {prefix}-edges"), Some(m.num_arcs));
-        let mut next_update = PROGRESS_EVERY;
+        let mut ticker = Ticker::new();
         while let Some((v, _)) = s.next_vertex()? {
             let src = self.rank[v as usize];
             while let Some((u, w)) = s.next_arc()? {
@@ -179,20 +178,16 @@ impl Plan<'_> {
                     .push(R::new(src, self.rank[u as usize], w))
                     .with_context(scratch_err)?;
             }
-            if s.position() >= next_update {
-                next_update = s.position() + PROGRESS_EVERY;
-                progress.update(s.position());
-            }
+            ticker.tick(progress, s.position())?;
         }
         let mut sorted = sorter.finish().with_context(scratch_err)?;
         let mut csr = builder.csr(prefix, m.num_vertices, m.weighted)?;
         progress.phase(&format!("writing {prefix}-edges"), Some(m.num_arcs));
+        let mut ticker = Ticker::new();
         while let Some(r) = sorted.next().with_context(scratch_err)? {
             let (src, dst, weight) = r.parts();
             csr.push(src, dst, weight)?;
-            if csr.num_edges() % PROGRESS_EVERY == 0 {
-                progress.update(csr.num_edges());
-            }
+            ticker.tick(progress, csr.num_edges())?;
         }
         Ok((csr.finish()?, sorted.bytes_written()))
     }

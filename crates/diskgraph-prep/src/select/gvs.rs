@@ -27,8 +27,12 @@
 //! Kronecker 24 the per-worker penalty vectors a round used to fold (134 MB each) made page
 //! zeroing 42% of GVS's time (K = 100: 443 s before, 124 s after; docs/BENCHMARKS.md).
 
+use anyhow::Result;
 use diskgraph_format::Csr;
 use rayon::prelude::*;
+
+use crate::progress::advance;
+use crate::Progress;
 
 /// Page groups a worker recharges at a time in a round.
 const GROUPS_PER_CHUNK: usize = 1 << 12;
@@ -168,24 +172,39 @@ pub struct GvsState {
 }
 
 /// GVS: selects vertices whose lists cost at most `budget` bytes, in `rounds` rounds (see
-/// the module doc). Returns them in selection order.
-pub fn gvs(out: &Csr, inn: &Csr, budget: u64, rounds: usize, page_bytes: u64) -> Vec<u32> {
+/// the module doc). Returns them in selection order. Each round passes progress on (phase
+/// `gvs`, in rounds) and is a cancellation point.
+///
+/// Errors: [`Interrupted`](crate::Interrupted) when `progress` asks to stop.
+pub fn gvs(
+    out: &Csr,
+    inn: &Csr,
+    budget: u64,
+    rounds: usize,
+    page_bytes: u64,
+    progress: &mut dyn Progress,
+) -> Result<Vec<u32>> {
     let mut selected = Vec::new();
+    progress.phase("gvs", Some(rounds as u64));
+    let mut done = 0;
     gvs_rounds(out, inn, budget, rounds, page_bytes, |_, round| {
-        selected.extend_from_slice(round)
-    });
-    selected
+        selected.extend_from_slice(round);
+        done += 1;
+        advance(progress, done)
+    })?;
+    Ok(selected)
 }
 
-/// GVS calling `after(state, selected_this_round)` after each round.
+/// GVS calling `after(state, selected_this_round)` after each round; stops with the first
+/// error `after` returns.
 pub(crate) fn gvs_rounds(
     out: &Csr,
     inn: &Csr,
     budget: u64,
     rounds: usize,
     page_bytes: u64,
-    mut after: impl FnMut(&GvsState, &[u32]),
-) {
+    mut after: impl FnMut(&GvsState, &[u32]) -> Result<()>,
+) -> Result<()> {
     let model = Model::new(out, inn, page_bytes);
     let n = out.num_vertices();
     let mut state = GvsState {
@@ -203,8 +222,9 @@ pub(crate) fn gvs_rounds(
             chosen_before.clone_from(&state.chosen);
             update(&model, inn, &mut state, &chosen_before, &round);
         }
-        after(&state, &round);
+        after(&state, &round)?;
     }
+    Ok(())
 }
 
 /// The unselected vertices with the highest penalty per edge, while the total stays within
@@ -356,7 +376,9 @@ mod tests {
             }
             assert!(state.bytes <= 400 * rounds / 10);
             assert!(round.iter().all(|&v| state.chosen[v as usize]));
-        });
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(rounds, 10);
     }
 }

@@ -18,10 +18,13 @@ mod publish;
 
 use std::time::Instant;
 
+use anyhow::Result;
 use diskgraph_format::{static_cache_bytes, Csr, STATIC_LIST_OVERHEAD_BYTES};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+use crate::Progress;
 
 pub use gvs::{gvs, penalties, GvsState};
 pub use publish::{select_graph, SelectOptions, SelectSummary};
@@ -85,14 +88,24 @@ pub fn fixed_cost(n: usize) -> u64 {
 /// Selects vertices whose out-lists (`out`) fit in a static cache of `budget_bytes`. `inn` is the
 /// transpose (the out-CSR again for an undirected graph): GVS needs in-degrees and, for its
 /// incremental rounds, the in-lists; `page_bytes` is the page size GVS models (see [`gvs`]).
-pub fn select(out: &Csr, inn: &Csr, method: &SelectMethod, budget_bytes: u64, page_bytes: u64) -> Selection {
+///
+/// Errors: [`Interrupted`](crate::Interrupted) when `progress` asks to stop (between GVS's
+/// rounds).
+pub fn select(
+    out: &Csr,
+    inn: &Csr,
+    method: &SelectMethod,
+    budget_bytes: u64,
+    page_bytes: u64,
+    progress: &mut dyn Progress,
+) -> Result<Selection> {
     let started = Instant::now();
     let n = out.num_vertices() as u32;
     let deg = |v: u32| out.degree(v) as u64;
     let fixed = fixed_cost(n as usize);
     let budget = budget_bytes.saturating_sub(fixed);
     let mut vertices = match method {
-        SelectMethod::Gvs { rounds } => gvs(out, inn, budget, (*rounds).max(1), page_bytes),
+        SelectMethod::Gvs { rounds } => gvs(out, inn, budget, (*rounds).max(1), page_bytes, progress)?,
         simple => {
             let mut order: Vec<u32> = (0..n).filter(|&v| deg(v) > 0).collect();
             match simple {
@@ -111,12 +124,12 @@ pub fn select(out: &Csr, inn: &Csr, method: &SelectMethod, budget_bytes: u64, pa
     } else {
         fixed + vertices.iter().map(|&v| list_cost(deg(v))).sum::<u64>()
     };
-    Selection {
+    Ok(Selection {
         vertices,
         edges,
         bytes,
         seconds: started.elapsed().as_secs_f64(),
-    }
+    })
 }
 
 /// Takes vertices in `order` while they fit, skipping those that do not.
@@ -137,6 +150,7 @@ fn fill(order: Vec<u32>, budget: u64, cost: impl Fn(u32) -> u64) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::NoProgress;
 
     #[test]
     fn costs_add_up_to_the_static_cache_size() {
@@ -174,7 +188,7 @@ mod tests {
             SelectMethod::Random { seed: 5 },
         ] {
             for budget in [0, 24, 32, 33, 60, 61, 78, 79, 1000] {
-                let s = select(&g, &g, &method, budget, 16);
+                let s = select(&g, &g, &method, budget, 16, &mut NoProgress).unwrap();
                 assert!(s.bytes <= budget, "{method:?} {budget}: {s:?}");
                 assert!(s.vertices.windows(2).all(|w| w[0] < w[1]));
                 assert!(s.vertices.iter().all(|&v| g.degree(v) > 0), "{method:?}: {s:?}");
@@ -184,12 +198,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(select(&g, &g, &SelectMethod::HighDegree, 65, 16).vertices, vec![0]);
-        assert_eq!(select(&g, &g, &SelectMethod::LowDegree, 65, 16).vertices, vec![1, 3]);
-        assert_eq!(
-            select(&g, &g, &SelectMethod::HighDegree, 60, 16).vertices,
-            vec![1, 3],
-            "0 does not fit"
-        );
+        let chosen =
+            |method: SelectMethod, budget: u64| select(&g, &g, &method, budget, 16, &mut NoProgress).unwrap().vertices;
+        assert_eq!(chosen(SelectMethod::HighDegree, 65), vec![0]);
+        assert_eq!(chosen(SelectMethod::LowDegree, 65), vec![1, 3]);
+        assert_eq!(chosen(SelectMethod::HighDegree, 60), vec![1, 3], "0 does not fit");
     }
 }

@@ -8,6 +8,8 @@ use anyhow::{Context, Result};
 use diskgraph_format::{basc_layout_name, publish_basc, BascInfo, Direction, FormatError, GraphDir};
 
 use super::{select, SelectMethod};
+use crate::progress::stop_point;
+use crate::Progress;
 
 /// What to select and where to put it.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,7 +46,11 @@ pub struct SelectSummary {
 /// Loads the graph's lists (out, and in for a directed graph: GVS needs the readers of each
 /// list), selects, and publishes. The lists are held in memory while selecting (4 bytes per
 /// arc per direction plus 8 per vertex).
-pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary> {
+///
+/// Errors: [`Interrupted`](crate::Interrupted) when `progress` asks to stop — polled once the
+/// lists are loaded, between GVS's rounds and before the selection is written — and then
+/// nothing is published.
+pub fn select_graph(graph: &Path, opts: &SelectOptions, progress: &mut dyn Progress) -> Result<SelectSummary> {
     let g = GraphDir::open(graph)?;
     let name = opts.name.clone().unwrap_or_else(|| opts.method.name().to_string());
     let layout = basc_layout_name(&name);
@@ -55,6 +61,7 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
         .into());
     }
     let started = Instant::now();
+    progress.phase("loading lists", None);
     let out = g.load_csr(Direction::Out, false)?;
     let inn = if g.manifest().directed {
         Some(g.load_csr(Direction::In, false)?)
@@ -62,13 +69,16 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
         None
     };
     let load_seconds = started.elapsed().as_secs_f64();
+    stop_point(progress)?;
     let s = select(
         &out,
         inn.as_ref().unwrap_or(&out),
         &opts.method,
         opts.budget_bytes,
         opts.page_bytes,
-    );
+        progress,
+    )?;
+    stop_point(progress)?;
     let info = BascInfo {
         method: opts.method.name().to_string(),
         rounds: match opts.method {
@@ -85,6 +95,7 @@ pub fn select_graph(graph: &Path, opts: &SelectOptions) -> Result<SelectSummary>
     };
     let path = publish_basc(&g, &name, &info, &s.vertices, &out, opts.force)
         .with_context(|| format!("cannot publish selection {layout} in {}", graph.display()))?;
+    progress.finish();
     Ok(SelectSummary {
         path,
         count: s.vertices.len(),

@@ -241,7 +241,8 @@ impl Fixture {
                 name: Some("gvs".into()),
                 force: false,
             };
-            select_graph(&path, &opts).unwrap_or_else(|e| panic!("select {}: {e:#}", case.name));
+            select_graph(&path, &opts, &mut diskgraph_prep::NoProgress)
+                .unwrap_or_else(|e| panic!("select {}: {e:#}", case.name));
             "gvs".to_string()
         });
         // Every codec: runs read the first by default (`--adjacency auto`), the others and the

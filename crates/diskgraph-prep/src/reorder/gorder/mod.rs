@@ -26,6 +26,7 @@ use anyhow::{bail, Context, Result};
 use diskgraph_format::{Csr, Direction, GraphDir, Manifest};
 
 use super::simple;
+use crate::progress::stop_point;
 use crate::Progress;
 use heap::UnitHeap;
 
@@ -154,6 +155,8 @@ pub(super) fn gorder(
     progress.phase("gorder", Some(n as u64));
     let mut saved = Instant::now();
     for p in order.len()..n {
+        // A placement can take seconds (hubs): the stop is polled at each.
+        stop_point(progress)?;
         let v = heap.pop_max().expect("an unplaced vertex remains while p < V");
         order.push(v);
         scores.relate(v, |u| heap.increment(u));
