@@ -145,6 +145,15 @@ pub enum FormatError {
     /// A read through the I/O layer failed (its error names the file and the byte).
     #[error(transparent)]
     Read(#[from] diskgraph_io::IoError),
+    /// An output of a command is another of its outputs, or lies inside (or holds) a directory
+    /// the command reads (see [`OutputPaths`](crate::OutputPaths)).
+    #[error("{output} {reason}")]
+    OutputClash {
+        /// The output: its option and its path, as given.
+        output: String,
+        /// What it clashes with, naming the other option.
+        reason: String,
+    },
     /// The output exists and overwriting was not asked for.
     #[error("{}: output already exists (use --force to replace it)", path.display())]
     Exists {

@@ -10,7 +10,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{Direction, GraphDir, VertexNames};
+use diskgraph_format::{Direction, GraphDir, OutputPaths, VertexNames};
 
 /// Text formats `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +84,7 @@ pub fn export(graph: &GraphDir, output: &Path, format: ExportFormat, force: bool
     if format == ExportFormat::Wel && !m.weighted {
         bail!("{}: graph is unweighted; export it as el", graph.path().display());
     }
+    OutputPaths::new().reads("graph", graph.path()).writes("output", output)?;
     if output.exists() && !force {
         bail!(
             "{}: output already exists (use --force to replace it)",
