@@ -271,7 +271,7 @@ def test_no_command_line_flags_in_python_messages(graph_dir: Path, tmp_path: Pat
     with pytest.raises(ValueError) as small:
         g.bfs(memory=4096)
     messages.append(str(small.value))
-    assert "cannot run within memory=4.0KiB" in messages[-1] and "; give memory=" in messages[-1], messages[-1]
+    assert "cannot run within memory=4KiB" in messages[-1] and "; give memory=" in messages[-1], messages[-1]
     g.export(tmp_path / "x.el")
     with pytest.raises(diskgraph.OutputExistsError) as exists:
         g.export(tmp_path / "x.el")
@@ -309,3 +309,81 @@ def test_no_duplicated_os_text(tmp_path: Path) -> None:
     assert text.count("No such file or directory") <= 1, text
     assert "does not exist" in text or "No such file or directory" in text, text
     assert str(tmp_path / "missing") in text, text
+
+
+def test_sizes_are_exact_and_bounded(graph_dir: Path) -> None:
+    odd = 2**53 + 1
+    assert diskgraph.parse_size(str(odd)) == odd
+    assert diskgraph.parse_size(odd) == odd
+    assert diskgraph.parse_size("1.5KiB") == 1536
+    with pytest.raises(ValueError, match="not a whole number of bytes"):
+        diskgraph.parse_size("1.3KiB")
+    for too_large in (2**64, str(2**64)):
+        with pytest.raises(ValueError, match=r"is out of range \(1 to 18446744073709551615 bytes\)"):
+            diskgraph.parse_size(too_large)
+    g = diskgraph.open(graph_dir)
+    with pytest.raises(ValueError, match=r"memory: size 18446744073709551616 is out of range"):
+        g.wcc(memory=2**64)
+    with pytest.raises(ValueError, match=r"block_size: size 18446744073709551616 is out of range"):
+        g.wcc(engine="selective", block_size=2**64)
+    assert g.wcc(memory=odd, engine="memory").stats["settings"]["memory"] == odd
+
+
+def test_thread_counts_are_bounded(graph_dir: Path) -> None:
+    g = diskgraph.open(graph_dir)
+    with pytest.raises(ValueError, match="threads must be at most 1024, got 1025"):
+        g.wcc(threads=1025)
+    with pytest.raises(ValueError, match="io_threads must be at most 64, got 65"):
+        g.wcc(engine="selective", io_threads=65)
+    with pytest.raises(ValueError, match="threads must be at most 1024, got 100000"):
+        diskgraph.graph500(graph=graph_dir, roots=1, threads=100000)
+
+
+def test_outputs_are_not_inputs(graph_dir: Path, tmp_path: Path) -> None:
+    g = diskgraph.open(graph_dir)
+    manifest = graph_dir / "manifest.json"
+    before = manifest.read_bytes()
+    with pytest.raises(ValueError, match=r"report .*manifest.json lies inside graph .*, which this command reads"):
+        g.wcc(report=manifest)
+    with pytest.raises(ValueError, match=r"scratch .* lies inside graph"):
+        g.pagerank(engine="shards", scratch=str(graph_dir / "tmp"))
+    with pytest.raises(ValueError, match=r"output .*edges.el lies inside graph"):
+        g.export(graph_dir / "edges.el")
+    with pytest.raises(ValueError, match=r"output .* holds graph"):
+        g.reorder(tmp_path, "degree", force=True)
+    with pytest.raises(ValueError, match=r"checkpoint .* is also output"):
+        g.reorder(tmp_path / "r.dg", "gorder", checkpoint=tmp_path / "r.dg")
+    assert manifest.read_bytes() == before
+    assert diskgraph.open(graph_dir).verify()["files_checked"] > 0
+    assert not (graph_dir / "edges.el").exists()
+
+
+def test_split_metadata_that_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    import os
+    import queue
+    import threading
+
+    split = tmp_path / "s"
+    split.mkdir()
+    os.mkfifo(split / "split.json")
+    done: "queue.Queue[BaseException]" = queue.Queue()
+
+    def open_it() -> None:
+        try:
+            diskgraph.open_split(split)
+        except BaseException as e:  # noqa: BLE001 - handed to the test thread
+            done.put(e)
+
+    threading.Thread(target=open_it, daemon=True).start()
+    e = done.get(timeout=10)
+    assert isinstance(e, OSError), repr(e)
+    assert str(e) == f"{split / 'split.json'}: is a FIFO, not a regular file"
+
+
+def test_cluster_outputs_naming_the_same_file_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from diskgraph import _cluster
+
+    r = tmp_path / "r.tsv"
+    assert _cluster.cli(["pagerank", str(tmp_path / "s"), "--cluster", "local:1", "--out", str(r), "--stats", str(r)]) == 1
+    assert f"--stats {r} is also --out {r}: give each output a path of its own" in capsys.readouterr().err
+    assert not r.exists()

@@ -40,6 +40,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import _native
 from ._graph import Graph, Memory, PathLike
 from ._result import Result
 
@@ -233,8 +234,7 @@ class SplitGraph:
     def __init__(self, path: PathLike) -> None:
         self.path = os.fspath(path)
         meta_path = os.path.join(self.path, "split.json")
-        with open(meta_path, encoding="utf-8") as f:
-            meta = json.load(f)
+        meta = json.loads(_native.read_metadata(meta_path))
         if meta.get("format") != SPLIT_FORMAT or meta.get("version") != 1:
             raise ValueError(f"{meta_path}: not a diskgraph split (format {meta.get('format')!r})")
         self.meta: Dict[str, Any] = meta
@@ -247,8 +247,7 @@ class SplitGraph:
             manifest_path = os.path.join(self.path, p["name"], "manifest.json")
             if not os.path.exists(manifest_path):
                 continue
-            with open(manifest_path, encoding="utf-8") as f:
-                m = json.load(f)
+            m = json.loads(_native.read_metadata(manifest_path))
             want = (self.num_vertices, int(p["num_arcs"]), p["out_adj"])
             got = (m["num_vertices"], m["num_arcs"], m["files"]["out.adj"]["xxh3"])
             if got != want:
@@ -832,9 +831,9 @@ def parts_here(split_path: str, routing: List[Tuple[str, str]]) -> List[int]:
     found = []
     for i, (name, xxh3) in enumerate(routing):
         try:
-            with open(os.path.join(split_path, name, "manifest.json"), encoding="utf-8") as f:
-                if json.load(f)["files"]["out.adj"]["xxh3"] == xxh3:
-                    found.append(i)
+            manifest = json.loads(_native.read_metadata(os.path.join(split_path, name, "manifest.json")))
+            if manifest["files"]["out.adj"]["xxh3"] == xxh3:
+                found.append(i)
         except (OSError, ValueError, KeyError, TypeError):
             continue
     return found
@@ -888,6 +887,8 @@ def cli(args: Sequence[str]) -> int:
     )
     a = p.parse_args(list(args))
     try:
+        outputs = [(flag, path) for flag, path in (("--out", a.out), ("--stats", a.stats)) if path is not None]
+        _native.check_outputs([("SPLIT", a.split)], outputs)
         s = open_split(a.split)
         if a.algorithm in ("bfs", "sssp"):
             if a.source is None:

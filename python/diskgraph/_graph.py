@@ -33,19 +33,13 @@ DEFAULT_MEMORY = 1 << 30
 _U64_LIMIT = 1 << 64
 
 
-def memory_bytes(memory: Optional[Memory]) -> int:
-    """Converts a memory budget (int bytes, a size string like ``"256MiB"``, or ``None`` for the
-    default 1 GiB) to bytes."""
+def memory_bytes(memory: Optional[Memory], name: str = "memory") -> int:
+    """Converts a size (int bytes, or a string like ``"256MiB"``, exactly, as
+    :func:`diskgraph.parse_size`; ``None`` for the default 1 GiB) given as argument ``name`` to
+    bytes."""
     if memory is None:
         return DEFAULT_MEMORY
-    if isinstance(memory, str):
-        return int(_native.parse_size(memory))
-    if isinstance(memory, bool) or not isinstance(memory, numbers.Integral):
-        raise TypeError(f"memory must be an int (bytes) or a size string like '256MiB', got {memory!r}")
-    value = int(memory)
-    if not 1 <= value < _U64_LIMIT:
-        raise ValueError(f"memory must be a positive number of bytes, got {value}")
-    return value
+    return int(_native.parse_size(memory, name))
 
 
 def _optional_count(name: str, value: Optional[int], minimum: int) -> Optional[int]:
@@ -467,7 +461,7 @@ class Graph(AlgorithmMethods):
         codec = None if compress is None else str(compress)
         summary = dict(
             self._g.partition_shards(
-                shards, memory_bytes(memory), memory_bytes(block_size), bool(force), codec
+                shards, memory_bytes(memory), memory_bytes(block_size, "block_size"), bool(force), codec
             )
         )
         self._reopen()
@@ -590,6 +584,13 @@ class Graph(AlgorithmMethods):
         report = options.pop("report", None)
         if report is not None:
             _progress.check_report(report)
+        scratch = options.get("scratch") if isinstance(options.get("scratch"), str) else None
+        if report is not None or scratch is not None:
+            _native.check_outputs(
+                [("graph", self.path)],
+                [] if report is None else [("report", report)],
+                [] if scratch is None else [("scratch", scratch)],
+            )
         shown, done = _progress.callback(options.pop("progress", None), algorithm)
         if shown is not None:
             options["progress"] = shown
@@ -633,9 +634,9 @@ class Graph(AlgorithmMethods):
                 raise ValueError(f"a fraction size must be between 0 and 1, got {size}")
             budget = int(size * 4 * self._g.num_arcs)
         else:
-            budget = memory_bytes(size)
+            budget = memory_bytes(size, "size")
         summary = dict(
-            self._g.select(str(method), budget, int(k), memory_bytes(page_size), int(seed), name, bool(force))
+            self._g.select(str(method), budget, int(k), memory_bytes(page_size, "page_size"), int(seed), name, bool(force))
         )
         self._reopen()
         return summary
@@ -736,7 +737,7 @@ class Graph(AlgorithmMethods):
                 None if checkpoint is None else os.fspath(checkpoint),
                 float(checkpoint_every),
                 None if time_limit is None else float(time_limit),
-                None if page_size is None else memory_bytes(page_size),
+                None if page_size is None else memory_bytes(page_size, "page_size"),
             )
         )
         g = Graph(output)

@@ -206,10 +206,18 @@ fn choose_engine(
     let csr = alg.variant(EngineKind::Memory).map(|v| csr_bytes(graph, v));
     let over = match csr {
         Some(csr) if csr <= budget => {
-            let why = format!("the {} CSR {name} needs fits in the {} budget", size(csr), size(budget));
+            let why = format!(
+                "the {} CSR {name} needs fits in the {} budget",
+                human_bytes(csr),
+                human_bytes(budget)
+            );
             return Ok((EngineKind::Memory, Some(format!("engine auto: memory ({why})"))));
         }
-        Some(csr) => format!("the {} CSR {name} needs exceeds the {} budget", size(csr), size(budget)),
+        Some(csr) => format!(
+            "the {} CSR {name} needs exceeds the {} budget",
+            human_bytes(csr),
+            human_bytes(budget)
+        ),
         None => format!("{name} has no memory variant"),
     };
     // What each engine that cannot run in the budget needs instead.
@@ -285,16 +293,6 @@ fn minimum_budget(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: 
                 engine
             })
         }
-    }
-}
-
-/// `bytes` for a person: one decimal in KiB, MiB or GiB.
-fn size(bytes: u64) -> String {
-    let unit = |shift: u32| bytes as f64 / (1u64 << shift) as f64;
-    match bytes {
-        b if b >= 1 << 30 => format!("{:.1} GiB", unit(30)),
-        b if b >= 1 << 20 => format!("{:.1} MiB", unit(20)),
-        _ => format!("{:.1} KiB", unit(10)),
     }
 }
 

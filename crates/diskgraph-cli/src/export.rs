@@ -28,6 +28,9 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let known: Vec<&str> = EXTENSIONS.iter().map(|(ext, _)| *ext).collect();
     out_path::check_output(&a.output, "-o", &known, a.force)?;
+    diskgraph_format::OutputPaths::new()
+        .reads("GRAPH", &a.graph)
+        .writes("-o", &a.output)?;
     let format = format_of(&a.output, a.format)?;
     let g = diskgraph_format::GraphDir::open(&a.graph)?;
     if g.manifest().has_names() && format != ExportFormat::Csv {

@@ -251,6 +251,14 @@ pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Vec<Report>> {
     for engine in &opts.engines {
         ENGINE.parse(engine).map_err(AlgoError::InvalidSetting)?;
     }
+    MEMORY
+        .check(&Value::Size(opts.memory))
+        .map_err(AlgoError::InvalidSetting)?;
+    if let Some(threads) = opts.threads {
+        THREADS
+            .check(&Value::Count(threads))
+            .map_err(AlgoError::InvalidSetting)?;
+    }
     let scratch;
     let (graph, construction, input, edges) = match opts.scale {
         Some(scale) => {
@@ -562,8 +570,19 @@ pub struct Args {
 /// `diskgraph graph500`: prints each engine's results in the reference implementation's
 /// format, and the ratios of the first engine's harmonic mean TEPS to the others'.
 pub fn command(a: Args) -> Result<()> {
+    let mut paths = diskgraph_format::OutputPaths::new();
+    match (&a.graph, a.scale) {
+        (Some(graph), Some(_)) => {
+            paths.writes("GRAPH", graph)?;
+        }
+        (Some(graph), None) => {
+            paths.reads("GRAPH", graph);
+        }
+        (None, _) => {}
+    }
     if let Some(path) = &a.json {
         crate::out_path::check_output(path, "--json", &["json"], true)?;
+        paths.writes("--json", path)?;
     }
     let opts = Options {
         scale: a.scale,

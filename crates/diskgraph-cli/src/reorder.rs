@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use diskgraph_engine::parse_size;
+use diskgraph_format::OutputPaths;
 use diskgraph_prep::reorder::GorderCheckpoint;
 use diskgraph_prep::{Method, ReorderOptions, ReorderSummary};
 
@@ -64,6 +65,11 @@ fn seconds(s: &str) -> Result<f64, String> {
 
 /// Runs `diskgraph reorder`.
 pub fn run(a: Args) -> Result<()> {
+    let mut paths = OutputPaths::new();
+    paths.reads("GRAPH", &a.graph).writes("-o", &a.output)?;
+    if let Some(checkpoint) = &a.checkpoint {
+        paths.writes("--checkpoint", checkpoint)?;
+    }
     let opts = ReorderOptions {
         method: a.method,
         window: a.window,

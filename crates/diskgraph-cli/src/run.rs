@@ -9,9 +9,9 @@ use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
-use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
+use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS, SCRATCH};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
-use diskgraph_format::GraphDir;
+use diskgraph_format::{GraphDir, OutputPaths};
 
 use crate::names::Names;
 use crate::out_path;
@@ -247,16 +247,24 @@ pub fn run(a: Args) -> Result<()> {
 }
 
 /// Checks `--out` and `--report` (a known extension, an existing directory, replaced only with
-/// `--force`) and `--stats` (an existing directory) before the run.
+/// `--force`) and `--stats` (an existing directory) before the run, and that no output (nor
+/// `--scratch`) is another or lies inside the graph.
 fn check_outputs(a: &Args) -> Result<()> {
-    if let Some(path) = &a.out {
-        out_path::check_output(path, "--out", RESULT_FORMATS, a.force)?;
+    let mut paths = OutputPaths::new();
+    paths.reads("GRAPH", &a.graph);
+    let files = [
+        ("--out", &a.out, RESULT_FORMATS, a.force),
+        ("--stats", &a.stats, &[][..], true),
+        ("--report", &a.report, &["html"][..], a.force),
+    ];
+    for (flag, path, known, force) in files {
+        if let Some(path) = path {
+            out_path::check_output(path, flag, known, force)?;
+            paths.writes(flag, path)?;
+        }
     }
-    if let Some(path) = &a.stats {
-        out_path::check_output(path, "--stats", &[], true)?;
-    }
-    if let Some(path) = &a.report {
-        out_path::check_output(path, "--report", &["html"], a.force)?;
+    if let Some((_, scratch)) = a.given.iter().find(|(name, _)| *name == SCRATCH.name) {
+        paths.writes_inside("--scratch", Path::new(scratch))?;
     }
     Ok(())
 }

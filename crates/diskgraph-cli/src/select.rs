@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use diskgraph_engine::parse_size;
+use diskgraph_engine::{human_bytes, parse_size};
 use diskgraph_format::{GraphDir, OUT_ADJ};
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 
@@ -64,12 +64,12 @@ pub fn run(a: Args) -> Result<()> {
     };
     let s = select_graph(&a.graph, &opts, &mut Bar::new(false))?;
     println!(
-        "{}: {} vertices, {} edges ({:.1} MiB of {:.1} MiB budget); selection {:.3} s (loading the lists {:.3} s)",
+        "{}: {} vertices, {} edges ({} of the {} budget); selection {:.3} s (loading the lists {:.3} s)",
         s.path.display(),
         s.count,
         s.edges,
-        s.bytes as f64 / (1u64 << 20) as f64,
-        budget_bytes as f64 / (1u64 << 20) as f64,
+        human_bytes(s.bytes),
+        human_bytes(budget_bytes),
         s.select_seconds,
         s.load_seconds
     );

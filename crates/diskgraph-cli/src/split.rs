@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use diskgraph_format::OutputPaths;
 use diskgraph_prep::SplitOptions;
 
 use crate::progress::Bar;
@@ -26,6 +27,7 @@ pub struct Args {
 
 /// Runs `diskgraph split`.
 pub fn run(a: Args) -> Result<()> {
+    OutputPaths::new().reads("GRAPH", &a.graph).writes("-o", &a.output)?;
     let opts = SplitOptions {
         parts: a.parts,
         force: a.force,

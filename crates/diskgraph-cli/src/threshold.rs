@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use diskgraph_algo::registry::{self, RunRequest};
 use diskgraph_engine::engine_options::{ENGINE, GSC, LAYOUT, MEMORY};
+use diskgraph_engine::human_bytes;
 use diskgraph_engine::options::Value;
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_format::GraphDir;
@@ -139,9 +140,9 @@ pub fn run(a: Args) -> Result<()> {
         points.iter().find(|p| time(p) <= 1.1 * last).map_or(0, |p| p.memory)
     };
     println!(
-        "threshold (time within 10% of the largest budget's): GraphChi {:.1} MiB, GSC {:.1} MiB",
-        mib(threshold(&|p| p.graphchi_seconds)),
-        mib(threshold(&|p| p.gsc_seconds))
+        "threshold (time within 10% of the largest budget's): GraphChi {}, GSC {}",
+        human_bytes(threshold(&|p| p.graphchi_seconds)),
+        human_bytes(threshold(&|p| p.gsc_seconds))
     );
     Ok(())
 }

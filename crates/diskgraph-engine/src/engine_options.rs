@@ -3,7 +3,7 @@
 
 use diskgraph_io::{
     BackendKind, IoConfig, SchedulerKind, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH, MAX_IO_THREADS,
 };
 
 use crate::options::{Choice, Default, Engines, OptionKind, OptionSpec, Params};
@@ -62,12 +62,19 @@ pub const MEMORY: OptionSpec = OptionSpec {
     examples: &["64MiB"],
 };
 
+/// The most worker threads a run takes (`--threads`): far more than any machine's cores, and
+/// few enough to start in a moment.
+pub const MAX_THREADS: u64 = 1024;
+
 /// `--threads`: worker threads.
 pub const THREADS: OptionSpec = OptionSpec {
     name: "threads",
-    kind: OptionKind::POSITIVE,
+    kind: OptionKind::Count {
+        min: 1,
+        max: MAX_THREADS,
+    },
     default: Default::Absent,
-    help: "worker threads (default: all cores)",
+    help: "worker threads, 1 to 1024 (default: all cores)",
     engines: Engines::All,
     examples: &["1", "3"],
 };
@@ -192,9 +199,12 @@ pub const QUEUE_DEPTH: OptionSpec = OptionSpec {
 /// `--io-threads`.
 pub const IO_THREADS: OptionSpec = OptionSpec {
     name: "io_threads",
-    kind: OptionKind::POSITIVE,
+    kind: OptionKind::Count {
+        min: 1,
+        max: MAX_IO_THREADS as u64,
+    },
     default: Default::Count(DEFAULT_IO_THREADS as u64),
-    help: "dedicated I/O threads",
+    help: "dedicated I/O threads, 1 to 64",
     engines: SELECTIVE,
     examples: &["2"],
 };

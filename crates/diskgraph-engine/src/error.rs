@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use diskgraph_format::FormatError;
-use diskgraph_io::IoError;
+use diskgraph_io::{human_bytes, IoError};
 
 /// Why an engine refused to open or stopped during a run. Each variant locates the fault.
 #[derive(Debug, thiserror::Error)]
@@ -17,7 +17,7 @@ pub enum EngineError {
     Io(#[from] IoError),
     /// The memory budget cannot hold what the engine needs.
     #[error(
-        "memory budget of {budget} bytes is too small for {what}: give it at least {} ({minimum} bytes)",
+        "memory budget of {budget} bytes is too small for {what}: give it at least {}",
         human_bytes(*minimum)
     )]
     BudgetTooSmall {
@@ -89,37 +89,21 @@ impl EngineError {
     }
 }
 
-/// `bytes` in the largest binary unit that keeps a number of at least 1, rounded up to a tenth
-/// (`136.1KiB`), as `--memory` accepts it.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [(&str, u32); 4] = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
-    for (unit, shift) in UNITS {
-        if bytes >= 1 << shift {
-            let tenths = (bytes * 10).div_ceil(1 << shift);
-            return format!("{}.{}{unit}", tenths / 10, tenths % 10);
-        }
-    }
-    format!("{bytes}B")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_minimum_is_rounded_up_and_parses_back() {
-        assert_eq!(human_bytes(4096), "4.0KiB");
-        assert_eq!(human_bytes(139_300), "136.1KiB");
-        assert_eq!(human_bytes(1 << 30), "1.0GiB");
-        assert_eq!(human_bytes(100), "100B");
-        for b in [1u64, 999, 4097, 139_300, (3 << 29) + 1] {
-            let back = crate::parse_size(&human_bytes(b)).unwrap();
-            assert!(back >= b, "{b} -> {}", human_bytes(b));
-        }
+    fn the_minimum_is_exact() {
         let e = EngineError::budget(4096, "the I/O buffers", 139_300);
         assert_eq!(
             e.to_string(),
-            "memory budget of 4096 bytes is too small for the I/O buffers: give it at least 136.1KiB (139300 bytes)"
+            "memory budget of 4096 bytes is too small for the I/O buffers: give it at least 139300B"
+        );
+        let e = EngineError::budget(1 << 20, "the lists", (1 << 20) + 1);
+        assert_eq!(
+            e.to_string(),
+            "memory budget of 1048576 bytes is too small for the lists: give it at least 1048577B (~1.0MiB)"
         );
     }
 }

@@ -20,7 +20,6 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod adjacency;
-mod budget;
 mod cancel;
 mod contract;
 pub mod engine_options;
@@ -37,10 +36,10 @@ pub mod sync;
 mod vertices;
 
 pub use adjacency::{AdjacencyChoice, COMPRESSED_FROM_THREADS};
-pub use budget::parse_size;
 pub use cancel::Cancel;
 pub use contract::{Engine, EngineKind, Lists};
-pub use error::{human_bytes, EngineError};
+pub use diskgraph_io::{human_bytes, parse_size};
+pub use error::EngineError;
 pub use index::{GraphIndex, OffsetsIndex};
 pub use memory::{MemoryGraph, MemoryOptions};
 pub use recorder::{IoSample, Observer, Recorder, Snapshot, StepRecord};

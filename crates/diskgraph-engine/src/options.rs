@@ -307,7 +307,7 @@ impl OptionSpec {
                 if n == 0 {
                     Err(format!("{name} must be a positive number of bytes"))
                 } else if n > max {
-                    Err(format!("{name} of {n} bytes is too large"))
+                    Err(format!("{name} of {n} bytes is too large (at most {max} bytes)"))
                 } else {
                     Ok(())
                 }

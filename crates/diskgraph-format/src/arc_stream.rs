@@ -127,7 +127,7 @@ impl<T: bytemuck::Pod> Chunked<T> {
     fn open(path: &Path, len: u64, buffer_bytes: usize) -> Result<Chunked<T>, FormatError> {
         Ok(Chunked {
             path: path.to_path_buf(),
-            file: File::open(path).map_err(|e| FormatError::io(path, e))?,
+            file: crate::input::open_file(path)?,
             len,
             cap: (buffer_bytes / std::mem::size_of::<T>()).max(1),
             start: 0,

@@ -2,7 +2,6 @@
 //! check ([`verify_basc`]).
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 
@@ -11,6 +10,7 @@ use crate::basc_meta::{basc_layout_name, BascMeta, BASC_FORMAT, BASC_LISTS, BASC
 use crate::cancel::{Cancel, CancelPoints};
 use crate::data_file::padded_len;
 use crate::error::FormatError;
+use crate::input::{file_len, open_file};
 use crate::layout_builder::LayoutBuilder;
 use crate::manifest::OUT_ADJ;
 use crate::read::{Csr, Direction, GraphDir};
@@ -42,11 +42,15 @@ impl BascSelection {
         };
         // The metadata's check has made sure the byte counts do not overflow.
         let (count_bytes, edges_bytes) = (meta.count * 4, meta.edges * 4);
-        let size = std::fs::metadata(&path).map_err(|e| FormatError::io(&path, e))?.len();
+        let size = file_len(&path)?;
         if size != padded_len(count_bytes) {
             return Err(content(format!("{size} bytes, expected {}", padded_len(count_bytes))));
         }
-        let data = std::fs::read(&path).map_err(|e| FormatError::io(&path, e))?;
+        let mut data = Vec::with_capacity(size as usize);
+        open_file(&path)?
+            .take(size)
+            .read_to_end(&mut data)
+            .map_err(|e| FormatError::io(&path, e))?;
         let data = data
             .get(..count_bytes as usize)
             .ok_or_else(|| content(format!("{} bytes, expected {}", data.len(), padded_len(count_bytes))))?;
@@ -60,7 +64,7 @@ impl BascSelection {
         if let Some(&v) = vertices.last().filter(|&&v| u64::from(v) >= meta.num_vertices) {
             return Err(content(format!("vertex {v} out of range (V = {})", meta.num_vertices)));
         }
-        let lists_len = std::fs::metadata(&lists).map_err(|e| FormatError::io(&lists, e))?.len();
+        let lists_len = file_len(&lists)?;
         if lists_len != padded_len(edges_bytes) {
             return Err(FormatError::Content {
                 reason: format!("{lists_len} bytes, expected {}", padded_len(edges_bytes)),
@@ -210,7 +214,7 @@ const LISTS_BUFFER: usize = 1 << 20;
 /// (streamed through fixed buffers).
 fn check_lists(graph: &GraphDir, s: &BascSelection, cancel: &Cancel) -> Result<(), FormatError> {
     let path = s.lists_path(graph);
-    let file = File::open(&path).map_err(|e| FormatError::io(&path, e))?;
+    let file = open_file(&path)?;
     let mut lists = BufReader::with_capacity(LISTS_BUFFER, file);
     let mut arcs = ArcStream::open(graph, Direction::Out, false, LISTS_BUFFER)?;
     let mut selected = s.vertices().iter().peekable();

@@ -3,7 +3,6 @@
 //! element ranges shared by every reader of the crate.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::ops::Range;
 use std::path::Path;
 
@@ -13,6 +12,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::cancel::Cancel;
 use crate::error::FormatError;
+use crate::input::{file_len, open_file};
 
 /// Every data file is padded with zero bytes to a multiple of this many bytes.
 pub const PAGE: u64 = 4096;
@@ -76,7 +76,7 @@ pub fn padded_len(len: u64) -> u64 {
 
 /// Checks that `path` has the padded size of logical length `len`.
 pub(crate) fn check_size(path: &Path, len: u64) -> Result<(), FormatError> {
-    let actual = std::fs::metadata(path).map_err(|e| FormatError::io(path, e))?.len();
+    let actual = file_len(path)?;
     let expected = padded_len(len);
     if actual != expected {
         return Err(FormatError::FileSize {
@@ -107,7 +107,7 @@ pub(crate) fn check_inside(root: &Path, path: &Path) -> Result<(), FormatError> 
 pub fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Result<Vec<T>, FormatError> {
     let size = std::mem::size_of::<T>() as u64;
     let mut values = vec![T::zeroed(); (range.end - range.start) as usize];
-    let f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    let f = open_file(path)?;
     read_exact_at(&f, path, bytemuck::cast_slice_mut(&mut values), range.start * size)
         .map_err(|e| FormatError::io(path, e))?;
     Ok(values)
@@ -117,7 +117,7 @@ pub fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Result<Ve
 /// after them is zero; [`Interrupted`](crate::Interrupted) once `cancel` is set (polled before
 /// each read).
 pub(crate) fn hash_file(path: &Path, len: u64, cancel: &Cancel) -> Result<String, FormatError> {
-    let f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    let f = open_file(path)?;
     let mut hasher = Xxh3::new();
     let mut buf = vec![0u8; HASH_CHUNK];
     let mut pos = 0u64;

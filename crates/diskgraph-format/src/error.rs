@@ -148,6 +148,15 @@ pub enum FormatError {
     /// The operation was asked to stop ([`Cancel`](crate::Cancel)): Ctrl-C, KeyboardInterrupt.
     #[error("interrupted")]
     Interrupted(#[from] crate::Interrupted),
+    /// An output of a command is another of its outputs, or lies inside (or holds) a directory
+    /// the command reads (see [`OutputPaths`](crate::OutputPaths)).
+    #[error("{output} {reason}")]
+    OutputClash {
+        /// The output: its option and its path, as given.
+        output: String,
+        /// What it clashes with, naming the other option.
+        reason: String,
+    },
     /// The output exists and overwriting was not asked for.
     #[error("{}: output already exists (use --force to replace it)", path.display())]
     Exists {

@@ -37,7 +37,7 @@ pub trait LayoutMeta: Serialize + DeserializeOwned {
 
     /// Parses the metadata file at `path` (no consistency checks).
     fn read(path: &Path) -> Result<Self, FormatError> {
-        let bytes = std::fs::read(path).map_err(|e| FormatError::io(path, e))?;
+        let bytes = crate::input::read_metadata(path)?;
         serde_json::from_slice(&bytes).map_err(|e| FormatError::Manifest {
             path: path.to_path_buf(),
             reason: e.to_string(),

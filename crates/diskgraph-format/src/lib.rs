@@ -13,10 +13,12 @@
 //! | module | holds |
 //! | --- | --- |
 //! | `error` | [`FormatError`] |
+//! | `input` | the one way the files a graph names are opened: regular files only, metadata bounded |
 //! | `data_file` | padded data files: [`PAGE`], [`FileEntry`], size and checksum checks, range reads |
 //! | `atomic` | atomic publishing: temporary names, synced writes, directory locks and syncs |
 //! | `cancel` | [`Cancel`], the stop request every long operation polls, and its error [`Interrupted`] |
 //! | `manifest` | [`Manifest`] (`manifest.json`) and the graph's file names |
+//! | `output_paths` | [`OutputPaths`], a command's outputs checked against each other and the directories it reads |
 //! | `names` | [`VertexNames`], the optional vertex names (`names.idx`, `names.bin`) |
 //! | `read` | [`GraphDir`], the opened graph, and in-memory [`Csr`] loads |
 //! | `arc_stream` | [`ArcStream`], the bounded-memory sequential CSR reader |
@@ -62,12 +64,14 @@ mod grid_packed;
 mod grid_shape;
 mod grid_sort;
 mod id_order;
+mod input;
 mod layout_builder;
 mod layout_meta;
 mod layout_record;
 mod list_scan;
 mod manifest;
 mod names;
+mod output_paths;
 mod positioned;
 mod rank_bitmap;
 mod read;
@@ -104,6 +108,7 @@ pub use grid_packed::{decode_block, decode_runs, BlockEncoder, BlockFrame, RunAx
 pub use grid_shape::GridShape;
 pub use grid_sort::{check_key_name, GridSort, MAX_KEY_NAME};
 pub use id_order::{IdOrder, IdRanking};
+pub use input::open_file;
 pub use layout_builder::LayoutBuilder;
 pub use layout_meta::LayoutMeta;
 pub use layout_record::{BascRecord, CompressedRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
@@ -113,6 +118,7 @@ pub use manifest::{
     MANIFEST, MAX_VERTICES, NAMES_BIN, NAMES_IDX, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT, TOOL,
 };
 pub use names::VertexNames;
+pub use output_paths::OutputPaths;
 pub use positioned::PositionedFile;
 pub use rank_bitmap::RankBitmap;
 pub use read::{Csr, Direction, GraphDir};

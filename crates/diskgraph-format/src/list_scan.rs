@@ -86,7 +86,7 @@ impl ListScan {
         let (idx, adj, wgt) = graph.files_of(dir);
         let m = graph.manifest();
         let idx_path = graph.file_path(idx);
-        let idx_file = File::open(&idx_path).map_err(|e| FormatError::io(&idx_path, e))?;
+        let idx_file = crate::input::open_file(&idx_path)?;
         let arcs_per_read = (buffer_bytes / 4).max(1024) as u64;
         let mut files = vec![graph.file_path(adj)];
         if weights && m.weighted {

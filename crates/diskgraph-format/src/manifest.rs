@@ -158,7 +158,7 @@ impl Manifest {
         path: &Path,
         mut record_of: impl FnMut(&str) -> Result<LayoutRecord, FormatError>,
     ) -> Result<Manifest, FormatError> {
-        let bytes = std::fs::read(path).map_err(|e| FormatError::io(path, e))?;
+        let bytes = crate::input::read_metadata(path)?;
         let bad = |reason: String| FormatError::Manifest {
             path: path.to_path_buf(),
             reason,

@@ -116,9 +116,7 @@ impl Columns {
     fn open(layout: &ShardLayout) -> Result<Columns, FormatError> {
         let open = |name: &str| {
             let path = layout.column_path(name);
-            File::open(&path)
-                .map(|f| (path.clone(), f))
-                .map_err(|e| FormatError::io(&path, e))
+            crate::input::open_file(&path).map(|f| (path.clone(), f))
         };
         Ok(match layout.compressed() {
             Some(_) => Columns::Packed {

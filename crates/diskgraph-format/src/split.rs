@@ -196,7 +196,7 @@ impl SplitDir {
     pub fn open(path: impl AsRef<Path>) -> Result<SplitDir, FormatError> {
         let path = path.as_ref().to_path_buf();
         let meta_path = path.join(SPLIT_META);
-        let bytes = std::fs::read(&meta_path).map_err(|e| FormatError::io(&meta_path, e))?;
+        let bytes = crate::input::read_metadata(&meta_path)?;
         let bad = |reason: String| FormatError::Manifest {
             path: meta_path.clone(),
             reason,

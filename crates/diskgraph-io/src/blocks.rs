@@ -17,6 +17,7 @@ use crate::error::IoError;
 use crate::fallback::simulated;
 use crate::faults;
 use crate::pages::PAGE_BYTES;
+use crate::regular::open_regular;
 
 /// A zeroed buffer of whole pages, aligned to a page: an anonymous mapping of its own, so that
 /// a dropped buffer goes back to the kernel at once. (From the heap, glibc's adaptive mmap
@@ -78,34 +79,40 @@ pub struct BlockFile {
 }
 
 impl BlockFile {
-    /// Opens `path` to read, with O_DIRECT where its file system allows it.
+    /// Opens `path`, which must be a regular file, to read, with O_DIRECT where its file
+    /// system allows it.
     pub fn open_read(path: &Path) -> Result<BlockFile, IoError> {
-        BlockFile::open(path, OpenOptions::new().read(true))
+        BlockFile::open(path, |flags| open_regular(path, flags))
     }
 
     /// Creates (or truncates) `path` to read and write, `len` bytes long and sparse (reading
     /// unwritten bytes gives zeros), with O_DIRECT where its file system allows it.
     pub fn create(path: &Path, len: u64) -> Result<BlockFile, IoError> {
-        let f = BlockFile::open(
-            path,
-            OpenOptions::new().read(true).write(true).create(true).truncate(true),
-        )?;
+        let f = BlockFile::open(path, |flags| {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .custom_flags(flags)
+                .open(path)
+        })?;
         f.file.set_len(len).map_err(|e| f.os_error(e))?;
         Ok(f)
     }
 
-    fn open(path: &Path, how: &OpenOptions) -> Result<BlockFile, IoError> {
+    /// Opens `path` by `open`, given the extra open flags: `O_DIRECT`, or none when the file
+    /// system refuses it.
+    fn open(path: &Path, open: impl Fn(libc::c_int) -> std::io::Result<File>) -> Result<BlockFile, IoError> {
         let os = |source| IoError::Os {
             path: path.to_path_buf(),
             source,
         };
-        let mut direct_how = how.clone();
-        direct_how.custom_flags(libc::O_DIRECT);
         let (file, direct) = match simulated("no-direct") {
-            true => (how.open(path).map_err(os)?, false),
-            false => match direct_how.open(path) {
+            true => (open(0).map_err(os)?, false),
+            false => match open(libc::O_DIRECT) {
                 Ok(f) => (f, true),
-                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => (how.open(path).map_err(os)?, false),
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => (open(0).map_err(os)?, false),
                 Err(e) => return Err(os(e)),
             },
         };

@@ -115,9 +115,14 @@ pub const DEFAULT_QUEUE_DEPTH: u32 = 64;
 /// Default number of dedicated I/O threads.
 pub const DEFAULT_IO_THREADS: usize = 1;
 
+/// The most dedicated I/O threads: each has a ring and a share of the buffers, and a few keep
+/// any device busy.
+pub const MAX_IO_THREADS: usize = 64;
+
 impl IoConfig {
     /// Checks the settings: a power-of-two block size in 512..=65536, a max request holding at
-    /// least one block, at least one I/O thread, compute thread and read in flight.
+    /// least one block, 1 to [`MAX_IO_THREADS`] I/O threads, at least one compute thread and
+    /// read in flight.
     pub fn validate(&self) -> Result<(), IoError> {
         if !self.block_size.is_power_of_two() || !(512..=65536).contains(&self.block_size) {
             return Err(IoError::Config(format!(
@@ -132,6 +137,12 @@ impl IoConfig {
             return Err(IoError::Config(
                 "io_threads and compute_threads must be at least 1".into(),
             ));
+        }
+        if self.io_threads > MAX_IO_THREADS {
+            return Err(IoError::Config(format!(
+                "io_threads must be at most {MAX_IO_THREADS}, got {}",
+                self.io_threads
+            )));
         }
         if self.queue_depth == 0 {
             return Err(IoError::Config("queue depth must be at least 1".into()));

@@ -2,8 +2,8 @@
 //! else buffered, with the blocking read every reader uses ([`OpenFile::read_full`]) and the
 //! rules for resuming a short read; and [`FileSet`], the files a context reads together.
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -12,6 +12,7 @@ use crate::error::IoError;
 use crate::fallback::simulated;
 use crate::faults;
 use crate::pool::BUF_ALIGN;
+use crate::regular::open_regular;
 use crate::scheduler::BitmapScheduler;
 
 /// An open file and how it was opened.
@@ -25,9 +26,9 @@ pub(crate) struct OpenFile {
 }
 
 impl OpenFile {
-    /// Opens `path` for buffered reads.
+    /// Opens `path`, which must be a regular file, for buffered reads.
     pub(crate) fn buffered(path: &Path) -> Result<OpenFile, IoError> {
-        let file = File::open(path).map_err(|source| IoError::Os {
+        let file = open_regular(path, 0).map_err(|source| IoError::Os {
             path: path.to_path_buf(),
             source,
         })?;
@@ -39,8 +40,8 @@ impl OpenFile {
         })
     }
 
-    /// Opens `path` with O_DIRECT when its file system allows reads of `block_size`-aligned
-    /// blocks, else buffered; returns the file with the reason it is read buffered, if it is.
+    /// Opens `path`, which must be a regular file, with O_DIRECT when its file system allows
+    /// reads of `block_size`-aligned blocks, else buffered; returns the file with the reason it is read buffered, if it is.
     pub(crate) fn open(path: &Path, block_size: u32) -> Result<(OpenFile, Option<String>), IoError> {
         match open_direct(path, block_size)? {
             Ok((file, align)) => Ok((
@@ -193,7 +194,7 @@ fn open_direct(path: &Path, block_size: u32) -> Result<Result<(File, u64), Strin
             path.display()
         )));
     }
-    let file = match OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
+    let file = match open_regular(path, libc::O_DIRECT) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
             return Ok(Err(format!(

@@ -81,8 +81,10 @@
 //!
 //! Each module imports only modules listed before it:
 //!
-//! 1. `error` (IoError), `fallback` (simulation hook, fallback log), `faults` (injected faults), `config`, `stats`,
-//!    `scheduler`, `crew` (long-lived helper threads), `huge_alloc`, `pool` (aligned buffers);
+//! 1. `error` (IoError), `size` ([`parse_size`], [`human_bytes`]), `regular` (files that must be
+//!    regular files: [`open_regular`], [`read_metadata`]), `fallback` (simulation hook, fallback
+//!    log), `faults` (injected faults), `config`, `stats`, `scheduler`, `crew` (long-lived
+//!    helper threads), `huge_alloc`, `pool` (aligned buffers);
 //! 2. `file`: an open file (O_DIRECT probe, buffered fallback, the pread loop) and [`FileSet`];
 //! 3. `backend`: the `Backend` trait and what a round hands it ([`Chunk`], counters);
 //! 4. `ring` (one io_uring read: queue, reap, settle) and `pipeline` (I/O threads, workers,
@@ -112,8 +114,10 @@ mod pages;
 mod pipeline;
 mod pool;
 mod pread;
+mod regular;
 mod ring;
 mod scheduler;
+mod size;
 mod stats;
 mod stream;
 mod uring;
@@ -122,7 +126,7 @@ pub use backend::Chunk;
 pub use blocks::{BlockFile, PageBuf};
 pub use config::{
     BackendKind, IoConfig, MmapAdvice, SchedulerKind, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH,
+    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH, MAX_IO_THREADS,
 };
 pub use context::IoContext;
 pub use error::IoError;
@@ -133,6 +137,8 @@ pub use measure::{measure_device, DeviceRate};
 pub use pages::{page_frames, Completed, Frame, PageAccess, PageFrame, PageReads, PagedFile, PAGE_BYTES};
 pub use pipeline::INLINE_ENV;
 pub use pool::BufferKind;
+pub use regular::{check_regular, open_regular, read_metadata, MAX_METADATA_BYTES};
 pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};
+pub use size::{human_bytes, parse_size, size_out_of_range};
 pub use stats::{IoStats, RoundRecord};
 pub use stream::{ReadRequest, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES};

@@ -10,7 +10,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{Direction, GraphDir, VertexNames};
+use diskgraph_format::{Direction, GraphDir, OutputPaths, VertexNames};
 
 use crate::progress::{stop_point, Ticker};
 use crate::Progress;
@@ -96,6 +96,7 @@ pub fn export(
     if format == ExportFormat::Wel && !m.weighted {
         bail!("{}: graph is unweighted; export it as el", graph.path().display());
     }
+    OutputPaths::new().reads("graph", graph.path()).writes("output", output)?;
     if output.exists() && !force {
         bail!(
             "{}: output already exists (use --force to replace it)",

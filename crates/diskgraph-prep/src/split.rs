@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    part_name, ArcStream, CsrWriter, Direction, FileEntry, GraphBuilder, GraphDir, Manifest, SplitBuilder, SplitMeta,
+    part_name, ArcStream, CsrWriter, Direction, FileEntry, GraphBuilder, GraphDir, Manifest, OutputPaths, SplitBuilder, SplitMeta,
     SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ, SPLIT_FORMAT, SPLIT_VERSION,
 };
 
@@ -82,6 +82,7 @@ pub fn split(graph: &Path, output: &Path, opts: &SplitOptions, progress: &mut dy
     if !(1..=MAX_PARTS).contains(&opts.parts) {
         bail!("--parts {}: the number of parts must be 1 to {MAX_PARTS}", opts.parts);
     }
+    OutputPaths::new().reads("graph", graph).writes("output", output)?;
     let g = GraphDir::open(graph)?;
     let m = g.manifest().clone();
     let (rows, cols) = split_shape(opts.parts);

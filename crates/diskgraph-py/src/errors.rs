@@ -252,6 +252,7 @@ fn chain_error(e: anyhow::Error, reading_graph: bool) -> PyErr {
         if let Some(f) = cause.downcast_ref::<FormatError>() {
             return match f {
                 FormatError::Exists { .. } => OutputExistsError::new_err(msg),
+                FormatError::OutputClash { .. } => PyValueError::new_err(msg),
                 _ if reading_graph => GraphFormatError::new_err(msg),
                 _ => DiskgraphError::new_err(msg),
             };

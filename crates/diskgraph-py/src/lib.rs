@@ -16,6 +16,7 @@ mod graph;
 mod importer;
 mod interrupt;
 mod options;
+mod paths;
 mod report;
 mod static_cache;
 mod sync_handle;
@@ -32,17 +33,20 @@ fn json_to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> 
     py.import("json")?.call_method1("loads", (text,))
 }
 
-/// Parses a memory size such as ``"1GiB"``, ``"256MiB"``, ``"1GB"``, ``"512M"`` or ``"4096"``
-/// into bytes (case-insensitive): ``KiB``, ``MiB``, ``GiB``, ``TiB`` and a bare ``K``, ``M``,
-/// ``G``, ``T`` are powers of 2; ``KB``, ``MB``, ``GB``, ``TB`` are powers of 10.
+/// Parses a memory size such as ``"1GiB"``, ``"256MiB"``, ``"1GB"``, ``"512M"``, ``"1.5G"`` or
+/// ``"4096"`` into bytes (case-insensitive): ``KiB``, ``MiB``, ``GiB``, ``TiB`` and a bare ``K``,
+/// ``M``, ``G``, ``T`` are powers of 2; ``KB``, ``MB``, ``GB``, ``TB`` are powers of 10. A
+/// fraction must make a whole number of bytes. An int is taken as bytes. Sizes run from 1 to
+/// 2**64 - 1 bytes, exactly; ``name`` is the argument errors name.
 ///
 /// >>> parse_size("256MiB")
 /// 268435456
 /// >>> parse_size("1GB")
 /// 1000000000
 #[pyfunction]
-fn parse_size(size: &str) -> PyResult<u64> {
-    diskgraph_engine::parse_size(size).map_err(pyo3::exceptions::PyValueError::new_err)
+#[pyo3(signature = (size, name = "size"))]
+fn parse_size(size: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
+    options::size(name, size)
 }
 
 /// The codecs ``Graph.compress`` and ``import_file(compress=...)`` take (``vbyte``, ...), the
@@ -75,6 +79,8 @@ mod native {
     use super::graph::PyGraph;
     #[pymodule_export]
     use super::importer::{import_file, read_names, EdgeImporter};
+    #[pymodule_export]
+    use super::paths::{check_outputs, read_metadata};
     #[pymodule_export]
     use super::report::write_report;
     #[pymodule_export]

@@ -54,15 +54,16 @@ pub fn count(name: &str, obj: &Bound<'_, PyAny>, min: i128, max: i128) -> PyResu
     }
 }
 
-/// A size in bytes: an int, or a string such as `"16KiB"`.
-fn size(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+/// A size in bytes: an int, or a string such as `"16KiB"`, in 1 to 2⁶⁴ − 1 bytes.
+pub fn size(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
     if let Ok(s) = obj.cast::<PyString>() {
         let text = s.to_cow()?;
         return diskgraph_engine::parse_size(&text).map_err(|e| PyValueError::new_err(format!("{name}: {e}")));
     }
+    let too_large = || PyValueError::new_err(format!("{name}: {}", diskgraph_io::size_out_of_range(&shown(obj))));
     match integer(name, obj) {
-        Ok(Some(v)) if v >= 1 => Ok(u64::try_from(v).unwrap_or(u64::MAX)),
-        Ok(None) => Err(PyValueError::new_err(format!("{name} is too large"))),
+        Ok(Some(v)) if v >= 1 => u64::try_from(v).map_err(|_| too_large()),
+        Ok(None) => Err(too_large()),
         Ok(Some(_)) => Err(PyValueError::new_err(format!(
             "{name} must be a positive number of bytes, got {}",
             shown(obj)

@@ -50,7 +50,7 @@ impl ListReader {
     pub(super) fn on_disk(g: &GraphDir, dir: Direction, buffer_bytes: usize) -> Result<ListReader> {
         let (_, adj, _) = g.files_of(dir);
         let path = g.file_path(adj);
-        let file = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file = diskgraph_format::open_file(&path)?;
         Ok(ListReader {
             offsets: g.load_offsets(dir)?,
             neighbours: Neighbours::OnDisk {

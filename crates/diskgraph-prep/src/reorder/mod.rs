@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use diskgraph_format::{GraphBuilder, GraphDir, Manifest};
+use diskgraph_format::{GraphBuilder, GraphDir, Manifest, OutputPaths};
 
 use crate::Progress;
 
@@ -257,6 +257,11 @@ pub fn reorder(
     progress: &mut dyn Progress,
 ) -> Result<ReorderSummary> {
     check_options(opts)?;
+    let mut paths = OutputPaths::new();
+    paths.reads("graph", input).writes("output", output)?;
+    if let Some(checkpoint) = &opts.checkpoint {
+        paths.writes("checkpoint", &checkpoint.path)?;
+    }
     let g = GraphDir::open(input)?;
     let builder = GraphBuilder::create(output, opts.force)?;
     let start = Instant::now();

@@ -78,7 +78,7 @@ pub(super) fn save(path: &Path, identity: u64, heap: &UnitHeap, order: &[u32], s
 /// length, its checksum and that every stored vertex ID, link and score is in range.
 pub(super) fn load(path: &Path, identity: u64, n: u64) -> Result<Resumed> {
     let bad = |what: String| anyhow::anyhow!("{}: not a usable gorder checkpoint: {what}", path.display());
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let file = diskgraph_format::open_file(path)?;
     let len = file.metadata()?.len();
     let mut r = HashingReader {
         input: BufReader::with_capacity(1 << 20, file),

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{Csr, Direction, GraphDir, Manifest};
+use diskgraph_io::human_bytes;
 
 use super::simple;
 use crate::progress::stop_point;
@@ -112,12 +113,11 @@ pub(super) fn gorder(
     let m = g.manifest();
     let need = gorder_memory(m);
     if need > memory {
-        let mib = |b: u64| b.div_ceil(1 << 20);
         bail!(
-            "gorder keeps the whole graph and its priority queue in memory: this graph needs {} MiB, \
-             more than --memory {} MiB (raise --memory, or use norder, which keeps O(V) state)",
-            mib(need),
-            mib(memory)
+            "gorder keeps the whole graph and its priority queue in memory: this graph needs {}, \
+             more than --memory {} (raise --memory, or use norder, which keeps O(V) state)",
+            human_bytes(need),
+            human_bytes(memory)
         );
     }
     if m.num_vertices > u64::from(NIL) {
