@@ -256,6 +256,8 @@ pub fn verify_split(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError>
         report.bytes_checked += r.bytes_checked;
         report.arcs_checked += r.arcs_checked;
         report.layouts_checked += r.layouts_checked;
+        let stale = r.stale_versions.iter().map(|v| format!("{}/{v}", p.name));
+        report.stale_versions.extend(stale);
         let (rows, cols) = (split.meta.row(p.row), split.meta.col(p.row, p.col));
         let mut s = ArcStream::open(g, Direction::Out, false, SCAN_BUFFER)?;
         while let Some((v, degree)) = s.next_vertex()? {

@@ -3,6 +3,8 @@
 use std::path::Path;
 
 use crate::arc_stream::ArcStream;
+use crate::atomic::lock_dir_shared;
+use crate::layout_versions::stale_layout_versions;
 use crate::basc_selection::verify_basc;
 use crate::compressed_layout::verify_compressed;
 use crate::data_file::read_range;
@@ -13,7 +15,7 @@ use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
 use crate::layout_record::LayoutRecord;
 use crate::manifest::{IDS, NAMES_BIN};
-use crate::read::{Direction, GraphDir};
+use crate::read::{read_manifest, Direction, GraphDir};
 use crate::shard_verify::verify_shards;
 
 /// What [`verify`] checked.
@@ -27,6 +29,11 @@ pub struct VerifyReport {
     pub arcs_checked: u64,
     /// Number of derived layouts checked (their files count in `files_checked`).
     pub layouts_checked: usize,
+    /// Stale layout generations found: directories of earlier or unpublished generations that
+    /// no reader pins, left by a writer that died (see
+    /// [`stale_layout_versions`](crate::stale_layout_versions)). They do not make the graph
+    /// wrong; the next `partition`, `compress` or `select` on it removes them.
+    pub stale_versions: Vec<String>,
 }
 
 /// Read buffer of each file [`verify_grid`] streams from the graph's CSR.
@@ -60,6 +67,7 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
     if g.manifest().has_names() {
         check_names(&g)?;
     }
+    report.stale_versions = stale_versions(g.path())?;
     for layout in g.layouts() {
         match layout {
             LayoutRecord::Grid(grid) => {
@@ -85,6 +93,15 @@ pub fn verify(path: impl AsRef<Path>) -> Result<VerifyReport, FormatError> {
         report.layouts_checked += 1;
     }
     Ok(report)
+}
+
+/// The stale layout generations of the graph at `path`, judged against its manifest as of now,
+/// under a shared lock on the directory so that no writer is between renaming a generation into
+/// place and publishing it.
+fn stale_versions(path: &Path) -> Result<Vec<String>, FormatError> {
+    let _lock = lock_dir_shared(path)?;
+    let manifest = read_manifest(path)?;
+    Ok(stale_layout_versions(path, &manifest.layouts))
 }
 
 /// Checks the lists of direction `dir` front to back through fixed buffers ([`ArcStream`], so a
