@@ -42,6 +42,8 @@ struct FileInfo {
 #[derive(Serialize, Debug)]
 struct LayoutInfo {
     name: String,
+    /// The directory of its current generation (`grid-4`, or `grid-4.v3` once replaced).
+    dir: String,
     rows: Option<u32>,
     cols: Option<u32>,
     range_len: Option<u64>,
@@ -73,6 +75,7 @@ struct ShardInfo {
 fn layout_info(g: &GraphDir, record: &LayoutRecord) -> LayoutInfo {
     let mut info = LayoutInfo {
         name: record.name().to_string(),
+        dir: record.dir_name(),
         rows: None,
         cols: None,
         range_len: None,
@@ -133,10 +136,14 @@ fn layout_info(g: &GraphDir, record: &LayoutRecord) -> LayoutInfo {
 }
 
 fn show_layout(l: &LayoutInfo) {
+    let label = match l.dir == l.name {
+        true => l.name.clone(),
+        false => format!("{} ({}/)", l.name, l.dir),
+    };
     if let (None, Some((method, count, edges, seconds))) = (&l.error, &l.selection) {
         println!(
             "  {:24} BAsC selection by {method}: {count} vertices, {edges} edges, selected in {seconds:.3} s, {:.1} MiB",
-            l.name,
+            label,
             l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
         );
         return;
@@ -144,7 +151,7 @@ fn show_layout(l: &LayoutInfo) {
     if let (None, Some((codec, bytes_per_arc))) = (&l.error, &l.compressed) {
         println!(
             "  {:24} compressed lists, {codec} codec, {bytes_per_arc:.3} bytes per arc, {:.1} MiB",
-            l.name,
+            label,
             l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
         );
         return;
@@ -156,7 +163,7 @@ fn show_layout(l: &LayoutInfo) {
         };
         println!(
             "  {:24} {} shards, largest {} arcs, {} KiB edge-value blocks{codec}, {:.1} MiB",
-            l.name,
+            label,
             shards.num_shards,
             shards.largest_shard.unwrap_or(0),
             shards.block_bytes >> 10,
@@ -165,14 +172,14 @@ fn show_layout(l: &LayoutInfo) {
         return;
     }
     match (&l.error, l.rows, l.cols, &l.sort) {
-        (Some(e), ..) => println!("  {:24} unreadable: {e}", l.name),
+        (Some(e), ..) => println!("  {label:24} unreadable: {e}"),
         (None, Some(r), Some(c), Some(sort)) => println!(
             "  {:24} {r}×{c} blocks, {} vertices per range, {sort} order, {:.1} MiB",
-            l.name,
+            label,
             l.range_len.unwrap_or(0),
             l.bytes_on_disk.unwrap_or(0) as f64 / (1u64 << 20) as f64
         ),
-        _ => println!("  {}", l.name),
+        _ => println!("  {label}"),
     }
 }
 

@@ -26,5 +26,12 @@ pub fn run(a: Args) -> Result<()> {
         r.arcs_checked,
         start.elapsed().as_secs_f64()
     );
+    if !r.stale_versions.is_empty() {
+        eprintln!(
+            "warning: {}: stale layout generations left by an interrupted writer: {} (harmless; the next partition, compress or select removes them)",
+            a.graph.display(),
+            r.stale_versions.join(", ")
+        );
+    }
     Ok(())
 }

@@ -88,6 +88,7 @@ fn a_static_cache_serves_its_lists_and_fewer_bytes_are_read() {
             num_selected: summary.count as u64,
             num_arcs: summary.edges,
             bytes_on_disk: pages(summary.count as u64 * 4) + pages(summary.edges * 4),
+            generation: 0,
         };
         assert_eq!(reopened(&f).layout(&layout), Some(&LayoutRecord::Basc(record)));
         // A selection of S bytes loads into a share of S bytes, and not into one byte less.

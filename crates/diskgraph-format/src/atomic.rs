@@ -179,6 +179,14 @@ pub(crate) fn lock_dir(path: &Path) -> Result<File, FormatError> {
     Ok(f)
 }
 
+/// A shared lock on a directory (excluding [`lock_dir`] holders), released when the returned
+/// handle drops.
+pub(crate) fn lock_dir_shared(path: &Path) -> Result<File, FormatError> {
+    let f = File::open(path).map_err(|e| FormatError::io(path, e))?;
+    f.lock_shared().map_err(|e| FormatError::io(path, e))?;
+    Ok(f)
+}
+
 /// Creates `path` with `bytes` and syncs it.
 pub(crate) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
     let mut f = File::create(path).map_err(|e| FormatError::io(path, e))?;

@@ -142,6 +142,7 @@ impl LayoutMeta for BascMeta {
             num_selected: self.count,
             num_arcs: self.edges,
             bytes_on_disk: self.bytes_on_disk(),
+            generation: 0,
         })
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufReader, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::arc_stream::ArcStream;
 use crate::basc_meta::{basc_layout_name, BascMeta, BASC_FORMAT, BASC_LISTS, BASC_VERSION, BASC_VERTICES};
@@ -13,6 +13,7 @@ use crate::error::FormatError;
 use crate::input::{file_len, open_file};
 use crate::layout_builder::LayoutBuilder;
 use crate::manifest::OUT_ADJ;
+use crate::layout_versions::LayoutPin;
 use crate::read::{Csr, Direction, GraphDir};
 
 /// Lists gathered into one write of `lists.u32`.
@@ -22,8 +23,12 @@ const LISTS_PER_WRITE: usize = 1 << 16;
 #[derive(Clone, Debug)]
 pub struct BascSelection {
     name: String,
+    /// The directory of the generation opened.
+    dir: PathBuf,
     meta: BascMeta,
     vertices: Vec<u32>,
+    /// Keeps the generation read on disk while this (or a clone) lives.
+    _pin: LayoutPin,
 }
 
 impl BascSelection {
@@ -31,7 +36,7 @@ impl BascSelection {
     /// manifest as a BAsC selection: checks the metadata against the graph and the manifest's
     /// record, the files' sizes, and that the IDs are strictly ascending vertices of the graph.
     pub fn open(graph: &GraphDir, layout: &str) -> Result<BascSelection, FormatError> {
-        let (dir, meta) = graph.layout_meta::<BascMeta>(layout)?;
+        let (dir, meta, pin) = graph.layout_meta::<BascMeta>(layout)?;
         let path = dir.join(BASC_VERTICES);
         let lists = dir.join(BASC_LISTS);
         graph.check_inside(&path)?;
@@ -73,8 +78,10 @@ impl BascSelection {
         }
         Ok(BascSelection {
             name: layout.to_string(),
+            dir,
             meta,
             vertices,
+            _pin: pin,
         })
     }
 
@@ -93,9 +100,15 @@ impl BascSelection {
         &self.vertices
     }
 
-    /// The selection's `lists.u32` inside `graph` (which it was opened from).
-    pub fn lists_path(&self, graph: &GraphDir) -> PathBuf {
-        graph.path().join(&self.name).join(BASC_LISTS)
+    /// The directory of the selection's generation that was opened (`basc-<name>`, or
+    /// `basc-<name>.vG`).
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The selection's `lists.u32`.
+    pub fn lists_path(&self) -> PathBuf {
+        self.dir.join(BASC_LISTS)
     }
 }
 
@@ -200,7 +213,7 @@ pub(crate) fn verify_basc_cancellable(graph: &GraphDir, layout: &str, cancel: &C
     let s = BascSelection::open(graph, layout)?;
     let mut checked = 0;
     for (name, entry) in &s.meta.files {
-        entry.check_content(&graph.path().join(layout).join(name), cancel)?;
+        entry.check_content(&s.dir.join(name), cancel)?;
         checked += padded_len(entry.len);
     }
     check_lists(graph, &s, cancel)?;
@@ -213,7 +226,7 @@ const LISTS_BUFFER: usize = 1 << 20;
 /// `lists.u32` holds exactly the graph's out-lists of the selected vertices, in their order
 /// (streamed through fixed buffers).
 fn check_lists(graph: &GraphDir, s: &BascSelection, cancel: &Cancel) -> Result<(), FormatError> {
-    let path = s.lists_path(graph);
+    let path = s.lists_path();
     let file = open_file(&path)?;
     let mut lists = BufReader::with_capacity(LISTS_BUFFER, file);
     let mut arcs = ArcStream::open(graph, Direction::Out, false, LISTS_BUFFER)?;

@@ -17,6 +17,7 @@ use crate::data_file::{read_offsets, read_range};
 use crate::error::FormatError;
 use crate::layout_builder::LayoutBuilder;
 use crate::layout_record::CompressedRecord;
+use crate::layout_versions::LayoutPin;
 use crate::manifest::OUT_ADJ;
 use crate::read::{Csr, Direction, GraphDir};
 use crate::verify::VerifyReport;
@@ -198,13 +199,15 @@ pub struct CompressedLayout {
     path: PathBuf,
     name: String,
     meta: CompressedMeta,
+    /// Keeps the generation read on disk while this (or a clone) lives.
+    _pin: LayoutPin,
 }
 
 impl CompressedLayout {
     /// Opens and checks the compressed layout `name` of `graph` (O(1): the indexes are read by
     /// [`load_offsets`](Self::load_offsets)).
     pub fn open(graph: &GraphDir, name: &str) -> Result<CompressedLayout, FormatError> {
-        let (path, meta) = graph.layout_meta::<CompressedMeta>(name)?;
+        let (path, meta, pin) = graph.layout_meta::<CompressedMeta>(name)?;
         for (file, entry) in &meta.files {
             graph.check_file(&path.join(file), entry.len)?;
         }
@@ -212,6 +215,7 @@ impl CompressedLayout {
             path,
             name: name.to_string(),
             meta,
+            _pin: pin,
         })
     }
 
@@ -228,7 +232,7 @@ impl CompressedLayout {
         &self.name
     }
 
-    /// The layout's directory.
+    /// The directory of the layout's generation that was opened.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -133,6 +133,7 @@ impl LayoutMeta for CompressedMeta {
             codec: self.codec,
             num_arcs: self.num_arcs,
             bytes_on_disk: self.bytes_on_disk(),
+            generation: 0,
         })
     }
 }

@@ -142,6 +142,18 @@ pub enum FormatError {
         /// What is wrong.
         reason: crate::codec::CodecError,
     },
+    /// Writers kept replacing a layout while it was being opened: each generation the manifest
+    /// named was gone before it could be pinned.
+    #[error(
+        "{}: the layout was replaced {attempts} times while being opened (another process is rewriting it with --force); retry",
+        path.display()
+    )]
+    LayoutReplaced {
+        /// The layout, as the graph names it.
+        path: PathBuf,
+        /// Generations tried.
+        attempts: u32,
+    },
     /// A read through the I/O layer failed (its error names the file and the byte).
     #[error(transparent)]
     Read(#[from] diskgraph_io::IoError),

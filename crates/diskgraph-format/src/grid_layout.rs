@@ -13,6 +13,7 @@ use crate::grid_meta::{GridEdge, GridMeta, GRID_BYTE_INDEX, GRID_EDGES, GRID_IND
 use crate::grid_packed::{decode_block, BlockFrame, RunAxis};
 use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
+use crate::layout_versions::LayoutPin;
 use crate::read::GraphDir;
 
 /// One block as [`GridLayout::read_block`] returns it: its `(src, dst)` edges and, when the
@@ -30,6 +31,8 @@ pub struct GridLayout {
     index: Vec<u64>,
     /// Byte offsets of the blocks in `edges.packed` (compressed layouts).
     byte_index: Option<Vec<u64>>,
+    /// Keeps the generation read on disk while this (or a clone) lives.
+    _pin: LayoutPin,
 }
 
 impl GridLayout {
@@ -37,7 +40,7 @@ impl GridLayout {
     /// graph's manifest as a grid layout, and the manifest's record must agree with its
     /// `grid.json`; a missing or inconsistent file is an error naming it.
     pub fn open(graph: &GraphDir, name: &str) -> Result<GridLayout, FormatError> {
-        let (path, meta) = graph.layout_meta::<GridMeta>(name)?;
+        let (path, meta, pin) = graph.layout_meta::<GridMeta>(name)?;
         for (file, entry) in &meta.files {
             graph.check_file(&path.join(file), entry.len)?;
         }
@@ -61,6 +64,7 @@ impl GridLayout {
             shape,
             index,
             byte_index,
+            _pin: pin,
         })
     }
 
@@ -69,7 +73,7 @@ impl GridLayout {
         &self.name
     }
 
-    /// The layout's directory.
+    /// The directory of the layout's generation that was opened (`grid-4`, or `grid-4.v3`).
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -238,6 +238,7 @@ impl LayoutMeta for GridMeta {
             weighted: self.weighted,
             compressed: self.compressed,
             bytes_on_disk: self.bytes_on_disk(),
+            generation: 0,
         })
     }
 }

@@ -1,7 +1,8 @@
 //! The derived-layout directory builder ([`LayoutBuilder`]): a layout of any kind (a grid, a
-//! BAsC selection) is written into a temporary directory inside the graph and published by a
-//! rename and an atomic rewrite of `manifest.json` listing it, under a lock on the graph
-//! directory so that concurrent publishers keep each other's entries.
+//! BAsC selection) is written into a temporary directory inside the graph, renamed to the
+//! directory of its next generation (`grid-4`, then `grid-4.v1`, …) and published by an atomic
+//! rewrite of `manifest.json` naming it, under a lock on the graph directory so that concurrent
+//! publishers keep each other's entries.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,14 +11,16 @@ use crate::atomic::{lock_dir, remove_path, remove_stale_temporaries, sync_dir, t
 use crate::data_file::FileEntry;
 use crate::error::FormatError;
 use crate::layout_meta::LayoutMeta;
-use crate::manifest::{check_layout_name, Manifest, MANIFEST};
+use crate::layout_record::LayoutRecord;
+use crate::layout_versions::{next_generation, remove_stale_versions, version_dir_name};
+use crate::manifest::{check_layout_name, MANIFEST};
 use crate::positioned::PositionedFile;
 use crate::read::{read_manifest, GraphDir};
 use crate::write::DataFileWriter;
 
 /// Builds a derived layout of any kind (a grid, a BAsC selection) in a temporary directory
-/// inside the graph (`.NAME.tmp-<pid>-<nanos>`) and publishes it: rename into place, then an
-/// atomic rewrite of `manifest.json` recording it.
+/// inside the graph (`.NAME.tmp-<pid>-<nanos>`) and publishes it: a rename to its generation's
+/// directory, then an atomic rewrite of `manifest.json` recording it.
 /// Dropping a builder that was not published removes the temporary directory.
 pub struct LayoutBuilder {
     graph_path: PathBuf,
@@ -29,7 +32,8 @@ pub struct LayoutBuilder {
 
 impl LayoutBuilder {
     /// Starts building layout `name` inside `graph`. Fails if the graph already lists it and
-    /// `force` is false. Removes temporary directories left by earlier runs that died.
+    /// `force` is false. Removes temporary directories left by earlier runs that died, and
+    /// stale generations of layouts ([`stale_layout_versions`](crate::stale_layout_versions)).
     pub fn create(graph: &GraphDir, name: &str, force: bool) -> Result<LayoutBuilder, FormatError> {
         let graph_path = graph.path().to_path_buf();
         check_layout_name(name).map_err(|reason| FormatError::Manifest {
@@ -44,6 +48,9 @@ impl LayoutBuilder {
         {
             let _lock = lock_dir(&graph_path)?;
             remove_stale_temporaries(&graph_path);
+            if let Ok(manifest) = read_manifest(&graph_path) {
+                remove_stale_versions(&graph_path, &manifest.layouts);
+            }
         }
         let tmp_path = graph_path.join(temporary_name(name, "tmp"));
         // Named as the layout will be: the temporary name means nothing to the user.
@@ -87,13 +94,17 @@ impl LayoutBuilder {
     }
 
     /// Writes the metadata file `meta` describes ([`LayoutMeta::FILE`]), removes files it does
-    /// not list, renames the directory into place and records it in the graph's manifest
-    /// ([`LayoutMeta::record`]), replacing an existing layout only with `force`. Under a lock
-    /// on the graph directory, so concurrent publishers do not lose each other's manifest
-    /// entries; the metadata is checked against the manifest read under that lock.
+    /// not list, renames the directory into place as the layout's next generation and records
+    /// it in the graph's manifest ([`LayoutMeta::record`]), replacing an existing layout only
+    /// with `force`; returns the generation's directory. Under a lock on the graph directory, so
+    /// concurrent publishers do not lose each other's manifest entries; the metadata is checked
+    /// against the manifest read under that lock.
     ///
-    /// Replacing first rewrites the manifest without the old layout, then swaps directories,
-    /// then lists the new one: a crash at any point leaves a manifest whose layouts all exist.
+    /// A replacement never touches the generation it replaces until the manifest names the new
+    /// one: readers find the old generation or the new one, whole, at every moment. The old one
+    /// is removed after, unless a reader still pins it ([`LayoutPin`](crate::LayoutPin)); then
+    /// the next writer removes it. A crash leaves the manifest naming whole generations only,
+    /// and at worst an unnamed generation behind, which the next writer removes.
     pub fn publish<M: LayoutMeta>(mut self, meta: &M) -> Result<PathBuf, FormatError> {
         let mut json = serde_json::to_vec_pretty(meta).expect("layout metadata serialises");
         json.push(b'\n');
@@ -104,45 +115,27 @@ impl LayoutBuilder {
                 path: self.tmp_path.join(M::FILE),
                 reason,
             })?;
-        self.write_meta(M::FILE, &json, meta.files())?;
-        self.unlist_replaced(&mut manifest)?;
-        let old = self.move_into_place()?;
-        manifest.layouts.push(meta.record(&self.name));
-        manifest.layouts.sort_by(|a, b| a.name().cmp(b.name()));
-        manifest.write_atomic(&self.graph_path)?;
-        if let Some(old) = old {
-            remove_path(&old).map_err(|e| FormatError::io(&old, e))?;
-        }
-        Ok(self.graph_path.join(&self.name))
-    }
-
-    /// If the manifest lists the layout already: an error without `force`, else the manifest
-    /// is rewritten without it.
-    fn unlist_replaced(&self, manifest: &mut Manifest) -> Result<(), FormatError> {
-        if !manifest.layouts.iter().any(|l| l.name() == self.name) {
-            return Ok(());
-        }
-        if !self.force {
+        let current = manifest.layouts.iter().find(|l| l.name() == self.name);
+        if current.is_some() && !self.force {
             return Err(FormatError::Exists {
                 path: self.graph_path.join(&self.name),
             });
         }
-        manifest.layouts.retain(|l| l.name() != self.name);
-        manifest.write_atomic(&self.graph_path)
-    }
-
-    /// Renames whatever holds the layout's name aside and the temporary directory into place;
-    /// returns the path of the entry moved aside, if any.
-    fn move_into_place(&mut self) -> Result<Option<PathBuf>, FormatError> {
-        let target = self.graph_path.join(&self.name);
-        let old = self.graph_path.join(temporary_name(&self.name, "old"));
-        let replaced = std::fs::symlink_metadata(&target).is_ok();
-        if replaced {
-            std::fs::rename(&target, &old).map_err(|e| FormatError::io(&target, e))?;
-        }
-        std::fs::rename(&self.tmp_path, &target).map_err(|e| FormatError::io(&target, e))?;
+        let generation = next_generation(&self.graph_path, &self.name, current.map(LayoutRecord::generation));
+        self.write_meta(M::FILE, &json, meta.files())?;
+        let dir = self.graph_path.join(version_dir_name(&self.name, generation));
+        std::fs::rename(&self.tmp_path, &dir).map_err(|e| FormatError::io(&dir, e))?;
         self.published = true;
-        Ok(replaced.then_some(old))
+        sync_dir(&self.graph_path);
+        manifest.layouts.retain(|l| l.name() != self.name);
+        manifest.layouts.push(meta.record(&self.name).with_generation(generation));
+        manifest.layouts.sort_by(|a, b| a.name().cmp(b.name()));
+        if let Err(e) = manifest.write_atomic(&self.graph_path) {
+            let _ = remove_path(&dir);
+            return Err(e);
+        }
+        remove_stale_versions(&self.graph_path, &manifest.layouts);
+        Ok(dir)
     }
 
     /// Removes entries other than `files` from the temporary directory and writes the metadata

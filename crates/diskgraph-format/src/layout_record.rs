@@ -8,6 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::codec::Codec;
 use crate::grid_sort::GridSort;
+use crate::layout_versions::version_dir_name;
+
+/// Whether a generation is 0 (the field is then left out of the manifest).
+fn is_zero(generation: &u64) -> bool {
+    *generation == 0
+}
 
 /// The kinds of derived layout a graph can list, named in the manifest as lowercase strings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -68,6 +74,10 @@ pub struct GridRecord {
     pub compressed: Option<Codec>,
     /// Bytes of the layout's data files on disk (each padded to 4096; `grid.json` not counted).
     pub bytes_on_disk: u64,
+    /// The layout's generation: which directory holds it (`name` for 0, `name.vG` after; see
+    /// [`version_dir_name`](crate::version_dir_name)). Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u64,
 }
 
 /// The manifest's record of a BAsC selection (see `basc.json` for its full metadata).
@@ -85,6 +95,10 @@ pub struct BascRecord {
     /// Bytes of the selection's data files on disk (each padded to 4096; `basc.json` not
     /// counted).
     pub bytes_on_disk: u64,
+    /// The layout's generation: which directory holds it (`name` for 0, `name.vG` after; see
+    /// [`version_dir_name`](crate::version_dir_name)). Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u64,
 }
 
 /// The manifest's record of a shard layout (see `shards.json` for its full metadata).
@@ -105,6 +119,10 @@ pub struct ShardRecord {
     /// Bytes of the layout's data files on disk (each padded to 4096; `shards.json` not
     /// counted).
     pub bytes_on_disk: u64,
+    /// The layout's generation: which directory holds it (`name` for 0, `name.vG` after; see
+    /// [`version_dir_name`](crate::version_dir_name)). Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u64,
 }
 
 /// The manifest's record of a compressed adjacency (see `compressed.json` for its metadata).
@@ -120,6 +138,10 @@ pub struct CompressedRecord {
     /// Bytes of the layout's data files on disk (each padded to 4096; `compressed.json` not
     /// counted).
     pub bytes_on_disk: u64,
+    /// The layout's generation: which directory holds it (`name` for 0, `name.vG` after; see
+    /// [`version_dir_name`](crate::version_dir_name)). Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u64,
 }
 
 /// One entry of the manifest's `layouts`: a derived layout's name, kind and summary. Stored as
@@ -179,6 +201,32 @@ impl LayoutRecord {
         }
     }
 
+    /// The layout's generation (0 for the directory of its name).
+    pub fn generation(&self) -> u64 {
+        match self {
+            LayoutRecord::Grid(r) => r.generation,
+            LayoutRecord::Basc(r) => r.generation,
+            LayoutRecord::Shards(r) => r.generation,
+            LayoutRecord::Compressed(r) => r.generation,
+        }
+    }
+
+    /// This record with its generation set to `generation`.
+    pub fn with_generation(mut self, generation: u64) -> LayoutRecord {
+        match &mut self {
+            LayoutRecord::Grid(r) => r.generation = generation,
+            LayoutRecord::Basc(r) => r.generation = generation,
+            LayoutRecord::Shards(r) => r.generation = generation,
+            LayoutRecord::Compressed(r) => r.generation = generation,
+        }
+        self
+    }
+
+    /// The name of the directory holding the layout (`grid-4`, or `grid-4.v3` for generation 3).
+    pub fn dir_name(&self) -> String {
+        version_dir_name(self.name(), self.generation())
+    }
+
     /// The grid record, if this is a grid layout.
     pub fn grid(&self) -> Option<&GridRecord> {
         match self {
@@ -213,7 +261,9 @@ impl LayoutRecord {
 
     /// The first field in which this record (the manifest's) differs from `found` (the one the
     /// layout's metadata file gives), with both values as JSON text; `None` when they agree.
+    /// The generation is not compared: only the manifest knows it.
     pub(crate) fn first_difference(&self, found: &LayoutRecord) -> Option<(String, String, String)> {
+        let found = &found.clone().with_generation(self.generation());
         if self.kind() != found.kind() {
             return Some(("kind".into(), self.kind().to_string(), found.kind().to_string()));
         }
@@ -242,6 +292,7 @@ mod tests {
             weighted: true,
             compressed: None,
             bytes_on_disk: 122_880,
+            generation: 0,
         })
     }
 
@@ -252,6 +303,7 @@ mod tests {
             num_selected: 230,
             num_arcs: 1544,
             bytes_on_disk: 8192,
+            generation: 0,
         })
     }
 
@@ -263,6 +315,7 @@ mod tests {
             num_arcs: 9932,
             compressed: None,
             bytes_on_disk: 86_016,
+            generation: 0,
         })
     }
 

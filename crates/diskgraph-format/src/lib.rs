@@ -8,7 +8,8 @@
 //! grid layouts (`grid-P…/`, [`GridLayout`]), BAsC selections (`basc-<name>/`,
 //! [`BascSelection`]) and shard layouts (`shards-N/`, [`ShardLayout`]) — are built with a
 //! [`LayoutBuilder`], published atomically inside a graph and recorded in its manifest
-//! ([`LayoutRecord`]).
+//! ([`LayoutRecord`]); a replacement is a new generation of the layout (`grid-4.v1/`), swapped
+//! in by the manifest's record, while readers keep the generation they opened ([`LayoutPin`]).
 //!
 //! | module | holds |
 //! | --- | --- |
@@ -27,6 +28,7 @@
 //! | `positioned` | [`PositionedFile`], a data file written at arbitrary offsets |
 //! | `layout_record` | [`LayoutRecord`], the manifest's entry for a derived layout |
 //! | `layout_meta` | [`LayoutMeta`], what every kind of layout metadata file offers |
+//! | `layout_versions` | a layout's generation directories, [`LayoutPin`], [`stale_layout_versions`] |
 //! | `layout_builder` | [`LayoutBuilder`], which publishes a derived layout |
 //! | `grid_sort` | [`GridSort`], the order inside a grid layout's blocks (and its name) |
 //! | `grid_shape` | [`GridShape`], a grid's ranges and the block of each arc |
@@ -68,6 +70,7 @@ mod input;
 mod layout_builder;
 mod layout_meta;
 mod layout_record;
+mod layout_versions;
 mod list_scan;
 mod manifest;
 mod names;
@@ -112,6 +115,7 @@ pub use input::open_file;
 pub use layout_builder::LayoutBuilder;
 pub use layout_meta::LayoutMeta;
 pub use layout_record::{BascRecord, CompressedRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
+pub use layout_versions::{parse_version_dir, stale_layout_versions, version_dir_name, LayoutPin};
 pub use list_scan::{ListBatch, ListScan};
 pub use manifest::{
     check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,

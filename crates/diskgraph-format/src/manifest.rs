@@ -11,6 +11,7 @@ use crate::atomic::{sync_dir, temporary_name, write_synced};
 use crate::data_file::{check_file_list, FileEntry};
 use crate::error::FormatError;
 use crate::layout_record::LayoutRecord;
+use crate::layout_versions::has_version_suffix;
 
 /// Name of the manifest file.
 pub const MANIFEST: &str = "manifest.json";
@@ -61,11 +62,15 @@ pub fn check_ordering_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks a derived layout's directory name: non-empty, at most 255 bytes, no `/` or NUL, and not
-/// starting with `.` (temporary names start with a dot).
+/// Checks a derived layout's name: non-empty, at most 240 bytes, no `/` or NUL, not starting
+/// with `.` (temporary names start with a dot) and not ending in `.v` and digits (the names of
+/// a layout's later generations, `grid-4.v3`).
 pub fn check_layout_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 255 || name.starts_with('.') || name.contains(['/', '\0']) {
-        return Err(format!("{name:?} is not a valid layout directory name"));
+    let bad = name.is_empty() || name.len() > 240 || name.starts_with('.') || name.contains(['/', '\0']);
+    if bad || has_version_suffix(name) {
+        return Err(format!(
+            "{name:?} is not a valid layout name (1 to 240 bytes, no '/', not starting with '.', not ending in .v and digits)"
+        ));
     }
     Ok(())
 }
@@ -309,6 +314,8 @@ mod tests {
         assert!(check_layout_name(&temporary_name("grid-4", "tmp")).is_err());
         assert!(check_layout_name(&temporary_name("grid-4", "old")).is_err());
         assert!(check_layout_name("grid-4").is_ok());
+        assert!(check_layout_name("grid-4.v3").is_err(), "a later generation's directory");
+        assert!(check_layout_name("basc-a.v").is_ok());
     }
 
     /// A valid manifest of an undirected graph of 3 vertices and 2 arcs, with `layouts`.
@@ -354,6 +361,7 @@ mod tests {
                     weighted,
                     compressed: None,
                     bytes_on_disk,
+                    generation: 0,
                 })
             },
         );
@@ -365,6 +373,7 @@ mod tests {
                     num_selected,
                     num_arcs,
                     bytes_on_disk,
+                    generation: 0,
                 })
             },
         );
@@ -378,6 +387,7 @@ mod tests {
                     num_arcs,
                     compressed,
                     bytes_on_disk,
+                    generation: 0,
                 })
             },
         );
@@ -420,6 +430,7 @@ mod tests {
             weighted: false,
             compressed: None,
             bytes_on_disk: 12288,
+            generation: 0,
         });
         let m = manifest(vec![]);
         let record = serde_json::to_value(&grid).unwrap();
@@ -432,6 +443,7 @@ mod tests {
                 num_selected: 1,
                 num_arcs: 1,
                 bytes_on_disk: 8192,
+                generation: 0,
             })
         };
         let read = Manifest::read(&dir.path().join(MANIFEST), |name| {

@@ -10,11 +10,16 @@ use crate::error::FormatError;
 use crate::grid_meta::GridMeta;
 use crate::layout_meta::LayoutMeta;
 use crate::layout_record::{LayoutKind, LayoutRecord};
+use crate::layout_versions::{LayoutPin, PinFailure};
 use crate::manifest::{
     Manifest, IDS, IN_ADJ, IN_IDX, IN_WGT, MANIFEST, NAMES_BIN, NAMES_IDX, OUT_ADJ, OUT_IDX, OUT_WGT,
 };
 use crate::names::{check_offsets, VertexNames};
 use crate::shard_meta::ShardMeta;
+
+/// Most generations opening a layout tries, each replaced by a writer before it was pinned,
+/// before it gives up ([`FormatError::LayoutReplaced`]).
+const OPEN_ATTEMPTS: u32 = 8;
 
 #[cfg(target_endian = "big")]
 compile_error!("diskgraph files are little-endian and are read by casting; big-endian hosts are not supported");
@@ -172,38 +177,75 @@ impl GraphDir {
     }
 
     /// Reads the metadata of layout `name`, listed in the manifest as a layout of `M`'s kind,
-    /// and checks it against the graph and against the manifest's record; returns the
-    /// layout's directory with it.
-    pub(crate) fn layout_meta<M: LayoutMeta>(&self, name: &str) -> Result<(PathBuf, M), FormatError> {
+    /// pins the generation that holds it ([`LayoutPin`]) and checks the metadata against the
+    /// graph and against the manifest's record; returns the generation's directory with them.
+    ///
+    /// The generation pinned is the one the manifest names once it is pinned: a writer may have
+    /// published a new one since this graph was opened (or while it was being pinned), and then
+    /// the new one is opened instead, up to [`OPEN_ATTEMPTS`] generations.
+    pub(crate) fn layout_meta<M: LayoutMeta>(&self, name: &str) -> Result<(PathBuf, M, LayoutPin), FormatError> {
         let refuse = |reason: String| FormatError::Manifest {
             path: self.file_path(MANIFEST),
             reason,
         };
-        let record = self.layout(name).ok_or_else(|| {
+        let mut record = self.layout(name).cloned().ok_or_else(|| {
             refuse(format!(
                 "layout {name} is not listed (make it with `{}`)",
                 M::KIND.made_by()
             ))
         })?;
-        if record.kind() != M::KIND {
-            return Err(refuse(format!(
-                "layout {name} is a {} layout, not a {} layout",
-                record.kind(),
-                M::KIND
-            )));
+        for _ in 0..OPEN_ATTEMPTS {
+            if record.kind() != M::KIND {
+                return Err(refuse(format!(
+                    "layout {name} is a {} layout, not a {} layout",
+                    record.kind(),
+                    M::KIND
+                )));
+            }
+            let dir = self.path.join(record.dir_name());
+            let pin = LayoutPin::shared(&dir);
+            let manifest = read_manifest(&self.path)?;
+            let current = manifest
+                .layouts
+                .iter()
+                .find(|l| l.name() == name)
+                .cloned()
+                .ok_or_else(|| refuse(format!("layout {name} is no longer listed")))?;
+            let same = current.dir_name() == record.dir_name();
+            match pin {
+                Ok(pin) if same => return self.checked_meta(&dir, name, &current, &manifest, pin),
+                Err(PinFailure::Failed(e)) => return Err(e),
+                // Named by the manifest before and after, and missing: damage, not a writer.
+                Err(PinFailure::Gone(e)) if same => return Err(FormatError::io(dir.join(M::FILE), e)),
+                _ => record = current,
+            }
         }
-        let dir = self.path.join(name);
+        Err(FormatError::LayoutReplaced {
+            path: self.path.join(name),
+            attempts: OPEN_ATTEMPTS,
+        })
+    }
+
+    /// Reads the metadata file of the pinned generation `dir` of layout `name` and checks it
+    /// against the graph's `manifest` and the manifest's `record` of the layout.
+    fn checked_meta<M: LayoutMeta>(
+        &self,
+        dir: &Path,
+        name: &str,
+        record: &LayoutRecord,
+        manifest: &Manifest,
+        pin: LayoutPin,
+    ) -> Result<(PathBuf, M, LayoutPin), FormatError> {
         let meta_path = dir.join(M::FILE);
         // Resolving the metadata file catches a symlinked layout directory too.
         if meta_path.exists() {
             self.check_inside(&meta_path)?;
         }
         let meta = M::read(&meta_path)?;
-        meta.check(&self.manifest, name)
-            .map_err(|reason| FormatError::Manifest {
-                path: meta_path.clone(),
-                reason,
-            })?;
+        meta.check(manifest, name).map_err(|reason| FormatError::Manifest {
+            path: meta_path.clone(),
+            reason,
+        })?;
         if let Some((field, recorded, found)) = record.first_difference(&meta.record(name)) {
             return Err(FormatError::RecordMismatch {
                 path: meta_path,
@@ -212,7 +254,7 @@ impl GraphDir {
                 found,
             });
         }
-        Ok((dir, meta))
+        Ok((dir.to_path_buf(), meta, pin))
     }
 
     /// Number of vertices.

@@ -12,6 +12,7 @@ use crate::error::FormatError;
 use crate::grid_meta::GridEdge;
 use crate::grid_packed::{decode_runs, BlockFrame, RunAxis};
 use crate::layout_record::ShardRecord;
+use crate::layout_versions::LayoutPin;
 use crate::read::GraphDir;
 use crate::shard_meta::{
     interval_of, ShardMeta, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
@@ -36,6 +37,8 @@ pub struct ShardLayout {
     windows: Vec<u64>,
     /// Byte offsets of the windows in `arcs.packed` (compressed layouts).
     byte_windows: Option<Vec<u64>>,
+    /// Keeps the generation read on disk while this (or a clone) lives.
+    _pin: LayoutPin,
 }
 
 impl ShardLayout {
@@ -43,7 +46,7 @@ impl ShardLayout {
     /// the graph's manifest as a shard layout, and the manifest's record must agree with its
     /// `shards.json`; a missing or inconsistent file is an error naming it.
     pub fn open(graph: &GraphDir, name: &str) -> Result<ShardLayout, FormatError> {
-        let (path, meta) = graph.layout_meta::<ShardMeta>(name)?;
+        let (path, meta, pin) = graph.layout_meta::<ShardMeta>(name)?;
         for (file, entry) in &meta.files {
             graph.check_file(&path.join(file), entry.len)?;
         }
@@ -62,6 +65,7 @@ impl ShardLayout {
             meta,
             windows,
             byte_windows,
+            _pin: pin,
         })
     }
 

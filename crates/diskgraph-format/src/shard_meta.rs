@@ -233,6 +233,7 @@ impl LayoutMeta for ShardMeta {
             num_arcs: self.num_arcs,
             compressed: self.compressed,
             bytes_on_disk: self.bytes_on_disk(),
+            generation: 0,
         })
     }
 }

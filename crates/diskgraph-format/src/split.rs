@@ -262,6 +262,8 @@ pub fn verify_split_cancellable(path: impl AsRef<Path>, cancel: &Cancel) -> Resu
         report.bytes_checked += r.bytes_checked;
         report.arcs_checked += r.arcs_checked;
         report.layouts_checked += r.layouts_checked;
+        let stale = r.stale_versions.iter().map(|v| format!("{}/{v}", p.name));
+        report.stale_versions.extend(stale);
         let (rows, cols) = (split.meta.row(p.row), split.meta.col(p.row, p.col));
         let mut s = ArcStream::open(g, Direction::Out, false, SCAN_BUFFER)?;
         let mut points = CancelPoints::new(cancel);

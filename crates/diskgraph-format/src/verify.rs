@@ -3,9 +3,11 @@
 use std::path::Path;
 
 use crate::arc_stream::ArcStream;
+use crate::atomic::lock_dir_shared;
 use crate::basc_selection::verify_basc_cancellable;
 use crate::cancel::{Cancel, CancelPoints};
 use crate::compressed_layout::verify_compressed_cancellable;
+use crate::layout_versions::stale_layout_versions;
 use crate::data_file::read_range;
 use crate::error::FormatError;
 use crate::grid_layout::GridLayout;
@@ -14,7 +16,7 @@ use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
 use crate::layout_record::LayoutRecord;
 use crate::manifest::{IDS, NAMES_BIN};
-use crate::read::{Direction, GraphDir};
+use crate::read::{read_manifest, Direction, GraphDir};
 use crate::shard_verify::verify_shards_cancellable;
 
 /// What [`verify`] checked.
@@ -28,6 +30,11 @@ pub struct VerifyReport {
     pub arcs_checked: u64,
     /// Number of derived layouts checked (their files count in `files_checked`).
     pub layouts_checked: usize,
+    /// Stale layout generations found: directories of earlier or unpublished generations that
+    /// no reader pins, left by a writer that died (see
+    /// [`stale_layout_versions`](crate::stale_layout_versions)). They do not make the graph
+    /// wrong; the next `partition`, `compress` or `select` on it removes them.
+    pub stale_versions: Vec<String>,
 }
 
 /// Read buffer of each file [`verify_grid`] streams from the graph's CSR.
@@ -70,6 +77,7 @@ pub fn verify_cancellable(path: impl AsRef<Path>, cancel: &Cancel) -> Result<Ver
         cancel.check()?;
         check_names(&g)?;
     }
+    report.stale_versions = stale_versions(g.path())?;
     for layout in g.layouts() {
         match layout {
             LayoutRecord::Grid(grid) => {
@@ -95,6 +103,15 @@ pub fn verify_cancellable(path: impl AsRef<Path>, cancel: &Cancel) -> Result<Ver
         report.layouts_checked += 1;
     }
     Ok(report)
+}
+
+/// The stale layout generations of the graph at `path`, judged against its manifest as of now,
+/// under a shared lock on the directory so that no writer is between renaming a generation into
+/// place and publishing it.
+fn stale_versions(path: &Path) -> Result<Vec<String>, FormatError> {
+    let _lock = lock_dir_shared(path)?;
+    let manifest = read_manifest(path)?;
+    Ok(stale_layout_versions(path, &manifest.layouts))
 }
 
 /// Checks the lists of direction `dir` front to back through fixed buffers ([`ArcStream`], so a

@@ -239,6 +239,7 @@ proptest! {
             weighted,
             compressed: None,
             bytes_on_disk: bytes,
+            generation: 0,
         });
         prop_assert_eq!(g.layout(&sort.layout_name(rows)), Some(&want));
         let l = GridLayout::open(&g, &sort.layout_name(rows)).unwrap();
@@ -398,7 +399,8 @@ fn truncated_or_bad_index_fails_open_without_panic() {
         write_raw(&g, GridSort::Grid, 2, &r, true).unwrap();
         let err = GridLayout::open(&f.graph(), "grid-2").unwrap_err();
         assert!(matches!(err, FormatError::Index { .. }), "{err}");
-        assert!(err.to_string().contains("grid-2/blocks.idx"), "{err}");
+        let dir = f.graph().layout("grid-2").unwrap().dir_name();
+        assert!(err.to_string().contains(&format!("{dir}/blocks.idx")), "{err}");
     }
 }
 
@@ -514,19 +516,18 @@ fn existing_layout_needs_force_and_force_replaces() {
     let err = LayoutBuilder::create(&g, "grid-4", false).err().unwrap();
     assert!(matches!(err, FormatError::Exists { .. }), "{err}");
     assert!(err.to_string().contains("grid-4"), "{err}");
-    let old = std::fs::metadata(f.path.join("grid-4").join(GRID_META)).unwrap();
+    assert!(f.path.join("grid-4").join(GRID_META).exists());
     let blocks = blocks_for(f.n, &f.arcs, &GridSort::Grid, 4);
+    // The replacement is the layout's next generation; the one it replaced is removed.
     write_raw(&g, GridSort::Grid, 4, &raw(&blocks), true).unwrap();
-    let new = std::fs::metadata(f.path.join("grid-4").join(GRID_META)).unwrap();
-    assert_ne!(
-        std::os::unix::fs::MetadataExt::ino(&old),
-        std::os::unix::fs::MetadataExt::ino(&new),
-        "not replaced"
-    );
     assert_eq!(names(&f.graph()), ["grid-4"]);
+    assert_eq!(f.graph().layout("grid-4").unwrap().generation(), 1);
+    assert_eq!(GridLayout::open(&f.graph(), "grid-4").unwrap().path(), f.path.join("grid-4.v1"));
     verify(&f.path).unwrap();
+    write_raw(&g, GridSort::Grid, 4, &raw(&blocks), true).unwrap();
+    assert_eq!(f.graph().layout("grid-4").unwrap().dir_name(), "grid-4.v2");
     let want = [
-        "grid-4",
+        "grid-4.v2",
         "in.adj",
         "in.idx",
         "in.wgt",
@@ -703,6 +704,7 @@ fn publishing_records_each_layout_in_the_manifest() {
         num_selected: 3,
         num_arcs: edges,
         bytes_on_disk: 2 * 4096,
+        generation: 0,
     });
     let grid = LayoutRecord::Grid(GridRecord {
         name: "grid-3-destination".into(),
@@ -713,6 +715,7 @@ fn publishing_records_each_layout_in_the_manifest() {
         weighted: true,
         compressed: None,
         bytes_on_disk: 3 * 4096,
+        generation: 0,
     });
     assert_eq!(g.layouts(), [basc.clone(), grid.clone()]);
     assert_eq!(g.layout("grid-3-destination"), Some(&grid));

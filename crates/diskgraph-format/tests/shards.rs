@@ -221,6 +221,7 @@ proptest! {
             num_arcs: e,
             compressed: None,
             bytes_on_disk: 2 * pages(4 * e) + pages(8 * (k * k + 1) as u64),
+            generation: 0,
         };
         prop_assert_eq!(g.layout(&name), Some(&LayoutRecord::Shards(record.clone())));
         prop_assert_eq!(shard_layouts(&g), vec![&record]);

@@ -87,6 +87,7 @@ fn check_against_plain(st: &Stored, n: u32) {
             num_arcs: st.test.num_arcs() as u64,
             compressed: Some(codec),
             bytes_on_disk: on_disk,
+            generation: 0,
         };
         assert_eq!(g.layout(&name), Some(&LayoutRecord::Shards(record)), "{ctx}");
         let json = std::fs::read_to_string(l.column_path(SHARD_META)).unwrap();

@@ -83,6 +83,7 @@ fn check_layout(st: &Stored, n: u32) -> Vec<u64> {
         num_arcs: e,
         compressed: None,
         bytes_on_disk: on_disk,
+        generation: 0,
     };
     assert_eq!(g.layout(&name), Some(&LayoutRecord::Shards(record)), "{ctx}");
     let column = |file: &str| -> Vec<u32> {

@@ -217,7 +217,7 @@ impl SelectiveGraph {
     ) -> Result<LoadedStatic, EngineError> {
         let started = Instant::now();
         let selection = BascSelection::open(dir, &opts.layout)?;
-        let lists_path = selection.lists_path(dir);
+        let lists_path = selection.lists_path();
         let corrupt = |reason: String| {
             EngineError::Format(FormatError::Content {
                 path: lists_path.clone(),
