@@ -122,8 +122,10 @@ impl VertexNames {
 /// Checks a names offset index: 0 first, never decreasing, `len` last. The error gives the
 /// entry and the reason.
 pub(crate) fn check_offsets(offsets: &[u64], len: u64) -> Result<(), (u64, String)> {
-    if offsets.first() != Some(&0) {
-        return Err((0, format!("first offset is {:?}, expected 0", offsets.first())));
+    match offsets.first() {
+        None => return Err((0, "the index is empty, expected at least the offset 0".into())),
+        Some(&first) if first != 0 => return Err((0, format!("first offset is {first}, expected 0"))),
+        Some(_) => {}
     }
     if let Some(i) = offsets.windows(2).position(|w| w[1] < w[0]) {
         let (a, b) = (offsets[i], offsets[i + 1]);
@@ -161,7 +163,8 @@ mod tests {
     #[test]
     fn offsets_are_checked() {
         assert!(check_offsets(&[0, 2, 5], 5).is_ok());
-        assert_eq!(check_offsets(&[1, 2], 2).unwrap_err().0, 0);
+        assert_eq!(check_offsets(&[1, 2], 2).unwrap_err(), (0, "first offset is 1, expected 0".into()));
+        assert!(!check_offsets(&[], 0).unwrap_err().1.contains("Some("));
         assert_eq!(check_offsets(&[0, 3, 2], 2).unwrap_err().0, 2);
         assert_eq!(check_offsets(&[0, 2, 9], 5).unwrap_err().0, 2);
     }

@@ -1,9 +1,10 @@
 //! Writing a graph back out in original IDs: as text (GAP `.el`/`.wel`, SNAP text, Matrix
 //! Market) or as Parquet (columns `src`, `dst` and, for a weighted graph, `weight`: what
-//! `diskgraph.from_parquet` reads); or as CSV (`source,target[,weight]` header, quoted as
-//! needed), which writes vertex names when the graph has them (original IDs otherwise), so a
-//! graph imported from a CSV of names exports back to one. Undirected graphs write each edge once (source ≤ target);
-//! Matrix Market writes them as `symmetric`. Matrix Market is 1-based: a graph whose IDs
+//! `diskgraph.from_parquet` reads); or as CSV (`source,target[,weight]` header), which writes
+//! vertex names when the graph has them (original IDs otherwise), quoting each name the
+//! importer would otherwise read differently, so a graph imported from a CSV of names exports
+//! back to one whose names read back byte for byte. Undirected graphs write each edge once
+//! (source ≤ target); Matrix Market writes them as `symmetric`. Matrix Market is 1-based: a graph whose IDs
 //! include 0 is written with every ID shifted by one, and a comment line says so.
 
 use std::io::{BufWriter, Write};
@@ -14,6 +15,8 @@ use diskgraph_format::{Direction, GraphDir, OutputPaths, VertexNames};
 
 use crate::progress::{stop_point, Ticker};
 use crate::Progress;
+
+use crate::parse::rows::write_field;
 
 /// Text formats `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,7 +267,8 @@ fn write_parquet(
 }
 
 /// Writes the edges as CSV: a `source,target[,weight]` header, then one row per edge naming
-/// its vertices by name (or original ID).
+/// its vertices by name (or original ID). Names are quoted where the importer would otherwise
+/// read them differently ([`write_field`]), so every name reads back byte for byte.
 fn write_csv(
     csr: &diskgraph_format::Csr,
     ids: &[u64],
@@ -273,36 +277,37 @@ fn write_csv(
     path: &Path,
     progress: &mut dyn Progress,
 ) -> Result<u64> {
-    let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?));
+    let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     match m.weighted {
-        true => w.write_record(["source", "target", "weight"])?,
-        false => w.write_record(["source", "target"])?,
+        true => w.write_all(b"source,target,weight\n")?,
+        false => w.write_all(b"source,target\n")?,
     }
-    let label = |v: u32| -> String {
+    let write_vertex = |w: &mut BufWriter<std::fs::File>, v: u32| -> std::io::Result<()> {
         let id = ids[v as usize];
-        names
-            .and_then(|n| n.get(id))
-            .map_or_else(|| id.to_string(), str::to_string)
+        match names.and_then(|n| n.get(id)) {
+            Some(name) => write_field(w, name, b','),
+            None => write!(w, "{id}"),
+        }
     };
     let mut count = 0u64;
     let mut ticker = Ticker::new();
     for u in 0..csr.num_vertices() as u32 {
         let weights = csr.edge_weights(u);
-        let source = label(u);
         for (i, &v) in csr.neighbours(u).iter().enumerate() {
             if !m.directed && v < u {
                 continue;
             }
-            let target = label(v);
+            write_vertex(&mut w, u)?;
+            w.write_all(b",")?;
+            write_vertex(&mut w, v)?;
             match weights {
-                Some(ws) => w.write_record([source.as_str(), target.as_str(), &ws[i].to_string()])?,
-                None => w.write_record([source.as_str(), target.as_str()])?,
+                Some(ws) => writeln!(w, ",{}", ws[i])?,
+                None => writeln!(w)?,
             }
             count += 1;
             ticker.tick(progress, count)?;
         }
     }
-    let inner = w.into_inner().map_err(|e| anyhow::anyhow!("{}", e.error()))?;
-    inner.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok(count)
 }

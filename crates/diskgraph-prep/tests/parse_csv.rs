@@ -1,12 +1,18 @@
 //! CSV / TSV input: headers, quoting, delimiters, columns by name or index, integer IDs or
-//! names, weights, errors naming file, line and column; and the warnings of text inputs (an
-//! ignored third column, a weight f32 rounds).
+//! names, weights, errors naming file, line and column; a byte order mark; names that read back
+//! exactly after `export`; and the warnings of text inputs (an ignored third column, a weight
+//! f32 rounds).
 
 mod parse_support;
 
+use std::collections::BTreeSet;
+
+use diskgraph_format::{GraphDir, VertexNames};
+use diskgraph_prep::export::{export, ExportFormat};
 use diskgraph_prep::parse::{open_input, Column, CsvOptions, FormatChoice, Header, IdKind, ParseOptions};
-use diskgraph_prep::{import, ImportOptions, InputFormat, NoProgress};
+use diskgraph_prep::{import, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress, RawEdge};
 use parse_support::{auto, error_of, gzip, pairs, read_all, triples, write};
+use proptest::prelude::*;
 
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("tempdir")
@@ -145,9 +151,9 @@ fn bad_rows_name_the_file_line_and_column() {
         ),
         (
             "empty-name.csv",
-            b"s,t\na,b\n\"\",c\n",
+            b"s,t\na,b\n,c\n",
             auto(),
-            "empty-name.csv:3: column 0 (\"s\"): the vertex name is empty",
+            "empty-name.csv:3: column 0 (\"s\"): the vertex name is empty (write \"\" for the empty name)",
         ),
         (
             "no-column.csv",
@@ -270,4 +276,204 @@ fn an_import_of_names_writes_them_and_reports_warnings() {
     let r = diskgraph_format::GraphDir::open(&reordered).unwrap();
     assert_eq!(r.names().unwrap().unwrap(), names);
     diskgraph_format::verify(&reordered).unwrap();
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_before_integer_ids_and_a_header() {
+    let dir = tmp();
+    let bom = b"\xEF\xBB\xBF";
+    let body = b"0,1\n1,2\n2,0\n";
+    let with_bom = [&bom[..], body].concat();
+    // By name, by content, as asked, and gzip-compressed: every edge, no header.
+    let inputs = [
+        (write(dir.path(), "ids.csv", &with_bom), auto()),
+        (write(dir.path(), "ids", &with_bom), auto()),
+        (write(dir.path(), "ids.txt", &with_bom), csv(CsvOptions::default())),
+        (
+            write(dir.path(), "ids.csv.gz", &gzip(&with_bom)),
+            auto(),
+        ),
+    ];
+    for (path, opts) in inputs {
+        let opts = ParseOptions {
+            format: FormatChoice::Given(InputFormat::Csv),
+            ..opts
+        };
+        let p = read_all(&path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(pairs(&p.edges), [(0, 1), (1, 2), (2, 0)], "{}", path.display());
+        let message = p.message.expect("a csv says what it decided");
+        assert!(message.contains("no header row"), "{message}");
+    }
+    // A header's first name carries no mark, and only the file's start is skipped.
+    let path = write(dir.path(), "named.csv", &[&bom[..], b"src,dst\nx,\xEF\xBB\xBFy\n"].concat());
+    let opts = csv(CsvOptions {
+        source: Some(Column::Name("src".into())),
+        ..CsvOptions::default()
+    });
+    let (edges, names, _) = read_with_names(&path, &opts);
+    assert_eq!(edges, [(0, 1)]);
+    assert_eq!(names, ["x", "\u{feff}y"]);
+}
+
+#[test]
+fn a_column_named_twice_is_refused_when_looked_up_by_name() {
+    let dir = tmp();
+    let path = write(dir.path(), "dup.csv", b"src,dst,dst\na,b,c\nb,c,d\n");
+    let by_name = csv(CsvOptions {
+        target: Some(Column::Name("dst".into())),
+        ..CsvOptions::default()
+    });
+    let err = error_of(&path, &by_name);
+    let want = format!(
+        "{}:1: the header names columns 1 and 2 both \"dst\": the target column is ambiguous (rename one, or give \
+         the target column by index)",
+        path.display()
+    );
+    assert_eq!(err, want);
+    // By index the repeated name is never consulted.
+    let (edges, names, _) = read_with_names(&path, &auto());
+    assert_eq!((edges, names.len()), (vec![(0, 1), (1, 2)], 3));
+    // `--weighted` looks for the header's `weight` column, in any case.
+    let path = write(dir.path(), "w.csv", b"s,t,Weight,weight\na,b,1,2\n");
+    let weighted = ParseOptions {
+        weighted: true,
+        ..auto()
+    };
+    let err = error_of(&path, &weighted);
+    assert!(
+        err.ends_with("w.csv:1: the header names columns 2 and 3 both \"weight\": the weight column is ambiguous \
+                       (rename one, or give the weight column by index)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_message_about_columns_shows_no_debug_formatting() {
+    let dir = tmp();
+    let path = write(dir.path(), "same.csv", b"0,1,5\n1,2,6\n");
+    let err = error_of(
+        &path,
+        &csv(CsvOptions {
+            weight: Some(Column::Index(0)),
+            ..CsvOptions::default()
+        }),
+    );
+    assert!(
+        err.ends_with("same.csv: the source, target and weight columns must differ (source 0, target 1, weight 0)"),
+        "{err}"
+    );
+    let err = error_of(
+        &path,
+        &csv(CsvOptions {
+            target: Some(Column::Index(0)),
+            ..CsvOptions::default()
+        }),
+    );
+    assert!(err.ends_with("(source 0, target 0)"), "{err}");
+}
+
+#[test]
+fn quoted_fields_keep_their_spaces_and_unquoted_ones_are_trimmed() {
+    let dir = tmp();
+    let path = write(dir.path(), "q.csv", b"s,t\n\" a \", b \n\"\",\"7\"\n");
+    let (edges, names, _) = read_with_names(&path, &auto());
+    assert_eq!(edges, [(0, 1), (2, 3)]);
+    assert_eq!(names, [" a ", "b", "", "7"]);
+    // Quoted digits are names: the first edge decides the IDs.
+    let path = write(dir.path(), "d.csv", b"\"1\",\"2\"\n2,3\n");
+    let (edges, names, _) = read_with_names(&path, &auto());
+    assert_eq!((edges, names), (vec![(0, 1), (1, 2)], vec!["1".into(), "2".into(), "3".into()]));
+}
+
+/// Edges between named vertices, handed to the importer with their names.
+struct NamedSource {
+    info: InputInfo,
+    edges: Vec<RawEdge>,
+    names: Option<VertexNames>,
+}
+
+impl EdgeSource for NamedSource {
+    fn info(&self) -> &InputInfo {
+        &self.info
+    }
+
+    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
+        out.clear();
+        out.append(&mut self.edges);
+        Ok(!out.is_empty())
+    }
+
+    fn progress(&self) -> (u64, Option<u64>) {
+        (0, None)
+    }
+
+    fn take_names(&mut self) -> Option<VertexNames> {
+        self.names.take()
+    }
+}
+
+/// The edges of `graph` as pairs of vertex names.
+fn named_edges(graph: &GraphDir) -> BTreeSet<(String, String)> {
+    let names = graph.names().unwrap().expect("the graph has names");
+    let ids = graph.original_ids().unwrap();
+    let csr = graph.load_csr(diskgraph_format::Direction::Out, false).unwrap();
+    let name = |v: u32| names.get(ids[v as usize]).unwrap().to_string();
+    (0..csr.num_vertices() as u32)
+        .flat_map(|u| csr.neighbours(u).iter().map(move |&v| (u, v)))
+        .map(|(u, v)| (name(u), name(v)))
+        .collect()
+}
+
+/// A vertex name: any string, or one of those a CSV reader is most likely to change.
+fn any_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(" a ".to_string()),
+        Just("a,b".to_string()),
+        Just("\"".to_string()),
+        Just("\n".to_string()),
+        Just("\r\n".to_string()),
+        Just("\t x".to_string()),
+        Just("007".to_string()),
+        Just("\u{feff}bom".to_string()),
+        any::<String>(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A graph's names, whatever they are, survive `export` to CSV and an import of the CSV
+    /// with the default options: the same edges between the same names.
+    #[test]
+    fn names_survive_export_and_import(names in proptest::collection::btree_set(any_name(), 1..10), seed in 0u64..1000) {
+        let names: Vec<String> = names.into_iter().collect();
+        let k = names.len() as u64;
+        let mut vertex_names = VertexNames::new();
+        names.iter().for_each(|n| vertex_names.push(n));
+        let edges = (0..k)
+            .map(|i| RawEdge { src: i, dst: (i + 1 + seed) % k, weight: None })
+            .collect();
+        let info = InputInfo {
+            format: InputFormat::Api,
+            directed: Some(true),
+            weighted: false,
+            declared_vertices: None,
+            description: "named".into(),
+        };
+        let mut source = NamedSource { info, edges, names: Some(vertex_names) };
+        let dir = tmp();
+        let (first, second, csv) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("a.csv"));
+        let opts = ImportOptions { keep_self_loops: true, ..ImportOptions::default() };
+        import(&mut source, &first, &opts, &mut NoProgress).unwrap();
+        let a = GraphDir::open(&first).unwrap();
+        export(&a, &csv, ExportFormat::Csv, false).unwrap();
+        let (mut input, _) = open_input(&csv, &auto()).unwrap();
+        import(input.as_mut(), &second, &opts, &mut NoProgress).unwrap();
+        let b = GraphDir::open(&second).unwrap();
+        prop_assert_eq!(named_edges(&a), named_edges(&b));
+        let mut read: Vec<String> = b.names().unwrap().unwrap().iter().map(str::to_string).collect();
+        read.sort();
+        prop_assert_eq!(read, names);
+    }
 }

@@ -1,22 +1,28 @@
-//! CSV and TSV edge lists, read with the `csv` crate (RFC 4180 quoting: `"a, b"`, `""` for a
-//! quote, line breaks inside quotes).
+//! CSV and TSV edge lists, split into rows by [`rows`](super::rows) (RFC 4180 quoting: `"a, b"`,
+//! `""` for a quote, line breaks inside quotes).
 //!
 //! Decisions a user should know:
-//! - The delimiter is `,`, or a tab for a `.tsv` name (`--delimiter` overrides). Fields are
-//!   trimmed of surrounding white space. Rows may differ in length; a row without a column the
-//!   import reads is an error naming it. In a `.tsv` (tab-delimited) input, lines starting with
-//!   `#` are comments, as in SNAP's TSV files; a CSV has no comments.
+//! - The delimiter is `,`, or a tab for a `.tsv` name (`--delimiter` overrides). Unquoted
+//!   fields are trimmed of surrounding white space; a quoted field keeps what is inside its
+//!   quotes exactly (`" a "` is the name ` a `). Rows may differ in length; a row without a
+//!   column the import reads is an error naming it. In a `.tsv` (tab-delimited) input, lines
+//!   starting with `#` are comments, as in SNAP's TSV files; a CSV has no comments. A UTF-8
+//!   byte order mark at the start of the file is skipped.
 //! - Columns are given by 0-based index or by header name (a value of digits only is an index):
 //!   source 0 and target 1 by default. The weight column is `--weight-column`, or with
 //!   `--weighted` alone the header's `weight` column (any case) if it has one, else column 2.
+//!   A column looked up by a name the header holds twice is an error naming both columns;
+//!   repeated names of columns nobody looks up by name are fine.
 //! - Header (`auto`): the first row is a header when a column is given by name, or when its
 //!   source and target fields are not both integers. A headerless file of names therefore
 //!   needs `--header no`; the decision is reported.
-//! - IDs (`auto`): integers when the first edge's source and target are both integers (digits
-//!   only, as in every text format), names otherwise. Integer IDs are kept as written; names
-//!   get dense IDs `0..n` in order of first appearance and are stored as the graph's vertex
-//!   names (held in memory while importing: O(V) vertex state). With integer IDs, a later
-//!   non-integer ID is an error suggesting `--ids=name`.
+//! - IDs (`auto`): integers when the first edge's source and target are both unquoted integers
+//!   (digits only, as in every text format), names otherwise (`"7"` is a name, as `export`
+//!   writes it). Integer IDs are kept as written; names get dense IDs `0..n` in order of first
+//!   appearance and are stored as the graph's vertex names (held in memory while importing:
+//!   O(V) vertex state). With integer IDs, a later non-integer ID is an error suggesting
+//!   `--ids=name`. A name is any UTF-8 text; the empty name must be quoted (`""`): an empty
+//!   unquoted field is an error.
 //! - Without a weight column, a row with a numeric field beyond the ID columns gets a warning
 //!   (once), and so does the first weight that f32 rounds.
 //! - Errors name the file, the line (where the row starts) and the column (index, and header
@@ -27,13 +33,13 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use csv::{ByteRecord, ReaderBuilder, Trim};
 use diskgraph_format::{VertexNames, MAX_VERTICES};
 use indexmap::IndexSet;
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::fields::{parse_weight, quote, Fields, Rounding};
-use super::lines::{LineReader, Progress, MAX_LINE};
+use super::lines::{LineReader, Progress};
+use super::rows::{Row, RowReader};
 use crate::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};
 
 /// Edges per batch.
@@ -178,12 +184,10 @@ enum Ids {
 /// A CSV / TSV input read batch by batch.
 pub(crate) struct CsvSource<R: Read> {
     path: PathBuf,
-    reader: csv::Reader<RowLimit<R>>,
-    record: ByteRecord,
+    reader: RowReader<R>,
+    record: Row,
     /// The first edge row, read while deciding on the header and the IDs.
-    pending: Option<ByteRecord>,
-    /// Lines consumed before the CSV reader started (blank lines skipped by detection).
-    line_base: u64,
+    pending: Option<Row>,
     columns: Columns,
     ids: Ids,
     /// Whether the ID kind was decided from the first edge (errors then say how to change it).
@@ -208,22 +212,16 @@ pub(crate) fn open(
     let path = lines.path().to_path_buf();
     let gzip = lines.is_gzip();
     let delimiter = opts.delimiter.unwrap_or_else(|| default_delimiter(&path));
-    let (input, progress, line_base) = lines.into_reader();
-    let mut reader = ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .trim(Trim::All)
-        .comment((delimiter == b'\t').then_some(b'#'))
-        .from_reader(RowLimit::new(input));
+    let (input, progress, line_base) = lines.into_reader()?;
+    let comment = (delimiter == b'\t').then_some(b'#');
+    let mut reader = RowReader::new(input, &path, line_base, delimiter, comment);
     let line_err = |line: u64, message: String| InputError::Line {
         path: path.clone(),
         line,
         message,
     };
-    let mut first = ByteRecord::new();
-    let got_first = read_record(&mut reader, &mut first, &path, line_base)?;
-    let line_of = |r: &ByteRecord| line_base + r.position().map_or(1, |p| p.line());
+    let mut first = Row::default();
+    let got_first = read_content(&mut reader, &mut first)?;
     let by_name = [&opts.source, &opts.target, &opts.weight]
         .iter()
         .any(|c| matches!(c, Some(Column::Name(_))));
@@ -232,7 +230,7 @@ pub(crate) fn open(
         _ => default,
     };
     let (src_guess, dst_guess) = (index_or(&opts.source, 0), index_or(&opts.target, 1));
-    let integers = |r: &ByteRecord| {
+    let integers = |r: &Row| {
         let int = |i: usize| r.get(i).is_some_and(|f| integer(f).is_ok());
         int(src_guess) && int(dst_guess)
     };
@@ -251,7 +249,7 @@ pub(crate) fn open(
     };
     let mut pending = None;
     let mut header_names = None;
-    let header_line = line_of(&first);
+    let header_line = first.line();
     if header && got_first {
         header_names = Some(
             first
@@ -259,46 +257,53 @@ pub(crate) fn open(
                 .map(|f| String::from_utf8_lossy(f).into_owned())
                 .collect::<Vec<_>>(),
         );
-        let mut next = ByteRecord::new();
-        if read_record(&mut reader, &mut next, &path, line_base)? {
+        let mut next = Row::default();
+        if read_content(&mut reader, &mut next)? {
             pending = Some(next);
         }
     } else if got_first {
         pending = Some(first);
     }
+    let header = HeaderNames {
+        names: header_names.as_deref(),
+    };
     let resolve = |c: &Column, role: &str| -> Result<usize, InputError> {
-        match (c, &header_names) {
-            (Column::Index(i), _) => Ok(*i),
-            (Column::Name(name), Some(names)) => names.iter().position(|n| n == name).ok_or_else(|| {
-                line_err(
-                    header_line,
-                    format!(
-                        "no column named {name:?} for the {role} in the header (its columns: {})",
-                        names.join(", ")
-                    ),
-                )
-            }),
-            (Column::Name(name), None) => Err(InputError::File {
-                path: path.clone(),
-                message: format!("the {role} column {name:?} is a name, but the input is empty"),
-            }),
+        match c {
+            Column::Index(i) => Ok(*i),
+            Column::Name(name) => match header.names {
+                Some(_) => header
+                    .find(role, name, |n| n == name)
+                    .map_err(|message| line_err(header_line, message)),
+                None => Err(InputError::File {
+                    path: path.clone(),
+                    message: format!("the {role} column {name:?} is a name, but the input is empty"),
+                }),
+            },
         }
     };
     let source_col = opts.source.as_ref().map_or(Ok(0), |c| resolve(c, "source"))?;
     let target_col = opts.target.as_ref().map_or(Ok(1), |c| resolve(c, "target"))?;
-    let weight_col = match (&opts.weight, &header_names) {
+    let weight_col = match (&opts.weight, header.names) {
         (Some(c), _) => Some(resolve(c, "weight")?),
-        (None, Some(names)) if weighted => {
-            Some(names.iter().position(|n| n.eq_ignore_ascii_case("weight")).unwrap_or(2))
+        (None, Some(_)) if weighted => {
+            let is_weight = |n: &str| n.eq_ignore_ascii_case("weight");
+            match header.count(is_weight) {
+                0 => Some(2),
+                _ => Some(
+                    header
+                        .find("weight", "weight", is_weight)
+                        .map_err(|message| line_err(header_line, message))?,
+                ),
+            }
         }
         (None, _) => weighted.then_some(2),
     };
     if source_col == target_col || weight_col.is_some_and(|w| w == source_col || w == target_col) {
+        let weight = weight_col.map_or_else(String::new, |w| format!(", weight {w}"));
         return Err(InputError::File {
             path: path.clone(),
             message: format!(
-                "the source, target and weight columns must differ (source {source_col}, target {target_col}, \
-                 weight {weight_col:?})"
+                "the source, target and weight columns must differ (source {source_col}, target {target_col}{weight})"
             ),
         });
     }
@@ -308,7 +313,7 @@ pub(crate) fn open(
         IdKind::Auto => match &pending {
             Some(r) if !integers_at(r, source_col, target_col) => (
                 Ids::Names(IndexSet::default()),
-                "the first edge's source and target are not both integers",
+                "the first edge's source and target are not both unquoted integers",
             ),
             _ => (Ids::Integer, "the first edge's source and target are integers"),
         },
@@ -348,9 +353,8 @@ pub(crate) fn open(
     let source = CsvSource {
         path: path.clone(),
         reader,
-        record: ByteRecord::new(),
+        record: Row::default(),
         pending,
-        line_base,
         columns,
         ids,
         ids_auto: opts.ids == IdKind::Auto,
@@ -371,43 +375,14 @@ pub(crate) fn open(
     Ok((source, decided))
 }
 
-/// Reads the next record into `record`; `false` at the end of the input. Errors name the file
-/// and, when the reader knows it, the line.
-fn read_record<R: Read>(
-    reader: &mut csv::Reader<RowLimit<R>>,
-    record: &mut ByteRecord,
-    path: &Path,
-    line_base: u64,
-) -> Result<bool, InputError> {
-    let row_start = reader.position().clone();
-    if reader.get_ref().over {
-        return Err(row_too_long(path, line_base, &row_start));
-    }
-    let read = reader.read_byte_record(record);
-    if reader.get_ref().over {
-        return Err(row_too_long(path, line_base, &row_start));
-    }
-    let next_row = reader.position().byte();
-    reader.get_mut().row_at(next_row);
-    read.map_err(|e| {
-        let line = e.position().map(|p| line_base + p.line());
-        let message = e.to_string();
-        match (e.into_kind(), line) {
-            (csv::ErrorKind::Io(source), _) => InputError::Io {
-                path: path.to_path_buf(),
-                source,
-            },
-            (_, Some(line)) => InputError::Line {
-                path: path.to_path_buf(),
-                line,
-                message,
-            },
-            (_, None) => InputError::File {
-                path: path.to_path_buf(),
-                message,
-            },
+/// Reads the next row that is not blank into `row`; `false` at the end of the input.
+fn read_content<R: Read>(reader: &mut RowReader<R>, row: &mut Row) -> Result<bool, InputError> {
+    while reader.read(row)? {
+        if !row.is_blank() {
+            return Ok(true);
         }
-    })
+    }
+    Ok(false)
 }
 
 /// Parses a field as an integer vertex ID (digits only, at most u64::MAX).
@@ -420,10 +395,41 @@ fn integer(field: &[u8]) -> Result<u64, String> {
     }
 }
 
-/// Whether a record's fields `a` and `b` are both integer IDs.
-fn integers_at(r: &ByteRecord, a: usize, b: usize) -> bool {
-    let int = |i: usize| r.get(i).is_some_and(|f| integer(f).is_ok());
+/// Whether a row's fields `a` and `b` are both unquoted integer IDs.
+fn integers_at(r: &Row, a: usize, b: usize) -> bool {
+    let int = |i: usize| !r.quoted(i) && r.get(i).is_some_and(|f| integer(f).is_ok());
     int(a) && int(b)
+}
+
+/// A header's column names (if there is a header), for looking columns up by name.
+struct HeaderNames<'a> {
+    names: Option<&'a [String]>,
+}
+
+impl HeaderNames<'_> {
+    /// The number of columns whose name `matches`.
+    fn count(&self, matches: impl Fn(&str) -> bool) -> usize {
+        self.names.unwrap_or_default().iter().filter(|n| matches(n)).count()
+    }
+
+    /// The one column whose name `matches` (`name`, in messages), for the `role` column; the
+    /// error says there is none (listing the columns), or that two have that name.
+    fn find(&self, role: &str, name: &str, matches: impl Fn(&str) -> bool) -> Result<usize, String> {
+        let names = self.names.unwrap_or_default();
+        let mut found = names.iter().enumerate().filter(|(_, n)| matches(n)).map(|(i, _)| i);
+        match (found.next(), found.next()) {
+            (Some(i), None) => Ok(i),
+            (Some(i), Some(j)) => Err(format!(
+                "the header names columns {i} and {j} both {:?}: the {role} column is ambiguous \
+                 (rename one, or give the {role} column by index)",
+                names[j]
+            )),
+            (None, _) => Err(format!(
+                "no column named {name:?} for the {role} in the header (its columns: {})",
+                names.join(", ")
+            )),
+        }
+    }
 }
 
 impl<R: Read> CsvSource<R> {
@@ -437,7 +443,7 @@ impl<R: Read> CsvSource<R> {
     }
 
     /// Field `i` of `record` (on `line`), which must exist.
-    fn field<'r>(&self, record: &'r ByteRecord, i: usize, line: u64) -> Result<&'r [u8], InputError> {
+    fn field<'r>(&self, record: &'r Row, i: usize, line: u64) -> Result<&'r [u8], InputError> {
         record.get(i).ok_or_else(|| {
             let message = format!(
                 "{} is missing: the row has {} fields",
@@ -449,7 +455,7 @@ impl<R: Read> CsvSource<R> {
     }
 
     /// The ID of vertex field `i` of `record`.
-    fn id(&mut self, record: &ByteRecord, i: usize, line: u64) -> Result<u64, InputError> {
+    fn id(&mut self, record: &Row, i: usize, line: u64) -> Result<u64, InputError> {
         let field = self.field(record, i, line)?;
         let label = || self.columns.label(i);
         match &mut self.ids {
@@ -462,7 +468,10 @@ impl<R: Read> CsvSource<R> {
             }),
             Ids::Names(names) => {
                 let name = match std::str::from_utf8(field) {
-                    Ok("") => return Err(self.fault(line, format!("{}: the vertex name is empty", label()))),
+                    Ok("") if !record.quoted(i) => {
+                        let message = format!("{}: the vertex name is empty (write \"\" for the empty name)", label());
+                        return Err(self.fault(line, message));
+                    }
                     Ok(name) => name,
                     Err(e) => return Err(self.fault(line, format!("{}: the vertex name is not UTF-8 ({e})", label()))),
                 };
@@ -479,8 +488,8 @@ impl<R: Read> CsvSource<R> {
     }
 
     /// The edge of `record`.
-    fn edge(&mut self, record: &ByteRecord) -> Result<RawEdge, InputError> {
-        let line = self.line_base + record.position().map_or(1, |p| p.line());
+    fn edge(&mut self, record: &Row) -> Result<RawEdge, InputError> {
+        let line = record.line();
         let src = self.id(record, self.columns.source, line)?;
         let dst = self.id(record, self.columns.target, line)?;
         let weight = match self.columns.weight {
@@ -508,7 +517,7 @@ impl<R: Read> CsvSource<R> {
     }
 
     /// Warns about a numeric column beside the IDs of an unweighted input's first edge.
-    fn check_extra_columns(&mut self, record: &ByteRecord, line: u64) {
+    fn check_extra_columns(&mut self, record: &Row, line: u64) {
         let (s, t) = (self.columns.source, self.columns.target);
         let numeric = (0..record.len())
             .find(|&i| i != s && i != t && record.get(i).is_some_and(|f| !f.is_empty() && parse_weight(f).is_ok()));
@@ -541,12 +550,12 @@ impl<R: Read + Send> EdgeSource for CsvSource<R> {
         }
         let mut record = std::mem::take(&mut self.record);
         while !self.done && out.len() < BATCH {
-            if !read_record(&mut self.reader, &mut record, &self.path, self.line_base)? {
+            if !self.reader.read(&mut record)? {
                 self.done = true;
                 break;
             }
-            if record.len() == 1 && record[0].is_empty() {
-                continue; // a blank line
+            if record.is_blank() {
+                continue;
             }
             let edge = self.edge(&record)?;
             out.push(edge);
@@ -577,59 +586,6 @@ impl<R: Read + Send> EdgeSource for CsvSource<R> {
         let mut names = VertexNames::new();
         set.iter().for_each(|name| names.push(name));
         Some(names)
-    }
-}
-
-/// The error for a row longer than [`MAX_LINE`] that starts at `start`.
-fn row_too_long(path: &Path, line_base: u64, start: &csv::Position) -> InputError {
-    InputError::Line {
-        path: path.to_path_buf(),
-        line: line_base + start.line(),
-        message: format!(
-            "row longer than {} MiB (an unclosed quote, or not a CSV file?)",
-            MAX_LINE >> 20
-        ),
-    }
-}
-
-/// The CSV reader's input, refusing to hand out more than [`MAX_LINE`] bytes past the start of
-/// the current row, so that one row never holds more than that in memory.
-struct RowLimit<R> {
-    inner: R,
-    /// Bytes handed out so far.
-    handed: u64,
-    /// Where the current row starts (bytes).
-    row: u64,
-    /// Whether the limit was hit (the CSV reader reports an I/O error, which `read_record`
-    /// replaces with one naming the row).
-    over: bool,
-}
-
-impl<R> RowLimit<R> {
-    fn new(inner: R) -> Self {
-        RowLimit {
-            inner,
-            handed: 0,
-            row: 0,
-            over: false,
-        }
-    }
-
-    /// The next row starts at byte `at`.
-    fn row_at(&mut self, at: u64) {
-        self.row = at;
-    }
-}
-
-impl<R: Read> Read for RowLimit<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.handed - self.row > MAX_LINE as u64 {
-            self.over = true;
-            return Err(std::io::Error::other("row too long"));
-        }
-        let n = self.inner.read(buf)?;
-        self.handed += n as u64;
-        Ok(n)
     }
 }
 

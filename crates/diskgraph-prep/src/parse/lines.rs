@@ -80,15 +80,18 @@ impl LineReader {
     }
 
     /// The rest of the input as a byte stream (the bytes buffered but not consumed, then the
-    /// unread input), with a progress counter (see [`progress`]) and the number of lines
-    /// consumed before it.
-    pub(crate) fn into_reader(self) -> (impl Read + Send, Progress, u64) {
+    /// unread input; a byte order mark at the start of the file skipped), with a progress
+    /// counter (see [`progress`]) and the number of lines consumed before it.
+    pub(crate) fn into_reader(mut self) -> Result<(impl Read + Send, Progress, u64), InputError> {
+        if !self.started {
+            self.fill()?;
+        }
         let rest = Cursor::new(self.buf[self.start..self.end].to_vec());
         let progress = Progress {
             disk_read: self.disk_read,
             size: self.size,
         };
-        (rest.chain(self.input), progress, self.lines)
+        Ok((rest.chain(self.input), progress, self.lines))
     }
 
     /// The complete lines not yet consumed, each ending with `\n`; empty at the end of input.

@@ -42,6 +42,7 @@ mod konect;
 mod lines;
 mod mtx;
 mod reader;
+pub(crate) mod rows;
 mod text;
 
 use std::path::{Path, PathBuf};

@@ -112,8 +112,9 @@ pub(super) fn load(path: &Path, identity: u64, n: u64) -> Result<Resumed> {
         .and_then(|b| b.checked_add(lists.checked_mul(4)?))
         .and_then(|b| b.checked_add(HEADER_BYTES + 8));
     if placed > n || expected != Some(len) {
+        let needs = expected.map_or_else(|| "more than 2^64 bytes".to_string(), |b| format!("{b} bytes"));
         return Err(bad(format!(
-            "{len} bytes, but its header (V {n}, {placed} placed, {lists} score lists) needs {expected:?}"
+            "{len} bytes, but its header (V {n}, {placed} placed, {lists} score lists) needs {needs}"
         )));
     }
     let (n, placed, lists) = (n as usize, placed as usize, lists as usize);
