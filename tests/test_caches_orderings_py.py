@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from typing import Any, Dict
 
 import networkx as nx
@@ -280,6 +281,48 @@ def test_loaded_index_serves_a_session(tmp_path: Any, directed: bool) -> None:
     assert h.run("bc", engine="selective", memory="4MiB", basc=cache, page_size="4KiB").summary
     with pytest.raises(diskgraph.GraphFormatError):
         diskgraph.open(tmp_path / "h").run("bc", engine="selective", memory="4MiB")
+
+
+CLI = [sys.executable, "-c", "from diskgraph._cli import main; main()"]
+
+
+@pytest.mark.parametrize("grows", [False, True])
+def test_a_graph_replaced_under_a_loaded_index_is_refused_by_every_engine(tmp_path: Any, grows: bool) -> None:
+    # Another process replaces the graph at the same path (`diskgraph import --force`, then the
+    # same layouts) with another of the same size, or a larger one. Every engine refuses the
+    # runs of an object that loaded the index, with the error of one that did not: never an
+    # answer read through the old index.
+    n = 40
+    path = tmp_path / "g"
+
+    def publish_layouts() -> None:
+        for shards in ([], ["--shards", "2"]):
+            subprocess.run([*CLI, "partition", str(path), *shards, "--force"], check=True, capture_output=True)
+
+    diskgraph.from_edges(np.arange(n - 1), np.arange(1, n), path, directed=True)  # 0 -> 1 -> ... -> n-1
+    publish_layouts()
+    loaded, unloaded = diskgraph.open(path), diskgraph.open(path)
+    loaded.load_index()
+    before = loaded.pagerank(engine="selective")
+    edges = tmp_path / "reversed.el"
+    m = n + 9 if grows else n
+    edges.write_text("".join(f"{v} {v - 1}\n" for v in range(1, m)))
+    subprocess.run([*CLI, "import", str(edges), "-o", str(path), "--force"], check=True, capture_output=True)
+    publish_layouts()
+    runs = [("pagerank", {}, engine) for engine in ("memory", "selective", "stream", "sync", "shards")]
+    runs += [("bfs", {"source": 0}, engine) for engine in ("memory", "selective", "stream", "sync")]
+    for alg, opts, engine in runs:
+        for g in (loaded, unloaded):
+            with pytest.raises(diskgraph.GraphFormatError) as refused:
+                g.run(alg, engine=engine, **opts)
+            message = str(refused.value)
+            assert message.startswith(f"{path}: the graph was replaced since it was opened ("), message
+            assert message.endswith("): open it again"), message
+    fresh = diskgraph.open(path)
+    fresh.load_index()
+    after = fresh.pagerank(engine="selective")
+    assert after.values.tolist() != before.values.tolist(), "the new graph's own answer"
+    assert np.allclose(after.values, fresh.pagerank(engine="memory").values, atol=1e-12)
 
 
 def cost_oracle(G: nx.Graph, internal: Dict[int, int]) -> Dict[str, float]:

@@ -680,7 +680,10 @@ class Graph(AlgorithmMethods):
         dense), which puts each run's results in ID order without ranking them again. A
         session running several algorithms wants this, as an engine that keeps a graph open
         does. Returns the bytes held (outside any run's budget) until the object is dropped.
-        Calling it again keeps the index already read.
+        Calling it again keeps the index already read. Each run still reads ``manifest.json``:
+        a graph another process replaced at this path since it was opened raises
+        :class:`GraphFormatError` (``the graph was replaced since it was opened``) on every
+        engine, as it does without a loaded index.
 
         >>> held = g.load_index()  # doctest: +SKIP
         """

@@ -154,6 +154,11 @@ pub struct RunOutput {
 /// Runs `req` on `graph`.
 pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
     let alg = find(&req.algorithm)?;
+    // The engines read the files by the manifest read when `graph` was opened: a graph
+    // replaced since is refused before anything reads its files under the old counts (or
+    // through a loaded index, which each engine also checks as it opens, for the engines
+    // opened outside the registry).
+    graph.check_unchanged().map_err(diskgraph_engine::EngineError::from)?;
     let requested = req.params.choice(&ENGINE).expect("declared with a default");
     let (engine, note) = choose_engine(graph, alg, requested, &req.params)?;
     check_options(alg, &req.params, engine, requested == "auto")?;

@@ -11,7 +11,7 @@ use diskgraph_algo::{bc, bfs, msbfs, options, spmv, wcc, AlgoError, Values};
 use diskgraph_engine::engine_options::{ADJACENCY, BASC, ENGINE, LAYOUT, MAX_REQUEST, MEMORY, VERIFY};
 use diskgraph_engine::options::Value;
 use diskgraph_engine::{EngineError, EngineKind, Source, Sources};
-use diskgraph_format::GraphDir;
+use diskgraph_format::{FormatError, GraphDir};
 use diskgraph_prep::parse::{open_input, ParseOptions};
 use diskgraph_prep::{import, ImportOptions, NoProgress, PartitionOptions, SortOrder};
 use diskgraph_testkit::harness::{Case, Fixture, Naming};
@@ -205,6 +205,91 @@ fn a_loaded_index_gives_the_same_runs() {
     };
     let err = refusal(&f.graph, &req).to_string();
     assert!(err.contains("the loaded index is not that of"), "{err}");
+}
+
+/// Imports the edge list `text` to `path` as `diskgraph import --force` does, and publishes a
+/// grid layout and two shards, so that every engine runs on it.
+fn import_with_layouts(dir: &Path, path: &Path, text: &str) {
+    let el = dir.join("edges.el");
+    std::fs::write(&el, text).unwrap();
+    let (mut src, _) = open_input(&el, &ParseOptions::default()).unwrap();
+    let opts = ImportOptions {
+        memory: 64 << 20,
+        force: true,
+        ..ImportOptions::default()
+    };
+    import(src.as_mut(), path, &opts, &mut NoProgress).unwrap();
+    let grid = PartitionOptions {
+        grid: Some(2),
+        memory: 1 << 20,
+        force: true,
+        compress: None,
+    };
+    diskgraph_prep::partition(path, SortOrder::Grid, &grid, &mut NoProgress).unwrap();
+    let shards = diskgraph_prep::ShardOptions {
+        shards: Some(2),
+        memory: 64 << 10,
+        block_bytes: 4096,
+        force: true,
+        compress: None,
+    };
+    diskgraph_prep::partition_shards(path, &shards, &mut NoProgress).unwrap();
+}
+
+/// A graph replaced on disk after it was opened (another process's `import --force` to the
+/// same path, of a graph of the same size) is refused by every engine, with a loaded index or
+/// without, with one error: never answered through the old index or the old counts. Layouts
+/// published meanwhile, and the same graph imported again, are not a replacement.
+#[test]
+fn a_graph_replaced_after_it_was_opened_is_refused_by_every_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    let forward: String = (1..40).map(|v| format!("{} {v}\n", v - 1)).collect();
+    import_with_layouts(dir.path(), &path, &forward);
+    let opened = GraphDir::open(&path).unwrap();
+    let index = registry::load_index(&opened).unwrap();
+    // Publishing layouts again and importing the same edges again keep the graph.
+    import_with_layouts(dir.path(), &path, &forward);
+    let mut req = request("pagerank", "selective", 2 << 20);
+    req.index = Some(index.clone());
+    registry::run(&opened, &req).expect("the same graph");
+
+    let backward: String = (1..40).map(|v| format!("{v} {}\n", v - 1)).collect();
+    import_with_layouts(dir.path(), &path, &backward);
+    let engines = ["memory", "selective", "stream", "sync", "shards"];
+    for (alg, engine) in engines.iter().map(|e| ("pagerank", *e)).chain(engines[..4].iter().map(|e| ("bfs", *e))) {
+        for loaded in [false, true] {
+            let mut req = request(alg, engine, 2 << 20);
+            if alg == "bfs" {
+                req = req.with(&options::SOURCE, Value::Source(Source::Id(0)));
+            }
+            req.index = loaded.then(|| index.clone());
+            let err = refusal(&opened, &req);
+            let want = format!(
+                "{}: the graph was replaced since it was opened (in.adj has xxh3 ",
+                path.display()
+            );
+            assert!(
+                matches!(err, AlgoError::Engine(EngineError::Format(FormatError::Replaced { .. }))),
+                "{alg} on {engine}, index loaded {loaded}: {err}"
+            );
+            assert!(err.to_string().starts_with(&want), "{err}");
+        }
+    }
+    // An engine opened with the index outside the registry checks too.
+    let opts = diskgraph_engine::sync::SyncOptions {
+        index: Some(index),
+        ..diskgraph_engine::sync::SyncOptions::from_params(&diskgraph_engine::options::Params::new())
+    };
+    let err = diskgraph_engine::sync::SyncGraph::open(&opened, &opts).err().expect("refused");
+    assert!(matches!(err, EngineError::Format(FormatError::Replaced { .. })), "{err}");
+    // Opened again, the new graph runs.
+    let reopened = GraphDir::open(&path).unwrap();
+    let req = RunRequest {
+        index: Some(registry::load_index(&reopened).unwrap()),
+        ..request("pagerank", "selective", 2 << 20)
+    };
+    registry::run(&reopened, &req).expect("the new graph");
 }
 
 /// A static cache loaded once serves later runs: the same values, and the runs say it was

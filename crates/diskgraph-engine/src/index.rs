@@ -74,7 +74,12 @@ pub struct GraphIndex {
 impl GraphIndex {
     /// Loads `graph`'s IDs, their ranking when they do not ascend, and the offsets of every
     /// direction it stores.
+    ///
+    /// Errors: a graph replaced on disk since it was opened
+    /// ([`FormatError::Replaced`](diskgraph_format::FormatError::Replaced)); a missing or
+    /// damaged index file.
     pub fn load(graph: &GraphDir) -> Result<Self, EngineError> {
+        graph.check_unchanged()?;
         let vertices = Vertices::load(graph)?;
         vertices.ranking();
         Ok(GraphIndex {
@@ -99,9 +104,14 @@ impl GraphIndex {
         self.vertices.bytes() + self.offsets.bytes()
     }
 
-    /// Checks that the index was loaded from `graph` (its index files have the same names and
-    /// checksums).
+    /// Checks, as each engine opens with the index, that the graph on disk is still the one
+    /// `graph` opened (its manifest read again: the error of a replaced graph is the one every
+    /// run gives, [`FormatError::Replaced`](diskgraph_format::FormatError::Replaced)), and that
+    /// the index was loaded from it (its index files have the same names and checksums).
+    /// Runs given the index read none of its files, so nothing else would notice a graph
+    /// replaced under them.
     pub fn check(&self, graph: &GraphDir) -> Result<(), EngineError> {
+        graph.check_unchanged()?;
         if self.files == index_files(graph) {
             Ok(())
         } else {

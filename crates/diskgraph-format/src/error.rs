@@ -169,6 +169,15 @@ pub enum FormatError {
         /// What it clashes with, naming the other option.
         reason: String,
     },
+    /// The graph on disk is no longer the one opened: another process replaced it (an
+    /// `import --force` to the same path) after [`GraphDir::open`](crate::GraphDir::open).
+    #[error("{}: the graph was replaced since it was opened ({what}): open it again", path.display())]
+    Replaced {
+        /// The graph directory.
+        path: PathBuf,
+        /// The first difference, on disk against as opened.
+        what: String,
+    },
     /// The output exists and overwriting was not asked for.
     #[error("{}: output already exists (use --force to replace it)", path.display())]
     Exists {

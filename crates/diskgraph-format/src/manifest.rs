@@ -156,6 +156,47 @@ impl Manifest {
         self.files.values().map(|f| crate::padded_len(f.len)).sum()
     }
 
+    /// The first way the graph `now` describes differs from the one `self` does, as `now`
+    /// against `self` (`num_vertices is 49, was 40`); `None` for the same graph. Compared: the
+    /// counts, the kind, the ordering and every data file's length and checksum; not the
+    /// layouts, the provenance or the tool, which publishing a layout or importing the same
+    /// graph again may change.
+    pub fn graph_difference(&self, now: &Manifest) -> Option<String> {
+        let counts = [
+            ("num_vertices", self.num_vertices, now.num_vertices),
+            ("num_edges", self.num_edges, now.num_edges),
+            ("num_arcs", self.num_arcs, now.num_arcs),
+            ("num_self_loops", self.num_self_loops, now.num_self_loops),
+        ];
+        let flags = [
+            ("directed", self.directed, now.directed),
+            ("weighted", self.weighted, now.weighted),
+            ("multi_edges", self.multi_edges, now.multi_edges),
+            ("ids_remapped", self.ids_remapped, now.ids_remapped),
+        ];
+        let count = counts.iter().find(|(_, was, is)| was != is);
+        let flag = flags.iter().find(|(_, was, is)| was != is);
+        if let Some((name, was, is)) = count {
+            return Some(format!("{name} is {is}, was {was}"));
+        }
+        if let Some((name, was, is)) = flag {
+            return Some(format!("{name} is {is}, was {was}"));
+        }
+        if self.ordering != now.ordering {
+            return Some(format!("ordering is {}, was {}", now.ordering, self.ordering));
+        }
+        let names: std::collections::BTreeSet<&String> = self.files.keys().chain(now.files.keys()).collect();
+        names.into_iter().find_map(|name| match (self.files.get(name), now.files.get(name)) {
+            (Some(_), None) => Some(format!("{name} is no longer listed")),
+            (None, Some(_)) => Some(format!("{name} is listed, and was not")),
+            (Some(was), Some(is)) if was != is => Some(format!(
+                "{name} has xxh3 {} ({} bytes), had {} ({} bytes)",
+                is.xxh3, is.len, was.xxh3, was.len
+            )),
+            _ => None,
+        })
+    }
+
     /// Reads and sanity-checks the manifest at `path`. A `layouts` entry that is a bare name
     /// (a manifest written before layout records) becomes `record_of(name)`, asked only once
     /// every entry's name has passed its checks.

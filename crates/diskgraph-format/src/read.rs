@@ -123,6 +123,24 @@ impl GraphDir {
         Ok(dir)
     }
 
+    /// Checks that the graph on disk is still the one opened, by reading its manifest again:
+    /// the same counts and data files (lengths and checksums; see
+    /// [`Manifest::graph_difference`]). Layouts published since do not matter. Costs one read
+    /// of `manifest.json`, whatever the graph's size.
+    ///
+    /// Errors: [`FormatError::Replaced`] naming the first difference; a manifest that cannot
+    /// be read, as [`GraphDir::open`] reports it.
+    pub fn check_unchanged(&self) -> Result<(), FormatError> {
+        let now = read_manifest(&self.path)?;
+        match self.manifest.graph_difference(&now) {
+            None => Ok(()),
+            Some(what) => Err(FormatError::Replaced {
+                path: self.path.clone(),
+                what,
+            }),
+        }
+    }
+
     /// Checks a data file of the graph or of one of its layouts: it resolves to a place inside
     /// the graph directory, and has the padded size of logical length `len`.
     pub(crate) fn check_file(&self, path: &Path, len: u64) -> Result<(), FormatError> {
