@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+pub use diskgraph_format::human_bytes;
 use diskgraph_format::FormatError;
 use diskgraph_io::IoError;
 
@@ -17,7 +18,7 @@ pub enum EngineError {
     Io(#[from] IoError),
     /// The memory budget cannot hold what the engine needs.
     #[error(
-        "memory budget of {budget} bytes is too small for {what}: give it at least {} ({minimum} bytes)",
+        "memory budget of {budget} bytes is too small for {what}: give it at least {} ({minimum} bytes){fix}",
         human_bytes(*minimum)
     )]
     BudgetTooSmall {
@@ -27,6 +28,8 @@ pub enum EngineError {
         what: String,
         /// The smallest budget that holds it.
         minimum: u64,
+        /// Another way to fit, worded to follow the minimum (`, or …`), or empty.
+        fix: String,
     },
     /// A setting the engine cannot honour.
     #[error("{0}")]
@@ -85,21 +88,9 @@ impl EngineError {
             budget,
             what: what.into(),
             minimum,
+            fix: String::new(),
         }
     }
-}
-
-/// `bytes` in the largest binary unit that keeps a number of at least 1, rounded up to a tenth
-/// (`136.1KiB`), as `--memory` accepts it.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [(&str, u32); 4] = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
-    for (unit, shift) in UNITS {
-        if bytes >= 1 << shift {
-            let tenths = (bytes * 10).div_ceil(1 << shift);
-            return format!("{}.{}{unit}", tenths / 10, tenths % 10);
-        }
-    }
-    format!("{bytes}B")
 }
 
 #[cfg(test)]

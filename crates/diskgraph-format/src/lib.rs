@@ -32,7 +32,10 @@
 //! | `basc_meta` | BAsC selection file names, [`BascMeta`] (`basc.json`), static cache size |
 //! | `basc_selection` | [`BascSelection`], the reader; [`publish_basc`], [`verify_basc`] |
 //! | `shard_meta` | shard layout file names and limits, [`ShardMeta`] (`shards.json`), [`interval_of`] |
+//! | `shard_geometry` | [`ShardGeometry`], where a shard layout's intervals, shards and windows lie |
+//! | `shard_budget` | [`ShardBudget`], what a shard layout costs the shards engine's budget (its one formula) |
 //! | `shard_layout` | [`ShardLayout`], the shard layout reader; [`shard_layouts`] |
+//! | `shard_plan` | [`IntervalCut`], the interval rule; [`plan_shards`], a layout's shard count and block size for a budget |
 //! | `shard_verify` | [`verify_shards`], the full O(E) check of a shard layout |
 //! | `split` | split directories: [`SplitMeta`] (`split.json`), [`SplitDir`], [`verify_split`], [`SplitBuilder`] |
 //! | `codec` | [`Codec`], the encodings of one compressed list |
@@ -40,6 +43,7 @@
 //! | `compressed_layout` | [`compress`], [`CompressedLayout`] (the reader), [`verify_compressed`] |
 //! | `verify` | [`verify`], the full O(E) check |
 //! | `id_order`, `rank_bitmap` | original-ID order of a reordered graph |
+//! | `human_bytes` | [`human_bytes`], a byte count as size options accept it |
 //! | `shared_slice` | [`SharedSlice`], a slice parallel tasks write at disjoint positions (the one home of that `unsafe`) |
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -55,6 +59,7 @@ mod compressed_meta;
 mod data_file;
 mod error;
 mod grid_layout;
+mod human_bytes;
 mod grid_meta;
 mod grid_packed;
 mod grid_shape;
@@ -69,7 +74,10 @@ mod names;
 mod positioned;
 mod rank_bitmap;
 mod read;
+mod shard_budget;
+mod shard_geometry;
 mod shard_layout;
+mod shard_plan;
 mod shard_meta;
 mod shard_verify;
 mod shared_slice;
@@ -93,6 +101,7 @@ pub use compressed_meta::{
 pub use data_file::{padded_len, read_range, FileEntry, PAGE};
 pub use error::FormatError;
 pub use grid_layout::{Block, GridLayout};
+pub use human_bytes::human_bytes;
 pub use grid_meta::{
     layout_name, GridEdge, GridMeta, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META,
     GRID_PACKED, GRID_VERSION, GRID_WEIGHTS, MAX_GRID,
@@ -113,7 +122,16 @@ pub use names::VertexNames;
 pub use positioned::PositionedFile;
 pub use rank_bitmap::RankBitmap;
 pub use read::{Csr, Direction, GraphDir};
+pub use shard_budget::{
+    blocks_covering, Extent, IntervalLoad, PackedLoad, ShardBudget, DECODED_PAGE_ARCS, DECODED_PAGE_BYTES,
+    DECODED_TABLE_ENTRY_BYTES, SHARD_UPDATE_CHUNK,
+};
+pub use shard_geometry::ShardGeometry;
 pub use shard_layout::{shard_layouts, ShardLayout};
+pub use shard_plan::{
+    block_cap, cut_by_degree, interval_arcs, plan_shards, planned_budget, shard_counts, IntervalArcs, IntervalCut,
+    ShardChoice, ShardPlan, ShardRequest,
+};
 pub use shard_meta::{
     check_block_bytes, check_intervals, interval_of, shard_layout_name, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES,
     MAX_SHARDS, MAX_SHARD_BLOCK_BYTES, MIN_SHARD_BLOCK_BYTES, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_FORMAT, SHARD_META,
