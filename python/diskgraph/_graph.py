@@ -436,19 +436,23 @@ class Graph(AlgorithmMethods):
         self,
         shards: Optional[int] = None,
         memory: Optional[Memory] = None,
-        block_size: Memory = "1MiB",
+        block_size: Optional[Memory] = None,
         force: bool = False,
         compress: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Publishes GraphChi's shards inside the graph directory for the shard engine (as
-        ``diskgraph partition --shards``) and returns its summary (``name``, ``num_shards``, ...).
+        ``diskgraph partition --shards``) and returns its summary (``name``, ``num_shards``,
+        ``block_bytes``, ``min_memory``: the least the shards engine runs it in, ...).
 
         Args:
-            shards: Number of shards N, 1 to 4096 (None: chosen from ``memory`` as GraphChi does,
-                so that one interval's working set fits in half of it).
-            memory: Memory budget, int bytes or a string like ``"256MiB"``.
+            shards: Number of shards N, 1 to 4096 (None: chosen with the block size so that
+                the shards engine runs the layout within ``memory``; a ``ValueError`` names the
+                smallest budget that would work when none does).
+            memory: Memory budget, int bytes or a string like ``"256MiB"``: this call's, and the
+                shards engine's the layout is made for.
             block_size: Edge-value block the engine reads, writes and caches: a multiple of
-                4 KiB up to 64 MiB.
+                4 KiB up to 64 MiB (None: chosen for ``memory``, at most the mean window's
+                column and 1 MiB).
             force: Replace an existing layout of the same name (else
                 :class:`OutputExistsError`).
             compress: A codec of :func:`diskgraph.codecs` to compress the windows with (layout
@@ -461,7 +465,11 @@ class Graph(AlgorithmMethods):
         codec = None if compress is None else str(compress)
         summary = dict(
             self._g.partition_shards(
-                shards, memory_bytes(memory), memory_bytes(block_size, "block_size"), bool(force), codec
+                shards,
+                memory_bytes(memory),
+                None if block_size is None else memory_bytes(block_size, "block_size"),
+                bool(force),
+                codec,
             )
         )
         self._reopen()

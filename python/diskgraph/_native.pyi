@@ -140,7 +140,7 @@ class Graph:
         self,
         shards: Optional[int],
         memory: int,
-        block_size: int,
+        block_size: Optional[int],
         force: bool,
         compress: Optional[str],
     ) -> Dict[str, Any]: ...

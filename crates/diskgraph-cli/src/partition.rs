@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use diskgraph_engine::parse_size;
-use diskgraph_format::{Codec, DEFAULT_SHARD_BLOCK_BYTES};
+use diskgraph_format::{human_bytes, Codec};
 use diskgraph_prep::{PartitionOptions, PartitionSummary, ShardOptions, ShardSummary, SortOrder};
 
 use crate::progress::Bar;
@@ -24,12 +24,14 @@ pub struct Args {
     #[arg(long, default_value = "grid")]
     sort: SortOrder,
     /// Publish GraphChi's shards for the shards engine instead of a grid layout: N shards
-    /// (1 to 4096) as `shards-N`, or `auto`: the smallest N whose interval working set
-    /// (28·E/N + 3·N·block bytes) is at most memory/2, else the N with the smallest one.
+    /// (1 to 4096) as `shards-N`, or `auto`: a layout the shards engine runs within --memory,
+    /// N and the block size priced by the engine's own formula (refused, naming the smallest
+    /// budget that would work, when none fits).
     #[arg(long, value_name = "N|auto", value_parser = parse_shards, conflicts_with_all = ["grid", "sort"])]
     shards: Option<ShardCount>,
     /// With `--shards`: the shards engine's edge-value block size (its scratch column's and its
-    /// cache's unit), a multiple of 4 KiB from 4 KiB to 64 MiB. Default 1 MiB.
+    /// cache's unit), a multiple of 4 KiB from 4 KiB to 64 MiB. Default: chosen with N for
+    /// --memory, at most the mean window's column and 1 MiB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "shards")]
     block_size: Option<u64>,
     /// Compress the blocks with this codec (layout `grid-P…-CODEC`, about half the bytes or
@@ -37,7 +39,7 @@ pub struct Args {
     /// (layout `shards-N-CODEC`).
     #[arg(long, value_name = "CODEC")]
     compress: Option<Codec>,
-    /// Memory budget (with `--shards auto`, also the budget the shards are sized for).
+    /// Memory budget (with `--shards`, also the shards engine's budget the layout is made for).
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     memory: u64,
     /// Replace an existing layout of the same name.
@@ -74,7 +76,7 @@ pub fn run(a: Args) -> Result<()> {
                 ShardCount::Fixed(n) => Some(n),
             },
             memory: a.memory,
-            block_bytes: a.block_size.unwrap_or(DEFAULT_SHARD_BLOCK_BYTES),
+            block_bytes: a.block_size,
             force: a.force,
             compress: a.compress,
         };
@@ -115,17 +117,19 @@ fn print_summary(s: &PartitionSummary) {
 
 /// Prints what a shard partition run wrote.
 fn print_shard_summary(s: &ShardSummary) {
-    let chosen = if s.shards_from_budget {
-        ", N chosen from --memory"
-    } else {
-        ""
+    let chosen = match (s.shards_from_budget, s.block_from_budget) {
+        (true, true) => ", N and block size chosen from --memory",
+        (true, false) => ", N chosen from --memory",
+        (false, true) => ", block size chosen from --memory",
+        (false, false) => "",
     };
     println!(
-        "{}: {} shards, largest {} arcs, {} KiB edge-value blocks{chosen}",
+        "{}: {} shards, largest {} arcs, {} KiB edge-value blocks{chosen}; the shards engine runs it in --memory {} or more",
         s.path.display(),
         s.num_shards,
         s.largest_shard,
-        s.block_bytes >> 10
+        s.block_bytes >> 10,
+        human_bytes(s.min_memory)
     );
     print_written(s.num_arcs, s.bytes_written, s.seconds, s.peak_memory);
 }

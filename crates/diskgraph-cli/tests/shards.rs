@@ -1,6 +1,7 @@
 //! The shard engine from the command line: partition into shards, run every algorithm it runs
-//! with and without GSC against the memory engine, measure the threshold curve, and kill a run
-//! midway — the graph still verifies and nothing of the run is left in it.
+//! with and without GSC against the memory engine, measure the threshold curve, kill a run
+//! midway — the graph still verifies and nothing of the run is left in it — and follow the
+//! partition a refused budget names to a run that works.
 
 mod common;
 
@@ -168,4 +169,56 @@ fn a_run_killed_midway_leaves_the_graph_verifying() {
         "{names:?}"
     );
     ok(&["run", "wcc", s(&g), "--engine", "shards", "--memory", "2MiB"]);
+}
+
+/// `args` as `&str`s.
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// The command quoted (between backquotes) in `msg` after `after`, as arguments without the
+/// leading `diskgraph`.
+fn quoted_command(msg: &str, after: &str) -> Vec<String> {
+    let rest = &msg[msg.find(after).unwrap_or_else(|| panic!("no {after:?} in {msg}")) + after.len()..];
+    let start = rest.find("`diskgraph ").unwrap_or_else(|| panic!("no command in {msg}")) + "`diskgraph ".len();
+    let end = start + rest[start..].find('`').unwrap();
+    rest[start..end].split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn a_refused_budget_names_the_partition_that_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "10", "-o", s(&g)]);
+    let run = |layout: &str, memory: &str| {
+        vec![
+            "run", "pagerank", s(&g), "--engine", "shards", "--layout", layout, "--memory", memory,
+        ]
+        .into_iter()
+        .map(str::to_string)
+        .collect::<Vec<String>>()
+    };
+    // Four shards in 1 MiB blocks need megabytes; in 2 MiB the same shards fit in smaller blocks.
+    ok(&["partition", s(&g), "--shards", "4", "--block-size", "1MiB"]);
+    let msg = fails(&strs(&run("shards-4", "2MiB")));
+    assert!(msg.contains("give it at least"), "{msg}");
+    let rebuild = quoted_command(&msg, "or rebuild it with smaller blocks: ");
+    assert_eq!(&rebuild[..4], &["partition", s(&g), "--shards", "4"], "{msg}");
+    assert!(rebuild.contains(&"--block-size".to_string()) && rebuild.contains(&"--force".to_string()));
+    ok(&strs(&rebuild));
+    ok(&strs(&run("shards-4", "2MiB")));
+    // Below every layout's least: the budget that works and the partition for it.
+    let msg = fails(&strs(&run("shards-4", "100KiB")));
+    let fix = quoted_command(&msg, "no shards layout of this graph runs within 100.0KiB, the smallest budget one does is ");
+    assert_eq!(&fix[..4], &["partition", s(&g), "--shards", "auto"], "{msg}");
+    let least = fix[5].clone();
+    ok(&strs(&fix));
+    // A run at that budget now works.
+    let out = ok(&["run", "pagerank", s(&g), "--engine", "shards", "--memory", &least, "--iterations", "2"]);
+    assert!(out.contains("pagerank"), "{out}");
+    // One shard in 4 KiB blocks needs more than that least: partitioning for the budget fits.
+    ok(&["partition", s(&g), "--shards", "1", "--block-size", "4KiB"]);
+    let msg = fails(&strs(&run("shards-1", &least)));
+    let fix = quoted_command(&msg, "or partition for this budget: ");
+    assert_eq!(strs(&fix[..6]), ["partition", s(&g), "--shards", "auto", "--memory", &least], "{msg}");
 }

@@ -17,7 +17,7 @@ pub enum EngineError {
     Io(#[from] IoError),
     /// The memory budget cannot hold what the engine needs.
     #[error(
-        "memory budget of {budget} bytes is too small for {what}: give it at least {}",
+        "memory budget of {budget} bytes is too small for {what}: give it at least {} ({minimum} bytes){fix}",
         human_bytes(*minimum)
     )]
     BudgetTooSmall {
@@ -27,6 +27,8 @@ pub enum EngineError {
         what: String,
         /// The smallest budget that holds it.
         minimum: u64,
+        /// Another way to fit, worded to follow the minimum (`, or …`), or empty.
+        fix: String,
     },
     /// A setting the engine cannot honour.
     #[error("{0}")]
@@ -85,6 +87,7 @@ impl EngineError {
             budget,
             what: what.into(),
             minimum,
+            fix: String::new(),
         }
     }
 }

@@ -20,6 +20,7 @@ use diskgraph_engine::selective::{
 };
 use diskgraph_engine::{human_bytes, AdjacencyChoice, EngineError};
 use diskgraph_format::{Direction, FormatError};
+use diskgraph_io::{BackendKind, IoConfig};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::{oracle, EdgeList, Keep};
 
@@ -250,6 +251,43 @@ fn a_budget_too_small_is_refused_with_the_smallest_that_works() {
         );
         open(minimum).unwrap_or_else(|e| panic!("the minimum {minimum} is refused: {e}"));
         assert!(open(minimum - 1).is_err(), "{minimum} is not the smallest");
+    }
+}
+
+/// Reads shorter than a pool buffer (`--max-request` below 4 KiB, whose buffers are a page),
+/// several I/O threads, weights beside the lists: the smallest budget `minimum_budget` names
+/// is one the open takes, and a byte less is refused with that figure.
+#[test]
+fn the_minimum_budget_opens_whatever_the_request_size_and_io_threads() {
+    let f = fixture(
+        "weighted gnm",
+        gen::with_weights(gen::gnm(100, 300, true, 52), Weights::Integer(3), 52),
+        Keep::default(),
+    );
+    for (max_request, io_threads, need_weights) in
+        [(512, 1, false), (1024, 1, true), (2048, 2, false), (4096, 4, true), (64 << 10, 3, false)]
+    {
+        let opts = SelectiveOptions {
+            io: IoConfig {
+                backend: Some(BackendKind::Pread),
+                block_size: 512,
+                max_request_bytes: max_request,
+                io_threads,
+                ..IoConfig::default()
+            },
+            need_in: true,
+            need_weights,
+            ..SelectiveOptions::default()
+        };
+        let least = SelectiveGraph::minimum_budget(&f.graph, &opts);
+        let case = format!("max request {max_request}, {io_threads} I/O threads, weights {need_weights}");
+        let open = |memory| SelectiveGraph::open(&f.graph, &SelectiveOptions { memory, ..opts.clone() });
+        open(least).unwrap_or_else(|e| panic!("{case}: the minimum {least} is refused: {e}"));
+        match open(least - 1) {
+            Err(EngineError::BudgetTooSmall { minimum, .. }) => assert_eq!(minimum, least, "{case}"),
+            Err(e) => panic!("{case}: {e}"),
+            Ok(_) => panic!("{case}: {} bytes opens, below the minimum {least}", least - 1),
+        }
     }
 }
 

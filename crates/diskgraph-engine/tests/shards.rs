@@ -3,7 +3,9 @@
 //! source, this iteration's for a smaller source, the previous one's otherwise — under every
 //! schedule (parallel, deterministic), with and without Greedy Shard Caching, at the smallest
 //! budget and a large one, over several shard counts; each vertex sees exactly its lists. GSC
-//! never does more I/O; the graph directory is never written; damage is an error.
+//! never does more I/O; the graph directory is never written; damage is an error. A layout
+//! `partition --shards auto` makes for a budget runs at that budget, and a budget too small for
+//! a layout is refused naming the layout or option that fits.
 
 mod common;
 
@@ -13,9 +15,10 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use common::fixture;
 use common::shards::{accumulate, graphs, lists, options, sharded, Accumulate, Stamps};
 use diskgraph_engine::shards::{Program, ProgramNeeds, ShardGraph, Update};
-use diskgraph_engine::{Engine, EngineError};
-use diskgraph_format::GraphDir;
-use diskgraph_testkit::harness::{store, Case};
+use diskgraph_engine::{human_bytes, Engine, EngineError};
+use diskgraph_format::{plan_shards, Codec, GraphDir, ShardPlan, ShardRequest};
+use diskgraph_prep::{partition_shards, NoProgress};
+use diskgraph_testkit::harness::{store, Case, Fixture};
 use diskgraph_testkit::{gen, Keep};
 
 #[test]
@@ -221,4 +224,104 @@ fn a_target_outside_its_interval_is_an_error_naming_the_file() {
     let mut values = vec![1u32; e.num_vertices()];
     let err = e.run(&mut Accumulate, &mut values, 1).unwrap_err().to_string();
     assert!(err.contains("dst.u32") && err.contains("outside"), "{err}");
+}
+
+/// The least budget any layout of `g` (compressed or not) is planned to need.
+fn least_budget(g: &GraphDir, compressed: bool) -> u64 {
+    let request = ShardRequest {
+        memory: 0,
+        shards: None,
+        block_bytes: None,
+        compressed,
+    };
+    match plan_shards(g, &request, 1 << 16).unwrap() {
+        ShardPlan::TooSmall { least } => least.minimum,
+        fits => panic!("a layout fits no memory: {fits:?}"),
+    }
+}
+
+/// `partition --shards auto --memory memory` (with `--compress` when given); its layout's name.
+fn partition_auto(f: &Fixture, memory: u64, compress: Option<Codec>) -> Result<String, String> {
+    let opts = diskgraph_prep::ShardOptions {
+        shards: None,
+        memory,
+        block_bytes: None,
+        force: true,
+        compress,
+    };
+    partition_shards(f.path(), &opts, &mut NoProgress)
+        .map(|s| s.name)
+        .map_err(|e| format!("{e:#}"))
+}
+
+#[test]
+fn a_layout_planned_for_a_budget_runs_at_it() {
+    for (name, el) in [
+        ("undirected rmat 12", gen::rmat(12, 30_000, false, 21)),
+        ("directed rmat 12", gen::rmat(12, 30_000, true, 22)),
+        ("directed star of 3000", gen::star(3000, 6000, true, 23)),
+    ] {
+        let f = fixture(name, el, Keep::default());
+        for compress in [None, Some(Codec::Vbyte)] {
+            let least = least_budget(&f.graph, compress.is_some());
+            for memory in [least, least + least / 3, 3 * least, 64 << 20] {
+                let ctx = format!("{name}, {compress:?}, M={memory}");
+                let layout = partition_auto(&f, memory, compress).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                let g = common::reopened(&f);
+                let at = options(&layout, memory, true, false);
+                let need = ShardGraph::minimum_budget(&g, &at).unwrap();
+                assert!(need <= memory, "{ctx}: {layout} needs {need}");
+                let (values, _, _) = accumulate(&g, &at);
+                let (roomy, _, _) = accumulate(&g, &options(&layout, 1 << 30, true, false));
+                assert!(values == roomy, "{ctx}: answers differ from a roomy run's");
+            }
+            // A byte less than the least is refused at partition time, naming the least.
+            let err = partition_auto(&f, least - 1, compress).unwrap_err();
+            assert!(err.contains(&format!("give --memory {} or more", human_bytes(least))), "{name}: {err}");
+        }
+    }
+}
+
+#[test]
+fn a_refusal_names_the_layout_or_option_that_fits() {
+    let f = fixture("directed rmat 12", gen::rmat(12, 30_000, true, 24), Keep::default());
+    let path = f.path().display().to_string();
+    let refusal = |g: &GraphDir, layout: &str, memory: u64| match ShardGraph::open(g, &options(layout, memory, true, false)) {
+        Err(e @ EngineError::BudgetTooSmall { .. }) => e.to_string(),
+        Err(e) => panic!("{layout} at {memory}: {e}"),
+        Ok(_) => panic!("{layout} opens at {memory}"),
+    };
+    // Four shards of 1 MiB blocks: the same shards in smaller blocks fit.
+    let (g, layout) = sharded(&f, 4, 1 << 20);
+    let with_small_blocks = ShardGraph::minimum_budget(&g, &options(&layout, 0, true, false)).unwrap() / 4;
+    let msg = refusal(&g, &layout, with_small_blocks);
+    let fix = format!("or rebuild it with smaller blocks: `diskgraph partition {path} --shards 4 --block-size ");
+    let Some(at) = msg.find(&fix) else { panic!("{msg}") };
+    let block = msg[at + fix.len()..].split(' ').next().unwrap();
+    let block = diskgraph_engine::parse_size(block).unwrap();
+    let (g, layout) = sharded(&f, 4, block);
+    ShardGraph::open(&g, &options(&layout, with_small_blocks, true, false)).unwrap();
+    // One shard in 4 KiB blocks: no smaller block, but more shards fit (a budget of no whole
+    // tenth of a unit is named in bytes).
+    let (g, layout) = sharded(&f, 1, 4096);
+    let memory = least_budget(&g, false) | 1;
+    let msg = refusal(&g, &layout, memory);
+    let fix = format!("or partition for this budget: `diskgraph partition {path} --shards auto --memory {memory}");
+    assert!(msg.contains(&fix), "{msg}");
+    let planned = partition_auto(&f, memory, None).unwrap();
+    assert!(msg.contains(&format!("({planned}, ")), "{msg}");
+    let g = common::reopened(&f);
+    ShardGraph::open(&g, &options(&planned, memory, true, false)).unwrap();
+    // Below what any layout needs: the smallest budget one runs in.
+    let least = least_budget(&g, false);
+    let msg = refusal(&g, &layout, least / 2);
+    assert!(
+        msg.contains(&format!(
+            "no shards layout of this graph runs within {}, the smallest budget one does is {}: `diskgraph partition {path} --shards auto --memory {}`",
+            human_bytes(least / 2),
+            human_bytes(least),
+            human_bytes(least)
+        )),
+        "{msg}"
+    );
 }

@@ -37,7 +37,10 @@
 //! | `basc_meta` | BAsC selection file names, [`BascMeta`] (`basc.json`), static cache size |
 //! | `basc_selection` | [`BascSelection`], the reader; [`publish_basc`], [`verify_basc`] |
 //! | `shard_meta` | shard layout file names and limits, [`ShardMeta`] (`shards.json`), [`interval_of`] |
+//! | `shard_geometry` | [`ShardGeometry`], where a shard layout's intervals, shards and windows lie |
+//! | `shard_budget` | [`ShardBudget`], what a shard layout costs the shards engine's budget (its one formula) |
 //! | `shard_layout` | [`ShardLayout`], the shard layout reader; [`shard_layouts`] |
+//! | `shard_plan` | [`IntervalCut`], the interval rule; [`plan_shards`], a layout's shard count and block size for a budget |
 //! | `shard_verify` | [`verify_shards`], the full O(E) check of a shard layout |
 //! | `split` | split directories: [`SplitMeta`] (`split.json`), [`SplitDir`], [`verify_split`], [`SplitBuilder`] |
 //! | `codec` | [`Codec`], the encodings of one compressed list |
@@ -78,7 +81,10 @@ mod output_paths;
 mod positioned;
 mod rank_bitmap;
 mod read;
+mod shard_budget;
+mod shard_geometry;
 mod shard_layout;
+mod shard_plan;
 mod shard_meta;
 mod shard_verify;
 mod shared_slice;
@@ -103,6 +109,7 @@ pub use compressed_meta::{
 pub use data_file::{padded_len, read_range, FileEntry, PAGE};
 pub use error::FormatError;
 pub use grid_layout::{Block, GridLayout};
+pub use diskgraph_io::human_bytes;
 pub use grid_meta::{
     layout_name, GridEdge, GridMeta, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META,
     GRID_PACKED, GRID_VERSION, GRID_WEIGHTS, MAX_GRID,
@@ -126,7 +133,16 @@ pub use output_paths::OutputPaths;
 pub use positioned::PositionedFile;
 pub use rank_bitmap::RankBitmap;
 pub use read::{Csr, Direction, GraphDir};
+pub use shard_budget::{
+    blocks_covering, Extent, IntervalLoad, PackedLoad, ShardBudget, DECODED_PAGE_ARCS, DECODED_PAGE_BYTES,
+    DECODED_TABLE_ENTRY_BYTES, SHARD_UPDATE_CHUNK,
+};
+pub use shard_geometry::ShardGeometry;
 pub use shard_layout::{shard_layouts, ShardLayout};
+pub use shard_plan::{
+    block_cap, cut_by_degree, interval_arcs, plan_shards, planned_budget, shard_counts, IntervalArcs, IntervalCut,
+    ShardChoice, ShardPlan, ShardRequest,
+};
 pub use shard_meta::{
     check_block_bytes, check_intervals, interval_of, shard_layout_name, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES,
     MAX_SHARDS, MAX_SHARD_BLOCK_BYTES, MIN_SHARD_BLOCK_BYTES, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_FORMAT, SHARD_META,

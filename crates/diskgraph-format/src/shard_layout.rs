@@ -14,6 +14,7 @@ use crate::grid_packed::{decode_runs, BlockFrame, RunAxis};
 use crate::layout_record::ShardRecord;
 use crate::layout_versions::LayoutPin;
 use crate::read::GraphDir;
+use crate::shard_geometry::ShardGeometry;
 use crate::shard_meta::{
     interval_of, ShardMeta, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
 };
@@ -128,15 +129,18 @@ impl ShardLayout {
         &self.windows
     }
 
+    /// Where the intervals, shards and windows lie.
+    pub fn geometry(&self) -> ShardGeometry<'_> {
+        ShardGeometry::new(self.intervals(), &self.windows, self.byte_windows.as_deref())
+    }
+
     /// Global edge range of shard `q` (arcs whose destination is in interval `q`), in
     /// [`SHARD_SRC`] and [`SHARD_DST`].
     ///
     /// # Panics
     /// If `q` is not below [`ShardLayout::num_shards`].
     pub fn shard(&self, q: u32) -> Range<u64> {
-        let n = self.meta.num_shards as usize;
-        let q = q as usize;
-        self.windows[q * n]..self.windows[(q + 1) * n]
+        self.geometry().shard(q)
     }
 
     /// Global edge range of the window of interval `p` in shard `q`: the arcs of shard `q`
@@ -145,10 +149,7 @@ impl ShardLayout {
     /// # Panics
     /// If `q` or `p` is not below [`ShardLayout::num_shards`].
     pub fn window(&self, q: u32, p: u32) -> Range<u64> {
-        let n = self.meta.num_shards as usize;
-        assert!((p as usize) < n, "interval {p} of {n}");
-        let w = q as usize * n + p as usize;
-        self.windows[w]..self.windows[w + 1]
+        self.geometry().window(q, p)
     }
 
     /// The codec of a compressed layout's windows; `None` for the plain columns.
@@ -161,11 +162,7 @@ impl ShardLayout {
     /// # Panics
     /// If the layout is not compressed, or `q` or `p` is not below [`ShardLayout::num_shards`].
     pub fn window_bytes(&self, q: u32, p: u32) -> Range<u64> {
-        let n = self.meta.num_shards as usize;
-        assert!((p as usize) < n, "interval {p} of {n}");
-        let w = q as usize * n + p as usize;
-        let b = self.byte_windows.as_ref().expect("a compressed layout");
-        b[w]..b[w + 1]
+        self.geometry().window_bytes(q, p)
     }
 
     /// Decodes the window of interval `p` in shard `q` of a compressed layout from exactly its

@@ -23,7 +23,7 @@ fn partition(path: &Path, n: u32, compress: Option<Codec>) -> String {
     let opts = ShardOptions {
         shards: Some(n),
         memory: 64 << 10,
-        block_bytes: 4096,
+        block_bytes: Some(4096),
         force: false,
         compress,
     };

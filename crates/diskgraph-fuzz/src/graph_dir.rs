@@ -157,7 +157,7 @@ fn build_base(root: &Path, name: &str, input: &str, ext: &str, undirected: bool,
     let shards = ShardOptions {
         shards: Some(2),
         memory: 64 << 10,
-        block_bytes: 4096,
+        block_bytes: Some(4096),
         force: false,
         compress: None,
     };

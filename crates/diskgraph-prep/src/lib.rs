@@ -23,6 +23,6 @@ pub use import::{import, ImportOptions, ImportSummary};
 pub use partition::{partition, partition_with_key, PartitionOptions, PartitionSummary, SortOrder};
 pub use progress::{CancelProgress, NoProgress, Progress};
 pub use reorder::{reorder, Method, ReorderOptions, ReorderSummary};
-pub use shards::{partition_shards, ShardOptions, ShardSummary};
+pub use shards::{partition_shards, NoLayoutFits, ShardOptions, ShardSummary};
 pub use source::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};
 pub use split::{split, split_shape, SplitOptions, SplitSummary};

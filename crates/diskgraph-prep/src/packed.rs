@@ -54,6 +54,11 @@ impl BlockPacker {
         Ok(())
     }
 
+    /// The byte index so far: where each block ended, after a first 0.
+    pub(crate) fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
     /// Finishes the packed file and writes the byte index as `index_name`; both files' entries.
     pub(crate) fn finish(self, builder: &LayoutBuilder, index_name: &str) -> Result<Vec<(String, FileEntry)>> {
         let mut idx = builder.sequential(index_name)?;

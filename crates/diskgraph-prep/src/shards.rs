@@ -3,18 +3,11 @@
 //! graph as `shards-N/` (see `docs/FORMAT.md`, "Shard layout").
 //!
 //! **Intervals.** The vertices are cut into N intervals so that each holds the destinations of
-//! about E/N stored arcs. With `P(v)` the number of stored arcs whose destination is below `v`
-//! (the in-degree prefix sum: `in.idx` of a directed graph, `out.idx` of an undirected one, which
-//! is symmetric), the boundaries are placed greedily from left to right. Once `b[p−1]` is placed,
-//! the target of boundary `p` is `T = P(b[p−1]) + (E − P(b[p−1])) / (N − p + 1)`, an even share of
-//! the arcs still to place among the intervals still to cut; boundary `p` is the first vertex
-//! `v ≥ lo` at which `v = hi`, or `P(v) ≥ T`, or `T` lies below the midpoint of `P(v)` and
-//! `P(v + 1)` (cutting before `v` is nearer `T` than cutting after it; a tie goes to the later
-//! cut). When `V ≥ N`, `lo = b[p−1] + 1` and `hi = V − (N − p)`, so every interval keeps at least
-//! one vertex; when `V < N`, `lo = b[p−1]` and `hi = V`, and intervals may be empty. An interval
-//! cannot split a vertex, so a hub's whole in-degree lands in one interval, and the intervals
-//! after it share what is left. The rule is deterministic and takes one pass over the offset
-//! index ([`shard_intervals`]).
+//! about E/N stored arcs, by the rule of [`IntervalCut`] over the in-degree prefix sum `P(v)` (the
+//! number of stored arcs whose destination is below `v`: `in.idx` of a directed graph, `out.idx`
+//! of an undirected one, which is symmetric). An interval cannot split a vertex, so a hub's whole
+//! in-degree lands in one interval, and the intervals after it share what is left. The rule is
+//! deterministic and takes one pass over the offset index ([`shard_intervals`]).
 //!
 //! **Two passes over the out-CSR** in source order, as the grid writer does:
 //!
@@ -38,15 +31,14 @@
 //! (≈ `8·N² + N·4 KiB + 128 KiB`) are raised to it; [`ShardSummary::peak_memory`] reports the
 //! figure used.
 //!
-//! **Automatic N** ([`auto_shards`]): GraphChi sizes shards so that one interval's working set
-//! fits in memory. The shards engine's working set for interval `p` is about
-//! [`WORKING_SET_BYTES_PER_ARC`] (28) bytes per arc of shard `p` and of the windows of interval
-//! `p` in the other shards — three 4-byte columns of each, and 4 bytes of grouping per arc of
-//! the shard — plus at least one block of each column for each of the N windows: about
-//! `w(N) = 28·E/N + 3·N·B` for blocks of `B` bytes. N is the smallest count with
-//! `w(N) ≤ M/2`; when no N fits, the N with the smallest `w(N)` (about `√(28·E / 3B)`), the
-//! layout that runs in the least memory. N is at least 1, at most [`MAX_SHARDS`] and at most V,
-//! and need not be a power of two.
+//! **Shard count and block size** ([`plan_shards`]): with `--shards auto`, or without
+//! `--block-size`, they are chosen for the budget by the shards engine's own formula for its
+//! smallest budget ([`ShardBudget`]), so a layout made for `--memory M` runs at M: the largest
+//! block (at most the mean window's column, so a small graph gets small blocks) and the fewest
+//! shards whose planned minimum fits M/2, else M. When nothing fits M, `--shards auto` is refused
+//! naming the smallest budget that would work; a fixed N takes the block that needs least. The
+//! written layout's exact minimum ([`ShardSummary::min_memory`]) is at most the planned one; a
+//! compressed layout, planned at 8 bytes a packed arc, is checked before it is published.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,29 +46,34 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    check_block_bytes, interval_of, shard_layout_name, ArcStream, BlockFrame, Codec, Direction, FileEntry, GraphDir,
-    GridEdge, LayoutBuilder, LayoutMeta, PositionedFile, RunAxis, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES, MAX_SHARDS,
-    SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
+    check_block_bytes, cut_by_degree, human_bytes, interval_of, plan_shards, shard_layout_name, ArcStream, BlockFrame, Codec,
+    Direction, FileEntry, GraphDir, GridEdge, LayoutBuilder, LayoutMeta, PositionedFile, RunAxis, ShardBudget,
+    ShardChoice, ShardGeometry, ShardMeta, ShardPlan, ShardRequest, MAX_SHARDS, SHARD_BYTE_WINDOWS, SHARD_DST,
+    SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
 };
+#[cfg(doc)]
+use diskgraph_format::IntervalCut;
 
 use crate::packed::BlockPacker;
 use crate::progress::{stop_point, Ticker};
 use crate::Progress;
 
-/// Bytes of the shards engine's working set per arc of the interval being processed (its shard
-/// and its windows in the other shards), the figure [`auto_shards`] sizes shards by.
-pub const WORKING_SET_BYTES_PER_ARC: u64 = 28;
+/// `--shards auto` refused: no layout of the graph runs within `--memory` on the shards engine
+/// (the message names the smallest budget that would, or the option to drop).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NoLayoutFits(pub String);
 
 /// How to build a shard layout.
 #[derive(Clone, Debug)]
 pub struct ShardOptions {
-    /// Number of shards N, 1 to [`MAX_SHARDS`]; `None` chooses it with [`auto_shards`].
+    /// Number of shards N, 1 to [`MAX_SHARDS`]; `None` chooses it for `memory` ([`plan_shards`]).
     pub shards: Option<u32>,
-    /// Memory budget in bytes (of this run, and the one [`auto_shards`] sizes shards for).
+    /// Memory budget in bytes (of this run, and the shards engine's the layout is made for).
     pub memory: u64,
     /// Edge-value block size of the shards engine, recorded in `shards.json`: a multiple of
-    /// 4096 from 4 KiB to 64 MiB.
-    pub block_bytes: u64,
+    /// 4096 from 4 KiB to 64 MiB; `None` chooses it for `memory` ([`plan_shards`]).
+    pub block_bytes: Option<u64>,
     /// Replace an existing layout of the same name.
     pub force: bool,
     /// Compress the windows with this codec (`--compress`): layout `shards-N-CODEC`.
@@ -88,7 +85,7 @@ impl Default for ShardOptions {
         ShardOptions {
             shards: None,
             memory: 1 << 30,
-            block_bytes: DEFAULT_SHARD_BLOCK_BYTES,
+            block_bytes: None,
             force: false,
             compress: None,
         }
@@ -112,30 +109,16 @@ pub struct ShardSummary {
     pub largest_shard: u64,
     /// Edge-value block size recorded for the engine.
     pub block_bytes: u64,
+    /// Whether the block size was chosen from the budget (no `--block-size`).
+    pub block_from_budget: bool,
+    /// The smallest budget the shards engine runs the layout in.
+    pub min_memory: u64,
     /// Bytes of the layout's files on disk (padded).
     pub bytes_written: u64,
     /// The memory figure the run was planned for (the budget, or the floor above it).
     pub peak_memory: u64,
     /// Wall time in seconds.
     pub seconds: f64,
-}
-
-/// The working set [`auto_shards`] estimates for `n` shards of `num_arcs` arcs in blocks of
-/// `block_bytes`: `28·E/N + 3·N·B` bytes.
-pub fn working_set(num_arcs: u64, n: u32, block_bytes: u64) -> u128 {
-    let n = u128::from(n.max(1));
-    (u128::from(WORKING_SET_BYTES_PER_ARC) * u128::from(num_arcs)).div_ceil(n) + 3 * n * u128::from(block_bytes)
-}
-
-/// N for a graph of `num_vertices` and `num_arcs` stored arcs under `memory` bytes with blocks of
-/// `block_bytes`: the smallest N whose [`working_set`] is at most `memory/2`, else the N with
-/// the smallest working set; at least 1, at most [`MAX_SHARDS`] and at most V.
-pub fn auto_shards(num_vertices: u64, num_arcs: u64, memory: u64, block_bytes: u64) -> u32 {
-    let cap = u64::from(MAX_SHARDS).min(num_vertices).max(1) as u32;
-    let w = |n: u32| working_set(num_arcs, n, block_bytes);
-    // w falls until about √(28·E / 3B), then rises: the fitting N, if any, is at most that.
-    let best = (1..=cap).min_by_key(|&n| (w(n), n)).expect("at least one count");
-    (1..=best).find(|&n| w(n) <= u128::from(memory / 2)).unwrap_or(best)
 }
 
 /// The N + 1 interval boundaries of `graph` for `num_shards` shards, by the rule of the module
@@ -153,101 +136,27 @@ pub fn shard_intervals(graph: &GraphDir, num_shards: u32, buffer_bytes: usize) -
         true => Direction::In,
         false => Direction::Out,
     };
-    cut_by_degree(graph, direction, num_shards, buffer_bytes)
-}
-
-/// The N + 1 boundaries of `n` ranges of about equal degree sums in direction `dir` of `graph`
-/// (the rule of [`Cut`]), from one pass over its offsets through buffers of `buffer_bytes`.
-pub(crate) fn cut_by_degree(graph: &GraphDir, dir: Direction, n: u32, buffer_bytes: usize) -> Result<Vec<u32>> {
-    let v_count = graph.num_vertices();
-    let mut s = ArcStream::open(graph, dir, false, buffer_bytes)?;
-    let mut cut = Cut::new(n, v_count, graph.manifest().num_arcs);
-    let mut prefix = 0u64;
-    for v in 0..=v_count {
-        let degree = match v < v_count {
-            true => s.next_vertex()?.map_or(0, |(_, d)| d),
-            false => 0,
-        };
-        cut.at(v, prefix, prefix + degree);
-        prefix += degree;
-    }
-    Ok(cut.boundaries())
-}
-
-/// The boundaries of the interval rule, placed left to right as the in-degree prefix `P(v)`
-/// streams past (also the splitter's rule for rows and columns, over out-degrees and a row's
-/// destination counts).
-pub(crate) struct Cut {
-    /// N.
-    n: u64,
-    /// V.
-    v_count: u64,
-    /// E.
-    e: u64,
-    /// Boundaries placed so far (`boundaries[0] = 0`; the last is V once all are placed).
-    boundaries: Vec<u32>,
-    /// `P(b[p − 1])`: arcs below the last boundary placed.
-    base: u64,
-}
-
-impl Cut {
-    /// The rule for `num_shards` ranges of `v_count` vertices holding `e` arcs.
-    pub(crate) fn new(num_shards: u32, v_count: u64, e: u64) -> Cut {
-        Cut {
-            n: u64::from(num_shards),
-            v_count,
-            e,
-            boundaries: vec![0],
-            base: 0,
-        }
-    }
-
-    /// Places every boundary that falls at vertex `v`, where `P(v) = here` and
-    /// `P(v + 1) = next` (`next = here` at `v = V`); called for every `v` from 0 to V.
-    pub(crate) fn at(&mut self, v: u64, here: u64, next: u64) {
-        while (self.boundaries.len() as u64) < self.n {
-            let p = self.boundaries.len() as u64;
-            let last = u64::from(self.boundaries[p as usize - 1]);
-            let (lo, hi) = match self.v_count >= self.n {
-                true => (last + 1, self.v_count - (self.n - p)),
-                false => (last, self.v_count),
-            };
-            // The target T = base + (E − base) / k, scaled by k: an even share of the arcs still
-            // to place among the k intervals still to cut.
-            let k = u128::from(self.n - p + 1);
-            let target = k * u128::from(self.base) + u128::from(self.e - self.base);
-            let (here_k, next_k) = (k * u128::from(here), k * u128::from(next));
-            let near = here_k >= target || 2 * target < here_k + next_k;
-            if v < lo || !(near || v >= hi) {
-                return;
-            }
-            self.boundaries.push(v as u32);
-            self.base = here;
-        }
-        if v == self.v_count && self.boundaries.len() as u64 == self.n {
-            self.boundaries.push(v as u32);
-        }
-    }
-
-    /// The N + 1 boundaries, once `at` has seen every vertex.
-    pub(crate) fn boundaries(self) -> Vec<u32> {
-        self.boundaries
-    }
+    Ok(cut_by_degree(graph, direction, num_shards, buffer_bytes)?)
 }
 
 /// Publishes the shard layout `shards-N` of the graph at `graph` (see the module
 /// documentation). A directed graph's intervals come from its `in.idx`, which every directed
 /// graph has (opening the graph fails, naming the file, otherwise).
+///
+/// Errors: besides the graph's and the files', `--shards auto` when no layout runs within
+/// `--memory` on the shards engine (naming the smallest budget that would).
 pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Progress) -> Result<ShardSummary> {
     let start = Instant::now();
-    check_block_bytes(opts.block_bytes).map_err(|e| anyhow::anyhow!("--block-size: {e}"))?;
+    if let Some(b) = opts.block_bytes {
+        check_block_bytes(b).map_err(|e| anyhow::anyhow!("--block-size: {e}"))?;
+    }
+    if let Some(n) = opts.shards.filter(|n| !(1..=MAX_SHARDS).contains(n)) {
+        bail!("--shards {n}: the number of shards must be 1 to {MAX_SHARDS}");
+    }
     let g = GraphDir::open(graph)?;
-    let (v_count, e) = (g.num_vertices(), g.manifest().num_arcs);
-    let n = match opts.shards {
-        Some(n) if (1..=MAX_SHARDS).contains(&n) => n,
-        Some(n) => bail!("--shards {n}: the number of shards must be 1 to {MAX_SHARDS}"),
-        None => auto_shards(v_count, e, opts.memory, opts.block_bytes),
-    };
+    let e = g.manifest().num_arcs;
+    progress.phase("choosing shards", None);
+    let (n, block_bytes) = choose(&g, opts)?;
     let memory = Memory::plan(opts.memory, n);
     let builder = LayoutBuilder::create(&g, &shard_layout_name(n, opts.compress), opts.force)?;
     progress.phase("choosing intervals", None);
@@ -260,20 +169,36 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
     write_windows(&g, &intervals, &windows, &memory, &mut out, progress)?;
     let mut files = BTreeMap::new();
     files.extend([out.src.finish()?, out.dst.finish()?]);
+    let mut byte_windows = None;
     if let Some(codec) = opts.compress {
         // The plain columns were scratch: packed, then dropped from the layout.
         files.clear();
-        files.extend(pack_windows(&builder, &intervals, &windows, codec, &memory, progress)?);
+        let (packed, offsets) = pack_windows(&builder, &intervals, &windows, codec, &memory, progress)?;
+        files.extend(packed);
+        byte_windows = Some(offsets);
         for column in [SHARD_SRC, SHARD_DST] {
             let path = builder.dir().join(column);
             std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
         }
     }
+    let geometry = ShardGeometry::new(&intervals, &windows, byte_windows.as_deref());
+    let min_memory = ShardBudget::of_geometry(&geometry, block_bytes).minimum();
+    if opts.shards.is_none() && min_memory > opts.memory {
+        bail!(
+            "{} came out needing {} on the shards engine, more than --memory {} (its packed windows \
+             take more than the 8 bytes an arc they were planned at): give --memory {} or more, or \
+             leave --compress out",
+            builder.name(),
+            human_bytes(min_memory),
+            human_bytes(opts.memory),
+            human_bytes(min_memory)
+        );
+    }
     let bytes: &[u8] = bytemuck::cast_slice(&windows);
     let mut idx = builder.positioned(SHARD_WINDOWS, bytes.len() as u64)?;
     idx.write_at(0, bytes)?;
     files.extend([idx.finish()?]);
-    let meta = ShardMeta::new(g.manifest(), intervals, opts.block_bytes, opts.compress, files);
+    let meta = ShardMeta::new(g.manifest(), intervals, block_bytes, opts.compress, files);
     let name = builder.name().to_string();
     stop_point(progress)?;
     let path = builder
@@ -292,11 +217,58 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
         shards_from_budget: opts.shards.is_none(),
         num_arcs: e,
         largest_shard,
-        block_bytes: opts.block_bytes,
+        block_bytes,
+        block_from_budget: opts.block_bytes.is_none(),
+        min_memory,
         bytes_written: meta.bytes_on_disk(),
         peak_memory: memory.total,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// The shard count and block size of the layout `opts` ask of `g`: as given, else planned for
+/// the budget ([`plan_shards`]). A fixed count takes the block that needs least when none fits;
+/// `--shards auto` is refused then, naming the smallest budget that would work.
+fn choose(g: &GraphDir, opts: &ShardOptions) -> Result<(u32, u64)> {
+    if let (Some(n), Some(b)) = (opts.shards, opts.block_bytes) {
+        return Ok((n, b));
+    }
+    let request = ShardRequest {
+        memory: opts.memory,
+        shards: opts.shards,
+        block_bytes: opts.block_bytes,
+        compressed: opts.compress.is_some(),
+    };
+    let buffer = Memory::plan(opts.memory, 1).read;
+    let least = match plan_shards(g, &request, buffer)? {
+        ShardPlan::Fits(c) => return Ok((c.num_shards, c.block_bytes)),
+        ShardPlan::TooSmall { least } if opts.shards.is_some() => return Ok((least.num_shards, least.block_bytes)),
+        ShardPlan::TooSmall { least } => least,
+    };
+    let mut why = format!(
+        "no shards layout of {} runs within --memory {} on the shards engine: the one that needs least, {}, needs {}",
+        g.path().display(),
+        human_bytes(opts.memory),
+        describe(&least),
+        human_bytes(least.minimum)
+    );
+    if opts.block_bytes.is_some() {
+        let free = ShardRequest {
+            block_bytes: None,
+            ..request
+        };
+        if let ShardPlan::Fits(c) = plan_shards(g, &free, buffer)? {
+            why += &format!("; without --block-size it fits ({})", describe(&c));
+            return Err(NoLayoutFits(why).into());
+        }
+    }
+    why += &format!("; give --memory {} or more", human_bytes(least.minimum));
+    Err(NoLayoutFits(why).into())
+}
+
+/// A planned layout for a person: `34 shards of 64 KiB blocks`.
+fn describe(c: &ShardChoice) -> String {
+    format!("{} shards of {} blocks", c.num_shards, human_bytes(c.block_bytes))
 }
 
 /// How the budget is spent.
@@ -481,7 +453,8 @@ fn write_windows(
 
 /// Pass 3 of `--compress`: reads the plain columns written by pass 2 front to back (they hold
 /// the windows in window order) and writes every window's runs to `arcs.packed`
-/// ([`BlockEncoder`]) and their byte offsets to `bytes.idx`; returns both files' entries.
+/// ([`BlockEncoder`]) and their byte offsets to `bytes.idx`; returns both files' entries and
+/// the byte offsets.
 fn pack_windows(
     builder: &LayoutBuilder,
     intervals: &[u32],
@@ -489,7 +462,7 @@ fn pack_windows(
     codec: Codec,
     mem: &Memory,
     progress: &mut dyn Progress,
-) -> Result<Vec<(String, FileEntry)>> {
+) -> Result<(Vec<(String, FileEntry)>, Vec<u64>)> {
     let n = intervals.len() - 1;
     let reader = |column: &str| -> Result<(PathBuf, std::io::BufReader<std::fs::File>)> {
         let path = builder.dir().join(column);
@@ -525,42 +498,13 @@ fn pack_windows(
         }
         packer.end()?;
     }
-    packer.finish(builder, SHARD_BYTE_WINDOWS)
+    let offsets = packer.offsets().to_vec();
+    Ok((packer.finish(builder, SHARD_BYTE_WINDOWS)?, offsets))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn auto_shards_follows_the_rule() {
-        const B: u64 = 1 << 20;
-        // 28·E/N + 3·N·B ≤ M/2, the smallest such N.
-        assert_eq!(auto_shards(1000, 0, 1 << 30, B), 1);
-        assert_eq!(auto_shards(1000, 1 << 20, 1 << 30, B), 1);
-        for (e, m) in [(12_345u64, 1u64 << 24), (1 << 24, 256 << 20), (1 << 26, 256 << 20)] {
-            let n = auto_shards(u64::MAX, e, m, B);
-            let fits = |k: u32| working_set(e, k, B) <= u128::from(m / 2);
-            match (1..=MAX_SHARDS).any(fits) {
-                true => assert!(
-                    fits(n) && (n == 1 || !fits(n - 1)),
-                    "N={n} not the smallest for E={e}, M={m}"
-                ),
-                false => assert!((1..=MAX_SHARDS).all(|k| working_set(e, k, B) >= working_set(e, n, B))),
-            }
-        }
-        assert_eq!(auto_shards(u64::MAX, 1 << 24, 256 << 20, B), 4);
-        // Nothing fits: the N of the smallest working set, about √(28·E / 3B).
-        let n = auto_shards(u64::MAX, 1 << 24, 1, 4096);
-        assert!(
-            (n as f64 - (28.0 * (1u64 << 24) as f64 / (3.0 * 4096.0)).sqrt()).abs() <= 1.0,
-            "{n}"
-        );
-        // At most V, at most MAX_SHARDS, at least 1.
-        assert_eq!(auto_shards(3, 1 << 30, 1 << 20, 4096), 3);
-        assert_eq!(auto_shards(0, 0, 0, B), 1);
-        assert_eq!(auto_shards(1 << 30, u64::MAX >> 8, 1, 1), MAX_SHARDS);
-    }
 
     #[test]
     fn memory_floor_and_split() {

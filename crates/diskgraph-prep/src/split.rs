@@ -6,7 +6,7 @@
 //! a prime N → 1×N).
 //!
 //! **Rows, then columns.** The sources are cut into R rows of about equal arcs (out-degree sums),
-//! by the rule that cuts shard intervals ([`Cut`]); then every row's destinations are cut into C
+//! by the rule that cuts shard intervals ([`IntervalCut`]); then every row's destinations are cut into C
 //! columns of about equal arcs *of that row*, so each row has its own column boundaries and every
 //! part holds about E/N arcs — unlike a grid of equal vertex ranges, where a hub's row or column
 //! makes one part far larger than the rest. A vertex is never split, so a hub's list still lands
@@ -26,12 +26,12 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    part_name, ArcStream, CsrWriter, Direction, FileEntry, GraphBuilder, GraphDir, Manifest, OutputPaths, SplitBuilder, SplitMeta,
-    SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ, SPLIT_FORMAT, SPLIT_VERSION,
+    cut_by_degree, part_name, ArcStream, CsrWriter, Direction, FileEntry, GraphBuilder, GraphDir, IntervalCut,
+    Manifest, OutputPaths, SplitBuilder, SplitMeta, SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ,
+    SPLIT_FORMAT, SPLIT_VERSION,
 };
 
 use crate::progress::{stop_point, Ticker};
-use crate::shards::{cut_by_degree, Cut};
 use crate::Progress;
 
 /// Read buffer of each graph file streamed.
@@ -161,7 +161,7 @@ fn cut_columns(g: &GraphDir, row_bounds: &[u32], cols: u32, progress: &mut dyn P
             }
             ticker.tick(progress, s.position())?;
         }
-        let mut cut = Cut::new(cols, v_count, arcs);
+        let mut cut = IntervalCut::new(cols, v_count, arcs);
         let mut prefix = 0u64;
         for v in 0..=v_count {
             let here = match v < v_count {

@@ -2,8 +2,9 @@
 //! self-loops, duplicates, isolated vertices, hubs, directed and undirected, more shards than
 //! vertices and the empty graph, every arc of the CSR appears exactly once, in its shard, in its
 //! window, each shard sorted; the intervals follow the documented rule; the manifest records the
-//! layout; a tiny budget gives byte-identical files; automatic N follows the budget rule; and
-//! the publishing rules hold.
+//! layout; a tiny budget gives byte-identical files; automatic N and block size are the plan for
+//! the budget, whose written layout needs no more, and a budget no layout fits is refused naming
+//! the smallest that works; a small graph gets small blocks; and the publishing rules hold.
 
 mod common;
 
@@ -11,10 +12,11 @@ use std::path::Path;
 
 use common::{seeded, store, Stored};
 use diskgraph_format::{
-    shard_layout_name, verify, GraphBuilder, GraphDir, LayoutRecord, Manifest, ShardLayout, ShardRecord,
-    DEFAULT_SHARD_BLOCK_BYTES, FORMAT_NAME, FORMAT_VERSION, MAX_SHARDS, SHARD_DST, SHARD_SRC, SHARD_WINDOWS,
+    human_bytes, plan_shards, shard_layout_name, verify, GraphBuilder, GraphDir, LayoutRecord, Manifest, ShardBudget,
+    ShardLayout, ShardPlan, ShardRecord, ShardRequest, DEFAULT_SHARD_BLOCK_BYTES, FORMAT_NAME, FORMAT_VERSION,
+    MAX_SHARDS, MIN_SHARD_BLOCK_BYTES, SHARD_DST, SHARD_SRC, SHARD_WINDOWS,
 };
-use diskgraph_prep::shards::{auto_shards, shard_intervals, working_set};
+use diskgraph_prep::shards::shard_intervals;
 use diskgraph_prep::{partition_shards, NoProgress, ShardOptions};
 use diskgraph_testkit::gen;
 use diskgraph_testkit::{EdgeList, Keep, TestGraph};
@@ -136,10 +138,29 @@ fn opts(n: Option<u32>, memory: u64, force: bool) -> ShardOptions {
     ShardOptions {
         shards: n,
         memory,
-        block_bytes: DEFAULT_SHARD_BLOCK_BYTES,
+        block_bytes: Some(DEFAULT_SHARD_BLOCK_BYTES),
         force,
         compress: None,
     }
+}
+
+/// `--shards auto` with the block size chosen, for `memory`.
+fn auto(memory: u64) -> ShardOptions {
+    ShardOptions {
+        block_bytes: None,
+        ..opts(None, memory, true)
+    }
+}
+
+/// What `plan_shards` makes of `memory` for `g` (layouts plain, shards and blocks chosen).
+fn plan(g: &GraphDir, memory: u64) -> ShardPlan {
+    let request = ShardRequest {
+        memory,
+        shards: None,
+        block_bytes: None,
+        compressed: false,
+    };
+    plan_shards(g, &request, 1 << 16).unwrap()
 }
 
 #[test]
@@ -181,8 +202,11 @@ fn more_shards_than_vertices_and_the_empty_graph() {
                 assert_eq!((s.num_arcs, s.largest_shard), (0, 0));
                 check_layout(g, n);
             }
-            let auto = partition_shards(&g.path, &opts(None, 1, true), &mut NoProgress).unwrap();
+            let auto = partition_shards(&g.path, &opts(None, 1 << 20, true), &mut NoProgress).unwrap();
             assert_eq!(auto.num_shards, 1);
+            // Even without arcs an interval holds its grouping arrays: one byte is refused.
+            let err = partition_shards(&g.path, &opts(None, 1, true), &mut NoProgress).unwrap_err();
+            assert!(format!("{err:#}").contains("give --memory 64.1KiB or more"), "{err:#}");
             verify(&g.path).unwrap();
         }
         assert_eq!(
@@ -297,34 +321,96 @@ fn a_tiny_budget_streams_and_gives_identical_files() {
 }
 
 #[test]
-fn automatic_shards_come_from_the_budget() {
-    let st = big();
-    let (v, e) = (st.test.num_vertices as u64, st.test.num_arcs() as u64);
-    let block = opts(None, 1, true).block_bytes;
-    for memory in [1u64 << 30, 8 << 20, 1 << 20, 64 << 10] {
-        let s = partition_shards(&st.path, &opts(None, memory, true), &mut NoProgress).unwrap();
-        assert!(s.shards_from_budget);
-        let n = s.num_shards;
-        assert_eq!(n, auto_shards(v, e, memory, block));
-        let fits = |n: u32| working_set(e, n, block) <= u128::from(memory / 2);
-        assert!(fits(n) || (1..=n).all(|k| !fits(k)), "M={memory}: N={n} too few");
-        assert!(n == 1 || !fits(n - 1), "M={memory}: N={n} not the least");
-        check_layout(&st, n);
+fn automatic_shards_and_blocks_are_the_plan_for_the_budget() {
+    for st in [big(), store("directed rmat12", &gen::rmat(12, 30_000, true, 3), Keep::default())] {
+        let g = GraphDir::open(&st.path).unwrap();
+        let ShardPlan::TooSmall { least } = plan(&g, 1) else {
+            panic!("{}: a layout runs in 1 byte", st.name)
+        };
+        for memory in [least.minimum, least.minimum + 1000, 3 * least.minimum, 1 << 30] {
+            let ctx = format!("{}, M={memory}", st.name);
+            let ShardPlan::Fits(c) = plan(&g, memory) else {
+                panic!("{ctx}: nothing fits")
+            };
+            let s = partition_shards(&st.path, &auto(memory), &mut NoProgress).unwrap();
+            assert!(s.shards_from_budget && s.block_from_budget, "{ctx}");
+            assert_eq!((s.num_shards, s.block_bytes), (c.num_shards, c.block_bytes), "{ctx}");
+            // The written layout needs what the engine's formula says, at most the plan.
+            let l = ShardLayout::open(&GraphDir::open(&st.path).unwrap(), &s.name).unwrap();
+            let exact = ShardBudget::of_geometry(&l.geometry(), l.block_bytes()).minimum();
+            assert_eq!(s.min_memory, exact, "{ctx}");
+            assert!(exact <= c.minimum && c.minimum <= memory, "{ctx}: {exact} {c:?}");
+            // The whole budget only when no layout fits half of it.
+            if c.minimum > memory / 2 {
+                assert!(matches!(plan(&g, memory / 2), ShardPlan::TooSmall { .. }), "{ctx}");
+            }
+            check_layout(&st, s.num_shards);
+        }
+        // A byte less than the least any layout needs is refused, naming that least.
+        let err = format!(
+            "{:#}",
+            partition_shards(&st.path, &auto(least.minimum - 1), &mut NoProgress).unwrap_err()
+        );
+        assert!(
+            err.contains(&format!("give --memory {} or more", human_bytes(least.minimum))),
+            "{}: {err}",
+            st.name
+        );
+        assert!(err.contains(&format!("{} shards of", least.num_shards)), "{err}");
     }
-    assert_eq!(auto_shards(v, e, 1 << 30, block), 1);
-    // At most V.
+}
+
+#[test]
+fn a_budget_no_layout_fits_publishes_nothing_and_names_the_way_out() {
+    let st = big();
+    let memory = 256 << 10;
+    let before = entries(&st.path);
+    let err = format!("{:#}", partition_shards(&st.path, &auto(memory), &mut NoProgress).unwrap_err());
+    assert!(err.contains("no shards layout of") && err.contains("--memory 256.0KiB"), "{err}");
+    assert_eq!(entries(&st.path), before);
+    // With a block size too large for the budget, the error says that leaving it out fits.
+    let g = GraphDir::open(&st.path).unwrap();
+    let ShardPlan::Fits(free) = plan(&g, 4 << 20) else {
+        panic!("nothing fits 4 MiB")
+    };
+    let fixed = ShardOptions {
+        block_bytes: Some(1 << 20),
+        ..opts(None, 4 << 20, true)
+    };
+    let err = format!("{:#}", partition_shards(&st.path, &fixed, &mut NoProgress).unwrap_err());
+    assert!(
+        err.contains(&format!("without --block-size it fits ({} shards of", free.num_shards)),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_small_graph_gets_small_blocks() {
+    // About 6000 edges: with 1 MiB blocks its 4 shards needed 12 MiB.
+    let st = store("gnm 6000", &gen::gnm(3000, 6000, false, 5), Keep::default());
+    let fixed = ShardOptions {
+        block_bytes: None,
+        ..opts(Some(4), 1 << 30, true)
+    };
+    let s = partition_shards(&st.path, &fixed, &mut NoProgress).unwrap();
+    assert!(!s.shards_from_budget && s.block_from_budget);
+    assert_eq!((s.num_shards, s.block_bytes), (4, MIN_SHARD_BLOCK_BYTES));
+    assert!(s.min_memory < 1 << 20, "{} bytes", s.min_memory);
+    let s = partition_shards(&st.path, &auto(1 << 30), &mut NoProgress).unwrap();
+    assert_eq!(s.num_shards, 1);
+    assert!(s.block_bytes <= 64 << 10 && s.min_memory < 1 << 20, "{s:?}");
+    // At most V shards.
     let tiny = store("tiny", &gen::gnm(4, 12, true, 2), Keep::default());
-    let s = partition_shards(&tiny.path, &opts(None, 1, false), &mut NoProgress).unwrap();
+    let s = partition_shards(&tiny.path, &auto(1 << 20), &mut NoProgress).unwrap();
     assert!(s.num_shards <= 4);
     check_layout(&tiny, s.num_shards);
-    assert_eq!(auto_shards(1 << 20, 1 << 40, 1, 1), MAX_SHARDS);
 }
 
 #[test]
 fn the_block_size_is_recorded_and_checked() {
     let st = store("small", &gen::gnm(50, 200, true, 1), Keep::default());
     let o = ShardOptions {
-        block_bytes: 64 << 10,
+        block_bytes: Some(64 << 10),
         ..opts(Some(2), 1 << 20, false)
     };
     let s = partition_shards(&st.path, &o, &mut NoProgress).unwrap();
@@ -334,7 +420,7 @@ fn the_block_size_is_recorded_and_checked() {
     assert_eq!(g.layout("shards-2").unwrap().shards().unwrap().block_bytes, 64 << 10);
     for bad in [0, 1000, 4097, 128 << 20] {
         let o = ShardOptions {
-            block_bytes: bad,
+            block_bytes: Some(bad),
             ..opts(Some(3), 1 << 20, false)
         };
         let err = format!("{:#}", partition_shards(&st.path, &o, &mut NoProgress).unwrap_err());

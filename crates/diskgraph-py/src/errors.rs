@@ -18,7 +18,7 @@ use diskgraph_engine::EngineError;
 use diskgraph_format::FormatError;
 use diskgraph_io::IoError;
 use diskgraph_prep::reorder::GorderSuspended;
-use diskgraph_prep::InputError;
+use diskgraph_prep::{InputError, NoLayoutFits};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyNotADirectoryError, PyValueError};
 use pyo3::prelude::*;
@@ -240,6 +240,9 @@ fn chain_error(e: anyhow::Error, reading_graph: bool) -> PyErr {
     for cause in e.chain() {
         if cause.is::<GorderSuspended>() {
             return Suspended::new_err(msg);
+        }
+        if cause.is::<NoLayoutFits>() {
+            return PyValueError::new_err(msg);
         }
         if let Some(input) = cause.downcast_ref::<InputError>() {
             if let InputError::Io { path, source } = input {

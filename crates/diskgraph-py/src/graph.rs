@@ -262,16 +262,17 @@ impl PyGraph {
     }
 
     /// Publishes GraphChi's shards inside the graph for the shard engine (`diskgraph partition
-    /// --shards`): `shards` of them (None: chosen from `memory`), with edge-value blocks of
-    /// `block_size` bytes, the windows compressed with the codec `compress` (if not None: layout
-    /// `shards-N-<codec>`). Returns the summary as a dict. Interrupted (KeyboardInterrupt), it
-    /// publishes nothing and leaves no temporaries.
+    /// --shards`): `shards` of them, with edge-value blocks of `block_size` bytes (either None:
+    /// chosen so that the shards engine runs the layout within `memory`), the windows
+    /// compressed with the codec `compress` (if not None: layout `shards-N-<codec>`). Returns
+    /// the summary as a dict. Interrupted (KeyboardInterrupt), it publishes nothing and leaves
+    /// no temporaries.
     fn partition_shards<'py>(
         &self,
         py: Python<'py>,
         shards: Option<Bound<'py, PyAny>>,
         memory: u64,
-        block_size: u64,
+        block_size: Option<u64>,
         force: bool,
         compress: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {

@@ -63,7 +63,7 @@ impl Demand {
     pub fn carve(&self, budget: u64) -> Result<Carve, &'static str> {
         let claims_bytes = Claims::bytes_for(self.adjacency_bytes, u64::from(self.io.block_size.max(1)));
         let files_per_read = if self.weighted { 2 } else { 1 };
-        let min_buffers = 2 * u64::from(self.io.max_request_bytes) * files_per_read;
+        let min_buffers = self.min_buffers();
         let static_share = self.static_fraction.map_or(0, |f| (f * budget as f64) as u64);
         let left = budget
             .checked_sub(claims_bytes + static_share)
@@ -117,6 +117,15 @@ impl Demand {
             stitch_bytes,
             retain_capacity,
         })
+    }
+
+    /// The least I/O buffers: two maximal reads of each file read together, in the pool's
+    /// buffers (a read shorter than a page still takes a page), and at least what the I/O
+    /// context needs to open ([`IoConfig::min_buffer_bytes`]: a read of every file per I/O
+    /// thread).
+    fn min_buffers(&self) -> u64 {
+        let files = if self.weighted { 2 } else { 1 };
+        (2 * files * self.io.buffer_size()).max(self.io.min_buffer_bytes(files as usize))
     }
 
     /// The smallest budget [`carve`](Self::carve) accepts (one it accepts, should a larger

@@ -5,10 +5,17 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+use diskgraph_format::{DECODED_PAGE_ARCS, DECODED_TABLE_ENTRY_BYTES};
+
 /// Arcs per page (a page holds their sources, then their targets: 8 KiB). Small, so that the
 /// part of a page outside the windows decoded costs little even in a small budget; the page
-/// table costs 16 bytes per page of the whole layout.
-const PAGE_ARCS: u64 = 1024;
+/// table costs 16 bytes per page of the whole layout. The budget counts pages of this size
+/// ([`diskgraph_format::ShardBudget`]).
+const PAGE_ARCS: u64 = DECODED_PAGE_ARCS;
+const _: () = assert!(
+    std::mem::size_of::<Option<Box<[AtomicU32]>>>() as u64 == DECODED_TABLE_ENTRY_BYTES,
+    "the budget's page table entry is this table's"
+);
 /// log2 of [`PAGE_ARCS`].
 const PAGE_SHIFT: u32 = PAGE_ARCS.trailing_zeros();
 
@@ -31,22 +38,6 @@ impl DecodedArcs {
             pages: (0..arcs.div_ceil(PAGE_ARCS)).map(|_| None).collect(),
             used: Vec::new(),
             spare: Vec::new(),
-        }
-    }
-
-    /// Bytes of one page.
-    pub(super) const PAGE_BYTES: u64 = 8 * PAGE_ARCS;
-
-    /// Bytes of the page table for a layout of `arcs` arcs.
-    pub(super) fn table_bytes(arcs: u64) -> u64 {
-        arcs.div_ceil(PAGE_ARCS) * std::mem::size_of::<Option<Box<[AtomicU32]>>>() as u64
-    }
-
-    /// Pages covering arcs `range`.
-    pub(super) fn pages_for(range: &Range<u64>) -> u64 {
-        match range.is_empty() {
-            true => 0,
-            false => (range.end - 1) / PAGE_ARCS - range.start / PAGE_ARCS + 1,
         }
     }
 

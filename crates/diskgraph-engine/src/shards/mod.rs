@@ -39,6 +39,7 @@
 //! interval as over the plain columns; edge values stay one word per arc. The decoded pages
 //! count as the interval's arrays in the budget.
 
+mod advice;
 mod columns;
 mod decoded;
 mod program;
@@ -51,7 +52,8 @@ use std::time::Instant;
 
 use diskgraph_cache::{BlockCache, BlockKey};
 use diskgraph_format::{
-    shard_layouts, Direction, FormatError, GraphDir, ShardLayout, SHARD_DST, SHARD_PACKED, SHARD_SRC,
+    shard_layouts, Direction, FormatError, GraphDir, ShardBudget, ShardLayout, SHARD_DST, SHARD_PACKED, SHARD_SRC,
+    SHARD_UPDATE_CHUNK,
 };
 use rayon::prelude::*;
 use serde_json::json;
@@ -60,14 +62,14 @@ use crate::engine_options::{DETERMINISTIC, GSC, LAYOUT, SCRATCH};
 use crate::index::vertices_of;
 use crate::options::Params;
 use crate::{
-    Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices, COMPRESSED_FROM_THREADS,
+    human_bytes, Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices,
+    COMPRESSED_FROM_THREADS,
 };
 use columns::{ColumnFiles, Columns, DST, SRC, VALUES};
-use decoded::DecodedArcs;
 pub use program::{InEdges, OutEdges, Program, ProgramNeeds, Update};
 
 /// Vertices per unit of work: updates of one chunk run in order on one thread.
-const CHUNK: usize = 1024;
+const CHUNK: usize = SHARD_UPDATE_CHUNK as usize;
 /// Block reads and write-backs the cache keeps in flight.
 const IO_THREADS: usize = 8;
 
@@ -165,14 +167,15 @@ impl ShardGraph {
     /// made.
     pub fn open(graph: &GraphDir, opts: &ShardOptions) -> Result<ShardGraph, EngineError> {
         let layout = choose_layout(graph, opts.layout.as_deref(), opts.memory)?;
-        let sizes = Sizes::of(&layout);
+        let sizes = budget_of(&layout);
         let minimum = sizes.minimum();
         if opts.memory < minimum {
-            return Err(EngineError::budget(
-                opts.memory,
-                format!("the largest interval of {} (its blocks and arrays)", layout.name()),
+            return Err(EngineError::BudgetTooSmall {
+                budget: opts.memory,
+                what: format!("the largest interval of {} (its blocks and arrays)", layout.name()),
                 minimum,
-            ));
+                fix: advice::for_layout(graph, &layout, opts.memory),
+            });
         }
         let vertices = vertices_of(graph, opts.index.as_ref())?;
         let dir = opts.scratch.clone().unwrap_or_else(std::env::temp_dir);
@@ -220,7 +223,7 @@ impl ShardGraph {
     /// The smallest budget `opts` open `graph` with: the largest interval's blocks plus the
     /// largest interval's grouping arrays, on the layout `opts` would choose.
     pub fn minimum_budget(graph: &GraphDir, opts: &ShardOptions) -> Result<u64, EngineError> {
-        Ok(Sizes::of(&choose_layout(graph, opts.layout.as_deref(), opts.memory)?).minimum())
+        Ok(budget_of(&choose_layout(graph, opts.layout.as_deref(), opts.memory)?).minimum())
     }
 
     /// The layout the run goes over.
@@ -420,95 +423,18 @@ fn packed_block_keys(
     keys
 }
 
-/// What a layout costs a run: the largest interval's blocks and arrays, and GSC's reserve.
-struct Sizes {
-    /// Most bytes of blocks one interval reads (all columns a program may ask for).
-    blocks: u64,
-    /// Most bytes of grouping arrays one interval holds.
-    arrays: u64,
-    /// Twice the average shard's blocks (targets and values).
-    reserve: u64,
-}
-
-impl Sizes {
-    fn of(l: &ShardLayout) -> Sizes {
-        if l.compressed().is_some() {
-            return Sizes::of_compressed(l);
-        }
-        let bb = l.block_bytes();
-        let blocks_of = |r: &Range<u64>| blocks_of(r, bb / 4);
-        let n = l.num_shards();
-        let (mut blocks, mut arrays, mut shard_blocks) = (0u64, 0u64, 0u64);
-        for p in 0..n {
-            let shard = l.shard(p);
-            let vertices = l.interval(p);
-            // Targets, values and sources of the memory shard; sources, values and targets of
-            // each window (a window's blocks may repeat at its ends: counted in full).
-            let mut b = 3 * blocks_of(&shard);
-            for q in (0..n).filter(|&q| q != p) {
-                b += 3 * blocks_of(&l.window(q, p));
-            }
-            blocks = blocks.max(b * bb);
-            let nv = u64::from(vertices.end - vertices.start);
-            arrays = arrays.max(4 * (shard.end - shard.start) + 5 * (nv + 1) + (CHUNK as u64) * 64);
-            shard_blocks += 2 * blocks_of(&shard);
-        }
-        Sizes {
-            blocks,
-            arrays,
-            reserve: 2 * (shard_blocks * bb).div_ceil(u64::from(n.max(1))),
-        }
-    }
-
-    /// A compressed layout's: the packed blocks of the windows an interval decodes and its
-    /// value blocks; the arrays add the decoded pages and their table.
-    fn of_compressed(l: &ShardLayout) -> Sizes {
-        let bb = l.block_bytes();
-        let n = l.num_shards();
-        let (mut blocks, mut arrays, mut shard_blocks) = (0u64, 0u64, 0u64);
-        for p in 0..n {
-            let shard = l.shard(p);
-            let shard_bytes = l.window_bytes(p, 0).start..l.window_bytes(p, n - 1).end;
-            let (mut packed, mut values) = (blocks_of(&shard_bytes, bb), blocks_of(&shard, bb / 4));
-            let mut pages = DecodedArcs::pages_for(&shard);
-            for q in (0..n).filter(|&q| q != p) {
-                let w = l.window(q, p);
-                packed += blocks_of(&l.window_bytes(q, p), bb);
-                values += blocks_of(&w, bb / 4);
-                pages += DecodedArcs::pages_for(&w);
-            }
-            blocks = blocks.max((packed + values) * bb);
-            let nv = u64::from(l.interval(p).end - l.interval(p).start);
-            let grouping = 4 * (shard.end - shard.start) + 5 * (nv + 1) + (CHUNK as u64) * 64;
-            arrays = arrays.max(grouping + pages * DecodedArcs::PAGE_BYTES);
-            shard_blocks += blocks_of(&shard_bytes, bb) + blocks_of(&shard, bb / 4);
-        }
-        Sizes {
-            blocks,
-            arrays: arrays + DecodedArcs::table_bytes(l.num_arcs()),
-            reserve: 2 * (shard_blocks * bb).div_ceil(u64::from(n.max(1))),
-        }
-    }
-
-    fn minimum(&self) -> u64 {
-        self.blocks + self.arrays
-    }
-}
-
-/// Blocks of `per_block` units covering `r` (0 when empty).
-fn blocks_of(r: &Range<u64>, per_block: u64) -> u64 {
-    match r.is_empty() {
-        true => 0,
-        false => (r.end - 1) / per_block - r.start / per_block + 1,
-    }
+/// What `l` costs a run ([`ShardBudget`], the formula `partition --shards auto` plans with).
+fn budget_of(l: &ShardLayout) -> ShardBudget {
+    ShardBudget::of_geometry(&l.geometry(), l.block_bytes())
 }
 
 /// The layout to run over: the one named, else among the graph's shards layouts the one with
-/// the fewest shards whose largest interval fits `memory` (the most shards when none fits, so
-/// that the open says how much it needs). Between a plain and a compressed layout of the same
-/// count, the compressed one from [`COMPRESSED_FROM_THREADS`] threads, else the plain one: on
-/// 2 cores a program that reads and writes edge values spends more decoding than the smaller
-/// reads save (measured in docs/BENCHMARKS.md, "Compressed adjacency").
+/// the fewest shards whose largest interval fits `memory` (the one that needs least when none
+/// fits, so that the open says the least the graph's layouts need). Between a plain and a
+/// compressed layout of the same count, the compressed one from [`COMPRESSED_FROM_THREADS`]
+/// threads, else the plain one: on 2 cores a program that reads and writes edge values spends
+/// more decoding than the smaller reads save (measured in docs/BENCHMARKS.md, "Compressed
+/// adjacency").
 fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<ShardLayout, EngineError> {
     if let Some(name) = name {
         // A layout the manifest does not list is a setting to fix (or, while a writer replaces
@@ -540,22 +466,25 @@ fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<Sh
         .collect();
     records.sort();
     if records.is_empty() {
+        let path = graph.path().display();
+        let make = advice::first_layout(graph, memory)
+            .unwrap_or_else(|| format!("`diskgraph partition {path} --shards auto --memory {}`", human_bytes(memory)));
         return Err(EngineError::Setting(format!(
-            "{} has no shards layout for the shard engine: make one with `diskgraph partition {} --shards auto --memory {}`",
-            graph.path().display(),
-            graph.path().display(),
-            crate::human_bytes(memory).replace(' ', "")
+            "{path} has no shards layout for the shard engine: make one with {make}"
         )));
     }
-    let mut last = None;
+    let mut least: Option<(u64, ShardLayout)> = None;
     for (_, _, name) in records {
         let l = ShardLayout::open(graph, &name)?;
-        if Sizes::of(&l).minimum() <= memory {
+        let minimum = budget_of(&l).minimum();
+        if minimum <= memory {
             return Ok(l);
         }
-        last = Some(l);
+        if least.as_ref().is_none_or(|(m, _)| minimum < *m) {
+            least = Some((minimum, l));
+        }
     }
-    Ok(last.expect("at least one layout"))
+    Ok(least.expect("at least one layout").1)
 }
 
 /// One interval's arcs grouped for its updates.

@@ -145,7 +145,7 @@ pub fn sharded_coded(f: &Fixture, n: u32, block: u64, compress: Option<Codec>) -
     let opts = diskgraph_prep::ShardOptions {
         shards: Some(n),
         memory: 1 << 20,
-        block_bytes: block,
+        block_bytes: Some(block),
         force: true,
         compress,
     };

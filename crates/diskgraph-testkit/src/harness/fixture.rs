@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use diskgraph_format::{compress, Codec, GraphDir, GridSort};
+use diskgraph_format::{compress, plan_shards, Codec, GraphDir, GridSort, ShardPlan, ShardRequest};
 use diskgraph_prep::parse::{open_input, ParseOptions};
 use diskgraph_prep::reorder::Method as Ordering;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
@@ -204,13 +204,28 @@ impl Fixture {
             (s.name, sort.grid_sort())
         })
         .collect();
-        // One shard (the whole graph an interval), three, and as many as 4 KiB blocks of a
-        // 256 KiB budget ask for; small blocks, so that intervals span many. Compressed windows
-        // of three shards and of the many (each codec once).
+        // One shard (the whole graph an interval), three, eight, and the count `--shards auto`
+        // plans for a tight budget (twice the least a layout needs: the count that needs
+        // least); small blocks, so that intervals span many. Compressed windows of three shards
+        // and of the planned count (each codec once).
+        let tight = |compressed: bool| {
+            let graph = GraphDir::open(&path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
+            let request = ShardRequest {
+                memory: 0,
+                shards: None,
+                block_bytes: Some(4096),
+                compressed,
+            };
+            match plan_shards(&graph, &request, 1 << 16) {
+                Ok(ShardPlan::TooSmall { least }) => 2 * least.minimum,
+                other => panic!("plan shards of {}: {other:?}", case.name),
+            }
+        };
         let zeta = Some(Codec::Zeta);
         let mut shard_layouts: Vec<(u32, String)> = [
             (Some(1), None),
             (Some(3), None),
+            (Some(8), None),
             (None, None),
             (Some(3), vbyte),
             (None, zeta),
@@ -219,8 +234,11 @@ impl Fixture {
         .map(|(shards, compress)| {
             let opts = ShardOptions {
                 shards,
-                memory: 64 << 10,
-                block_bytes: 4096,
+                memory: match shards {
+                    Some(_) => 1 << 20,
+                    None => tight(compress.is_some()),
+                },
+                block_bytes: Some(4096),
                 force: true,
                 compress,
             };
