@@ -545,6 +545,9 @@ fn write_stripes(
         if current != Some(k) {
             if current.is_some() {
                 stripe.finish(out)?;
+                // A stripe writes each of its P blocks: with many blocks that, more than its
+                // arcs, is the work between two ticks.
+                stop_point(progress)?;
             }
             stripe.start(plan, index, k);
             current = Some(k);
@@ -582,6 +585,10 @@ fn pack_blocks(
     progress.phase("compressing blocks", Some(*index.last().unwrap_or(&0)));
     let mut ticker = Ticker::new();
     for b in 0..shape.num_blocks() {
+        if b % shape.cols() as usize == 0 {
+            // Per row of blocks: each block costs more than its arcs.
+            stop_point(progress)?;
+        }
         packer.start(diskgraph_format::BlockFrame {
             axis,
             sources: shape.source_range(b),

@@ -6,9 +6,10 @@
 //! are dropped unpublished).
 //!
 //! The cancellation points are at most [`Ticker::STEP`] units of work apart (arcs, edges,
-//! vertices), or one batch of the input (at most 2^18 edges), except where a step cannot be cut:
-//! the sort of one run of the external sorter, loading a graph's lists into memory, and one
-//! placement of Gorder.
+//! vertices), one batch of the input (at most 2^18 edges), or one stripe of a layout's blocks
+//! or windows (at most 4096 block writes), except where a step cannot be cut: the sort of one
+//! run of the external sorter, loading a graph's lists into memory, one GVS round and one
+//! placement of Gorder. There is one just before every publish.
 
 use anyhow::Result;
 use diskgraph_format::{Cancel, Interrupted};

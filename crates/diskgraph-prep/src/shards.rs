@@ -436,6 +436,9 @@ fn write_windows(
         if current != Some(p) {
             if current.is_some() {
                 stripe.finish(out)?;
+                // An interval writes each of its N windows: with many shards that, more than
+                // its arcs, is the work between two ticks.
+                stop_point(progress)?;
             }
             stripe.start(windows, p);
             current = Some(p);
@@ -478,6 +481,10 @@ fn pack_windows(
     let range = |p: usize| u64::from(intervals[p])..u64::from(intervals[p + 1]);
     for w in 0..n * n {
         let (q, p) = (w / n, w % n);
+        if p == 0 {
+            // Per shard: each window costs more than its arcs.
+            stop_point(progress)?;
+        }
         packer.start(BlockFrame {
             axis: RunAxis::Source,
             sources: range(p),
