@@ -229,7 +229,7 @@ fn import_with_layouts(dir: &Path, path: &Path, text: &str) {
     let shards = diskgraph_prep::ShardOptions {
         shards: Some(2),
         memory: 64 << 10,
-        block_bytes: 4096,
+        block_bytes: Some(4096),
         force: true,
         compress: None,
     };

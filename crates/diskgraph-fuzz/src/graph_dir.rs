@@ -4,6 +4,7 @@
 //! Two base graphs are built once per process ([`bases`]): a directed weighted graph with sparse
 //! original IDs (`ids.u64`), a grid layout, a shard layout and a BAsC selection; and an
 //! undirected graph with vertex names (`names.idx`, `names.bin`), a grid and a shard layout.
+//! Each grid has been replaced once, so it is a later generation (`grid-2.v1/`).
 //! An input picks a base, then lists mutations of its files ([`Mutation`]): bytes overwritten,
 //! a little-endian word set to a chosen value, a file truncated or extended, a number in a
 //! JSON metadata file replaced, a file or layout directory replaced by a symlink out of the
@@ -154,6 +155,10 @@ fn build_base(root: &Path, name: &str, input: &str, ext: &str, undirected: bool,
         compress: None,
     };
     partition(&graph, SortOrder::Grid, &grid, &mut NoProgress).expect("the fuzz base partitions");
+    // Replaced once, the grid is its second generation (`grid-2.v1/`, named by the manifest's
+    // `generation`), which mutations of the manifest then point elsewhere.
+    let again = PartitionOptions { force: true, ..grid };
+    partition(&graph, SortOrder::Grid, &again, &mut NoProgress).expect("the fuzz base partitions again");
     let shards = ShardOptions {
         shards: Some(2),
         memory: 64 << 10,
@@ -517,8 +522,11 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let graph = write_dir(dir.path(), &base.files, &[]);
             let g = GraphDir::open(&graph).unwrap_or_else(|e| panic!("base {i}: {e}"));
-            verify(&graph).unwrap_or_else(|e| panic!("base {i}: {e}"));
+            let report = verify(&graph).unwrap_or_else(|e| panic!("base {i}: {e}"));
+            assert_eq!(report.stale_versions, Vec::<String>::new(), "base {i}");
             assert_eq!(g.layouts().len(), if i == 0 { 3 } else { 2 });
+            assert_eq!(g.layout("grid-2").map(|l| l.dir_name()).as_deref(), Some("grid-2.v1"));
+            assert!(base.files.iter().all(|f| !f.rel.starts_with("grid-2/")), "base {i}: grid-2/ left");
             for engine in ["memory", "selective", "stream", "sync", "shards"] {
                 let req = RunRequest::new("wcc")
                     .with(&ENGINE, Value::Choice(engine))

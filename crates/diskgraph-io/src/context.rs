@@ -13,6 +13,7 @@ use crate::config::{BackendKind, IoConfig, MmapAdvice, SchedulerKind};
 use crate::error::IoError;
 use crate::fallback::log_once;
 use crate::file::{FileSet, OpenFile};
+use crate::mapped::GuardedMmap;
 use crate::mmap::MmapBackend;
 use crate::pipeline::Pipeline;
 use crate::pool::{BufferKind, BufferPool};
@@ -202,10 +203,10 @@ impl IoContext {
                     maps.push(None);
                     continue;
                 }
-                // SAFETY: the mapping is read-only. Graph files are immutable once published; a
-                // file truncated behind our back is detected before each round (`MmapBackend`),
-                // though a truncation racing with a round can still fault.
-                let map = unsafe { memmap2::Mmap::map(&f.file) }.map_err(|e| f.os_error(e))?;
+                // A file truncated behind our back is detected before each round (`MmapBackend`);
+                // one truncated during a round, or a page the device cannot read, faults, and
+                // the guard turns the fault into the round's error.
+                let map = GuardedMmap::map(&f.file, &f.path)?;
                 let advice = match self.config.mmap_advice {
                     MmapAdvice::Normal => memmap2::Advice::Normal,
                     MmapAdvice::Random => memmap2::Advice::Random,

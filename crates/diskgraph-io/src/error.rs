@@ -13,6 +13,17 @@ pub enum IoError {
         /// The error.
         source: std::io::Error,
     },
+    /// A page of a memory-mapped file could not be accessed: the SIGBUS it raised was caught
+    /// (see `sigbus`), the page read as zeros and the read fails with this error.
+    #[error("{}: the mapped page at byte {offset} could not be accessed: {cause}", path.display())]
+    MappedFault {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset in the file of the first access that faulted.
+        offset: u64,
+        /// What the kernel reported.
+        cause: &'static str,
+    },
     /// A setting the backend cannot honour.
     #[error("{0}")]
     Config(String),

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use crate::blocks::PageBuf;
 use crate::error::IoError;
 use crate::fallback::simulated;
+use crate::mapped::GuardedMmap;
 use crate::faults;
 use crate::pool::BUF_ALIGN;
 use crate::regular::open_regular;
@@ -143,7 +144,7 @@ impl OpenFile {
 pub struct FileSet {
     pub(crate) files: Vec<OpenFile>,
     /// The mapping of each file (mmap backend only, else empty; `None` for an empty file).
-    pub(crate) maps: Vec<Option<memmap2::Mmap>>,
+    pub(crate) maps: Vec<Option<GuardedMmap>>,
     pub(crate) len: u64,
     pub(crate) mapped: bool,
     /// The bitmap scheduler kept for this set's rounds.

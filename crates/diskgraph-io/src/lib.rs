@@ -21,7 +21,8 @@
 //!   the fallback. Files whose file system refuses O_DIRECT are read buffered.
 //! * `mmap`: the files are mapped (`madvise(MADV_RANDOM)` by default, see [`MmapAdvice`]) and
 //!   chunks are slices of the maps: no copy, the page cache does the I/O on page faults inside
-//!   `consume`.
+//!   `consume`. A page that cannot be read (SIGBUS) fails the round with an error naming the
+//!   file (see "Mapped pages that cannot be read" below).
 //!
 //! # Buffers and threads
 //!
@@ -77,6 +78,14 @@
 //! (from a test, or `DISKGRAPH_IO_FAULTS`), consulted by every read of every backend, so their
 //! error and retry paths can be exercised on a healthy disk.
 //!
+//! # Mapped pages that cannot be read
+//!
+//! A read error under a mapping is a SIGBUS, which would kill the process. Every mapping of a
+//! file this crate makes ([`MappedScratch`], the mmap backend's, mapped [`PagedFile`]s) is
+//! registered with a SIGBUS handler (`sigbus::MapGuard`) that puts a zero page in place of the one
+//! that faulted and records the fault; the round, page read or scratch check then fails with
+//! [`IoError::MappedFault`], naming the file and the byte.
+//!
 //! # Layout
 //!
 //! Each module imports only modules listed before it:
@@ -84,7 +93,8 @@
 //! 1. `error` (IoError), `size` ([`parse_size`], [`human_bytes`]), `regular` (files that must be
 //!    regular files: [`open_regular`], [`read_metadata`]), `fallback` (simulation hook, fallback
 //!    log), `faults` (injected faults), `config`, `stats`, `scheduler`, `crew` (long-lived
-//!    helper threads), `huge_alloc`, `pool` (aligned buffers);
+//!    helper threads), `huge_alloc`, `pool` (aligned buffers), `sigbus` (faults of mapped files
+//!    caught), `mapped` (the mappings it covers);
 //! 2. `file`: an open file (O_DIRECT probe, buffered fallback, the pread loop) and [`FileSet`];
 //! 3. `backend`: the `Backend` trait and what a round hands it ([`Chunk`], counters);
 //! 4. `ring` (one io_uring read: queue, reap, settle) and `pipeline` (I/O threads, workers,
@@ -108,6 +118,7 @@ mod fallback;
 pub mod faults;
 mod file;
 mod huge_alloc;
+mod mapped;
 mod measure;
 mod mmap;
 mod pages;
@@ -117,6 +128,7 @@ mod pread;
 mod regular;
 mod ring;
 mod scheduler;
+mod sigbus;
 mod size;
 mod stats;
 mod stream;
@@ -132,6 +144,7 @@ pub use context::IoContext;
 pub use error::IoError;
 pub use fallback::SIMULATE_ENV;
 pub use file::FileSet;
+pub use mapped::MappedScratch;
 pub use huge_alloc::{return_large_blocks, HugePageAlloc, MIN_ADVISED, MMAP_THRESHOLD};
 pub use measure::{measure_device, DeviceRate};
 pub use pages::{page_frames, Completed, Frame, PageAccess, PageFrame, PageReads, PagedFile, PAGE_BYTES};

@@ -1,7 +1,9 @@
 //! The mmap backend: chunks are slices of memory-mapped files, and the kernel page cache does
-//! the reading, on page faults inside `consume`.
+//! the reading, on page faults inside `consume`. A page that cannot be read faults with SIGBUS;
+//! the maps' guards catch it (`sigbus`), the round stops taking runs and fails with an error
+//! naming the file and the byte.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::backend::{run_bytes, Backend, Chunk, Consume, Counters};
 use crate::config::BackendKind;
@@ -68,9 +70,12 @@ impl Backend for MmapBackend {
             }
         }
         let next = AtomicUsize::new(0);
+        let faulted = AtomicBool::new(false);
         let work = || loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(run) = runs.get(i) else { break };
+            let Some(run) = runs.get(i).filter(|_| !faulted.load(Ordering::Relaxed)) else {
+                break;
+            };
             let (offset, _, len) = run_bytes(run, self.block_size, set.len);
             let range = offset as usize..offset as usize + len;
             let data: Vec<&[u8]> = set
@@ -82,11 +87,16 @@ impl Backend for MmapBackend {
                 .bytes_read
                 .fetch_add((len * data.len()) as u64, Ordering::Relaxed);
             consume(Chunk { offset, data: &data });
+            // A page of this chunk that could not be read was zeros to `consume`: stop here,
+            // the round fails below.
+            if set.maps.iter().flatten().any(|m| m.check().is_err()) {
+                faulted.store(true, Ordering::Relaxed);
+            }
         };
         let helpers = self.compute_threads.min(runs.len()).saturating_sub(1);
         if helpers == 0 {
             work();
-            return Ok(());
+            return check_maps(set);
         }
         // Mmap rounds of one context may run concurrently (they share nothing but the crew):
         // a round that finds the crew busy, e.g. one started from inside `consume`, spawns its
@@ -103,6 +113,12 @@ impl Backend for MmapBackend {
                 work();
             }),
         }
-        Ok(())
+        check_maps(set)
     }
+}
+
+/// The error of the first map of `set` in which a page could not be read, if any (a fault is
+/// kept: every later round over the set fails too, its map holding zeros where the page was).
+fn check_maps(set: &FileSet) -> Result<(), IoError> {
+    set.maps.iter().flatten().try_for_each(|m| m.check())
 }

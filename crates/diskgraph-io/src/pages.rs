@@ -19,6 +19,7 @@ use crate::config::BackendKind;
 use crate::error::IoError;
 use crate::faults;
 use crate::file::OpenFile;
+use crate::mapped::GuardedMmap;
 use crate::ring::Ring;
 
 /// Bytes of a page.
@@ -112,7 +113,7 @@ pub struct PagedFile {
     file: OpenFile,
     /// Logical length in bytes.
     len: u64,
-    map: Option<memmap2::Mmap>,
+    map: Option<GuardedMmap>,
 }
 
 impl PagedFile {
@@ -129,9 +130,9 @@ impl PagedFile {
         }
         let map = match access {
             PageAccess::Mapped if len > 0 => {
-                // SAFETY: graph files are immutable once published; a file truncated under the
-                // map would fault, which the format's atomic publishing rules out.
-                let map = unsafe { memmap2::Mmap::map(&file.file) }.map_err(|e| file.os_error(e))?;
+                // A page that cannot be read (a device error, the file cut short under the map)
+                // reads as zeros and fails `check_mapped`.
+                let map = GuardedMmap::map(&file.file, &file.path)?;
                 map.advise(memmap2::Advice::Random).map_err(|e| file.os_error(e))?;
                 Some(map)
             }
@@ -161,8 +162,16 @@ impl PagedFile {
     }
 
     /// The mapped data (the first [`len`](Self::len) bytes), when opened [`PageAccess::Mapped`].
+    /// A page that cannot be read reads as zeros: ask [`check_mapped`](Self::check_mapped)
+    /// before trusting what was read.
     pub fn mapped(&self) -> Option<&[u8]> {
-        self.map.as_deref().map(|m| &m[..self.len as usize])
+        self.map.as_ref().map(|m| &m[..self.len as usize])
+    }
+
+    /// An error naming the file and the byte if a page of the mapping could not be read since
+    /// the file was opened ([`IoError::MappedFault`]); `Ok` for a file not mapped.
+    pub fn check_mapped(&self) -> Result<(), IoError> {
+        self.map.as_ref().map_or(Ok(()), GuardedMmap::check)
     }
 
     /// Whether reads bypass the page cache (O_DIRECT).

@@ -316,7 +316,7 @@ fn existing_layouts_need_force_and_failures_leave_nothing() {
         assert!(format!("{err:#}").contains("--grid"), "{err:#}");
     }
     let mut after = before.clone();
-    after.push("grid-4".into());
+    after.push("grid-4.v1".into());
     after.sort();
     assert_eq!(entries(&st.path), after, "temporary files left behind");
     let missing = st.path.join("nope");

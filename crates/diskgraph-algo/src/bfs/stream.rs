@@ -35,7 +35,7 @@ pub fn bfs(g: &StreamGraph, source: u32, want_parents: bool) -> Result<Bfs, Algo
             let slot = &packed[e.dst as usize];
             Update::dst_if(offer < slot.get() && slot.fetch_min(offer, Relaxed) > offer)
         })?;
-        let values = packed.values();
+        let values = packed.values()?;
         let level = |p: u64| if p == u64::MAX { -1 } else { (p >> 32) as i64 };
         let parent = |p: u64| if p == u64::MAX { -1 } else { (p & 0xFFFF_FFFF) as i64 };
         return Ok(Bfs {
@@ -56,7 +56,7 @@ pub fn bfs(g: &StreamGraph, source: u32, want_parents: bool) -> Result<Bfs, Algo
     })?;
     Ok(Bfs {
         levels: level
-            .values()
+            .values()?
             .into_iter()
             .map(|l| if l == UNVISITED { -1 } else { i64::from(l) })
             .collect(),

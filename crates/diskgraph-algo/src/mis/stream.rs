@@ -44,7 +44,7 @@ pub fn mis_greedy(g: &StreamGraph) -> Result<Mis, AlgoError> {
         Update::NONE
     })?;
     Ok(Mis {
-        in_set: in_set.values().into_iter().map(|b| b == 1).collect(),
+        in_set: in_set.values()?.into_iter().map(|b| b == 1).collect(),
         iterations: 1,
         edges_processed: r.edges_processed,
     })
@@ -113,7 +113,7 @@ pub fn mis_luby(g: &StreamGraph, seed: u64) -> Result<Mis, AlgoError> {
         round += 1;
     }
     Ok(Mis {
-        in_set: status.values().into_iter().map(|s| s == IN).collect(),
+        in_set: status.values()?.into_iter().map(|s| s == IN).collect(),
         iterations: round as usize,
         edges_processed: edges,
     })

@@ -80,7 +80,7 @@ pub fn pagerank(g: &StreamGraph, pr: &PageRank) -> Result<PageRankResult, AlgoEr
         }
     }
     Ok(PageRankResult {
-        ranks: x.values().into_iter().map(f64::from_bits).collect(),
+        ranks: x.values()?.into_iter().map(f64::from_bits).collect(),
         iterations,
         converged,
         edges_processed: edges,

@@ -36,7 +36,7 @@ pub fn spmv(g: &StreamGraph, x: &[f64], weighted: bool, semiring: Semiring) -> R
         Semiring::MinPlus => combine_into_destinations(g, true, &y, |e, w| x[e.src as usize] + weight(w), combine)?,
     };
     Ok(Spmv {
-        y: y.values().into_iter().map(f64::from_bits).collect(),
+        y: y.values()?.into_iter().map(f64::from_bits).collect(),
         edges_processed: r.edges_processed,
     })
 }

@@ -70,7 +70,7 @@ pub fn sssp(g: &StreamGraph, source: u32) -> Result<Sssp, AlgoError> {
         next.clear();
     }
     Ok(Sssp {
-        dist: dist.values().into_iter().map(f64::from_bits).collect(),
+        dist: dist.values()?.into_iter().map(f64::from_bits).collect(),
         iterations,
         edges_processed: edges,
     })

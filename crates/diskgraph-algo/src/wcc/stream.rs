@@ -61,7 +61,7 @@ pub fn wcc_union_find(g: &StreamGraph) -> Result<Components, AlgoError> {
         parent[v].set(parent[p as usize].get());
     }
     Ok(Components {
-        labels: parent.values(),
+        labels: parent.values()?,
         iterations: 1,
     })
 }
@@ -102,7 +102,7 @@ pub fn wcc_label_propagation(g: &StreamGraph) -> Result<Components, AlgoError> {
         next.clear();
     }
     Ok(Components {
-        labels: label.values(),
+        labels: label.values()?,
         iterations,
     })
 }

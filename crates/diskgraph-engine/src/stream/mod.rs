@@ -60,7 +60,7 @@ use std::time::Instant;
 
 use diskgraph_format::{ArcStream, Direction, FormatError, GraphDir, GridEdge, GridLayout, GridSort, EDGE_BYTES};
 use diskgraph_io::{
-    BackendKind, ReadRequest, RoundRecord, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES,
+    BackendKind, MappedScratch, ReadRequest, RoundRecord, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES,
 };
 use rayon::prelude::*;
 use serde_json::json;
@@ -290,6 +290,9 @@ pub struct StreamGraph {
     pending: Frontier,
     /// Bytes of vertex state made through the engine.
     state_bytes: std::sync::atomic::AtomicU64,
+    /// The mapped scratch files of the vertex arrays made through the engine, checked for
+    /// pages that could not be read or written after every pass.
+    scratches: Mutex<Vec<std::sync::Weak<MappedScratch>>>,
     totals: Mutex<Totals>,
     /// The original IDs.
     vertices: Vertices,
@@ -436,6 +439,7 @@ impl StreamGraph {
             totals: Mutex::new(Totals::default()),
             vertices,
             recorder: Recorder::default(),
+            scratches: Mutex::new(Vec::new()),
         })
     }
 
@@ -482,7 +486,22 @@ impl StreamGraph {
             })?;
         self.state_bytes
             .fetch_add(a.bytes(), std::sync::atomic::Ordering::Relaxed);
+        if let Some(scratch) = a.scratch() {
+            let mut scratches = self.scratches.lock().unwrap_or_else(PoisonError::into_inner);
+            scratches.retain(|s| s.strong_count() > 0);
+            scratches.push(std::sync::Arc::downgrade(scratch));
+        }
         Ok(a)
+    }
+
+    /// An error naming the scratch file if a page of mapped vertex state could not be read or
+    /// written (it read as zeros, so the pass computed on garbage).
+    fn check_state(&self) -> Result<(), EngineError> {
+        let scratches = self.scratches.lock().unwrap_or_else(PoisonError::into_inner);
+        for scratch in scratches.iter().filter_map(std::sync::Weak::upgrade) {
+            scratch.check()?;
+        }
+        Ok(())
     }
 
     /// An empty frontier over the vertices (counted as vertex state).
@@ -641,6 +660,7 @@ impl StreamGraph {
             report.loads += loads.len() as u64;
             Ok(())
         })?;
+        self.check_state()?;
         report.io = io;
         let mut t = self.totals.lock().unwrap_or_else(PoisonError::into_inner);
         t.iterations += 1;

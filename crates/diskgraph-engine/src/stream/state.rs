@@ -4,6 +4,11 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::Arc;
+
+use diskgraph_io::{IoError, MappedScratch};
+
+use crate::error::EngineError;
 
 use rayon::prelude::*;
 
@@ -91,10 +96,11 @@ pub struct VertexArray<A: AtomicWord> {
 
 enum Storage<A> {
     Memory(Vec<A>),
-    /// Held raw: the pointer of an `MmapRaw` carries write permission from `&self`, which the
-    /// atomic words need (one taken from a shared `&[u8]` of an `MmapMut` does not).
+    /// Held raw: the pointer of the scratch's `MmapRaw` carries write permission from `&self`,
+    /// which the atomic words need (one taken from a shared `&[u8]` of an `MmapMut` does not).
+    /// Shared with the engine, which checks it for faults after every pass.
     Mapped {
-        map: memmap2::MmapRaw,
+        scratch: Arc<MappedScratch>,
         len: usize,
     },
 }
@@ -113,16 +119,15 @@ impl<A: AtomicWord> VertexArray<A> {
                 let bytes = (n as u64)
                     .checked_mul(std::mem::size_of::<A>() as u64)
                     .ok_or_else(|| std::io::Error::other("vertex state size overflows"))?;
-                let file = tempfile::tempfile_in(scratch)?;
-                file.set_len(bytes)?;
-                // The file is unnamed and private to this process: nothing else maps or
-                // truncates it while the mapping lives.
-                let map = memmap2::MmapOptions::new().map_raw(&file)?;
+                let map = MappedScratch::create(scratch, bytes)?;
                 assert!(
-                    (map.as_ptr() as usize).is_multiple_of(std::mem::align_of::<A>()),
+                    (map.as_mut_ptr() as usize).is_multiple_of(std::mem::align_of::<A>()),
                     "mappings are page-aligned"
                 );
-                Storage::Mapped { map, len: n }
+                Storage::Mapped {
+                    scratch: Arc::new(map),
+                    len: n,
+                }
             }
             _ => Storage::Memory((0..n as u32).into_par_iter().map(|v| A::new(init(v))).collect()),
         };
@@ -147,9 +152,29 @@ impl<A: AtomicWord> VertexArray<A> {
         (self.len() * std::mem::size_of::<A>()) as u64
     }
 
-    /// The values, in vertex order.
-    pub fn values(&self) -> Vec<A::Value> {
-        self.par_iter().with_min_len(4096).map(A::get).collect()
+    /// The values, in vertex order; an error naming the scratch file if a page of it could not
+    /// be read or written (the values hold zeros there).
+    pub fn values(&self) -> Result<Vec<A::Value>, EngineError> {
+        let values = self.par_iter().with_min_len(4096).map(A::get).collect();
+        self.check()?;
+        Ok(values)
+    }
+
+    /// An error naming the scratch file if a page of it could not be read or written since it
+    /// was mapped; `Ok` for words in memory.
+    pub fn check(&self) -> Result<(), IoError> {
+        match &self.storage {
+            Storage::Memory(_) => Ok(()),
+            Storage::Mapped { scratch, .. } => scratch.check(),
+        }
+    }
+
+    /// The mapped scratch file, for the engine to check after each pass.
+    pub(crate) fn scratch(&self) -> Option<&Arc<MappedScratch>> {
+        match &self.storage {
+            Storage::Memory(_) => None,
+            Storage::Mapped { scratch, .. } => Some(scratch),
+        }
     }
 }
 
@@ -162,8 +187,11 @@ impl<A: AtomicWord> std::ops::Deref for VertexArray<A> {
             // SAFETY: the mapping holds `len` words (checked size, page alignment asserted), it
             // lives as long as `self`, and `A` accepts any bit pattern (`AtomicWord`'s contract);
             // the pointer is the mapping's own, with write permission. All access goes through
-            // atomics, so shared references are sound.
-            Storage::Mapped { map, len } => unsafe { std::slice::from_raw_parts(map.as_mut_ptr().cast::<A>(), *len) },
+            // atomics, so shared references are sound. A page that faults is replaced by a zero
+            // page (`MappedScratch`), zeros being valid words too.
+            Storage::Mapped { scratch, len, .. } => unsafe {
+                std::slice::from_raw_parts(scratch.as_mut_ptr().cast::<A>(), *len)
+            },
         }
     }
 }
@@ -187,7 +215,7 @@ mod tests {
                 let want: Vec<u64> = (0..n as u64)
                     .map(|v| if v + 1 == n as u64 { 7 } else { v * 3 })
                     .collect();
-                assert_eq!(a.values(), want);
+                assert_eq!(a.values().unwrap(), want);
             }
         }
         assert_eq!(

@@ -195,7 +195,11 @@ impl Shared {
         let f = &self.files[file];
         match &self.cache {
             Some(cache) => cache.copy_out(file, range, out, |first, frames| f.read(first, frames))?,
-            None => out.extend_from_slice(&f.mapped().unwrap_or(&[])[range.start as usize..range.end as usize]),
+            None => {
+                out.extend_from_slice(&f.mapped().unwrap_or(&[])[range.start as usize..range.end as usize]);
+                // A page that could not be read was copied as zeros: fail instead.
+                f.check_mapped()?;
+            }
         }
         Ok(())
     }
