@@ -544,7 +544,7 @@ fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<Sh
             "{} has no shards layout for the shard engine: make one with `diskgraph partition {} --shards auto --memory {}`",
             graph.path().display(),
             graph.path().display(),
-            crate::human_bytes(memory).replace(' ', "")
+            crate::human_bytes(memory)
         )));
     }
     let mut last = None;
