@@ -26,8 +26,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
-    part_name, ArcStream, CsrWriter, Direction, FileEntry, GraphBuilder, GraphDir, Manifest, OutputPaths, SplitBuilder, SplitMeta,
-    SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ, SPLIT_FORMAT, SPLIT_VERSION,
+    part_name, ArcStream, CsrWriter, Direction, FileEntry, GraphBuilder, GraphDir, Manifest, OutputPaths, SplitBuilder,
+    SplitMeta, SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ, SPLIT_FORMAT, SPLIT_VERSION,
 };
 
 use crate::import::Ticker;
