@@ -48,7 +48,7 @@ class ReadOptions(TypedDict, total=False):
         scheduler: selective: I/O scheduler: bitmap (global dedup/sort/merge) or pluglist (the
             baseline): ``"bitmap"`` or ``"pluglist"``.
         queue_depth: selective, stream, sync: reads in flight per I/O thread.
-        io_threads: selective: dedicated I/O threads.
+        io_threads: selective: dedicated I/O threads, 1 to 64.
     """
 
     io: Optional[Literal["uring", "pread", "mmap"]]

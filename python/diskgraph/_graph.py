@@ -274,7 +274,8 @@ class Graph(AlgorithmMethods):
         """Writes the edges in original IDs and returns the number of edges written.
 
         Args:
-            path: Output file (written atomically).
+            path: Output file (written atomically; not inside the graph's directory, else
+                ValueError).
             format: ``"el"`` (``u v``), ``"wel"`` (``u v w``, weighted graphs), ``"snap"``
                 (``#`` header, tab-separated, weights if any), ``"mtx"`` (Matrix Market; IDs
                 shifted by one if the graph has vertex 0) or ``"parquet"`` (uint64 columns
@@ -568,7 +569,8 @@ class Graph(AlgorithmMethods):
             report: Writes the run's HTML report to this path, as ``diskgraph run --report``
                 does (plots of the I/O throughput against the device's measured rates, of each
                 step's active vertices and bytes, of the caches' hit ratios; the stats). Its
-                directory must exist (FileNotFoundError before the run).
+                directory must exist (FileNotFoundError before the run), and it may not lie
+                inside the graph's directory (ValueError before the run), nor may ``scratch``.
 
         An engine's settings are refused when another engine is asked for by name; under
         ``"auto"`` they are used if that engine is picked.
@@ -584,9 +586,10 @@ class Graph(AlgorithmMethods):
                 converging, without ``allow_unconverged=True``; the exception's ``result`` holds
                 what it computed. (An AlgorithmError.)
             GraphFormatError: a graph file is damaged.
-            ValueError: an unknown algorithm, engine or choice, an option value out of range, an
-                option that does not apply to the engine asked for (the I/O layer's refusals and
-                a budget too small for the engine included).
+            ValueError: an unknown algorithm, engine or choice, an option value out of range
+                (``threads`` is 1 to 1024, a size 1 to 2**64 - 1 bytes), an option that does not
+                apply to the engine asked for (the I/O layer's refusals and a budget too small
+                for the engine included), a ``report`` or ``scratch`` inside the graph.
             TypeError: an option the algorithm does not take, or an option of the wrong type.
         """
         report = options.pop("report", None)
@@ -736,7 +739,10 @@ class Graph(AlgorithmMethods):
         Gorder takes hours on large graphs: with ``checkpoint`` (a file) it saves its state
         every ``checkpoint_every`` seconds and resumes from the file when it exists (same graph
         and window); with ``time_limit`` (seconds) it saves and raises :class:`Suspended` once
-        the call has lasted that long — call again with the same arguments to go on."""
+        the call has lasted that long — call again with the same arguments to go on.
+
+        ``output`` and ``checkpoint`` are refused (ValueError) when one is the other or lies
+        inside the other, or lies inside this graph's directory, or (``output``) holds it."""
         summary = dict(
             self._g.reorder(
                 os.fspath(output),

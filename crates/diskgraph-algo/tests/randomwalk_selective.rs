@@ -133,7 +133,7 @@ fn auto_walks_on_the_selective_engine_below_the_csr_without_shards() {
     assert_eq!(out.stats.engine, "selective");
     assert!(
         out.summary
-            .contains("CSR randomwalk needs exceeds the 128.0 KiB budget; the selective engine needs at least"),
+            .contains("CSR randomwalk needs exceeds the 128KiB budget; the selective engine needs at least"),
         "{}",
         out.summary
     );

@@ -72,8 +72,13 @@ fn auto_never_exceeds_the_budget_and_names_the_smallest_that_works() {
     // scc below its CSR (both directions, 320 KiB) runs on the selective engine and says so.
     let out = registry::run(&f.graph, &request("scc", "auto", 256 << 10)).unwrap();
     assert_eq!(out.stats.engine, "selective");
+    let m = f.graph.manifest();
+    let csr = ((m.num_vertices + 1) * 8 + m.num_arcs * 4) * 2;
+    let csr_text = diskgraph_engine::human_bytes(csr);
     assert!(
-        out.summary.contains("engine auto: selective (the 320.0 KiB CSR scc needs exceeds the 256.0 KiB budget; the selective engine needs at least"),
+        out.summary.contains(&format!(
+            "engine auto: selective (the {csr_text} CSR scc needs exceeds the 256KiB budget; the selective engine needs at least"
+        )),
         "{}",
         out.summary
     );
@@ -82,7 +87,9 @@ fn auto_never_exceeds_the_budget_and_names_the_smallest_that_works() {
     // Below every engine's smallest budget: an error naming each, and the budget that works.
     let e = refusal(&f.graph, &request("scc", "auto", 4 << 10)).to_string();
     assert!(
-        e.starts_with("scc cannot run within --memory 4.0KiB: the memory engine at least 320.1KiB (its CSR), the selective engine at least "),
+        e.starts_with(&format!(
+            "scc cannot run within --memory 4KiB: the memory engine at least {csr_text} (its CSR), the selective engine at least "
+        )),
         "{e}"
     );
     let least = e.rsplit("give --memory ").next().unwrap().trim_end_matches(" or more");

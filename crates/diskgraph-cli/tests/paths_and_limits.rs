@@ -55,7 +55,10 @@ fn a_fifo_or_a_device_in_place_of_the_manifest_is_refused_at_once() {
     std::os::unix::fs::symlink("/dev/null", &manifest).unwrap();
     let out = within_ten_seconds(&["run", "bfs", s(&g), "--source", "0"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("manifest.json: is a character device, not a regular file"), "{err}");
+    assert!(
+        err.contains("manifest.json: is a character device, not a regular file"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -74,7 +77,17 @@ fn outputs_naming_the_same_file_are_refused_before_the_run() {
     );
     assert!(!r.exists(), "nothing was written");
     let html = dir.path().join("r.html");
-    let e = fails(&["run", "bfs", s(&g), "--source", "0", "--stats", s(&html), "--report", s(&html)]);
+    let e = fails(&[
+        "run",
+        "bfs",
+        s(&g),
+        "--source",
+        "0",
+        "--stats",
+        s(&html),
+        "--report",
+        s(&html),
+    ]);
     assert!(e.contains("--report") && e.contains("is also --stats"), "{e}");
     assert!(!html.exists());
 }
@@ -133,7 +146,17 @@ fn thread_counts_are_bounded() {
     assert!(e.contains("threads must be at most 1024, got 1025"), "{e}");
     let e = fails(&["run", "bfs", s(&g), "--source", "0", "--threads", "100000"]);
     assert!(e.contains("threads must be at most 1024"), "{e}");
-    let e = fails(&["run", "bfs", s(&g), "--source", "0", "--engine", "selective", "--io-threads", "65"]);
+    let e = fails(&[
+        "run",
+        "bfs",
+        s(&g),
+        "--source",
+        "0",
+        "--engine",
+        "selective",
+        "--io-threads",
+        "65",
+    ]);
     assert!(e.contains("io_threads must be at most 64, got 65"), "{e}");
     let e = fails(&["graph500", s(&g), "--roots", "1", "--threads", "5000"]);
     assert!(e.contains("threads must be at most 1024, got 5000"), "{e}");
@@ -146,7 +169,17 @@ fn sizes_are_exact_and_bounded() {
     let g = graph(dir.path());
     let stats = dir.path().join("s.json");
     let odd = ((1u64 << 53) + 1).to_string();
-    ok(&["run", "bfs", s(&g), "--source", "0", "--memory", &odd, "--stats", s(&stats)]);
+    ok(&[
+        "run",
+        "bfs",
+        s(&g),
+        "--source",
+        "0",
+        "--memory",
+        &odd,
+        "--stats",
+        s(&stats),
+    ]);
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     assert_eq!(json["settings"]["memory"].as_u64(), Some((1 << 53) + 1));
     let e = fails(&["run", "bfs", s(&g), "--source", "0", "--memory", "18446744073709551616"]);
@@ -164,7 +197,16 @@ fn two_sizes_in_one_message_never_print_alike() {
     let g = dir.path().join("g10");
     ok(&["generate", "kronecker", "--scale", "10", "-o", s(&g)]);
     let out = dir.path().join("o");
-    let e = fails(&["reorder", s(&g), "--method", "gorder", "--memory", "50000", "-o", s(&out)]);
+    let e = fails(&[
+        "reorder",
+        s(&g),
+        "--method",
+        "gorder",
+        "--memory",
+        "50000",
+        "-o",
+        s(&out),
+    ]);
     let need = e
         .split("this graph needs ")
         .nth(1)

@@ -106,7 +106,7 @@ mod tests {
         let e = EngineError::budget(1 << 20, "the lists", (1 << 20) + 1);
         assert_eq!(
             e.to_string(),
-            "memory budget of 1048576 bytes is too small for the lists: give it at least 1048577B (~1.0MiB)"
+            "memory budget of 1048576 bytes is too small for the lists: give it at least 1048577B"
         );
     }
 }

@@ -178,7 +178,13 @@ mod tests {
             .writes("--stats", &graph.join("manifest.json"))
             .unwrap_err()
             .to_string();
-        assert!(e.ends_with(&format!("lies inside GRAPH {}, which this command reads: write it elsewhere", link.display())), "{e}");
+        assert!(
+            e.ends_with(&format!(
+                "lies inside GRAPH {}, which this command reads: write it elsewhere",
+                link.display()
+            )),
+            "{e}"
+        );
         let e = paths.writes("-o", dir.path()).unwrap_err().to_string();
         assert!(e.contains("holds GRAPH"), "{e}");
         let e = paths.writes("-o", &graph).unwrap_err().to_string();

@@ -23,22 +23,18 @@ use crate::size::human_bytes;
 /// enough to read into memory whole.
 pub const MAX_METADATA_BYTES: u64 = 64 << 20;
 
-/// What a file that is not a regular file is, for messages.
-fn kind_of(meta: &Metadata) -> &'static str {
+/// What a file that is not a regular file is, for messages (`None`: some other kind).
+fn kind_of(meta: &Metadata) -> Option<&'static str> {
     let t = meta.file_type();
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    }
+    [
+        (t.is_dir(), "a directory"),
+        (t.is_fifo(), "a FIFO"),
+        (t.is_char_device(), "a character device"),
+        (t.is_block_device(), "a block device"),
+        (t.is_socket(), "a socket"),
+    ]
+    .into_iter()
+    .find_map(|(is, kind)| is.then_some(kind))
 }
 
 /// `Ok` when `meta` is a regular file's, else the error saying what it is.
@@ -47,8 +43,8 @@ fn regular(meta: Metadata) -> io::Result<Metadata> {
         return Ok(meta);
     }
     let what = match kind_of(&meta) {
-        "not a regular file" => "is not a regular file".to_string(),
-        kind => format!("is {kind}, not a regular file"),
+        Some(kind) => format!("is {kind}, not a regular file"),
+        None => "is not a regular file".to_string(),
     };
     Err(io::Error::new(io::ErrorKind::InvalidInput, what))
 }

@@ -99,7 +99,9 @@ pub fn export(
     if format == ExportFormat::Wel && !m.weighted {
         bail!("{}: graph is unweighted; export it as el", graph.path().display());
     }
-    OutputPaths::new().reads("graph", graph.path()).writes("output", output)?;
+    OutputPaths::new()
+        .reads("graph", graph.path())
+        .writes("output", output)?;
     if output.exists() && !force {
         bail!(
             "{}: output already exists (use --force to replace it)",

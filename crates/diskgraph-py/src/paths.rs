@@ -11,15 +11,13 @@ use pyo3::prelude::*;
 /// most 64 MiB.
 #[pyfunction]
 pub fn read_metadata(py: Python<'_>, path: PathBuf) -> PyResult<String> {
-    let bytes = py
-        .detach(|| diskgraph_io::read_metadata(&path))
-        .map_err(|e| {
-            let msg = format!("{}: {e}", path.display());
-            match e.kind() {
-                std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
-                _ => PyOSError::new_err(msg),
-            }
-        })?;
+    let bytes = py.detach(|| diskgraph_io::read_metadata(&path)).map_err(|e| {
+        let msg = format!("{}: {e}", path.display());
+        match e.kind() {
+            std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
+            _ => PyOSError::new_err(msg),
+        }
+    })?;
     String::from_utf8(bytes).map_err(|e| PyValueError::new_err(format!("{}: not UTF-8: {e}", path.display())))
 }
 

@@ -192,7 +192,10 @@ mod tests {
             assert!(d.carve(min).is_ok(), "{d:?}");
             assert!(d.carve(min - 1).is_err(), "{d:?}");
             let e = d.check(min - 1).unwrap_err().to_string();
-            assert!(e.ends_with(&format!("give it at least {}", crate::human_bytes(min))), "{e}");
+            assert!(
+                e.ends_with(&format!("give it at least {}", crate::human_bytes(min))),
+                "{e}"
+            );
         }
     }
 
