@@ -210,9 +210,11 @@ def import_file(
         source_column, target_column, weight_column: CSV: a column by 0-based index (int) or
             header name (str); source 0 and target 1 by default; a weight column makes the
             graph weighted (``weighted`` alone takes the header's ``weight`` column, else 2).
-        ids: CSV: ``"auto"`` (integers when the first edge's are), ``"integer"`` or ``"name"``:
-            names get IDs in order of first appearance and are stored as the graph's vertex
-            names (:attr:`Graph.nodes`; results' :meth:`Result.to_dict` keys).
+        ids: CSV: ``"auto"`` (integers when the first edge's are unquoted integers),
+            ``"integer"`` or ``"name"``: names get IDs in order of first appearance and are
+            stored as the graph's vertex names (:attr:`Graph.nodes`; results'
+            :meth:`Result.to_dict` keys). Unquoted fields are trimmed of spaces; quoted ones
+            are kept exactly (``""`` is the empty name).
         compress: Also compress the lists with this codec (as ``diskgraph import --compress``
             and :meth:`Graph.compress`; e.g. ``"vbyte"``): runs then read them by default. What
             it made is ``import_summary["compressed"]``.

@@ -264,7 +264,11 @@ fn a_graph_replaced_after_it_was_opened_is_refused_by_every_engine() {
     let backward: String = (1..40).map(|v| format!("{v} {}\n", v - 1)).collect();
     import_with_layouts(dir.path(), &path, &backward);
     let engines = ["memory", "selective", "stream", "sync", "shards"];
-    for (alg, engine) in engines.iter().map(|e| ("pagerank", *e)).chain(engines[..4].iter().map(|e| ("bfs", *e))) {
+    for (alg, engine) in engines
+        .iter()
+        .map(|e| ("pagerank", *e))
+        .chain(engines[..4].iter().map(|e| ("bfs", *e)))
+    {
         for loaded in [false, true] {
             let mut req = request(alg, engine, 2 << 20);
             if alg == "bfs" {
@@ -277,7 +281,10 @@ fn a_graph_replaced_after_it_was_opened_is_refused_by_every_engine() {
                 path.display()
             );
             assert!(
-                matches!(err, AlgoError::Engine(EngineError::Format(FormatError::Replaced { .. }))),
+                matches!(
+                    err,
+                    AlgoError::Engine(EngineError::Format(FormatError::Replaced { .. }))
+                ),
                 "{alg} on {engine}, index loaded {loaded}: {err}"
             );
             assert!(err.to_string().starts_with(&want), "{err}");
@@ -288,8 +295,13 @@ fn a_graph_replaced_after_it_was_opened_is_refused_by_every_engine() {
         index: Some(index),
         ..diskgraph_engine::sync::SyncOptions::from_params(&diskgraph_engine::options::Params::new())
     };
-    let err = diskgraph_engine::sync::SyncGraph::open(&opened, &opts).err().expect("refused");
-    assert!(matches!(err, EngineError::Format(FormatError::Replaced { .. })), "{err}");
+    let err = diskgraph_engine::sync::SyncGraph::open(&opened, &opts)
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(err, EngineError::Format(FormatError::Replaced { .. })),
+        "{err}"
+    );
     // Opened again, the new graph runs.
     let reopened = GraphDir::open(&path).unwrap();
     let req = RunRequest {

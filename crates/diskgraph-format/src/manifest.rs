@@ -186,15 +186,17 @@ impl Manifest {
             return Some(format!("ordering is {}, was {}", now.ordering, self.ordering));
         }
         let names: std::collections::BTreeSet<&String> = self.files.keys().chain(now.files.keys()).collect();
-        names.into_iter().find_map(|name| match (self.files.get(name), now.files.get(name)) {
-            (Some(_), None) => Some(format!("{name} is no longer listed")),
-            (None, Some(_)) => Some(format!("{name} is listed, and was not")),
-            (Some(was), Some(is)) if was != is => Some(format!(
-                "{name} has xxh3 {} ({} bytes), had {} ({} bytes)",
-                is.xxh3, is.len, was.xxh3, was.len
-            )),
-            _ => None,
-        })
+        names
+            .into_iter()
+            .find_map(|name| match (self.files.get(name), now.files.get(name)) {
+                (Some(_), None) => Some(format!("{name} is no longer listed")),
+                (None, Some(_)) => Some(format!("{name} is listed, and was not")),
+                (Some(was), Some(is)) if was != is => Some(format!(
+                    "{name} has xxh3 {} ({} bytes), had {} ({} bytes)",
+                    is.xxh3, is.len, was.xxh3, was.len
+                )),
+                _ => None,
+            })
     }
 
     /// Reads and sanity-checks the manifest at `path`. A `layouts` entry that is a bare name

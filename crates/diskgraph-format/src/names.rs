@@ -163,7 +163,10 @@ mod tests {
     #[test]
     fn offsets_are_checked() {
         assert!(check_offsets(&[0, 2, 5], 5).is_ok());
-        assert_eq!(check_offsets(&[1, 2], 2).unwrap_err(), (0, "first offset is 1, expected 0".into()));
+        assert_eq!(
+            check_offsets(&[1, 2], 2).unwrap_err(),
+            (0, "first offset is 1, expected 0".into())
+        );
         assert!(!check_offsets(&[], 0).unwrap_err().1.contains("Some("));
         assert_eq!(check_offsets(&[0, 3, 2], 2).unwrap_err().0, 2);
         assert_eq!(check_offsets(&[0, 2, 9], 5).unwrap_err().0, 2);

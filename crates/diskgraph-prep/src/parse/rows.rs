@@ -420,7 +420,19 @@ mod tests {
 
     #[test]
     fn written_fields_read_back_exactly() {
-        let names = ["", " ", " a ", "a,b", "\"", "say \"hi\"", "l1\nl2", "cr\r", "42", "x", "é ü"];
+        let names = [
+            "",
+            " ",
+            " a ",
+            "a,b",
+            "\"",
+            "say \"hi\"",
+            "l1\nl2",
+            "cr\r",
+            "42",
+            "x",
+            "é ü",
+        ];
         let mut text = Vec::new();
         for name in names {
             write_field(&mut text, name, b',').unwrap();
