@@ -57,8 +57,13 @@ def test_options_and_errors(tmp_path) -> None:
     g = build(random_case(4), tmp_path / "g")
     with pytest.raises(ValueError, match="--shards"):
         g.wcc(engine="shards")
-    s = g.partition_shards(memory="64KiB", block_size="4KiB")
-    assert s["shards_from_budget"] and s["num_arcs"] == g.num_arcs
+    # No layout runs in 64 KiB (an interval's arrays alone take that): refused with the least.
+    with pytest.raises(ValueError, match=r"no shards layout of .* give memory=\S+ or more"):
+        g.partition_shards(memory="64KiB", block_size="4KiB")
+    assert not any(l["kind"] == "shards" for l in g.manifest["layouts"])
+    s = g.partition_shards(memory="1MiB", block_size="4KiB")
+    assert s["shards_from_budget"] and not s["block_from_budget"] and s["num_arcs"] == g.num_arcs
+    assert 0 < s["min_memory"] <= 1 << 20
     record = next(l for l in g.manifest["layouts"] if l["kind"] == "shards")
     assert record["name"] == s["name"] and record["block_bytes"] == 4096
     with pytest.raises(diskgraph.OutputExistsError):
@@ -72,3 +77,36 @@ def test_options_and_errors(tmp_path) -> None:
     assert r.stats["bytes_written"] == 0 and r.stats["iterations"] == 3
     # wcc's labels travel on edge values, written back after every interval without GSC.
     assert g.wcc(engine="shards", gsc=False, memory="8MiB").stats["bytes_written"] > 0
+
+
+def _quoted_after(message: str, after: str) -> list:
+    """The arguments of the command quoted after ``after`` in ``message``."""
+    rest = message[message.index(after) + len(after) :]
+    start = rest.index("`diskgraph ") + len("`diskgraph ")
+    return rest[start : rest.index("`", start)].split()
+
+
+def test_a_refused_budget_names_the_layout_that_fits(tmp_path) -> None:
+    rng = np.random.default_rng(7)
+    src, dst = rng.integers(0, 2000, 20000), rng.integers(0, 2000, 20000)
+    g = diskgraph.from_edges(src, dst, tmp_path / "g", directed=True)
+    # Four shards of 1 MiB blocks need megabytes: the same shards in smaller blocks fit 2 MiB.
+    g.partition_shards(shards=4, block_size="1MiB")
+    with pytest.raises(ValueError, match="give it at least") as e:
+        g.pagerank(engine="shards", memory="2MiB")
+    rebuild = _quoted_after(str(e.value), "or rebuild it with smaller blocks: ")
+    assert rebuild[:4] == ["partition", str(tmp_path / "g"), "--shards", "4"], str(e.value)
+    block = rebuild[rebuild.index("--block-size") + 1]
+    s = g.partition_shards(shards=4, block_size=block, force=True)
+    assert s["min_memory"] <= 2 << 20
+    assert g.pagerank(engine="shards", memory="2MiB", iterations=2).stats["iterations"] == 2
+    # Below what any layout needs: the smallest budget one runs in, and the partition for it.
+    with pytest.raises(ValueError) as e:
+        g.wcc(engine="shards", memory="80KiB")
+    fix = _quoted_after(str(e.value), "no shards layout of this graph runs within 80.0KiB")
+    assert fix[:5] == ["partition", str(tmp_path / "g"), "--shards", "auto", "--memory"], str(e.value)
+    least = fix[5]
+    s = g.partition_shards(memory=least)
+    assert s["shards_from_budget"] and s["min_memory"] <= diskgraph.parse_size(least)
+    r = g.wcc(engine="shards", memory=least, layout=s["name"])
+    assert r.stats["engine"] == "shards"

@@ -9,10 +9,11 @@
 //! its windows ([`Extent::Spread`]), which the written layout can only beat. Candidates are the
 //! shard counts of [`shard_counts`] and the block sizes from 4 KiB to 1 MiB in powers of two, a
 //! block at most the mean window's column (`4·E/N²` bytes, at least 4 KiB): a small graph gets
-//! small blocks. Among the candidates whose planned minimum fits half the budget (the rest
-//! caches blocks between intervals), the largest block and, for it, the fewest shards; when
-//! none fits half, the same within the whole budget; when none fits at all, the plan names the
-//! candidate that needs least.
+//! small blocks. Among the candidates whose planned minimum fits the budget: blocks of 64 KiB
+//! if any (the engine reads a block a request, and smaller reads cost the device about as
+//! much), else the largest; then one that fits half the budget (the rest caches blocks between
+//! intervals); then the largest block; then the fewest shards. When none fits, the plan names
+//! the candidate that needs least.
 
 use std::cmp::Reverse;
 
@@ -25,6 +26,10 @@ use crate::shard_meta::{DEFAULT_SHARD_BLOCK_BYTES, MAX_SHARDS, MIN_SHARD_BLOCK_B
 /// Bytes a packed arc is planned at before its windows are compressed: the plain columns'
 /// (the codecs take about a third of that on Kronecker graphs; the written layout is checked).
 const PLANNED_PACKED_BYTES_PER_ARC: u64 = 8;
+/// Blocks of this size are preferred to any layout with smaller ones: a random read of 64 KiB
+/// costs the device about what a smaller one does (docs/BENCHMARKS.md, "Device read rate by
+/// access size"), and the engine reads a block a request.
+const EFFICIENT_BLOCK_BYTES: u64 = 64 << 10;
 /// Shard counts taken one by one; above it, steps of an eighth.
 const EVERY_COUNT_UP_TO: u32 = 16;
 
@@ -305,7 +310,7 @@ pub struct ShardChoice {
 /// What [`plan_shards`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShardPlan {
-    /// A layout that runs within the budget (half of it when one does).
+    /// A layout that runs within the budget.
     Fits(ShardChoice),
     /// None does; `least` needs the least.
     TooSmall {
@@ -339,20 +344,32 @@ pub fn plan_shards(graph: &GraphDir, request: &ShardRequest, buffer_bytes: usize
             });
         }
     }
-    for target in [request.memory / 2, request.memory] {
-        let best = candidates
-            .iter()
-            .filter(|c| c.minimum <= target)
-            .max_by_key(|c| (c.block_bytes, Reverse(c.num_shards)));
-        if let Some(&c) = best {
-            return Ok(ShardPlan::Fits(c));
-        }
+    Ok(pick(&candidates, request.memory))
+}
+
+/// The candidate the rule of the module documentation takes for `memory`, or the one that needs
+/// least.
+///
+/// # Panics
+/// If there is no candidate.
+fn pick(candidates: &[ShardChoice], memory: u64) -> ShardPlan {
+    let best = candidates.iter().filter(|c| c.minimum <= memory).max_by_key(|c| {
+        (
+            c.block_bytes.min(EFFICIENT_BLOCK_BYTES),
+            c.minimum <= memory / 2,
+            c.block_bytes,
+            Reverse(c.num_shards),
+        )
+    });
+    match best {
+        Some(&c) => ShardPlan::Fits(c),
+        None => ShardPlan::TooSmall {
+            least: *candidates
+                .iter()
+                .min_by_key(|c| (c.minimum, c.num_shards, Reverse(c.block_bytes)))
+                .expect("a count and a block size"),
+        },
     }
-    let least = candidates
-        .into_iter()
-        .min_by_key(|c| (c.minimum, c.num_shards, Reverse(c.block_bytes)))
-        .expect("a count and a block size");
-    Ok(ShardPlan::TooSmall { least })
 }
 
 #[cfg(test)]
@@ -430,6 +447,29 @@ mod tests {
         assert_eq!(&all[..16], (1..=16).collect::<Vec<u32>>().as_slice());
         assert_eq!(*all.last().unwrap(), MAX_SHARDS);
         assert!(all.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= w[0] / 8 + 1), "{all:?}");
+    }
+
+    #[test]
+    fn the_pick_prefers_64k_blocks_then_room_then_larger_blocks_then_fewer_shards() {
+        let c = |num_shards, kib: u64, minimum| ShardChoice {
+            num_shards,
+            block_bytes: kib << 10,
+            minimum,
+        };
+        let all = [c(4, 256, 900), c(8, 64, 400), c(9, 64, 700), c(12, 32, 300), c(20, 4, 100)];
+        let pick_at = |memory| match pick(&all, memory) {
+            ShardPlan::Fits(x) => Some((x.num_shards, x.block_bytes >> 10)),
+            ShardPlan::TooSmall { .. } => None,
+        };
+        // 64 KiB blocks within half the budget before larger ones that only fit it whole.
+        assert_eq!(pick_at(1000), Some((8, 64)));
+        // Within the whole budget, 64 KiB blocks beat smaller ones that fit half.
+        assert_eq!(pick_at(700), Some((8, 64)));
+        assert_eq!(pick_at(1800), Some((4, 256)));
+        assert_eq!(pick_at(400), Some((8, 64)));
+        assert_eq!(pick_at(399), Some((12, 32)));
+        assert_eq!(pick_at(299), Some((20, 4)));
+        assert_eq!(pick(&all, 99), ShardPlan::TooSmall { least: all[4] });
     }
 
     #[test]

@@ -33,9 +33,9 @@
 //!
 //! **Shard count and block size** ([`plan_shards`]): with `--shards auto`, or without
 //! `--block-size`, they are chosen for the budget by the shards engine's own formula for its
-//! smallest budget ([`ShardBudget`]), so a layout made for `--memory M` runs at M: the largest
-//! block (at most the mean window's column, so a small graph gets small blocks) and the fewest
-//! shards whose planned minimum fits M/2, else M. When nothing fits M, `--shards auto` is refused
+//! smallest budget ([`ShardBudget`]), so a layout made for `--memory M` runs at M (blocks at most
+//! the mean window's column, so a small graph gets small blocks; the preferences among the
+//! layouts that fit are [`plan_shards`]'s). When nothing fits M, `--shards auto` is refused
 //! naming the smallest budget that would work; a fixed N takes the block that needs least. The
 //! written layout's exact minimum ([`ShardSummary::min_memory`]) is at most the planned one; a
 //! compressed layout, planned at 8 bytes a packed arc, is checked before it is published.
