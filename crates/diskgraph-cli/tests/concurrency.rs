@@ -128,3 +128,53 @@ fn processes_at_once_write_what_lone_runs_write() {
         .collect();
     assert!(left.is_empty(), "temporaries left in the graph: {left:?}");
 }
+
+/// `diskgraph run` processes on `grid-4` and `shards-4` while another process replaces both
+/// with `--force` again and again: every run succeeds (the layout is never missing, its files
+/// never gone) and writes what a lone run writes.
+#[test]
+fn runs_while_layouts_are_replaced_write_what_lone_runs_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("k12");
+    ok(&["generate", "kronecker", "--scale", "12", "-o", s(&g)]);
+    ok(&["partition", s(&g), "--grid", "4"]);
+    ok(&["partition", s(&g), "--shards", "4"]);
+    let run = |engine: &str, layout: &str, out: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_diskgraph"))
+            .args(["run", "wcc", s(&g), "--engine", engine, "--layout", layout, "--threads", "1"])
+            .args(["--memory", "16MiB", "--out", s(out), "--force"])
+            .output()
+            .unwrap()
+    };
+    let readers = [("stream", "grid-4"), ("shards", "shards-4")];
+    for (engine, layout) in readers {
+        assert!(run(engine, layout, &dir.path().join(format!("lone-{engine}.tsv"))).status.success());
+    }
+    let writer = std::thread::spawn({
+        let g = g.clone();
+        move || {
+            for _ in 0..8 {
+                for how in [["--grid", "4"], ["--shards", "4"]] {
+                    ok(&["partition", s(&g), how[0], how[1], "--force"]);
+                }
+            }
+        }
+    });
+    let mut runs = 0;
+    while !writer.is_finished() || runs == 0 {
+        for (engine, layout) in readers {
+            let out = dir.path().join(format!("at-once-{engine}.tsv"));
+            let done = run(engine, layout, &out);
+            assert!(
+                done.status.success(),
+                "{engine} on {layout} while it was replaced: {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+            let lone = dir.path().join(format!("lone-{engine}.tsv"));
+            assert!(std::fs::read(&out).unwrap() == std::fs::read(&lone).unwrap(), "{engine}: not a lone run's output");
+            runs += 1;
+        }
+    }
+    writer.join().unwrap();
+    assert!(runs >= 2);
+}

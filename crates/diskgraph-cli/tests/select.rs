@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{fails, flip_byte, ok, s};
+use common::{fails, flip_byte, layout_dir, ok, s};
 
 fn generated(dir: &Path) -> std::path::PathBuf {
     let g = dir.join("g");
@@ -81,8 +81,10 @@ fn every_method_publishes_a_selection_within_its_size() {
     ok(&["select", s(&g), "--method", "lowd", "--size", "0.25", "--force"]);
     assert!(ok(&["verify", s(&g)]).contains("ok"));
 
-    // The same in the copy of the lists; a run refuses a target that is no vertex.
-    let file = g.join("basc-lowd").join("lists.u32");
+    // The same in the copy of the lists (the replacement's generation); a run refuses a target
+    // that is no vertex.
+    assert_eq!(layout_dir(&g, "basc-lowd"), g.join("basc-lowd.v1"));
+    let file = layout_dir(&g, "basc-lowd").join("lists.u32");
     let mut bytes = flip_byte(&file, 0);
     let err = fails(&["verify", s(&g)]);
     assert!(err.contains("lists.u32"), "{err}");

@@ -40,6 +40,19 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// The directory holding layout `name` of graph `g` now: `g/name`, or `g/name.vG` once it was
+/// replaced (generation G in the manifest's record).
+#[allow(dead_code)] // each test binary compiles this module; not all of them replace layouts
+pub fn layout_dir(g: &Path, name: &str) -> std::path::PathBuf {
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(g.join("manifest.json")).unwrap()).unwrap();
+    let layouts = manifest["layouts"].as_array().unwrap();
+    let record = layouts.iter().find(|l| l["name"] == name).expect("the layout is listed");
+    match record["generation"].as_u64() {
+        None => g.join(name),
+        Some(generation) => g.join(format!("{name}.v{generation}")),
+    }
+}
+
 /// Flips the lowest bit of byte `at` of the file at `path`; returns the file's new bytes.
 #[allow(dead_code)] // each test binary compiles this module; not all of them damage files
 pub fn flip_byte(path: &Path, at: usize) -> Vec<u8> {

@@ -98,10 +98,12 @@ enum Storage<A> {
     Memory(Vec<A>),
     /// Held raw: the pointer of the scratch's `MmapRaw` carries write permission from `&self`,
     /// which the atomic words need (one taken from a shared `&[u8]` of an `MmapMut` does not).
-    /// Shared with the engine, which checks it for faults after every pass.
+    /// The scratch is shared with the engine, which checks it for faults after every pass; the
+    /// first word's address is kept here so that indexing reads no pointer behind the `Arc`.
     Mapped {
-        scratch: Arc<MappedScratch>,
+        words: std::ptr::NonNull<A>,
         len: usize,
+        scratch: Arc<MappedScratch>,
     },
 }
 
@@ -124,9 +126,11 @@ impl<A: AtomicWord> VertexArray<A> {
                     (map.as_mut_ptr() as usize).is_multiple_of(std::mem::align_of::<A>()),
                     "mappings are page-aligned"
                 );
+                let words = std::ptr::NonNull::new(map.as_mut_ptr().cast::<A>()).expect("a mapping is not at 0");
                 Storage::Mapped {
-                    scratch: Arc::new(map),
+                    words,
                     len: n,
+                    scratch: Arc::new(map),
                 }
             }
             _ => Storage::Memory((0..n as u32).into_par_iter().map(|v| A::new(init(v))).collect()),
@@ -178,6 +182,13 @@ impl<A: AtomicWord> VertexArray<A> {
     }
 }
 
+// SAFETY: the mapped words are atomics (`A: Send + Sync`) in a mapping the array owns through
+// its `Arc<MappedScratch>`; the pointer is only that mapping's address, so sending or sharing
+// the array is sending or sharing `[A]`, as for the words in memory.
+unsafe impl<A: AtomicWord> Send for Storage<A> {}
+// SAFETY: as above.
+unsafe impl<A: AtomicWord> Sync for Storage<A> {}
+
 impl<A: AtomicWord> std::ops::Deref for VertexArray<A> {
     type Target = [A];
 
@@ -189,9 +200,7 @@ impl<A: AtomicWord> std::ops::Deref for VertexArray<A> {
             // the pointer is the mapping's own, with write permission. All access goes through
             // atomics, so shared references are sound. A page that faults is replaced by a zero
             // page (`MappedScratch`), zeros being valid words too.
-            Storage::Mapped { scratch, len, .. } => unsafe {
-                std::slice::from_raw_parts(scratch.as_mut_ptr().cast::<A>(), *len)
-            },
+            Storage::Mapped { words, len, .. } => unsafe { std::slice::from_raw_parts(words.as_ptr(), *len) },
         }
     }
 }
@@ -225,5 +234,23 @@ mod tests {
         );
         assert_eq!("mmap".parse::<VertexStateKind>(), Ok(VertexStateKind::Mmap));
         assert!("disk".parse::<VertexStateKind>().is_err());
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot map files")]
+    fn a_scratch_page_that_cannot_be_written_fails_the_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = VertexArray::<AtomicU64>::new(VertexStateKind::Mmap, 5000, dir.path(), u64::from).unwrap();
+        let scratch = a.scratch().unwrap();
+        let start = scratch.as_mut_ptr() as usize;
+        // The unnamed file, cut short through its mapping (needs CAP_SYS_ADMIN: tests run as root).
+        let end = (start + scratch.len()).next_multiple_of(4096);
+        let mapping = format!("/proc/self/map_files/{start:x}-{end:x}");
+        let file = std::fs::OpenOptions::new().write(true).open(&mapping).unwrap();
+        file.set_len(0).unwrap();
+        a[1000].set(9);
+        let err = a.values().unwrap_err().to_string();
+        assert!(err.contains("vertex-state scratch file"), "{err}");
+        assert!(err.contains("the mapped page at byte 8000"), "{err}");
     }
 }
