@@ -79,7 +79,9 @@ def no_leftover_threads() -> Iterator[None]:
     deadline = time.monotonic() + 5
     while threads() > before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert threads() == before
+    # At most as many: a thread joined just before (the fixture's partition runs on a thread
+    # of its own) may still have been listed in /proc when `before` was counted.
+    assert threads() <= before
 
 
 @pytest.mark.parametrize("engine", ENGINES)
