@@ -69,6 +69,9 @@ impl Backend for MmapBackend {
         }
         let next = AtomicUsize::new(0);
         let work = || loop {
+            if counters.stopped() {
+                break;
+            }
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(run) = runs.get(i) else { break };
             let (offset, _, len) = run_bytes(run, self.block_size, set.len);
