@@ -381,6 +381,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 memory,
                 index,
                 adjacency: AdjacencyChoice::from_params(params),
+                cancel: req.cancel.clone(),
             };
             let g = MemoryGraph::open(graph, &opts)?;
             execute(&g, f, alg, req, names.as_ref(), start, stats)
@@ -391,6 +392,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             opts.need_weights = needs.weights;
             opts.assemble_lists = needs.whole_lists;
             opts.index = index;
+            opts.cancel = req.cancel.clone();
             if let Some(loaded) = &req.static_cache {
                 let basc = opts
                     .basc
@@ -407,7 +409,8 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Stream(f, need) => {
-            let g = streaming::open(alg.name, graph, params, need(params), needs.weights, index)?;
+            let cancel = req.cancel.clone();
+            let g = streaming::open(alg.name, graph, params, need(params), needs.weights, index, cancel)?;
             execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Sync(f) => {
@@ -415,6 +418,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 need_in: needs.in_edges,
                 need_weights: needs.weights,
                 index,
+                cancel: req.cancel.clone(),
                 ..SyncOptions::from_params(params)
             };
             let g = SyncGraph::open(graph, &opts)?;
@@ -433,6 +437,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             };
             let opts = ShardOptions {
                 index,
+                cancel: req.cancel.clone(),
                 ..ShardOptions::from_params(params, engine_memory)
             };
             let g = ShardGraph::open(graph, &opts)?;
@@ -441,6 +446,10 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
     }?;
     let mut ran = ran;
     if params.flag(&VERIFY) {
+        // Verifying is a pass of its own over the graph: a run stopped by now is not verified.
+        if let Some(cancel) = &req.cancel {
+            cancel.check()?;
+        }
         verify_ran(graph, alg, params, names.as_ref(), &mut ran)?;
     }
     Ok(in_id_order(ran, req, start))

@@ -44,6 +44,13 @@ impl Cancel {
             false => Ok(()),
         }
     }
+
+    /// The flag behind the request, for the layers below the engines (an
+    /// [`IoContext`](diskgraph_io::IoContext)'s rounds, a graph directory's loads), which poll
+    /// it between their reads.
+    pub fn flag(&self) -> &Arc<AtomicBool> {
+        &self.0
+    }
 }
 
 #[cfg(test)]
