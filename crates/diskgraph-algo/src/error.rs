@@ -58,7 +58,7 @@ pub enum AlgoError {
 
 impl From<FormatError> for AlgoError {
     fn from(e: FormatError) -> Self {
-        AlgoError::Engine(EngineError::Format(e))
+        AlgoError::Engine(EngineError::from(e))
     }
 }
 

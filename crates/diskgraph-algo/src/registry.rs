@@ -384,6 +384,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 memory,
                 index,
                 adjacency: AdjacencyChoice::from_params(params),
+                cancel: req.cancel.clone(),
             };
             let g = MemoryGraph::open(graph, &opts)?;
             execute(&g, f, alg, req, names.as_ref(), start, stats)
@@ -394,6 +395,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             opts.need_weights = needs.weights;
             opts.assemble_lists = needs.whole_lists;
             opts.index = index;
+            opts.cancel = req.cancel.clone();
             if let Some(loaded) = &req.static_cache {
                 let basc = opts
                     .basc
@@ -410,7 +412,8 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Stream(f, need) => {
-            let g = streaming::open(alg.name, graph, params, need(params), needs.weights, index)?;
+            let cancel = req.cancel.clone();
+            let g = streaming::open(alg.name, graph, params, need(params), needs.weights, index, cancel)?;
             execute(&g, f, alg, req, names.as_ref(), start, stats)
         }
         Runner::Sync(f) => {
@@ -418,6 +421,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
                 need_in: needs.in_edges,
                 need_weights: needs.weights,
                 index,
+                cancel: req.cancel.clone(),
                 ..SyncOptions::from_params(params)
             };
             let g = SyncGraph::open(graph, &opts)?;
@@ -436,6 +440,7 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
             };
             let opts = ShardOptions {
                 index,
+                cancel: req.cancel.clone(),
                 ..ShardOptions::from_params(params, engine_memory)
             };
             let g = ShardGraph::open(graph, &opts)?;
@@ -444,6 +449,10 @@ fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Va
     }?;
     let mut ran = ran;
     if params.flag(&VERIFY) {
+        // Verifying is a pass of its own over the graph: a run stopped by now is not verified.
+        if let Some(cancel) = &req.cancel {
+            cancel.check()?;
+        }
         verify_ran(graph, alg, params, names.as_ref(), &mut ran)?;
     }
     Ok(in_id_order(ran, req, start))

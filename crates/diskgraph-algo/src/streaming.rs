@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::options::Params;
 use diskgraph_engine::stream::{Pass, PassReport, StreamGraph, StreamOptions, Threads, Update};
-use diskgraph_engine::{EngineError, GraphIndex, COMPRESSED_FROM_THREADS};
+use diskgraph_engine::{Cancel, EngineError, GraphIndex, COMPRESSED_FROM_THREADS};
 use diskgraph_format::{GraphDir, GridEdge, GridSort, LayoutRecord};
 
 use crate::parallel::combine_f64;
@@ -79,8 +79,9 @@ pub fn default_layout(graph: &GraphDir, need: LayoutNeed) -> Option<String> {
 
 /// Opens `graph` on the stream engine for `algorithm` as a run's `params` say (`--layout`,
 /// which must be one of the graph's, or the layout `need` prefers), reading the weights if
-/// `weights`; a graph without a suitable layout is an error naming the `diskgraph partition`
-/// command that makes one.
+/// `weights`, with the loaded `index` and the run's stop request `cancel` when given; a graph
+/// without a suitable layout is an error naming the `diskgraph partition` command that makes
+/// one.
 pub fn open(
     algorithm: &str,
     graph: &GraphDir,
@@ -88,9 +89,10 @@ pub fn open(
     need: LayoutNeed,
     weights: bool,
     index: Option<GraphIndex>,
+    cancel: Option<Cancel>,
 ) -> Result<StreamGraph, AlgoError> {
     let (opts, name) = options(algorithm, graph, params, need, weights)?;
-    let opts = StreamOptions { index, ..opts };
+    let opts = StreamOptions { index, cancel, ..opts };
     Ok(StreamGraph::open(graph, &name, &opts)?)
 }
 

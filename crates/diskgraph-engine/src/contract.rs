@@ -13,7 +13,7 @@ use std::fmt;
 
 use diskgraph_format::Direction;
 
-use crate::{EngineError, Recorder, RunStats, Snapshot, Vertices};
+use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// The engines, by the shape of their runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -156,6 +156,12 @@ pub trait Engine: Sync {
     /// own.
     fn check_cancelled(&self) -> Result<(), EngineError> {
         self.recorder().check_cancelled()
+    }
+
+    /// The run's stop request (a request never set when the run has none), for the loops that
+    /// poll it without the engine: kernels over CSR slices, between chunks of their work.
+    fn cancel(&self) -> Cancel {
+        self.recorder().cancel()
     }
 
     /// Checks an internal vertex ID (a source) against the graph.

@@ -11,10 +11,10 @@ pub enum EngineError {
     /// The graph directory or a layout is damaged (including a neighbour ID out of range, found
     /// as it was read), or one of its files could not be read.
     #[error(transparent)]
-    Format(#[from] FormatError),
+    Format(FormatError),
     /// The I/O layer failed or refused its settings.
     #[error(transparent)]
-    Io(#[from] IoError),
+    Io(IoError),
     /// The memory budget cannot hold what the engine needs.
     #[error(
         "memory budget of {budget} bytes is too small for {what}: give it at least {} ({minimum} bytes){fix}",
@@ -78,6 +78,28 @@ pub enum EngineError {
         /// Number of vertices in the graph.
         num_vertices: usize,
     },
+}
+
+impl From<IoError> for EngineError {
+    /// The I/O layer's error; a read stopped on the run's stop request is the run's
+    /// [`Cancelled`](EngineError::Cancelled).
+    fn from(e: IoError) -> Self {
+        match e {
+            IoError::Stopped => EngineError::Cancelled,
+            e => EngineError::Io(e),
+        }
+    }
+}
+
+impl From<FormatError> for EngineError {
+    /// The graph's error; a load stopped on the run's stop request is the run's
+    /// [`Cancelled`](EngineError::Cancelled).
+    fn from(e: FormatError) -> Self {
+        match e {
+            FormatError::Read(IoError::Stopped) => EngineError::Cancelled,
+            e => EngineError::Format(e),
+        }
+    }
 }
 
 impl EngineError {

@@ -2,6 +2,7 @@
 //! for many runs, as an engine that keeps a graph open does.
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use diskgraph_format::{Direction, GraphDir, IDS, IN_IDX, OUT_IDX};
@@ -140,13 +141,21 @@ fn index_files(graph: &GraphDir) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The vertices of `graph`: those of `index` (checked against the graph) or read from disk.
-pub(crate) fn vertices_of(graph: &GraphDir, index: Option<&GraphIndex>) -> Result<Vertices, EngineError> {
+/// The vertices of `graph`: those of `index` (checked against the graph) or read from disk,
+/// the read polling `stop` (the run's stop request) between its pieces.
+pub(crate) fn vertices_of(
+    graph: &GraphDir,
+    index: Option<&GraphIndex>,
+    stop: &AtomicBool,
+) -> Result<Vertices, EngineError> {
     match index {
         Some(i) => {
             i.check(graph)?;
             Ok(i.vertices.clone())
         }
-        None => Vertices::load(graph),
+        None => Ok(Vertices::new(
+            graph.original_ids_stoppable(stop)?,
+            graph.manifest().ids_ascending(),
+        )),
     }
 }

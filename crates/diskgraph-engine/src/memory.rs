@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::contract::{Engine, EngineKind, Lists};
 use crate::index::{vertices_of, GraphIndex};
-use crate::{AdjacencyChoice, EngineError, Recorder, RunStats, Vertices};
+use crate::{AdjacencyChoice, Cancel, EngineError, Recorder, RunStats, Vertices};
 
 /// How to open a graph on the memory engine.
 #[derive(Clone, Debug, Default)]
@@ -21,6 +21,9 @@ pub struct MemoryOptions {
     pub index: Option<GraphIndex>,
     /// Which copy of the lists to load (`--adjacency`).
     pub adjacency: AdjacencyChoice,
+    /// The run's stop request: the load polls it between pieces of its reads (ending with
+    /// [`EngineError::Cancelled`]), and the engine's [`Recorder`] carries it.
+    pub cancel: Option<Cancel>,
 }
 
 /// A graph held fully in memory: the out-CSR and, for directed graphs, the in-CSR.
@@ -45,7 +48,10 @@ pub struct MemoryGraph {
 impl MemoryGraph {
     /// Loads a graph directory as `opts` says.
     pub fn open(g: &GraphDir, opts: &MemoryOptions) -> Result<Self, EngineError> {
-        let vertices = vertices_of(g, opts.index.as_ref())?;
+        let cancel = opts.cancel.clone().unwrap_or_default();
+        let stop = cancel.flag();
+        cancel.check()?;
+        let vertices = vertices_of(g, opts.index.as_ref(), stop)?;
         let directed = g.manifest().directed;
         let mut directions = vec![Direction::Out];
         if directed && opts.need_in {
@@ -58,12 +64,12 @@ impl MemoryGraph {
             csrs.push(match &compressed {
                 // Decoded on load: the algorithms see the same CSR either way.
                 Some(layout) => {
-                    let csr = layout.load_csr(g, d, opts.need_weights)?;
+                    let csr = layout.load_csr_stoppable(g, d, opts.need_weights, stop)?;
                     compressed_bytes += layout.lists_len(d) + csr.offsets.len() as u64 * 8;
                     compressed_bytes += csr.weights.as_ref().map_or(0, |w| w.len() as u64 * 4);
                     csr
                 }
-                None => g.load_csr(d, opts.need_weights)?,
+                None => g.load_csr_stoppable(d, opts.need_weights, stop)?,
             });
         }
         let inn = (csrs.len() == 2).then(|| csrs.pop().expect("two directions"));
@@ -76,7 +82,7 @@ impl MemoryGraph {
             budget: opts.memory,
             adjacency: compressed.as_ref().map_or("plain".into(), |l| l.name().to_string()),
             compressed_bytes: compressed.is_some().then_some(compressed_bytes),
-            recorder: Recorder::default(),
+            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
         })
     }
 

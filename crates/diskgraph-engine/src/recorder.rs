@@ -237,6 +237,23 @@ pub struct Recorded {
 }
 
 impl Recorder {
+    /// A closed recorder carrying `cancel`, the stop request of the run whose engine is being
+    /// opened (so that the opening polls it too); the log's later opening keeps it.
+    pub fn with_cancel(cancel: Option<&Cancel>) -> Self {
+        let recorder = Recorder::default();
+        if let Some(cancel) = cancel {
+            let _ = recorder.cancel.set(cancel.clone());
+        }
+        recorder
+    }
+
+    /// The run's stop request, for loops that poll it without the engine (kernels over a CSR,
+    /// an I/O context's rounds): the one given to [`with_cancel`](Self::with_cancel) or
+    /// [`open`](Self::open), else a request never set.
+    pub fn cancel(&self) -> Cancel {
+        self.cancel.get().cloned().unwrap_or_default()
+    }
+
     /// Opens the log: its clock starts at `start`, `observer` sees every step, `cancel` (if
     /// any) is the run's stop request, and the time and bytes up to now (opening the graph,
     /// `at`) become step 0. An engine serves one run: a second opening keeps the first's
@@ -477,6 +494,19 @@ mod tests {
         assert!(r.check_cancelled().is_ok());
         cancel.cancel();
         assert!(matches!(r.check_cancelled(), Err(EngineError::Cancelled)));
+    }
+
+    #[test]
+    fn the_stop_request_given_at_construction_is_kept_and_handed_out() {
+        assert!(!Recorder::default().cancel().is_cancelled(), "a request never set");
+        let cancel = Cancel::new();
+        let r = Recorder::with_cancel(Some(&cancel));
+        // The opening's own request does not replace the engine's.
+        r.open(Instant::now(), None, Some(Cancel::new()), snap(0, 0));
+        cancel.cancel();
+        assert!(r.cancel().is_cancelled());
+        assert!(matches!(r.check_cancelled(), Err(EngineError::Cancelled)));
+        assert!(r.clone().cancel().is_cancelled(), "a copy stops with the run");
     }
 
     #[test]

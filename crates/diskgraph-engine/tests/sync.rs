@@ -22,6 +22,7 @@ fn options(ift: usize, ift_seq: usize, summary: bool, io: Option<&'static str>, 
         need_weights: true,
         index: None,
         adjacency: diskgraph_engine::AdjacencyChoice::Plain,
+        cancel: None,
     }
 }
 

@@ -24,6 +24,7 @@ fn options(adjacency: AdjacencyChoice, ift: usize, summary: bool, io: Option<&'s
         need_weights: true,
         index: None,
         adjacency,
+        cancel: None,
     }
 }
 

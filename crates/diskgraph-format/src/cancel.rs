@@ -34,6 +34,12 @@ impl Cancel {
         self.0.load(Ordering::Relaxed)
     }
 
+    /// The flag behind the request, for the layers that cannot name a [`Cancel`] (an
+    /// [`IoContext`](diskgraph_io::IoContext)'s rounds), which poll it between their reads.
+    pub fn flag(&self) -> &Arc<AtomicBool> {
+        &self.0
+    }
+
     /// [`Interrupted`] once a stop was asked for.
     pub fn check(&self) -> Result<(), Interrupted> {
         match self.is_cancelled() {

@@ -4,8 +4,10 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use diskgraph_io::IoError;
 use rayon::prelude::*;
 
 use crate::cancel::Cancel;
@@ -13,7 +15,7 @@ use crate::codec::{Bounds, Codec};
 use crate::compressed_meta::{
     compressed_files_of, compressed_layout_name, CompressedMeta, COMPRESSED_FORMAT, COMPRESSED_VERSION,
 };
-use crate::data_file::{read_offsets, read_range};
+use crate::data_file::{read_offsets_stoppable, read_range, read_range_stoppable};
 use crate::error::FormatError;
 use crate::layout_builder::LayoutBuilder;
 use crate::layout_record::CompressedRecord;
@@ -272,8 +274,14 @@ impl CompressedLayout {
     /// Reads and checks the byte-offset index of direction `d`: V + 1 entries, 0 first, never
     /// decreasing, the length of the lists file last.
     pub fn load_offsets(&self, d: Direction) -> Result<Vec<u64>, FormatError> {
+        self.load_offsets_stoppable(d, &AtomicBool::new(false))
+    }
+
+    /// [`load_offsets`](Self::load_offsets), reading in pieces and polling `stop` (a run's stop
+    /// request) before each, as [`read_range_stoppable`] does.
+    pub fn load_offsets_stoppable(&self, d: Direction, stop: &AtomicBool) -> Result<Vec<u64>, FormatError> {
         let (index, _) = self.files_of(d);
-        read_offsets(&index, self.meta.num_vertices as usize + 1, self.lists_len(d))
+        read_offsets_stoppable(&index, self.meta.num_vertices as usize + 1, self.lists_len(d), stop)
     }
 
     /// Decodes the list of vertex `v` in direction `d` from `bytes`, which hold its bytes
@@ -327,15 +335,31 @@ impl CompressedLayout {
     /// weights if `with_weights` and it has them: the same [`Csr`] as
     /// [`GraphDir::load_csr`]. The decoded lists must hold the graph's arc count.
     pub fn load_csr(&self, graph: &GraphDir, d: Direction, with_weights: bool) -> Result<Csr, FormatError> {
-        let index = self.load_offsets(d)?;
+        self.load_csr_stoppable(graph, d, with_weights, &AtomicBool::new(false))
+    }
+
+    /// [`load_csr`](Self::load_csr), polling `stop` (a run's stop request) between the pieces of
+    /// its reads (as [`read_range_stoppable`] does) and between its groups of decoding tasks:
+    /// once it is set, the load ends with [`IoError::Stopped`] (as [`FormatError::Read`]).
+    pub fn load_csr_stoppable(
+        &self,
+        graph: &GraphDir,
+        d: Direction,
+        with_weights: bool,
+        stop: &AtomicBool,
+    ) -> Result<Csr, FormatError> {
+        let index = self.load_offsets_stoppable(d, stop)?;
         let lists_path = self.files_of(d).1;
-        let bytes: Vec<u8> = read_range(&lists_path, 0..self.lists_len(d))?;
+        let bytes: Vec<u8> = read_range_stoppable(&lists_path, 0..self.lists_len(d), stop)?;
         let arcs = self.meta.num_arcs;
         let mut offsets = Vec::with_capacity(index.len());
         offsets.push(0u64);
         let mut targets: Vec<u32> = Vec::with_capacity(arcs as usize);
         let group = rayon::current_num_threads() * 16;
         for tasks in ranges_by(&index, TASK_BYTES).chunks(group) {
+            if stop.load(Ordering::Relaxed) {
+                return Err(FormatError::Read(IoError::Stopped));
+            }
             // Each task decodes its vertices' lists one after another, with each list's end.
             let decoded: Vec<Result<DecodedLists, FormatError>> = tasks
                 .par_iter()
@@ -366,7 +390,7 @@ impl CompressedLayout {
         Ok(Csr {
             offsets,
             targets,
-            weights: graph.load_weights(d, with_weights)?,
+            weights: graph.load_weights_stoppable(d, with_weights, stop)?,
         })
     }
 

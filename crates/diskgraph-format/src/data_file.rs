@@ -5,8 +5,10 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use diskgraph_io::faults::read_exact_at;
+use diskgraph_io::IoError;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -102,14 +104,35 @@ pub(crate) fn check_inside(root: &Path, path: &Path) -> Result<(), FormatError> 
     })
 }
 
+/// Bytes a stoppable load ([`read_range_stoppable`]) reads between two polls of its stop flag:
+/// a few hundredths of a second at a device's or the page cache's sequential rate.
+pub const LOAD_PIECE_BYTES: usize = 64 << 20;
+
 /// Reads elements `range` of a file of `T`s (under the I/O layer's fault plan; an error names
 /// the file and the byte).
 pub fn read_range<T: bytemuck::Pod>(path: &Path, range: Range<u64>) -> Result<Vec<T>, FormatError> {
+    read_range_stoppable(path, range, &AtomicBool::new(false))
+}
+
+/// [`read_range`] in pieces of [`LOAD_PIECE_BYTES`], polling `stop` (a run's stop request)
+/// before each: once it is set, the read ends with [`IoError::Stopped`] (as
+/// [`FormatError::Read`]).
+pub fn read_range_stoppable<T: bytemuck::Pod>(
+    path: &Path,
+    range: Range<u64>,
+    stop: &AtomicBool,
+) -> Result<Vec<T>, FormatError> {
     let size = std::mem::size_of::<T>() as u64;
     let mut values = vec![T::zeroed(); (range.end - range.start) as usize];
     let f = open_file(path)?;
-    read_exact_at(&f, path, bytemuck::cast_slice_mut(&mut values), range.start * size)
-        .map_err(|e| FormatError::io(path, e))?;
+    let mut at = range.start * size;
+    for piece in bytemuck::cast_slice_mut::<T, u8>(&mut values).chunks_mut(LOAD_PIECE_BYTES) {
+        if stop.load(Ordering::Relaxed) {
+            return Err(FormatError::Read(IoError::Stopped));
+        }
+        read_exact_at(&f, path, piece, at).map_err(|e| FormatError::io(path, e))?;
+        at += piece.len() as u64;
+    }
     Ok(values)
 }
 
@@ -142,7 +165,17 @@ pub(crate) fn hash_file(path: &Path, len: u64, cancel: &Cancel) -> Result<String
 /// Reads an offset index of `count` (at least one) entries and checks it: 0 first, never
 /// decreasing, `last` last.
 pub(crate) fn read_offsets(path: &Path, count: usize, last: u64) -> Result<Vec<u64>, FormatError> {
-    let index: Vec<u64> = read_range(path, 0..count as u64)?;
+    read_offsets_stoppable(path, count, last, &AtomicBool::new(false))
+}
+
+/// [`read_offsets`], the read polling `stop` as [`read_range_stoppable`] does.
+pub(crate) fn read_offsets_stoppable(
+    path: &Path,
+    count: usize,
+    last: u64,
+    stop: &AtomicBool,
+) -> Result<Vec<u64>, FormatError> {
+    let index: Vec<u64> = read_range_stoppable(path, 0..count as u64, stop)?;
     let bad = |entry: usize, reason: String| FormatError::Index {
         path: path.to_path_buf(),
         entry: entry as u64,

@@ -106,7 +106,7 @@ pub use compressed_meta::{
     compressed_files_of, compressed_layout_name, CompressedMeta, COMPRESSED_FORMAT, COMPRESSED_META,
     COMPRESSED_VERSION, IN_CADJ, IN_CIDX, OUT_CADJ, OUT_CIDX,
 };
-pub use data_file::{padded_len, read_range, FileEntry, PAGE};
+pub use data_file::{padded_len, read_range, read_range_stoppable, FileEntry, LOAD_PIECE_BYTES, PAGE};
 pub use error::FormatError;
 pub use grid_layout::{Block, GridLayout};
 pub use diskgraph_io::human_bytes;

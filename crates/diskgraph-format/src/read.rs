@@ -2,10 +2,11 @@
 //! its CSR ([`Csr`]) or its original IDs into memory.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use crate::basc_meta::BascMeta;
 use crate::compressed_meta::CompressedMeta;
-use crate::data_file::{check_inside, check_size, read_offsets, read_range};
+use crate::data_file::{check_inside, check_size, read_offsets_stoppable, read_range, read_range_stoppable};
 use crate::error::FormatError;
 use crate::grid_meta::GridMeta;
 use crate::layout_meta::LayoutMeta;
@@ -296,20 +297,38 @@ impl GraphDir {
     /// Reads and checks the offset index of one direction: starts at 0, never decreases, ends
     /// at the arc count.
     pub fn load_offsets(&self, dir: Direction) -> Result<Vec<u64>, FormatError> {
+        self.load_offsets_stoppable(dir, &AtomicBool::new(false))
+    }
+
+    /// [`load_offsets`](Self::load_offsets), reading in pieces and polling `stop` (a run's stop
+    /// request) before each, as [`read_range_stoppable`] does.
+    pub fn load_offsets_stoppable(&self, dir: Direction, stop: &AtomicBool) -> Result<Vec<u64>, FormatError> {
         let (idx, _, _) = self.files_of(dir);
-        read_offsets(
+        read_offsets_stoppable(
             &self.file_path(idx),
             self.manifest.num_vertices as usize + 1,
             self.manifest.num_arcs,
+            stop,
         )
     }
 
     /// Loads one direction fully into memory, checking every neighbour ID is in range.
     pub fn load_csr(&self, dir: Direction, with_weights: bool) -> Result<Csr, FormatError> {
+        self.load_csr_stoppable(dir, with_weights, &AtomicBool::new(false))
+    }
+
+    /// [`load_csr`](Self::load_csr), reading in pieces and polling `stop` (a run's stop request)
+    /// before each, as [`read_range_stoppable`] does.
+    pub fn load_csr_stoppable(
+        &self,
+        dir: Direction,
+        with_weights: bool,
+        stop: &AtomicBool,
+    ) -> Result<Csr, FormatError> {
         let (_, adj, _) = self.files_of(dir);
-        let offsets = self.load_offsets(dir)?;
+        let offsets = self.load_offsets_stoppable(dir, stop)?;
         let apath = self.file_path(adj);
-        let targets: Vec<u32> = read_range(&apath, 0..self.manifest.num_arcs)?;
+        let targets: Vec<u32> = read_range_stoppable(&apath, 0..self.manifest.num_arcs, stop)?;
         let n = self.manifest.num_vertices;
         if let Some(index) = targets.iter().position(|&t| u64::from(t) >= n) {
             let value = targets[index];
@@ -323,23 +342,40 @@ impl GraphDir {
         Ok(Csr {
             offsets,
             targets,
-            weights: self.load_weights(dir, with_weights)?,
+            weights: self.load_weights_stoppable(dir, with_weights, stop)?,
         })
     }
 
     /// The weights of direction `dir` whole, when `wanted` and the graph has them.
     pub fn load_weights(&self, dir: Direction, wanted: bool) -> Result<Option<Vec<f32>>, FormatError> {
+        self.load_weights_stoppable(dir, wanted, &AtomicBool::new(false))
+    }
+
+    /// [`load_weights`](Self::load_weights), reading in pieces and polling `stop` (a run's stop
+    /// request) before each, as [`read_range_stoppable`] does.
+    pub fn load_weights_stoppable(
+        &self,
+        dir: Direction,
+        wanted: bool,
+        stop: &AtomicBool,
+    ) -> Result<Option<Vec<f32>>, FormatError> {
         if !(wanted && self.manifest.weighted) {
             return Ok(None);
         }
         let (_, _, wgt) = self.files_of(dir);
-        read_range(&self.file_path(wgt), 0..self.manifest.num_arcs).map(Some)
+        read_range_stoppable(&self.file_path(wgt), 0..self.manifest.num_arcs, stop).map(Some)
     }
 
     /// Original ID of every internal vertex (the identity when IDs were not remapped).
     pub fn original_ids(&self) -> Result<Vec<u64>, FormatError> {
+        self.original_ids_stoppable(&AtomicBool::new(false))
+    }
+
+    /// [`original_ids`](Self::original_ids), reading in pieces and polling `stop` (a run's
+    /// stop request) before each, as [`read_range_stoppable`] does.
+    pub fn original_ids_stoppable(&self, stop: &AtomicBool) -> Result<Vec<u64>, FormatError> {
         if self.manifest.ids_remapped {
-            read_range(&self.file_path(IDS), 0..self.manifest.num_vertices)
+            read_range_stoppable(&self.file_path(IDS), 0..self.manifest.num_vertices, stop)
         } else {
             Ok((0..self.manifest.num_vertices).collect())
         }

@@ -4,7 +4,8 @@
 //! The implementations: `uring` and `pread` read into pool buffers on the thread pipeline
 //! (`pipeline.rs`); `mmap` hands out slices of mapped files.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::config::BackendKind;
 use crate::error::IoError;
@@ -39,14 +40,24 @@ impl Chunk<'_> {
 /// The user's chunk callback.
 pub(crate) type Consume<'c> = dyn Fn(Chunk<'_>) + Sync + 'c;
 
-/// Counters a round accumulates on several threads.
+/// Counters a round accumulates on several threads, and the stop request it polls.
 #[derive(Default)]
 pub(crate) struct Counters {
+    /// The context's stop request (see [`IoContext::stop_when`](crate::IoContext::stop_when)):
+    /// once set, the round starts no further read.
+    pub(crate) stop: Option<Arc<AtomicBool>>,
     pub(crate) bytes_read: AtomicU64,
     pub(crate) wait_nanos: AtomicU64,
     /// Nanoseconds during which an I/O thread had a read in flight (uring) or was inside a read
     /// call (pread), summed over the I/O threads.
     pub(crate) busy_nanos: AtomicU64,
+}
+
+impl Counters {
+    /// Whether the round was asked to stop.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+    }
 }
 
 /// A way of reading the runs of a round.

@@ -44,6 +44,8 @@ pub struct IoContext {
     registered: AtomicBool,
     backend_fallback: OnceLock<String>,
     direct_fallback: OnceLock<String>,
+    /// The stop request rounds poll ([`stop_when`](Self::stop_when)).
+    stop: OnceLock<Arc<AtomicBool>>,
 }
 
 static LOGGED_BACKEND: AtomicBool = AtomicBool::new(false);
@@ -65,6 +67,7 @@ impl IoContext {
             registered: AtomicBool::new(false),
             backend_fallback: OnceLock::new(),
             direct_fallback: OnceLock::new(),
+            stop: OnceLock::new(),
         };
         if c.backend == Some(BackendKind::Mmap) {
             return Ok(ctx);
@@ -307,12 +310,18 @@ impl IoContext {
     ///
     /// An error on any thread stops the round (reads in flight are completed and dropped) and is
     /// returned; a panic in `consume` stops the round and is resumed on the calling thread.
+    /// Once the stop request is set ([`stop_when`](Self::stop_when)), a round starts no further
+    /// read: the reads in flight are delivered and the round returns [`IoError::Stopped`], as
+    /// does every later one before reading anything.
     pub fn read_round(
         &self,
         set: &FileSet,
         ranges: &mut dyn Iterator<Item = (u64, u64)>,
         consume: &(dyn Fn(Chunk<'_>) + Sync),
     ) -> Result<(), IoError> {
+        if self.stopped() {
+            return Err(IoError::Stopped);
+        }
         let (sched, useful) = self.schedule(set, ranges)?;
         let k = set.files.len() as u64;
         {
@@ -336,7 +345,10 @@ impl IoContext {
                 b.kind()
             )));
         }
-        let counters = Counters::default();
+        let counters = Counters {
+            stop: self.stop.get().cloned(),
+            ..Counters::default()
+        };
         let started = Instant::now();
         let result = b.read_runs(set, &sched.runs, consume, &counters);
         let bytes_read = counters.bytes_read.load(Ordering::Relaxed);
@@ -352,7 +364,24 @@ impl IoContext {
             seconds: started.elapsed().as_secs_f64(),
             io_busy_seconds: busy,
         });
-        result
+        drop(s);
+        result?;
+        match counters.stopped() {
+            true => Err(IoError::Stopped),
+            false => Ok(()),
+        }
+    }
+
+    /// Makes every round poll `flag` (a run's stop request) between its reads: once it is set,
+    /// rounds end early with [`IoError::Stopped`] (see [`read_round`](Self::read_round)). A
+    /// context takes one flag, the first given.
+    pub fn stop_when(&self, flag: Arc<AtomicBool>) {
+        let _ = self.stop.set(flag);
+    }
+
+    /// Whether the stop request is set.
+    fn stopped(&self) -> bool {
+        self.stop.get().is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// Bytes read so far (as [`IoStats::bytes_read`], without copying the round log).

@@ -37,4 +37,8 @@ pub enum IoError {
         /// Logical length of the file set.
         len: u64,
     },
+    /// The context's stop request was set ([`IoContext::stop_when`](crate::IoContext::stop_when)):
+    /// the round handed out no further read and ended before delivering all its ranges.
+    #[error("the read was stopped on request before it ended")]
+    Stopped,
 }

@@ -72,6 +72,9 @@ impl Backend for MmapBackend {
         let next = AtomicUsize::new(0);
         let faulted = AtomicBool::new(false);
         let work = || loop {
+            if counters.stopped() {
+                break;
+            }
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(run) = runs.get(i).filter(|_| !faulted.load(Ordering::Relaxed)) else {
                 break;

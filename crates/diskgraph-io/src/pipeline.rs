@@ -302,9 +302,14 @@ pub(crate) struct IoThread<'a> {
 }
 
 impl<'a> IoThread<'a> {
-    /// The runs dealt to this thread, in disk order.
+    /// The runs dealt to this thread, in disk order, until the round is asked to stop.
     pub(crate) fn runs(&self) -> impl Iterator<Item = &'a Run> + 'a {
-        self.runs.iter().skip(self.index).step_by(self.stride)
+        let counters = self.counters;
+        self.runs
+            .iter()
+            .skip(self.index)
+            .step_by(self.stride)
+            .take_while(move |_| !counters.stopped())
     }
 
     /// Byte range of a run: `(offset, read length, chunk length)`.

@@ -470,3 +470,44 @@ fn small_rounds_fail_and_panic_cleanly() {
         }
     }
 }
+
+/// A stop request set while a round is under way ends it early, on every backend, inline and on
+/// the pipeline: no further read starts, the round returns [`IoError::Stopped`] having delivered
+/// only part of its runs, and every later round is stopped before reading anything.
+#[test]
+fn a_stop_request_ends_rounds_early() {
+    let dir = tempfile::tempdir().unwrap();
+    let len = 4 << 20;
+    let (p, _) = random_file(dir.path(), "lists", len, 21);
+    // Ranges far apart: one run each, 256 of them.
+    let ranges: Vec<(u64, u64)> = (0..256u64).map(|i| (i * 16384, i * 16384 + 100)).collect();
+    for backend in available_backends() {
+        for (io, compute) in [(1, 1), (2, 3)] {
+            let ctx = IoContext::new(config(backend, SchedulerKind::Bitmap, 512, io, compute)).unwrap();
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            ctx.stop_when(stop.clone());
+            let set = ctx.open(&[&p]).unwrap();
+            // Unset, the request changes nothing.
+            let whole = AtomicUsize::new(0);
+            ctx.read_round(&set, &mut ranges.iter().copied(), &|_| {
+                whole.fetch_add(1, Ordering::Relaxed);
+            })
+            .unwrap();
+            assert_eq!(whole.into_inner(), ranges.len(), "{backend:?}");
+            let seen = AtomicUsize::new(0);
+            let r = ctx.read_round(&set, &mut ranges.iter().copied(), &|_| {
+                seen.fetch_add(1, Ordering::Relaxed);
+                stop.store(true, Ordering::Relaxed);
+            });
+            assert!(matches!(r, Err(IoError::Stopped)), "{backend:?} io {io}: {r:?}");
+            let seen = seen.into_inner();
+            // The reads in flight when the request came are still delivered: a queue's worth.
+            assert!(
+                seen >= 1 && seen < ranges.len() / 2,
+                "{backend:?} io {io}: {seen} chunks"
+            );
+            let later = ctx.read_round(&set, &mut ranges.iter().copied(), &|_| panic!("read after the stop"));
+            assert!(matches!(later, Err(IoError::Stopped)), "{backend:?}: {later:?}");
+        }
+    }
+}

@@ -19,6 +19,7 @@ use serde_json::json;
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SEED;
+use crate::stop::Poll;
 
 use crate::bfs::UNVISITED;
 use crate::AlgoError;
@@ -141,17 +142,20 @@ pub fn betweenness(g: &MemoryGraph, opts: &BcOptions) -> Result<Betweenness, Alg
     let n = g.num_vertices();
     check_sources(&opts.sources, n)?;
     let out = g.out();
+    let cancel = g.cancel();
     let (raw, iterations, edges_processed) = opts
         .sources
         .par_iter()
         .fold(
             || (vec![0.0f64; n], 0usize, 0u64, Scratch::new(n)),
             |(mut bc, levels, arcs, mut s), &source| {
-                // A stopped run skips its remaining sources (checked below).
-                if g.check_cancelled().is_err() {
+                // A stopped run skips its remaining sources, and the rest of the one under way
+                // (checked below).
+                let mut poll = Poll::new(&cancel);
+                if poll.stop(0) {
                     return (bc, levels, arcs, s);
                 }
-                let (depth, examined) = s.single_source(n, source, |v| out.neighbours(v));
+                let (depth, examined) = s.single_source(n, source, |v| out.neighbours(v), &mut poll);
                 for &v in &s.order[1..] {
                     bc[v as usize] += s.delta[v as usize];
                 }
@@ -167,7 +171,7 @@ pub fn betweenness(g: &MemoryGraph, opts: &BcOptions) -> Result<Betweenness, Alg
                 (a, la + lb, ea + eb)
             },
         );
-    g.check_cancelled()?;
+    cancel.check()?;
     Ok(Betweenness {
         values: scale(raw, g.directed(), opts),
         sources: opts.sources.len(),
@@ -198,8 +202,15 @@ impl Scratch {
 
     /// Counts shortest paths from `source` and accumulates dependencies; returns the levels
     /// expanded and the arcs examined (each reached vertex's out-list, forward and backward).
-    /// Leaves `order` and `delta` for the caller.
-    fn single_source<'a>(&mut self, n: usize, source: u32, out: impl Fn(u32) -> &'a [u32]) -> (usize, u64) {
+    /// Leaves `order` and `delta` for the caller. Stops half-way when `poll` says so (the
+    /// caller checks the stop request).
+    fn single_source<'a>(
+        &mut self,
+        n: usize,
+        source: u32,
+        out: impl Fn(u32) -> &'a [u32],
+        poll: &mut Poll<'_>,
+    ) -> (usize, u64) {
         debug_assert!((source as usize) < n);
         self.level[source as usize] = 0;
         self.sigma[source as usize] = 1.0;
@@ -209,6 +220,9 @@ impl Scratch {
         while head < self.order.len() {
             let v = self.order[head];
             head += 1;
+            if poll.stop(1 + out(v).len() as u64) {
+                return (0, arcs);
+            }
             let (lv, sv) = (self.level[v as usize], self.sigma[v as usize]);
             arcs += out(v).len() as u64;
             for &w in out(v) {
@@ -223,6 +237,9 @@ impl Scratch {
             }
         }
         for &v in self.order.iter().rev() {
+            if poll.stop(1 + out(v).len() as u64) {
+                return (0, arcs);
+            }
             let lv = self.level[v as usize];
             let mut d = 0.0;
             for &w in out(v) {

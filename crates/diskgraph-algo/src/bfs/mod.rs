@@ -21,7 +21,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
-use diskgraph_engine::{Engine, MemoryGraph};
+use diskgraph_engine::{Cancel, Engine, EngineError, MemoryGraph};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::json;
@@ -29,6 +29,7 @@ use serde_json::json;
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
+use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
 use crate::AlgoError;
 
@@ -164,7 +165,7 @@ pub struct Bfs {
 /// available (see the module doc). `want_parents` also records a BFS tree.
 pub fn bfs(g: &MemoryGraph, source: u32, want_parents: bool) -> Result<Bfs, AlgoError> {
     g.check_vertex(source)?;
-    let r = reach(g.out(), g.in_edges(), source, want_parents);
+    let r = reach(g.out(), g.in_edges(), source, want_parents, &g.cancel())?;
     Ok(Bfs {
         levels: to_i64(r.level),
         parents: r.parent.map(to_i64),
@@ -204,8 +205,17 @@ pub(crate) fn start_state(n: usize, source: u32, want_parents: bool) -> (Vec<Ato
 }
 
 /// Direction-optimizing BFS from `source` following `push` (out-edges of the traversal
-/// direction); `pull` is its transpose, used by bottom-up steps when present.
-pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: bool) -> Reach {
+/// direction); `pull` is its transpose, used by bottom-up steps when present. Polls `cancel`
+/// (the run's stop request) at every level and within them (see [`stop`](crate::stop)).
+///
+/// Errors: [`EngineError::Cancelled`] once `cancel` is set.
+pub(crate) fn reach(
+    push: &Csr,
+    pull: Option<&Csr>,
+    source: u32,
+    want_parents: bool,
+    cancel: &Cancel,
+) -> Result<Reach, EngineError> {
     let n = push.num_vertices();
     let (level, parent) = start_state(n, source, want_parents);
     let words = n.div_ceil(64);
@@ -218,6 +228,7 @@ pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: b
     let mut edges_to_check = push.num_arcs() as u64;
     let mut scout = push.degree(source) as u64;
     while !queue.is_empty() {
+        cancel.check()?;
         match pull {
             Some(pull) if scout > edges_to_check / ALPHA => {
                 if front.is_empty() {
@@ -228,7 +239,14 @@ pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: b
                 let mut awake = queue.len() as u64;
                 loop {
                     let old = awake;
-                    let (found, scanned) = bottom_up_step(pull, &front, &next, &level, parent.as_deref(), depth);
+                    let step = Step {
+                        level: &level,
+                        parent: parent.as_deref(),
+                        depth,
+                        cancel,
+                    };
+                    let (found, scanned) = bottom_up_step(pull, &front, &next, &step);
+                    cancel.check()?;
                     std::mem::swap(&mut front, &mut next);
                     iterations += 1;
                     edges += scanned;
@@ -243,7 +261,14 @@ pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: b
             }
             _ => {
                 edges_to_check = edges_to_check.saturating_sub(scout);
-                let (q, s, e) = top_down_step(push, &queue, scout, &level, parent.as_deref(), depth);
+                let step = Step {
+                    level: &level,
+                    parent: parent.as_deref(),
+                    depth,
+                    cancel,
+                };
+                let (q, s, e) = top_down_step(push, &queue, scout, &step);
+                cancel.check()?;
                 iterations += 1;
                 edges += e;
                 depth += 1;
@@ -252,24 +277,33 @@ pub(crate) fn reach(push: &Csr, pull: Option<&Csr>, source: u32, want_parents: b
             }
         }
     }
-    Reach {
+    Ok(Reach {
         level,
         parent,
         iterations,
         edges,
-    }
+    })
 }
 
-/// One top-down step from the frontier `queue` (at level `depth`, with `frontier_edges`
-/// out-edges): returns the next frontier, its out-edge count and the edges examined.
-fn top_down_step(
-    push: &Csr,
-    queue: &[u32],
-    frontier_edges: u64,
-    level: &[AtomicU32],
-    parent: Option<&[AtomicU32]>,
+/// What a step of [`reach`] writes to and polls: the levels (and parents), the level of its
+/// frontier, the run's stop request.
+struct Step<'a> {
+    level: &'a [AtomicU32],
+    parent: Option<&'a [AtomicU32]>,
     depth: u32,
-) -> (Vec<u32>, u64, u64) {
+    cancel: &'a Cancel,
+}
+
+/// One top-down step from the frontier `queue` (at level `step.depth`, with `frontier_edges`
+/// out-edges): returns the next frontier, its out-edge count and the edges examined. A stop
+/// request leaves it partial (the caller checks).
+fn top_down_step(push: &Csr, queue: &[u32], frontier_edges: u64, step: &Step<'_>) -> (Vec<u32>, u64, u64) {
+    let Step {
+        level,
+        parent,
+        depth,
+        cancel,
+    } = *step;
     // Claims the unvisited vertices among `nbrs` (out-neighbours of `u`) for the next level.
     let claim = |u: u32, nbrs: &[u32], next: &mut Vec<u32>| -> u64 {
         let mut scout = 0;
@@ -288,15 +322,23 @@ fn top_down_step(
     let visit = |chunk: &[u32]| -> (Vec<u32>, u64, u64) {
         let mut next = Vec::new();
         let (mut scout, mut edges) = (0, 0);
+        let mut poll = Poll::new(cancel);
         for &u in chunk {
             let nbrs = push.neighbours(u);
+            if poll.stop(1 + nbrs.len() as u64) {
+                break;
+            }
             edges += nbrs.len() as u64;
             if nbrs.len() > HUB_DEGREE {
                 let parts: Vec<(Vec<u32>, u64)> = nbrs
                     .par_chunks(HUB_DEGREE / 4)
                     .map(|c| {
                         let mut part = Vec::new();
-                        let s = claim(u, c, &mut part);
+                        let s = if cancel.is_cancelled() {
+                            0
+                        } else {
+                            claim(u, c, &mut part)
+                        };
                         (part, s)
                     })
                     .collect();
@@ -325,22 +367,29 @@ fn top_down_step(
 }
 
 /// One bottom-up step: every unvisited vertex looks for an in-neighbour in `front` (level
-/// `depth`); the vertices found are written to `next`. Returns (vertices found, edges examined).
-fn bottom_up_step(
-    pull: &Csr,
-    front: &[AtomicU64],
-    next: &[AtomicU64],
-    level: &[AtomicU32],
-    parent: Option<&[AtomicU32]>,
-    depth: u32,
-) -> (u64, u64) {
+/// `step.depth`); the vertices found are written to `next`. Returns (vertices found, edges
+/// examined). A stop request leaves it partial (the caller checks).
+fn bottom_up_step(pull: &Csr, front: &[AtomicU64], next: &[AtomicU64], step: &Step<'_>) -> (u64, u64) {
+    let Step {
+        level,
+        parent,
+        depth,
+        cancel,
+    } = *step;
     let n = level.len();
     let words_per_task = chunk_len(next.len(), 16);
     next.par_chunks(words_per_task)
         .enumerate()
         .map(|(task, words)| {
             let (mut found, mut edges) = (0u64, 0u64);
+            let mut poll = Poll::new(cancel);
+            let mut polled_edges = 0;
             for (i, word) in words.iter().enumerate() {
+                // A word's 64 vertices and the in-edges the last word scanned.
+                if poll.stop(64 + edges - polled_edges) {
+                    break;
+                }
+                polled_edges = edges;
                 let lo = (task * words_per_task + i) * 64;
                 let mut bits = 0u64;
                 for v in lo..(lo + 64).min(n) {

@@ -106,9 +106,10 @@ pub const DEFAULT_SWEEPS: usize = 4;
 /// sweep goes on from the farthest vertex with the smallest original ID, `ids` mapping internal
 /// IDs to original ones (`None`: they are the same), so every ordering of a graph sweeps alike.
 pub fn diameter(g: &MemoryGraph, start: u32, rounds: usize, ids: Option<&[u64]>) -> Result<Diameter, AlgoError> {
+    let cancel = g.cancel();
     sweep(start, rounds, ids, |s| {
         g.check_vertex(s)?;
-        Ok(plain_levels(reach(g.out(), g.in_edges(), s, false).level))
+        Ok(plain_levels(reach(g.out(), g.in_edges(), s, false, &cancel)?.level))
     })
 }
 

@@ -20,12 +20,14 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use diskgraph_engine::{Engine, MemoryGraph};
+use diskgraph_engine::{Cancel, Engine, EngineError, MemoryGraph};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Runner, ValueType, Values, Variant};
 use crate::parallel::chunk_len;
+use crate::stop::{Poll, POLL_WORK};
+use crate::AlgoError;
 
 pub mod selective;
 pub mod sync;
@@ -44,7 +46,7 @@ pub const KCORE: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, _| Ok(present(kcore(g)).edges(g.out().num_arcs() as u64))),
+            run: Runner::Memory(|g, _| Ok(present(kcore(g)?).edges(g.out().num_arcs() as u64))),
         },
         Variant {
             needs: Needs {
@@ -82,14 +84,18 @@ pub struct KCore {
 
 /// Core numbers on the simple undirected view of `g` (see the module doc). A directed graph
 /// loaded without in-edges gets its transpose built first (O(E) more memory).
-pub fn kcore(g: &MemoryGraph) -> KCore {
+///
+/// Errors: [`EngineError::Cancelled`] once the run is asked to stop (polled every level and
+/// within levels).
+pub fn kcore(g: &MemoryGraph) -> Result<KCore, AlgoError> {
     let out = g.out();
+    let cancel = g.cancel();
     let transpose;
     let inn = if g.directed() {
         Some(match g.in_edges() {
             Some(inn) => inn,
             None => {
-                transpose = transposed(out);
+                transpose = transposed(out, &cancel)?;
                 &transpose
             }
         })
@@ -97,9 +103,9 @@ pub fn kcore(g: &MemoryGraph) -> KCore {
         None
     };
     let view = SimpleView { out, inn };
-    let (core, levels) = peel(&view);
+    let (core, levels) = peel(&view, &cancel)?;
     let max_core = core.par_iter().copied().max().unwrap_or(0);
-    KCore { core, max_core, levels }
+    Ok(KCore { core, max_core, levels })
 }
 
 /// The simple undirected view of a graph: out-lists merged with in-lists (when directed).
@@ -115,6 +121,11 @@ impl SimpleView<'_> {
         let a = self.out.neighbours(v);
         let b = self.inn.map_or(&[][..], |i| i.neighbours(v));
         simple_neighbours(v, a, b, f);
+    }
+
+    /// Length of `v`'s out- and in-lists together: the work of a pass over its neighbours.
+    fn lists_len(&self, v: u32) -> u64 {
+        (self.out.degree(v) + self.inn.map_or(0, |i| i.degree(v))) as u64
     }
 
     /// Number of simple neighbours of `v`.
@@ -150,21 +161,35 @@ pub(crate) fn simple_neighbours(v: u32, a: &[u32], b: &[u32], mut f: impl FnMut(
     a[i..].iter().chain(&b[j..]).for_each(|&x| emit(x));
 }
 
-/// PKC peeling: the core number of every vertex, and the levels peeled.
-fn peel(g: &SimpleView<'_>) -> (Vec<u32>, u64) {
+/// PKC peeling: the core number of every vertex, and the levels peeled; polls `cancel`.
+///
+/// Errors: [`EngineError::Cancelled`] once `cancel` is set.
+fn peel(g: &SimpleView<'_>, cancel: &Cancel) -> Result<(Vec<u32>, u64), EngineError> {
     let n = g.out.num_vertices();
     let deg: Vec<AtomicU32> = (0..n as u32)
         .into_par_iter()
-        .map(|v| AtomicU32::new(g.degree(v)))
+        .map_init(
+            || Poll::new(cancel),
+            |poll, v| match poll.stop(1 + g.lists_len(v)) {
+                true => AtomicU32::new(0),
+                false => AtomicU32::new(g.degree(v)),
+            },
+        )
         .collect();
+    cancel.check()?;
     let mut remaining: Vec<u32> = (0..n as u32).collect();
     let mut levels = 0;
     while !remaining.is_empty() {
+        cancel.check()?;
         levels += 1;
         let (level, frontier) = lowest_level(&remaining, &deg);
         frontier.par_chunks(chunk_len(frontier.len(), 256)).for_each(|chunk| {
             let mut stack = chunk.to_vec();
+            let mut poll = Poll::new(cancel);
             while let Some(v) = stack.pop() {
+                if poll.stop(1 + g.lists_len(v)) {
+                    return;
+                }
                 g.for_each(v, |u| {
                     let d = &deg[u as usize];
                     if d.load(Relaxed) > level {
@@ -179,20 +204,30 @@ fn peel(g: &SimpleView<'_>) -> (Vec<u32>, u64) {
                 });
             }
         });
+        cancel.check()?;
         remaining = remaining
             .into_par_iter()
             .filter(|&v| deg[v as usize].load(Relaxed) > level)
             .collect();
     }
-    (deg.into_par_iter().map(AtomicU32::into_inner).collect(), levels)
+    Ok((deg.into_par_iter().map(AtomicU32::into_inner).collect(), levels))
 }
 
-/// The transpose of `out` (no weights), each list ascending.
-fn transposed(out: &Csr) -> Csr {
+/// The transpose of `out` (no weights), each list ascending; polls `cancel` every
+/// [`POLL_WORK`](crate::POLL_WORK) arcs.
+///
+/// Errors: [`EngineError::Cancelled`] once `cancel` is set.
+fn transposed(out: &Csr, cancel: &Cancel) -> Result<Csr, EngineError> {
     let n = out.num_vertices();
     let mut offsets = vec![0u64; n + 1];
-    for &t in &out.targets {
-        offsets[t as usize + 1] += 1;
+    let mut poll = Poll::new(cancel);
+    for piece in out.targets.chunks(POLL_WORK as usize) {
+        if poll.stop(POLL_WORK) {
+            return Err(EngineError::Cancelled);
+        }
+        for &t in piece {
+            offsets[t as usize + 1] += 1;
+        }
     }
     for v in 0..n {
         offsets[v + 1] += offsets[v];
@@ -200,16 +235,19 @@ fn transposed(out: &Csr) -> Csr {
     let mut fill = offsets.clone();
     let mut targets = vec![0u32; out.num_arcs()];
     for u in 0..n as u32 {
+        if poll.stop(1 + out.degree(u) as u64) {
+            return Err(EngineError::Cancelled);
+        }
         for &v in out.neighbours(u) {
             targets[fill[v as usize] as usize] = u;
             fill[v as usize] += 1;
         }
     }
-    Csr {
+    Ok(Csr {
         offsets,
         targets,
         weights: None,
-    }
+    })
 }
 
 /// The smallest current degree among `remaining` vertices, and the vertices that have it.

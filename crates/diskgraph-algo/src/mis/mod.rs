@@ -21,13 +21,15 @@
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use diskgraph_engine::options::{Choice, Default, Engines, OptionKind, OptionSpec};
-use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
+use diskgraph_engine::{Cancel, Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SEED;
+use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
+use crate::AlgoError;
 
 pub mod stream;
 pub mod sync;
@@ -66,7 +68,7 @@ pub const MIS: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::NONE,
-            run: Runner::Memory(|g, run| Ok(present(mis(g, method(run)), run))),
+            run: Runner::Memory(|g, run| Ok(present(mis(g, method(run))?, run))),
         },
         Variant {
             needs: Needs::NONE,
@@ -165,18 +167,26 @@ pub(crate) fn luby_key(seed: u64, round: u64, v: u32) -> (u64, u32) {
 
 /// A maximal independent set of `g`'s undirected view (directions and self-loops ignored).
 /// Needs only the out-edges.
-pub fn mis(g: &MemoryGraph, method: MisMethod) -> Mis {
+///
+/// Errors: [`EngineError::Cancelled`](diskgraph_engine::EngineError::Cancelled) once the run is
+/// asked to stop (polled every round and within rounds).
+pub fn mis(g: &MemoryGraph, method: MisMethod) -> Result<Mis, AlgoError> {
+    let cancel = g.cancel();
     match method {
-        MisMethod::Greedy => greedy(g),
-        MisMethod::Luby { seed } => luby(g, seed),
+        MisMethod::Greedy => greedy(g, &cancel),
+        MisMethod::Luby { seed } => luby(g, seed, &cancel),
     }
 }
 
-fn greedy(g: &MemoryGraph) -> Mis {
+fn greedy(g: &MemoryGraph, cancel: &Cancel) -> Result<Mis, AlgoError> {
     let out = g.out();
     let n = g.num_vertices();
     let mut in_set = vec![true; n];
+    let mut poll = Poll::new(cancel);
     for u in 0..n as u32 {
+        if poll.stop(1 + out.degree(u) as u64) {
+            break;
+        }
         for &v in out.neighbours(u) {
             let (lo, hi) = (u.min(v) as usize, u.max(v) as usize);
             if lo != hi && in_set[lo] {
@@ -184,14 +194,15 @@ fn greedy(g: &MemoryGraph) -> Mis {
             }
         }
     }
-    Mis {
+    cancel.check()?;
+    Ok(Mis {
         in_set,
         iterations: 1,
         edges_processed: out.num_arcs() as u64,
-    }
+    })
 }
 
-fn luby(g: &MemoryGraph, seed: u64) -> Mis {
+fn luby(g: &MemoryGraph, seed: u64, cancel: &Cancel) -> Result<Mis, AlgoError> {
     let out = g.out();
     let n = g.num_vertices();
     let status: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(UNDECIDED)).collect();
@@ -199,26 +210,35 @@ fn luby(g: &MemoryGraph, seed: u64) -> Mis {
     let get = |v: u32| status[v as usize].load(Relaxed);
     let (mut round, mut edges) = (0u64, 0u64);
     while status.par_iter().any(|s| s.load(Relaxed) == UNDECIDED) {
+        cancel.check()?;
         // Every undecided vertex beaten by an undecided neighbour's priority is not a local
         // minimum this round.
         edges += (0..n as u32)
             .into_par_iter()
             .with_min_len(1024)
             .filter(|&u| get(u) == UNDECIDED)
-            .map(|u| {
-                for &v in out.neighbours(u) {
-                    if v != u && get(v) == UNDECIDED {
-                        let loser = if luby_key(seed, round, u) < luby_key(seed, round, v) {
-                            v
-                        } else {
-                            u
-                        };
-                        beaten[loser as usize].store(1, Relaxed);
+            .map_init(
+                || Poll::new(cancel),
+                |poll, u| {
+                    if poll.stop(1 + out.degree(u) as u64) {
+                        return 0;
                     }
-                }
-                out.degree(u) as u64
-            })
+                    for &v in out.neighbours(u) {
+                        if v != u && get(v) == UNDECIDED {
+                            let loser = if luby_key(seed, round, u) < luby_key(seed, round, v) {
+                                v
+                            } else {
+                                u
+                            };
+                            beaten[loser as usize].store(1, Relaxed);
+                        }
+                    }
+                    out.degree(u) as u64
+                },
+            )
             .sum::<u64>();
+        // A stopped round leaves local minima unmarked: none may join the set.
+        cancel.check()?;
         status.par_iter().zip(&beaten).for_each(|(s, b)| {
             if s.load(Relaxed) == UNDECIDED && b.load(Relaxed) == 0 {
                 s.store(IN, Relaxed);
@@ -229,23 +249,30 @@ fn luby(g: &MemoryGraph, seed: u64) -> Mis {
         edges += (0..n as u32)
             .into_par_iter()
             .with_min_len(1024)
-            .map(|u| {
-                for &v in out.neighbours(u) {
-                    let (su, sv) = (get(u), get(v));
-                    if su == IN && sv == UNDECIDED {
-                        let _ = status[v as usize].compare_exchange(UNDECIDED, OUT, Relaxed, Relaxed);
-                    } else if sv == IN && su == UNDECIDED {
-                        let _ = status[u as usize].compare_exchange(UNDECIDED, OUT, Relaxed, Relaxed);
+            .map_init(
+                || Poll::new(cancel),
+                |poll, u| {
+                    if poll.stop(1 + out.degree(u) as u64) {
+                        return 0;
                     }
-                }
-                out.degree(u) as u64
-            })
+                    for &v in out.neighbours(u) {
+                        let (su, sv) = (get(u), get(v));
+                        if su == IN && sv == UNDECIDED {
+                            let _ = status[v as usize].compare_exchange(UNDECIDED, OUT, Relaxed, Relaxed);
+                        } else if sv == IN && su == UNDECIDED {
+                            let _ = status[u as usize].compare_exchange(UNDECIDED, OUT, Relaxed, Relaxed);
+                        }
+                    }
+                    out.degree(u) as u64
+                },
+            )
             .sum::<u64>();
         round += 1;
     }
-    Mis {
+    cancel.check()?;
+    Ok(Mis {
         in_set: status.into_iter().map(|s| s.into_inner() == IN).collect(),
         iterations: round as usize,
         edges_processed: edges,
-    }
+    })
 }

@@ -23,6 +23,7 @@ use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, Valu
 use crate::options::{SEED, SOURCES_DEFAULT};
 
 use crate::parallel::chunk_len;
+use crate::stop::Poll;
 use crate::AlgoError;
 
 pub mod selective;
@@ -140,24 +141,30 @@ impl MultiBfs {
 /// out-edges; `want_matrix` also returns every distance.
 pub fn msbfs(g: &MemoryGraph, sources: &[u32], want_matrix: bool) -> Result<MultiBfs, AlgoError> {
     let out = g.out();
+    let cancel = g.cancel();
     let mut state = State::new(g.num_vertices(), sources, want_matrix)?;
     let mut edges = 0u64;
     while !state.frontier.is_empty() {
-        g.check_cancelled()?;
+        cancel.check()?;
         let frontier = std::mem::take(&mut state.frontier);
         let parts: Vec<(Vec<u32>, u64)> = frontier
             .par_chunks(chunk_len(frontier.len(), 64))
             .map(|chunk| {
                 let mut touched = Vec::new();
                 let mut e = 0;
+                let mut poll = Poll::new(&cancel);
                 for &u in chunk {
                     let nbrs = out.neighbours(u);
+                    if poll.stop(1 + nbrs.len() as u64) {
+                        break;
+                    }
                     e += nbrs.len() as u64;
                     state.expand(u, nbrs, &mut touched);
                 }
                 (touched, e)
             })
             .collect();
+        cancel.check()?;
         edges += parts.iter().map(|p| p.1).sum::<u64>();
         let touched: Vec<u32> = parts.into_iter().flat_map(|p| p.0).collect();
         state.settle(&frontier, touched);

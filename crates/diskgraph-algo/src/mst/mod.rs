@@ -27,12 +27,13 @@
 //! across a union-find over ID ranks (path halving, union by size) until the forest has
 //! `n - 1` edges or the edges run out.
 
-use diskgraph_engine::{Engine, MemoryGraph, Vertices};
+use diskgraph_engine::{Cancel, Engine, MemoryGraph, Vertices};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::stop::POLL_WORK;
 use crate::AlgoError;
 
 pub mod sync;
@@ -253,46 +254,73 @@ pub fn mst(g: &MemoryGraph) -> Result<Mst, AlgoError> {
     }
     let out = g.out();
     let n = g.num_vertices();
-    check_weights(out, g.vertices().ids())?;
+    let cancel = g.cancel();
+    check_weights(out, g.vertices().ids(), &cancel)?;
     let ranks = IdRanks::new(g.vertices());
     let weight = |i: usize| out.weights.as_ref().map_or(1.0, |w| w[i]);
-    let mut edges: Vec<Edge> = (0..n as u32)
+    // Gathered a block of vertices at a time, the stop request polled per block.
+    let mut edges: Vec<Edge> = (0..n.div_ceil(VERTEX_BLOCK))
         .into_par_iter()
-        .with_min_len(1024)
-        .flat_map_iter(|u| {
-            let (a, b) = (out.offsets[u as usize] as usize, out.offsets[u as usize + 1] as usize);
+        .flat_map_iter(|block| {
+            let stopped = cancel.is_cancelled();
             let (ranks, weight) = (&ranks, &weight);
-            (a..b)
-                .filter(move |&i| u < out.targets[i])
-                .map(move |i| Edge::new(weight(i), ranks.rank(u), ranks.rank(out.targets[i])))
+            vertex_block(block, n).filter(move |_| !stopped).flat_map(move |u| {
+                let (a, b) = (out.offsets[u as usize] as usize, out.offsets[u as usize + 1] as usize);
+                (a..b)
+                    .filter(move |&i| u < out.targets[i])
+                    .map(move |i| Edge::new(weight(i), ranks.rank(u), ranks.rank(out.targets[i])))
+            })
         })
         .collect();
+    cancel.check()?;
+    // One step the stop request cannot enter: polled before and after.
     edges.par_sort_unstable();
+    cancel.check()?;
     let mut sets = DisjointSets::new(n);
     let mut forest = Vec::with_capacity(n.saturating_sub(1));
-    for e in edges {
+    for piece in edges.chunks(POLL_WORK as usize) {
         if forest.len() == n.saturating_sub(1) {
             break;
         }
-        if sets.union(e.lo, e.hi) {
-            forest.push(e);
+        cancel.check()?;
+        for &e in piece {
+            if forest.len() == n.saturating_sub(1) {
+                break;
+            }
+            if sets.union(e.lo, e.hi) {
+                forest.push(e);
+            }
         }
     }
     Ok(Mst::from_forest(&ranks, forest, out.num_arcs() as u64))
 }
 
-/// Fails on the first arc (in CSR order) between distinct vertices whose weight is NaN.
-fn check_weights(out: &Csr, ids: &[u64]) -> Result<(), AlgoError> {
+/// Vertices per block of the memory variant's passes over the lists: the stop request is
+/// polled once per block.
+const VERTEX_BLOCK: usize = 1024;
+
+/// The vertices of block `block` of `n` (see [`VERTEX_BLOCK`]).
+fn vertex_block(block: usize, n: usize) -> std::ops::Range<u32> {
+    (block * VERTEX_BLOCK) as u32..((block + 1) * VERTEX_BLOCK).min(n) as u32
+}
+
+/// Fails on the first arc (in CSR order) between distinct vertices whose weight is NaN;
+/// polls `cancel` once per block of vertices.
+fn check_weights(out: &Csr, ids: &[u64], cancel: &Cancel) -> Result<(), AlgoError> {
     let Some(w) = &out.weights else { return Ok(()) };
-    let bad = (0..out.num_vertices() as u32)
-        .into_par_iter()
-        .with_min_len(1024)
-        .find_map_first(|u| {
+    let n = out.num_vertices();
+    let bad = (0..n.div_ceil(VERTEX_BLOCK)).into_par_iter().find_map_first(|block| {
+        if cancel.is_cancelled() {
+            return None;
+        }
+        vertex_block(block, n).find_map(|u| {
             let (a, b) = (out.offsets[u as usize] as usize, out.offsets[u as usize + 1] as usize);
             (a..b)
                 .find(|&i| w[i].is_nan() && out.targets[i] != u)
                 .map(|i| (u, out.targets[i]))
-        });
+        })
+    });
+    cancel.check()?;
     match bad {
         Some((u, v)) => Err(AlgoError::NanWeight {
             algorithm: MST.name,

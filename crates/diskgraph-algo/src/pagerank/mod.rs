@@ -30,6 +30,7 @@ use crate::options::ALLOW_UNCONVERGED;
 use crate::streaming::LayoutNeed;
 
 use crate::parallel::det_sum;
+use crate::stop::Poll;
 use crate::AlgoError;
 
 pub mod selective;
@@ -282,8 +283,9 @@ impl PageRank {
         let (mut iterations, mut converged) = (0, self.fixed_iterations.is_some());
         // Fixed-size blocks keep the error sum independent of the thread count.
         let chunk = 2048;
+        let cancel = g.cancel();
         while iterations < limit {
-            g.check_cancelled()?;
+            cancel.check()?;
             contrib
                 .par_iter_mut()
                 .zip(&x)
@@ -297,15 +299,21 @@ impl PageRank {
                 .enumerate()
                 .map(|(c, (next, x))| {
                     let mut err = 0.0;
+                    let mut poll = Poll::new(&cancel);
                     for (i, (nv, &xv)) in next.iter_mut().zip(x).enumerate() {
                         let v = (c * chunk + i) as u32;
-                        let sum: f64 = inn.neighbours(v).iter().map(|&u| contrib[u as usize]).sum();
+                        let nbrs = inn.neighbours(v);
+                        if poll.stop(1 + nbrs.len() as u64) {
+                            break;
+                        }
+                        let sum: f64 = nbrs.iter().map(|&u| contrib[u as usize]).sum();
                         *nv = alpha * sum + base;
                         err += (*nv - xv).abs();
                     }
                     err
                 })
                 .collect();
+            cancel.check()?;
             std::mem::swap(&mut x, &mut next);
             iterations += 1;
             if self.fixed_iterations.is_none() && errs.iter().sum::<f64>() < nf * self.tolerance {

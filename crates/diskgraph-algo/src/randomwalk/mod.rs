@@ -47,6 +47,7 @@ use serde_json::json;
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::{SEED, SOURCES_DEFAULT};
 use crate::parallel::{atomics, chunk_len};
+use crate::stop::Poll;
 use crate::AlgoError;
 
 pub mod selective;
@@ -267,7 +268,8 @@ impl Start {
 
 /// Moves the `count` walks at `v` at step `t`: calls `to_arc(k)` for a walk taking `v`'s `k`-th
 /// out-arc in CSR order (`k < out_degree`) and `restart(slot)` for a walk restarting at source
-/// slot `slot` (`slot < walk.slots`), once per walk, walk `0` first.
+/// slot `slot` (`slot < walk.slots`), once per walk, walk `0` first; stops early when `poll`
+/// says so (its caller checks the stop request): a vertex may hold millions of walks.
 ///
 /// Walk `k` follows an arc when `out_degree > 0` and its first draw, a uniform `[0, 1)` number
 /// from a hash of `(seed, v, t, k)`, is below the damping; the second draw (the first hashed
@@ -277,13 +279,16 @@ pub(crate) fn step(
     walk: &Walk,
     v: u32,
     t: u32,
-    count: u64,
-    out_degree: u64,
+    (count, out_degree): (u64, u64),
+    poll: &mut Poll<'_>,
     mut to_arc: impl FnMut(u64),
     mut restart: impl FnMut(usize),
 ) {
     let at = mix(mix(walk.seed) ^ ((u64::from(v) << 32) | u64::from(t)));
     for k in 0..count {
+        if poll.stop(1) {
+            return;
+        }
         let first = mix(at ^ k);
         let second = mix(first);
         // The top 53 bits as a float in [0, 1): damping 1 always follows, 0 never.
@@ -328,6 +333,7 @@ impl RandomWalk {
             .into());
         }
         let out = g.out();
+        let cancel = g.cancel();
         let Start {
             visits,
             mut now,
@@ -336,6 +342,7 @@ impl RandomWalk {
         } = Start::of(&walk, self.walks, sources, n);
         let mut moves = 0;
         for t in 0..=self.length {
+            cancel.check()?;
             let last = t == self.length;
             // Each chunk: the vertices its walks arrived at first (each vertex once over all
             // chunks: the arrival that found its count zero) and its moves along arcs.
@@ -345,7 +352,11 @@ impl RandomWalk {
                     let mut touched = Vec::new();
                     let mut restarted = Vec::new();
                     let mut moved = 0u64;
+                    let mut poll = Poll::new(&cancel);
                     for &v in chunk {
+                        if poll.stop(1) {
+                            break;
+                        }
                         let count = now[v as usize].swap(0, Relaxed);
                         visits[v as usize].fetch_add(count, Relaxed);
                         if last || count == 0 {
@@ -361,8 +372,8 @@ impl RandomWalk {
                             &walk,
                             v,
                             t,
-                            count,
-                            nbrs.len() as u64,
+                            (count, nbrs.len() as u64),
+                            &mut poll,
                             |k| {
                                 moved += 1;
                                 arrive(nbrs[k as usize], &mut touched);
@@ -374,6 +385,7 @@ impl RandomWalk {
                     (touched, moved)
                 })
                 .collect();
+            cancel.check()?;
             moves += parts.iter().map(|p| p.1).sum::<u64>();
             active = parts.into_iter().flat_map(|p| p.0).collect();
             active.par_sort_unstable();
@@ -391,6 +403,7 @@ impl RandomWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use diskgraph_engine::Cancel;
 
     #[test]
     fn walks_are_dealt_in_slot_order() {
@@ -418,8 +431,8 @@ mod tests {
                 &walk,
                 5,
                 2,
-                40_000,
-                out_degree,
+                (40_000, out_degree),
+                &mut Poll::new(&Cancel::new()),
                 |k| arcs[k as usize] += 1,
                 |s| slots[s] += 1,
             );

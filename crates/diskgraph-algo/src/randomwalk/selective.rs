@@ -35,6 +35,7 @@ use rayon::prelude::*;
 
 use super::{step, RandomWalk, RandomWalkResult, Start, Walk};
 use crate::parallel::chunk_len;
+use crate::stop::Poll;
 use crate::AlgoError;
 
 /// What part 1 of a step found over a chunk of the vertices holding walks.
@@ -81,8 +82,9 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
     let block_edges = u64::from(g.io().config().block_size / 4);
     let pieces_cut = g.adjacency_name() == "plain";
     let mut moves = 0;
+    let cancel = g.cancel();
     for t in 0..=settings.length {
-        g.check_cancelled()?;
+        cancel.check()?;
         let last = t == settings.length;
         let (now_, next_) = (&now, &next);
         // Walks whose arcs are kept this step (a bound on the arcs: restarts are counted too).
@@ -91,7 +93,11 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
             .par_chunks(chunk_len(active.len(), 256))
             .map(|chunk| {
                 let mut part = Drawn::default();
+                let mut poll = Poll::new(&cancel);
                 for &v in chunk {
+                    if poll.stop(1) {
+                        break;
+                    }
                     let count = now_[v as usize].load(Relaxed);
                     visits[v as usize].fetch_add(count, Relaxed);
                     if last || count == 0 {
@@ -107,8 +113,8 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
                         &walk,
                         v,
                         t,
-                        count,
-                        degree,
+                        (count, degree),
+                        &mut poll,
                         |k| {
                             followed += 1;
                             if keep {
@@ -131,6 +137,7 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
                 part
             })
             .collect();
+        cancel.check()?;
         // The chunks are in vertex order, so their lists concatenate ascending.
         let (mut arrived, mut to_read, mut drawn) = (Vec::new(), Vec::new(), Vec::new());
         for mut p in parts {
@@ -162,8 +169,8 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
                             &walk,
                             v,
                             t,
-                            now_[v as usize].load(Relaxed),
-                            p.degree,
+                            (now_[v as usize].load(Relaxed), p.degree),
+                            &mut Poll::new(&cancel),
                             |k| {
                                 if (p.start..end).contains(&k) {
                                     take(k);

@@ -13,9 +13,10 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::shards::{Program, ProgramNeeds, ShardGraph, Update};
-use diskgraph_engine::Engine;
+use diskgraph_engine::{Cancel, Engine};
 
 use super::{step, RandomWalk, RandomWalkResult, Walk};
+use crate::stop::Poll;
 use crate::AlgoError;
 
 /// A vertex's walks.
@@ -39,6 +40,9 @@ struct Walking<'s> {
     /// Walks restarting at each source slot, for the next step.
     restarts: Vec<AtomicU64>,
     moves: AtomicU64,
+    /// The run's stop request, polled while a vertex's walks move (the engine checks it after
+    /// each interval).
+    cancel: Cancel,
 }
 
 impl Program for Walking<'_> {
@@ -83,8 +87,8 @@ impl Program for Walking<'_> {
             &self.walk,
             v,
             t,
-            now,
-            degree as u64,
+            (now, degree as u64),
+            &mut Poll::new(&self.cancel),
             |k| taken.push(k),
             |slot| {
                 self.restarts[slot].fetch_add(1, Relaxed);
@@ -130,6 +134,7 @@ pub fn randomwalk(g: &ShardGraph, settings: &RandomWalk, sources: &[u32]) -> Res
         sources,
         restarts: (0..sources.len()).map(|_| AtomicU64::new(0)).collect(),
         moves: AtomicU64::new(0),
+        cancel: g.cancel(),
     };
     let mut values = vec![Walkers::default(); g.num_vertices()];
     g.run(&mut program, &mut values, settings.length.saturating_add(1))?;

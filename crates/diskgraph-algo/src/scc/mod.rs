@@ -19,13 +19,14 @@
 //! The selective engine's variant ([`selective`]) keeps the trim and the forward-backward sweep
 //! and replaces Tarjan, which needs the lists in memory, by colouring over frontiers.
 
-use diskgraph_engine::{Engine, MemoryGraph};
+use diskgraph_engine::{Cancel, Engine, EngineError, MemoryGraph};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 
 use crate::bfs::{reach, UNVISITED};
 use crate::descriptor::{Algorithm, Needs, ResultKind, Runner, ValueType, Variant};
-use crate::{wcc, Components};
+use crate::stop::Poll;
+use crate::{wcc, AlgoError, Components};
 
 pub mod selective;
 pub mod sync;
@@ -44,7 +45,7 @@ pub const SCC: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, run| Ok(wcc::present(scc(g), run).edges(g.out().num_arcs() as u64))),
+            run: Runner::Memory(|g, run| Ok(wcc::present(scc(g)?, run).edges(g.out().num_arcs() as u64))),
         },
         Variant {
             needs: Needs::IN_EDGES,
@@ -63,21 +64,29 @@ const UNASSIGNED: u32 = u32::MAX;
 
 /// Strongly connected components along the edge directions; each label is the component's
 /// smallest vertex ID.
-pub fn scc(g: &MemoryGraph) -> Components {
+///
+/// Errors: [`EngineError::Cancelled`](diskgraph_engine::EngineError::Cancelled) once the run is
+/// asked to stop (polled every pass, level and DFS stretch of [`POLL_WORK`](crate::POLL_WORK)).
+pub fn scc(g: &MemoryGraph) -> Result<Components, AlgoError> {
     let n = g.num_vertices();
     if !g.directed() {
         return wcc(g);
     }
     let out = g.out();
+    let cancel = g.cancel();
     let mut labels = vec![UNASSIGNED; n];
     let mut iterations = 1;
     if let Some(inn) = g.in_edges() {
         // 1. Trim.
-        labels.par_iter_mut().enumerate().with_min_len(1024).for_each(|(v, l)| {
-            if out.degree(v as u32) == 0 || inn.degree(v as u32) == 0 {
-                *l = v as u32;
-            }
-        });
+        labels.par_iter_mut().enumerate().with_min_len(1024).for_each_init(
+            || Poll::new(&cancel),
+            |poll, (v, l)| {
+                if !poll.stop(1) && (out.degree(v as u32) == 0 || inn.degree(v as u32) == 0) {
+                    *l = v as u32;
+                }
+            },
+        );
+        cancel.check()?;
         // 2. Forward-backward from the pivot.
         let pivot = (0..n as u32)
             .into_par_iter()
@@ -86,8 +95,8 @@ pub fn scc(g: &MemoryGraph) -> Components {
             .max()
             .map(|(_, std::cmp::Reverse(v))| v);
         if let Some(pivot) = pivot {
-            let fw = reach(out, Some(inn), pivot, false);
-            let bw = reach(inn, Some(out), pivot, false);
+            let fw = reach(out, Some(inn), pivot, false, &cancel)?;
+            let bw = reach(inn, Some(out), pivot, false, &cancel)?;
             iterations += fw.iterations + bw.iterations;
             let (fw, bw) = (fw.level, bw.level);
             let both = |v: usize| {
@@ -106,13 +115,16 @@ pub fn scc(g: &MemoryGraph) -> Components {
         }
     }
     // 3. Everything else.
-    tarjan(out, &mut labels);
-    Components { labels, iterations }
+    tarjan(out, &mut labels, &cancel)?;
+    Ok(Components { labels, iterations })
 }
 
 /// Tarjan's algorithm over the vertices whose label is [`UNASSIGNED`] (the others are treated as
-/// absent), iteratively; assigns each component its smallest vertex ID.
-fn tarjan(out: &Csr, labels: &mut [u32]) {
+/// absent), iteratively; assigns each component its smallest vertex ID. Polls `cancel` as it
+/// goes.
+///
+/// Errors: [`EngineError::Cancelled`] once `cancel` is set.
+fn tarjan(out: &Csr, labels: &mut [u32], cancel: &Cancel) -> Result<(), EngineError> {
     let n = labels.len();
     const NONE: u32 = u32::MAX;
     // DFS discovery index and low-link of each vertex; a vertex with an index but no label yet
@@ -123,7 +135,11 @@ fn tarjan(out: &Csr, labels: &mut [u32]) {
     // The DFS path: (vertex, position of its next out-edge in `out.targets`).
     let mut path: Vec<(u32, usize)> = Vec::new();
     let mut counter = 0u32;
+    let mut poll = Poll::new(cancel);
     for root in 0..n {
+        if poll.stop(1) {
+            break;
+        }
         if labels[root] != UNASSIGNED || index[root] != NONE {
             continue;
         }
@@ -135,6 +151,10 @@ fn tarjan(out: &Csr, labels: &mut [u32]) {
         while let Some((v, pos)) = path.last_mut() {
             let v = *v as usize;
             let end = out.offsets[v + 1] as usize;
+            // The edges this visit may scan.
+            if poll.stop(1 + (end - *pos) as u64) {
+                break;
+            }
             let mut child = None;
             while *pos < end {
                 let w = out.targets[*pos] as usize;
@@ -171,4 +191,5 @@ fn tarjan(out: &Csr, labels: &mut [u32]) {
             }
         }
     }
+    cancel.check()
 }

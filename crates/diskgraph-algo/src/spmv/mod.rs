@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
 
 use crate::AlgoError;
@@ -231,11 +232,22 @@ fn fold(targets: &[u32], w: Option<&[f32]>, x: &[f64], zero: f64, f: impl Fn(f64
 pub fn spmv(g: &MemoryGraph, x: &[f64], weighted: bool, semiring: Semiring) -> Result<Spmv, AlgoError> {
     check_x(x, g.num_vertices())?;
     let inn = g.in_edges().ok_or(AlgoError::MissingInEdges("spmv"))?;
+    let cancel = g.cancel();
     let y = (0..g.num_vertices() as u32)
         .into_par_iter()
         .with_min_len(256)
-        .map(|v| dot(semiring, inn.neighbours(v), inn.edge_weights(v).filter(|_| weighted), x))
+        .map_init(
+            || Poll::new(&cancel),
+            |poll, v| {
+                let nbrs = inn.neighbours(v);
+                match poll.stop(1 + nbrs.len() as u64) {
+                    true => semiring.zero(),
+                    false => dot(semiring, nbrs, inn.edge_weights(v).filter(|_| weighted), x),
+                }
+            },
+        )
         .collect();
+    cancel.check()?;
     Ok(Spmv {
         y,
         edges_processed: inn.num_arcs() as u64,

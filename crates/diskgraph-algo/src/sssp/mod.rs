@@ -30,7 +30,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use diskgraph_engine::{Engine, MemoryGraph, Vertices};
+use diskgraph_engine::{Cancel, Engine, EngineError, MemoryGraph, Vertices};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 
@@ -40,6 +40,7 @@ use crate::bfs;
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
+use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
 use crate::AlgoError;
 
@@ -137,8 +138,9 @@ pub fn sssp(g: &MemoryGraph, source: u32) -> Result<Sssp, AlgoError> {
             edges_processed: b.edges_processed,
         });
     }
-    let delta = check_weights(g.out(), g.vertices())?;
-    Ok(delta_stepping(g.out(), source, delta))
+    let cancel = g.cancel();
+    let delta = check_weights(g.out(), g.vertices(), &cancel)?;
+    Ok(delta_stepping(g.out(), source, delta, &cancel)?)
 }
 
 /// [`sssp`] with an explicit bucket width `delta`, always by Δ-stepping (also on unweighted
@@ -153,22 +155,27 @@ pub fn sssp_with_delta(g: &MemoryGraph, source: u32, delta: f64) -> Result<Sssp,
             "delta must be positive and finite, got {delta}"
         )));
     }
-    check_weights(g.out(), g.vertices())?;
-    Ok(delta_stepping(g.out(), source, delta))
+    let cancel = g.cancel();
+    check_weights(g.out(), g.vertices(), &cancel)?;
+    Ok(delta_stepping(g.out(), source, delta, &cancel)?)
 }
 
 /// One pass over the weights: fails on the first edge (in CSR order) whose weight is negative or
 /// NaN, else returns Δ: twice the mean finite positive weight over the mean out-degree, at most
 /// the mean weight (Meyer and Sanders' Θ(1/d) for weights in [0, 1]); 1 when the graph is
 /// unweighted or has no such weights. The error names the edge by the original IDs of
-/// `vertices`.
-fn check_weights(out: &Csr, vertices: &Vertices) -> Result<f64, AlgoError> {
+/// `vertices`; [`EngineError::Cancelled`](diskgraph_engine::EngineError::Cancelled) once
+/// `cancel` is set (polled per chunk of weights).
+fn check_weights(out: &Csr, vertices: &Vertices, cancel: &Cancel) -> Result<f64, AlgoError> {
     const CHUNK: usize = 1 << 14;
     let Some(w) = &out.weights else { return Ok(1.0) };
     // Per chunk: whether it holds a bad weight, and the sum and count of the usable ones.
     let chunks: Vec<(bool, f64, u64)> = w
         .par_chunks(CHUNK)
         .map(|c| {
+            if cancel.is_cancelled() {
+                return (false, 0.0, 0);
+            }
             c.iter().fold((false, 0.0, 0), |(bad, sum, count), &x| {
                 let usable = x > 0.0 && x.is_finite();
                 (
@@ -179,6 +186,7 @@ fn check_weights(out: &Csr, vertices: &Vertices) -> Result<f64, AlgoError> {
             })
         })
         .collect();
+    cancel.check()?;
     if let Some(c) = chunks.iter().position(|c| c.0) {
         let i = c * CHUNK
             + w[c * CHUNK..]
@@ -200,8 +208,11 @@ fn is_bad(w: f32) -> bool {
     w < 0.0 || w.is_nan()
 }
 
-/// Δ-stepping from `source` with bucket width `delta` (weights already checked).
-fn delta_stepping(out: &Csr, source: u32, delta: f64) -> Sssp {
+/// Δ-stepping from `source` with bucket width `delta` (weights already checked), polling
+/// `cancel` every round and within rounds.
+///
+/// Errors: [`EngineError::Cancelled`] once `cancel` is set.
+fn delta_stepping(out: &Csr, source: u32, delta: f64, cancel: &Cancel) -> Result<Sssp, EngineError> {
     let n = out.num_vertices();
     let inf = f64::INFINITY.to_bits();
     let dist: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(inf)).collect();
@@ -246,6 +257,7 @@ fn delta_stepping(out: &Csr, source: u32, delta: f64) -> Sssp {
         }
         let mut frontier = std::mem::take(&mut ring[slot(cur)]);
         while !frontier.is_empty() {
+            cancel.check()?;
             iterations += 1;
             if frontier.len() >= SORT_FRONTIER {
                 frontier.par_sort_unstable();
@@ -253,12 +265,16 @@ fn delta_stepping(out: &Csr, source: u32, delta: f64) -> Sssp {
             }
             let relax = |chunk: &[u32]| -> RoundOutput {
                 let mut r = RoundOutput::default();
+                let mut poll = Poll::new(cancel);
                 for &u in chunk {
+                    let (a, b) = (out.offsets[u as usize] as usize, out.offsets[u as usize + 1] as usize);
+                    if poll.stop(1 + (b - a) as u64) {
+                        break;
+                    }
                     let du = f64::from_bits(dist[u as usize].load(Relaxed));
                     if bucket(du) != cur {
                         continue; // stale: settled in an earlier bucket at a lower distance
                     }
-                    let (a, b) = (out.offsets[u as usize] as usize, out.offsets[u as usize + 1] as usize);
                     r.edges += (b - a) as u64;
                     for i in a..b {
                         let v = out.targets[i];
@@ -302,11 +318,12 @@ fn delta_stepping(out: &Csr, source: u32, delta: f64) -> Sssp {
         }
         cur += 1;
     }
-    Sssp {
+    cancel.check()?;
+    Ok(Sssp {
         dist: dist.into_par_iter().map(|d| f64::from_bits(d.into_inner())).collect(),
         iterations,
         edges_processed: edges,
-    }
+    })
 }
 
 /// What one task of a relaxation round produced.

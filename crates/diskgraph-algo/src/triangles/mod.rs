@@ -32,6 +32,8 @@ use serde_json::json;
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::kcore::simple_neighbours;
 use crate::parallel::atomics;
+use crate::stop::Poll;
+use crate::AlgoError;
 
 pub mod selective;
 pub mod shards;
@@ -50,7 +52,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, run| Ok(present(triangles(g), run))),
+            run: Runner::Memory(|g, run| Ok(present(triangles(g)?, run))),
         },
         Variant {
             needs: Needs {
@@ -174,32 +176,49 @@ const BUILD_BLOCK: usize = 4096;
 /// Triangle counts on the simple undirected view of `g` (see the module doc). A directed graph
 /// must be loaded with its in-edges.
 ///
+/// Errors: [`EngineError::Cancelled`](diskgraph_engine::EngineError::Cancelled) once the run is
+/// asked to stop (polled in every pass, per [`POLL_WORK`](crate::POLL_WORK) of its work).
+///
 /// # Panics
 /// If `g` is directed and was loaded without in-edges.
-pub fn triangles(g: &MemoryGraph) -> Triangles {
+pub fn triangles(g: &MemoryGraph) -> Result<Triangles, AlgoError> {
     let n = g.num_vertices();
     let out = g.out();
+    let cancel = g.cancel();
     let inn = g.directed().then(|| g.inn());
     let lists = |v: u32| (out.neighbours(v), inn.map_or(&[][..], |i| i.neighbours(v)));
-    let degree: Vec<u32> = (0..n as u32)
-        .into_par_iter()
-        .map(|v| {
-            let (a, b) = lists(v);
-            let mut d = 0;
-            simple_neighbours(v, a, b, |_| d += 1);
-            d
-        })
-        .collect();
+    // A pass computing `f(v, out-list, in-list)` for every vertex, polled; 0 once stopped.
+    let per_vertex = |f: &(dyn Fn(u32, &[u32], &[u32]) -> u64 + Sync)| -> Vec<u64> {
+        (0..n as u32)
+            .into_par_iter()
+            .map_init(
+                || Poll::new(&cancel),
+                |poll, v| {
+                    let (a, b) = lists(v);
+                    match poll.stop(1 + (a.len() + b.len()) as u64) {
+                        true => 0,
+                        false => f(v, a, b),
+                    }
+                },
+            )
+            .collect()
+    };
+    let degree: Vec<u32> = per_vertex(&|v, a, b| {
+        let mut d = 0;
+        simple_neighbours(v, a, b, |_| d += 1);
+        d
+    })
+    .into_par_iter()
+    .map(|d| d as u32)
+    .collect();
+    cancel.check()?;
     // The oriented CSR: lengths, offsets, then the lists, a block of vertices per task.
-    let up_degree: Vec<u64> = (0..n as u32)
-        .into_par_iter()
-        .map(|v| {
-            let (a, b) = lists(v);
-            let mut d = 0;
-            oriented_neighbours(v, a, b, &degree, |_| d += 1);
-            d
-        })
-        .collect();
+    let up_degree = per_vertex(&|v, a, b| {
+        let mut d = 0;
+        oriented_neighbours(v, a, b, &degree, |_| d += 1);
+        d
+    });
+    cancel.check()?;
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0u64);
     for d in &up_degree {
@@ -216,6 +235,10 @@ pub fn triangles(g: &MemoryGraph) -> Triangles {
         rest = tail;
     }
     blocks.into_par_iter().for_each(|(vertices, block)| {
+        // A block is BUILD_BLOCK vertices' lists: one poll each.
+        if cancel.is_cancelled() {
+            return;
+        }
         let mut k = 0;
         for v in vertices {
             let (a, b) = lists(v);
@@ -225,26 +248,38 @@ pub fn triangles(g: &MemoryGraph) -> Triangles {
             });
         }
     });
+    cancel.check()?;
     let up = |v: u32| &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
     let count = atomics(n, 0);
     let total: u64 = (0..n as u32)
         .into_par_iter()
         .with_min_len(64)
-        .map(|a| {
-            let up_a = up(a);
-            let found: u64 = up_a.iter().map(|&b| count_at(&count, b, up_a, up(b))).sum();
-            if found > 0 {
-                count[a as usize].fetch_add(found, Relaxed);
-            }
-            found
-        })
+        .map_init(
+            || Poll::new(&cancel),
+            |poll, a| {
+                let up_a = up(a);
+                let mut found = 0;
+                for &b in up_a {
+                    // The merge of two oriented lists.
+                    if poll.stop((up_a.len() + up(b).len()) as u64) {
+                        return found;
+                    }
+                    found += count_at(&count, b, up_a, up(b));
+                }
+                if found > 0 {
+                    count[a as usize].fetch_add(found, Relaxed);
+                }
+                found
+            },
+        )
         .sum();
+    cancel.check()?;
     let arcs = out.num_arcs() + inn.map_or(0, |i| i.num_arcs());
-    Triangles {
+    Ok(Triangles {
         per_vertex: count.into_par_iter().map(AtomicU64::into_inner).collect(),
         total,
         chunks: 1,
         oriented_bytes: (targets.len() * 4 + offsets.len() * 8) as u64,
         edges_processed: Some(arcs as u64),
-    }
+    })
 }

@@ -21,12 +21,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use diskgraph_engine::options::{Choice, Default, Engines, OptionKind, OptionSpec};
-use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
+use diskgraph_engine::{Cancel, Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
+use crate::AlgoError;
 
 pub mod selective;
 pub mod shards;
@@ -66,7 +68,7 @@ pub const WCC: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::NONE,
-            run: Runner::Memory(|g, run| Ok(present(wcc(g), run).edges(g.out().num_arcs() as u64))),
+            run: Runner::Memory(|g, run| Ok(present(wcc(g)?, run).edges(g.out().num_arcs() as u64))),
         },
         Variant {
             needs: Needs::IN_EDGES,
@@ -164,19 +166,29 @@ impl Components {
 }
 
 /// Weakly connected components (edge direction ignored; self-loops and duplicates harmless).
-pub fn wcc(g: &MemoryGraph) -> Components {
+///
+/// Errors: [`EngineError::Cancelled`](diskgraph_engine::EngineError::Cancelled) once the run is
+/// asked to stop (polled every pass and within passes).
+pub fn wcc(g: &MemoryGraph) -> Result<Components, AlgoError> {
     let n = g.num_vertices();
     let out = g.out();
+    let cancel = g.cancel();
     let comp: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
     let min_len = 1024;
     // 1. Link a few neighbours of every vertex.
     for r in 0..NEIGHBOUR_ROUNDS {
-        (0..n as u32).into_par_iter().with_min_len(min_len).for_each(|v| {
-            if let Some(&u) = out.neighbours(v).get(r) {
-                link(v, u, &comp);
-            }
-        });
-        compress(&comp);
+        (0..n as u32).into_par_iter().with_min_len(min_len).for_each_init(
+            || Poll::new(&cancel),
+            |poll, v| {
+                if poll.stop(1) {
+                    return;
+                }
+                if let Some(&u) = out.neighbours(v).get(r) {
+                    link(v, u, &comp);
+                }
+            },
+        );
+        compress(&comp, &cancel)?;
     }
     // 2. Guess the giant component. Skipping it needs the in-edges of a directed graph.
     let pull = if g.directed() { g.in_edges() } else { None };
@@ -186,25 +198,32 @@ pub fn wcc(g: &MemoryGraph) -> Components {
         None
     };
     // 3. Link the rest.
-    (0..n as u32).into_par_iter().with_min_len(min_len).for_each(|v| {
-        if giant.is_some_and(|c| comp[v as usize].load(Relaxed) == c) {
-            return;
-        }
-        for &u in out.neighbours(v).iter().skip(NEIGHBOUR_ROUNDS) {
-            link(v, u, &comp);
-        }
-        if let (Some(pull), Some(_)) = (pull, giant) {
-            for &u in pull.neighbours(v) {
+    (0..n as u32).into_par_iter().with_min_len(min_len).for_each_init(
+        || Poll::new(&cancel),
+        |poll, v| {
+            let pulled = pull.filter(|_| giant.is_some()).map_or(0, |p| p.degree(v));
+            if poll.stop(1 + (out.degree(v) + pulled) as u64) {
+                return;
+            }
+            if giant.is_some_and(|c| comp[v as usize].load(Relaxed) == c) {
+                return;
+            }
+            for &u in out.neighbours(v).iter().skip(NEIGHBOUR_ROUNDS) {
                 link(v, u, &comp);
             }
-        }
-    });
+            if let (Some(pull), Some(_)) = (pull, giant) {
+                for &u in pull.neighbours(v) {
+                    link(v, u, &comp);
+                }
+            }
+        },
+    );
     // 4. Flatten.
-    compress(&comp);
-    Components {
+    compress(&comp, &cancel)?;
+    Ok(Components {
         labels: comp.into_par_iter().map(AtomicU32::into_inner).collect(),
         iterations: NEIGHBOUR_ROUNDS + 1,
-    }
+    })
 }
 
 /// Puts `u` and `v` in the same tree, hooking the larger root under the smaller.
@@ -228,19 +247,29 @@ pub(crate) fn link(u: u32, v: u32, comp: &[AtomicU32]) {
     }
 }
 
-/// Points every vertex straight at its root.
-pub(crate) fn compress(comp: &[AtomicU32]) {
-    comp.par_iter().with_min_len(1024).for_each(|c| {
-        let mut x = c.load(Relaxed);
-        loop {
-            let up = comp[x as usize].load(Relaxed);
-            if up == x {
-                break;
+/// Points every vertex straight at its root, polling `cancel` as it goes.
+///
+/// Errors: [`EngineError::Cancelled`](diskgraph_engine::EngineError::Cancelled) once `cancel` is
+/// set (the forest is then left half flattened).
+pub(crate) fn compress(comp: &[AtomicU32], cancel: &Cancel) -> Result<(), AlgoError> {
+    comp.par_iter().with_min_len(1024).for_each_init(
+        || Poll::new(cancel),
+        |poll, c| {
+            if poll.stop(1) {
+                return;
             }
-            x = up;
-        }
-        c.store(x, Relaxed);
-    });
+            let mut x = c.load(Relaxed);
+            loop {
+                let up = comp[x as usize].load(Relaxed);
+                if up == x {
+                    break;
+                }
+                x = up;
+            }
+            c.store(x, Relaxed);
+        },
+    );
+    Ok(cancel.check()?)
 }
 
 /// The most frequent label among `SAMPLES` pseudo-random vertices (fixed seed).

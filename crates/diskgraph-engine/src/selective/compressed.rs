@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use diskgraph_format::{CompressedLayout, Direction};
@@ -35,10 +35,11 @@ pub(crate) struct CompressedLists {
 }
 
 impl CompressedLists {
-    /// Loads the byte-offset index of direction `d` of `layout`.
-    pub(crate) fn open(layout: &CompressedLayout, d: Direction) -> Result<Self, EngineError> {
+    /// Loads the byte-offset index of direction `d` of `layout`, the read polling `stop` (the
+    /// run's stop request) between its pieces.
+    pub(crate) fn open(layout: &CompressedLayout, d: Direction, stop: &AtomicBool) -> Result<Self, EngineError> {
         Ok(CompressedLists {
-            bytes: Arc::new(layout.load_offsets(d)?),
+            bytes: Arc::new(layout.load_offsets_stoppable(d, stop)?),
             len: layout.lists_len(d),
             layout: layout.clone(),
             dir: d,

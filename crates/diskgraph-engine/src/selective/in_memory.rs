@@ -11,6 +11,7 @@ use super::piece::{Compute, Piece};
 use super::ranges::ListWindow;
 use super::retained::Generation;
 use super::{SelectiveGraph, VertexSubset};
+use crate::Engine;
 
 /// Edges a task of a round served from memory delivers, about: enough that starting a task
 /// costs nothing, few enough that two threads share even a skewed round evenly.
@@ -55,6 +56,11 @@ impl SelectiveGraph {
         let served = AtomicU64::new(0);
         let served_edges = AtomicU64::new(0);
         let deliver = |held: &mut dyn Iterator<Item = (u32, &[u32])>| {
+            // A task is at most TASK_EDGES edges' work: once the run is asked to stop, the
+            // tasks left deliver nothing (the round's caller checks the request).
+            if self.check_cancelled().is_err() {
+                return;
+            }
             let mut state = compute.init();
             let (mut lists, mut edges) = (0, 0);
             for (v, list) in held {

@@ -114,7 +114,9 @@ impl SelectiveGraph {
         let ((), result) = rayon::join(from_memory, || self.read_from_disk(d, &round, compute));
         drop(lock);
         self.step(Some(active.len() as u64));
-        result
+        result?;
+        // The lists served from memory stop delivering once the run is asked to stop.
+        self.check_cancelled()
     }
 
     /// Whether `v`'s list in direction `d` goes on past its [`ListWindow::Head`] (never for

@@ -92,7 +92,7 @@ use crate::engine_options::{
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
 use crate::AdjacencyChoice;
-use crate::{EngineError, Recorder, RunStats, Snapshot, Vertices};
+use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// How to open a graph on the selective engine.
 #[derive(Clone, Debug)]
@@ -123,6 +123,10 @@ pub struct SelectiveOptions {
     pub index: Option<GraphIndex>,
     /// Which copy of the lists to read (`--adjacency`).
     pub adjacency: AdjacencyChoice,
+    /// The run's stop request: the opening's loads (the offsets, the static cache) and every
+    /// I/O round poll it between their reads (ending with [`EngineError::Cancelled`]), and the
+    /// engine's [`Recorder`] carries it.
+    pub cancel: Option<Cancel>,
 }
 
 impl Default for SelectiveOptions {
@@ -139,6 +143,7 @@ impl Default for SelectiveOptions {
             page_cache: None,
             index: None,
             adjacency: AdjacencyChoice::Auto,
+            cancel: None,
         }
     }
 }
@@ -292,12 +297,16 @@ impl SelectiveGraph {
             .page_cache
             .as_ref()
             .map(|p| open_page_cache(p, carve.page_cache_bytes));
-        let vertices = vertices_of(dir, opts.index.as_ref())?;
+        let cancel = opts.cancel.clone().unwrap_or_default();
+        let stop = cancel.flag();
+        cancel.check()?;
+        let vertices = vertices_of(dir, opts.index.as_ref(), stop)?;
         let buffer_bytes = carve.buffer_bytes;
         let io = IoContext::new(IoConfig {
             buffer_bytes,
             ..opts.io.clone()
         })?;
+        io.stop_when(Arc::clone(stop));
         let parts = opts.partitions.unwrap_or(4 * io.config().compute_threads.max(1)).max(1);
         let open_dir = |d: Direction| -> Result<Adjacency, EngineError> {
             let (_, adj, wgt) = dir.files_of(d);
@@ -308,10 +317,10 @@ impl SelectiveGraph {
                         graph: dir.path().to_path_buf(),
                     })
                 }
-                None => Arc::new(dir.load_offsets(d)?),
+                None => Arc::new(dir.load_offsets_stoppable(d, stop)?),
             };
             let compressed = match &layout {
-                Some(l) => Some(compressed::CompressedLists::open(l, d)?),
+                Some(l) => Some(compressed::CompressedLists::open(l, d, stop)?),
                 None => None,
             };
             let adj_path = compressed.as_ref().map_or_else(|| dir.file_path(adj), |c| c.path());
@@ -370,7 +379,7 @@ impl SelectiveGraph {
             static_cache: None,
             page_cache: None,
             vertices,
-            recorder: Recorder::default(),
+            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
         };
         // The static cache loads before the page cache is attached: its lists are read straight
         // (merged, large requests) and their pages never occupy the page cache, which the static

@@ -62,7 +62,7 @@ use crate::engine_options::{DETERMINISTIC, GSC, LAYOUT, SCRATCH};
 use crate::index::vertices_of;
 use crate::options::Params;
 use crate::{
-    human_bytes, Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices,
+    human_bytes, Cancel, Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices,
     COMPRESSED_FROM_THREADS,
 };
 use columns::{ColumnFiles, Columns, DST, SRC, VALUES};
@@ -89,6 +89,9 @@ pub struct ShardOptions {
     pub scratch: Option<PathBuf>,
     /// A loaded index of the graph (its original IDs).
     pub index: Option<GraphIndex>,
+    /// The run's stop request: the opening's loads and every interval poll it (ending with
+    /// [`EngineError::Cancelled`]); the engine's [`Recorder`] carries it.
+    pub cancel: Option<Cancel>,
 }
 
 impl ShardOptions {
@@ -101,6 +104,7 @@ impl ShardOptions {
             deterministic: params.flag(&DETERMINISTIC),
             scratch: params.text(&SCRATCH).map(PathBuf::from),
             index: None,
+            cancel: None,
         }
     }
 }
@@ -166,6 +170,8 @@ impl ShardGraph {
     /// is damaged, the budget cannot hold its largest interval, the scratch copy cannot be
     /// made.
     pub fn open(graph: &GraphDir, opts: &ShardOptions) -> Result<ShardGraph, EngineError> {
+        let cancel = opts.cancel.clone().unwrap_or_default();
+        cancel.check()?;
         let layout = choose_layout(graph, opts.layout.as_deref(), opts.memory)?;
         let sizes = budget_of(&layout);
         let minimum = sizes.minimum();
@@ -177,7 +183,7 @@ impl ShardGraph {
                 fix: advice::for_layout(graph, &layout, opts.memory),
             });
         }
-        let vertices = vertices_of(graph, opts.index.as_ref())?;
+        let vertices = vertices_of(graph, opts.index.as_ref(), cancel.flag())?;
         let dir = opts.scratch.clone().unwrap_or_else(std::env::temp_dir);
         remove_dead_scratch(&dir);
         let scratch = tempfile::Builder::new()
@@ -216,7 +222,7 @@ impl ShardGraph {
             io_nanos: AtomicU64::new(0),
             decode_nanos: AtomicU64::new(0),
             peak_arrays: sizes.arrays,
-            recorder: Recorder::default(),
+            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
         })
     }
 
@@ -267,7 +273,15 @@ impl ShardGraph {
                 self.timed(|| self.load(&plan, needs, &mut columns))?;
                 let interval = Interval::group(&self.layout, &plan, needs, &columns)?;
                 let range = plan.vertices.start as usize..plan.vertices.end as usize;
-                let edges = interval.execute(&*program, iteration, &mut values[range.clone()], self.deterministic);
+                let cancel = self.cancel();
+                let edges = interval.execute(
+                    &*program,
+                    iteration,
+                    &mut values[range.clone()],
+                    self.deterministic,
+                    &cancel,
+                );
+                cancel.check()?;
                 self.edges.fetch_add(edges, Relaxed);
                 program.after_interval(iteration, plan.vertices.clone(), &mut values[range]);
                 drop(interval);
@@ -621,11 +635,23 @@ impl<'c> Interval<'c> {
         })
     }
 
-    /// Runs the updates of the interval (`values` its vertices' values); returns the edges the
-    /// updates were given.
-    fn execute<P: Program>(&self, program: &P, iteration: u32, values: &mut [P::Value], deterministic: bool) -> u64 {
+    /// Runs the updates of the interval (`values` its vertices' values), polling `cancel` (the
+    /// run's stop request) per chunk of vertices; returns the edges the updates were given.
+    fn execute<P: Program>(
+        &self,
+        program: &P,
+        iteration: u32,
+        values: &mut [P::Value],
+        deterministic: bool,
+        cancel: &Cancel,
+    ) -> u64 {
         let edges = AtomicU64::new(0);
         let run_chunk = |c: usize, chunk: &mut [P::Value], critical: bool| {
+            // A chunk's updates at most between two polls; a stopped run's interval is left
+            // part-updated (the caller checks the request).
+            if cancel.is_cancelled() {
+                return;
+            }
             let n = self.chunk_updates(program, iteration, c, chunk, |v| {
                 deterministic || self.critical[v] == critical
             });

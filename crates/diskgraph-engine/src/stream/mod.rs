@@ -74,7 +74,7 @@ pub use crate::engine_options::DEFAULT_MRT;
 use crate::engine_options::{io_config, memory, LAYOUT, MRT, VERTEX_STATE};
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
-use crate::{EngineError, Recorder, RunStats, Snapshot, Vertices};
+use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// Ring slots: loads held at once (one being computed on, the others loading ahead).
 pub const SLOTS: usize = 4;
@@ -103,6 +103,9 @@ pub struct StreamOptions {
     pub queue_depth: u32,
     /// The graph's index loaded earlier: its IDs are used instead of reading them again.
     pub index: Option<GraphIndex>,
+    /// The run's stop request: the opening's loads and every pass poll it (between loads of
+    /// blocks), ending with [`EngineError::Cancelled`]; the engine's [`Recorder`] carries it.
+    pub cancel: Option<Cancel>,
 }
 
 impl Default for StreamOptions {
@@ -116,6 +119,7 @@ impl Default for StreamOptions {
             backend: None,
             queue_depth: 32,
             index: None,
+            cancel: None,
         }
     }
 }
@@ -393,6 +397,8 @@ impl StreamGraph {
         if opts.mrt == 0 {
             return Err(EngineError::Setting("--mrt must be at least 1".into()));
         }
+        let cancel = opts.cancel.clone().unwrap_or_default();
+        cancel.check()?;
         let layout = GridLayout::open(graph, layout)?;
         let weights = opts.weights && layout.weighted();
         let Sizing { load_edges, load_bytes } = sizing(&layout, opts).map_err(|least| {
@@ -423,7 +429,7 @@ impl StreamGraph {
             (None, VertexStateKind::Mmap) => default_scratch(graph.path()),
         };
         let n = graph.num_vertices() as usize;
-        let vertices = vertices_of(graph, opts.index.as_ref())?;
+        let vertices = vertices_of(graph, opts.index.as_ref(), cancel.flag())?;
         Ok(StreamGraph {
             graph: graph.clone(),
             pending: Frontier::new(n),
@@ -438,7 +444,7 @@ impl StreamGraph {
             scratch,
             totals: Mutex::new(Totals::default()),
             vertices,
-            recorder: Recorder::default(),
+            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
             scratches: Mutex::new(Vec::new()),
         })
     }
@@ -624,6 +630,8 @@ impl StreamGraph {
             ..PassReport::default()
         };
         let io = self.reader.read(&requests, |i, data| -> Result<(), EngineError> {
+            // One load's work at most between two polls: a stop ends the pass here.
+            self.check_cancelled()?;
             let req = &p.requests[i];
             let edges: &[GridEdge] = match self.layout.compressed() {
                 Some(_) => {

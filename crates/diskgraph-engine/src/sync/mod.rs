@@ -48,7 +48,7 @@ use crate::engine_options::{IFT, IFT_SEQ, INDEX_SUMMARY, IO};
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
 use crate::AdjacencyChoice;
-use crate::{engine_options, EngineError, Recorder, RunStats, Snapshot, Vertices};
+use crate::{engine_options, Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 use ahead::Registered;
 use cache::{PageCache, FRAME_BYTES};
 
@@ -79,6 +79,9 @@ pub struct SyncOptions {
     pub index: Option<GraphIndex>,
     /// Which copy of the lists to read (`--adjacency`).
     pub adjacency: AdjacencyChoice,
+    /// The run's stop request: the opening's loads poll it between pieces of their reads
+    /// (ending with [`EngineError::Cancelled`]), and the engine's [`Recorder`] carries it.
+    pub cancel: Option<Cancel>,
 }
 
 impl SyncOptions {
@@ -94,6 +97,7 @@ impl SyncOptions {
             need_weights: false,
             index: None,
             adjacency: AdjacencyChoice::from_params(params),
+            cancel: None,
         }
     }
 }
@@ -241,7 +245,10 @@ impl SyncGraph {
     /// failure.
     pub fn open(g: &GraphDir, opts: &SyncOptions) -> Result<SyncGraph, EngineError> {
         let m = g.manifest();
-        let vertices = vertices_of(g, opts.index.as_ref())?;
+        let cancel = opts.cancel.clone().unwrap_or_default();
+        let stop = cancel.flag();
+        cancel.check()?;
+        let vertices = vertices_of(g, opts.index.as_ref(), stop)?;
         let compressed = opts.adjacency.open(g)?;
         let n = m.num_vertices as usize;
         let directed = m.directed;
@@ -270,7 +277,7 @@ impl SyncGraph {
                 Some(layout) => {
                     let (cidx_path, cadj_path) = layout.files_of(d);
                     let cadj = open_file(&cadj_path, layout.lists_len(d))?;
-                    let bytes = layout.load_offsets(d)?;
+                    let bytes = layout.load_offsets_stoppable(d, stop)?;
                     let locator = if opts.index_summary {
                         let anchors = summary(&bytes);
                         index_bytes += 8 * anchors.len() as u64;
@@ -291,7 +298,7 @@ impl SyncGraph {
             let loaded = opts.index.as_ref().and_then(|i| i.offsets().get(d).cloned());
             let offsets = match loaded {
                 Some(o) => o,
-                None => Arc::new(g.load_offsets(d)?),
+                None => Arc::new(g.load_offsets_stoppable(d, stop)?),
             };
             if d == Direction::Out {
                 max_degree_vertex = vertices.max_degree(&offsets);
@@ -375,7 +382,7 @@ impl SyncGraph {
             bytes_used: AtomicU64::new(0),
             mapped_nanos: AtomicU64::new(0),
             proc_read_bytes: proc_read_bytes(),
-            recorder: Recorder::default(),
+            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
         })
     }
 

@@ -162,6 +162,7 @@ pub fn options(layout: &str, memory: u64, gsc: bool, deterministic: bool) -> Sha
         deterministic,
         scratch: None,
         index: None,
+        cancel: None,
     }
 }
 
