@@ -1,7 +1,7 @@
 //! Why a run stopped: the one error type of the algorithm layer.
 
 use diskgraph_engine::{EngineError, Vertices};
-use diskgraph_format::FormatError;
+use diskgraph_format::{FormatError, Interrupted};
 
 /// Why an algorithm, or the registry running it, refused or stopped. Each variant locates the
 /// fault.
@@ -58,6 +58,14 @@ pub enum AlgoError {
 
 impl From<FormatError> for AlgoError {
     fn from(e: FormatError) -> Self {
+        AlgoError::Engine(EngineError::from(e))
+    }
+}
+
+/// A stopped run ([`Cancel::check`](diskgraph_engine::Cancel::check)) is the engine's
+/// [`EngineError::Cancelled`].
+impl From<Interrupted> for AlgoError {
+    fn from(e: Interrupted) -> Self {
         AlgoError::Engine(EngineError::from(e))
     }
 }

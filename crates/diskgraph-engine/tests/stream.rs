@@ -161,7 +161,7 @@ fn hops_from(g: &StreamGraph, source: u32) -> (Vec<u32>, u64) {
         active.clear();
         std::mem::swap(&mut active, &mut next);
     }
-    (dist.values(), passes)
+    (dist.values().expect("no mapped fault"), passes)
 }
 
 /// [`oracle::bfs_levels`] with `u32::MAX` for unreached.

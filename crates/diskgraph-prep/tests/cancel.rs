@@ -164,7 +164,7 @@ fn every_operation_stopped_at_any_kind_of_point_leaves_nothing() {
             Box::new(|g, _, p| {
                 let opts = ShardOptions {
                     shards: Some(64),
-                    block_bytes: 4096,
+                    block_bytes: Some(4096),
                     compress: Some(Codec::Vbyte),
                     ..ShardOptions::default()
                 };

@@ -32,7 +32,7 @@ fn shard_opts(force: bool) -> ShardOptions {
     ShardOptions {
         shards: Some(4),
         memory: 1 << 20,
-        block_bytes: 4096,
+        block_bytes: Some(4096),
         force,
         compress: None,
     }

@@ -473,7 +473,7 @@ proptest! {
         let opts = ImportOptions { keep_self_loops: true, ..ImportOptions::default() };
         import(&mut source, &graph, &opts, &mut NoProgress).unwrap();
         let g = GraphDir::open(&graph).unwrap();
-        export(&g, &csv, ExportFormat::Csv, false).unwrap();
+        export(&g, &csv, ExportFormat::Csv, false, &mut NoProgress).unwrap();
         let (edges, read, _) = read_with_names(&csv, &auto());
         let read_edges: BTreeSet<(String, String)> =
             edges.iter().map(|&(s, t)| (read[s as usize].clone(), read[t as usize].clone())).collect();

@@ -191,9 +191,9 @@ impl PyGraph {
     /// Full check (O(E)): checksums, padding, every neighbour ID and list order. Returns what
     /// was checked; raises ``GraphFormatError`` on any fault. Interruptible (KeyboardInterrupt).
     fn verify<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let path = self.dir.path();
+        let path = self.dir.path().to_path_buf();
         let report =
-            interruptible(py, |stop| diskgraph_format::verify_cancellable(path, &stop))?.map_err(format_error)?;
+            interruptible(py, move |stop| diskgraph_format::verify_cancellable(&path, &stop))?.map_err(format_error)?;
         let d = PyDict::new(py);
         d.set_item("files_checked", report.files_checked)?;
         d.set_item("bytes_checked", report.bytes_checked)?;
@@ -218,8 +218,9 @@ impl PyGraph {
                 output.display()
             )));
         }
-        interruptible(py, |stop| {
-            export(&self.dir, &output, fmt, force, &mut CancelProgress(stop))
+        let dir = self.dir.clone();
+        interruptible(py, move |stop| {
+            export(&dir, &output, fmt, force, &mut CancelProgress(stop))
         })?
         .map_err(export_error)
     }
@@ -254,7 +255,7 @@ impl PyGraph {
             compress: codec_option(compress)?,
         };
         let path = self.dir.path().to_path_buf();
-        let summary = interruptible(py, |stop| {
+        let summary = interruptible(py, move |stop| {
             diskgraph_prep::partition(&path, sort, &opts, &mut CancelProgress(stop))
         })?
         .map_err(export_error)?;
@@ -288,7 +289,7 @@ impl PyGraph {
             compress: codec_option(compress)?,
         };
         let path = self.dir.path().to_path_buf();
-        let summary = interruptible(py, |stop| {
+        let summary = interruptible(py, move |stop| {
             diskgraph_prep::partition_shards(&path, &opts, &mut CancelProgress(stop))
         })?
         .map_err(export_error)?;
@@ -305,9 +306,9 @@ impl PyGraph {
     #[pyo3(signature = (codec = "vbyte", force = false))]
     fn compress<'py>(&self, py: Python<'py>, codec: &str, force: bool) -> PyResult<Bound<'py, PyAny>> {
         let codec = parse_codec(codec)?;
-        let dir = &self.dir;
-        let report = interruptible(py, |stop| {
-            diskgraph_format::compress_cancellable(dir, codec, force, &stop)
+        let dir = self.dir.clone();
+        let report = interruptible(py, move |stop| {
+            diskgraph_format::compress_cancellable(&dir, codec, force, &stop)
         })?
         .map_err(format_error)?;
         let summary = serde_json::json!({
@@ -365,7 +366,7 @@ impl PyGraph {
         };
         let path = self.dir.path().to_path_buf();
         let summary =
-            interruptible(py, |stop| select_graph(&path, &opts, &mut CancelProgress(stop)))?.map_err(export_error)?;
+            interruptible(py, move |stop| select_graph(&path, &opts, &mut CancelProgress(stop)))?.map_err(export_error)?;
         json_to_py(py, &summary)
     }
 
@@ -441,7 +442,7 @@ impl PyGraph {
             checkpoint,
         };
         let input = self.dir.path().to_path_buf();
-        let summary = interruptible(py, |stop| {
+        let summary = interruptible(py, move |stop| {
             diskgraph_prep::reorder(&input, &output, &opts, &mut CancelProgress(stop))
         })?
         .map_err(export_error)?;

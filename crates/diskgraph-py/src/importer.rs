@@ -114,7 +114,7 @@ pub fn import_file<'py>(
         force,
     };
     check_output(&output, force)?;
-    let (summary, detected) = interruptible(py, |stop| -> anyhow::Result<(ImportSummary, Option<String>)> {
+    let (summary, detected) = interruptible(py, move |stop| -> anyhow::Result<(ImportSummary, Option<String>)> {
         let (mut source, detected) = open_input(&input, &popts)?;
         let summary = import(source.as_mut(), &output, &iopts, &mut CancelProgress(stop))?;
         Ok((summary, detected))

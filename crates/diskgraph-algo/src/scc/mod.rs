@@ -191,5 +191,5 @@ fn tarjan(out: &Csr, labels: &mut [u32], cancel: &Cancel) -> Result<(), EngineEr
             }
         }
     }
-    cancel.check()
+    Ok(cancel.check()?)
 }
