@@ -18,8 +18,8 @@ use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
 use diskgraph_engine::{
-    human_bytes, recorder, AdjacencyChoice, Cancel, Engine, EngineKind, GraphIndex, MemoryGraph, MemoryOptions,
-    Observer, RunStats, Source, Sources, Vertices,
+    human_bytes, human_minimum, recorder, AdjacencyChoice, Cancel, Engine, EngineKind, GraphIndex, MemoryGraph,
+    MemoryOptions, Observer, RunStats, Source, Sources, Vertices,
 };
 use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
@@ -227,7 +227,7 @@ fn choose_engine(
     };
     // What each engine that cannot run in the budget needs instead.
     let mut short: Vec<String> = csr
-        .map(|csr| format!("the memory engine at least {} (its CSR)", human_bytes(csr)))
+        .map(|csr| format!("the memory engine at least {} (its CSR)", human_minimum(csr)))
         .into_iter()
         .collect();
     let mut least = csr;
@@ -235,18 +235,18 @@ fn choose_engine(
         let engine = variant.engine();
         match minimum_budget(graph, alg, variant, params) {
             Ok(min) if min <= budget => {
-                let why = format!("{over}; the {engine} engine needs at least {}", human_bytes(min));
+                let why = format!("{over}; the {engine} engine needs at least {}", human_minimum(min));
                 return Ok((engine, Some(format!("engine auto: {engine} ({why})"))));
             }
             Ok(min) => {
-                short.push(format!("the {engine} engine at least {}", human_bytes(min)));
+                short.push(format!("the {engine} engine at least {}", human_minimum(min)));
                 least = Some(least.map_or(min, |l| l.min(min)));
             }
             Err(e) => short.push(format!("the {engine} engine cannot run: {e}")),
         }
     }
     let fix = match least {
-        Some(least) => format!("; give --memory {} or more", human_bytes(least)),
+        Some(least) => format!("; give --memory {} or more", human_minimum(least)),
         None => String::new(),
     };
     Err(AlgoError::InvalidSetting(format!(

@@ -88,7 +88,8 @@ fn auto_never_exceeds_the_budget_and_names_the_smallest_that_works() {
     let e = refusal(&f.graph, &request("scc", "auto", 4 << 10)).to_string();
     assert!(
         e.starts_with(&format!(
-            "scc cannot run within --memory 4KiB: the memory engine at least {csr_text} (its CSR), the selective engine at least "
+            "scc cannot run within --memory 4KiB: the memory engine at least {} (its CSR), the selective engine at least ",
+            diskgraph_engine::human_minimum(csr)
         )),
         "{e}"
     );

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use diskgraph_engine::parse_size;
-use diskgraph_format::{human_bytes, Codec};
+use diskgraph_format::{human_minimum, Codec};
 use diskgraph_prep::{PartitionOptions, PartitionSummary, ShardOptions, ShardSummary, SortOrder};
 
 use crate::progress::Bar;
@@ -129,7 +129,7 @@ fn print_shard_summary(s: &ShardSummary) {
         s.num_shards,
         s.largest_shard,
         s.block_bytes >> 10,
-        human_bytes(s.min_memory)
+        human_minimum(s.min_memory)
     );
     print_written(s.num_arcs, s.bytes_written, s.seconds, s.peak_memory);
 }

@@ -141,14 +141,26 @@ fn runs_while_layouts_are_replaced_write_what_lone_runs_write() {
     ok(&["partition", s(&g), "--shards", "4"]);
     let run = |engine: &str, layout: &str, out: &Path| {
         Command::new(env!("CARGO_BIN_EXE_diskgraph"))
-            .args(["run", "wcc", s(&g), "--engine", engine, "--layout", layout, "--threads", "1"])
+            .args([
+                "run",
+                "wcc",
+                s(&g),
+                "--engine",
+                engine,
+                "--layout",
+                layout,
+                "--threads",
+                "1",
+            ])
             .args(["--memory", "16MiB", "--out", s(out), "--force"])
             .output()
             .unwrap()
     };
     let readers = [("stream", "grid-4"), ("shards", "shards-4")];
     for (engine, layout) in readers {
-        assert!(run(engine, layout, &dir.path().join(format!("lone-{engine}.tsv"))).status.success());
+        assert!(run(engine, layout, &dir.path().join(format!("lone-{engine}.tsv")))
+            .status
+            .success());
     }
     let writer = std::thread::spawn({
         let g = g.clone();
@@ -171,7 +183,10 @@ fn runs_while_layouts_are_replaced_write_what_lone_runs_write() {
                 String::from_utf8_lossy(&done.stderr)
             );
             let lone = dir.path().join(format!("lone-{engine}.tsv"));
-            assert!(std::fs::read(&out).unwrap() == std::fs::read(&lone).unwrap(), "{engine}: not a lone run's output");
+            assert!(
+                std::fs::read(&out).unwrap() == std::fs::read(&lone).unwrap(),
+                "{engine}: not a lone run's output"
+            );
             runs += 1;
         }
     }

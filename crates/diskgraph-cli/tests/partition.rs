@@ -137,15 +137,34 @@ fn shards_partition_then_verify_then_info() {
     let out = ok(&["partition", s(&g), "--shards", "3"]);
     assert!(out.contains("shards-3: 3 shards, largest"), "{out}");
     // 17 500 arcs: a window averages 7.8 KB of a column, so 4 KiB blocks.
-    assert!(out.contains("4 KiB edge-value blocks, block size chosen from --memory"), "{out}");
+    assert!(
+        out.contains("4 KiB edge-value blocks, block size chosen from --memory"),
+        "{out}"
+    );
     assert!(out.contains(&format!("wrote {arcs} edges")), "{out}");
     // N and the block size for 1 MiB: the shards engine runs the layout in 1 MiB.
     let out = ok(&["partition", s(&g), "--shards", "auto", "--memory", "1MiB"]);
     assert!(out.contains("N and block size chosen from --memory"), "{out}");
     let name = out.split(": ").next().unwrap().rsplit('/').next().unwrap().to_string();
-    let least = out.split("runs it in --memory ").nth(1).unwrap().split(' ').next().unwrap();
+    let least = out
+        .split("runs it in --memory ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
     assert!(diskgraph_engine::parse_size(least).unwrap() <= 1 << 20, "{out}");
-    ok(&["run", "wcc", s(&g), "--engine", "shards", "--layout", &name, "--memory", "1MiB"]);
+    ok(&[
+        "run",
+        "wcc",
+        s(&g),
+        "--engine",
+        "shards",
+        "--layout",
+        &name,
+        "--memory",
+        "1MiB",
+    ]);
     // 64 KiB blocks cannot run in 64 KiB: refused, naming the least budget.
     let msg = fails(&[
         "partition",
@@ -157,7 +176,10 @@ fn shards_partition_then_verify_then_info() {
         "--block-size",
         "64KiB",
     ]);
-    assert!(msg.contains("no shards layout of") && msg.contains("give --memory"), "{msg}");
+    assert!(
+        msg.contains("no shards layout of") && msg.contains("give --memory"),
+        "{msg}"
+    );
     ok(&["partition", s(&g), "--grid", "2"]);
 
     let out = ok(&["verify", s(&g)]);

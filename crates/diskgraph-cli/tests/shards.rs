@@ -180,7 +180,10 @@ fn strs(args: &[String]) -> Vec<&str> {
 /// leading `diskgraph`.
 fn quoted_command(msg: &str, after: &str) -> Vec<String> {
     let rest = &msg[msg.find(after).unwrap_or_else(|| panic!("no {after:?} in {msg}")) + after.len()..];
-    let start = rest.find("`diskgraph ").unwrap_or_else(|| panic!("no command in {msg}")) + "`diskgraph ".len();
+    let start = rest
+        .find("`diskgraph ")
+        .unwrap_or_else(|| panic!("no command in {msg}"))
+        + "`diskgraph ".len();
     let end = start + rest[start..].find('`').unwrap();
     rest[start..end].split_whitespace().map(str::to_string).collect()
 }
@@ -192,7 +195,15 @@ fn a_refused_budget_names_the_partition_that_fits() {
     ok(&["generate", "kronecker", "--scale", "10", "-o", s(&g)]);
     let run = |layout: &str, memory: &str| {
         vec![
-            "run", "pagerank", s(&g), "--engine", "shards", "--layout", layout, "--memory", memory,
+            "run",
+            "pagerank",
+            s(&g),
+            "--engine",
+            "shards",
+            "--layout",
+            layout,
+            "--memory",
+            memory,
         ]
         .into_iter()
         .map(str::to_string)
@@ -209,16 +220,33 @@ fn a_refused_budget_names_the_partition_that_fits() {
     ok(&strs(&run("shards-4", "2MiB")));
     // Below every layout's least: the budget that works and the partition for it.
     let msg = fails(&strs(&run("shards-4", "100KiB")));
-    let fix = quoted_command(&msg, "no shards layout of this graph runs within 100.0KiB, the smallest budget one does is ");
+    let fix = quoted_command(
+        &msg,
+        "no shards layout of this graph runs within 100KiB, the smallest budget one does is ",
+    );
     assert_eq!(&fix[..4], &["partition", s(&g), "--shards", "auto"], "{msg}");
     let least = fix[5].clone();
     ok(&strs(&fix));
     // A run at that budget now works.
-    let out = ok(&["run", "pagerank", s(&g), "--engine", "shards", "--memory", &least, "--iterations", "2"]);
+    let out = ok(&[
+        "run",
+        "pagerank",
+        s(&g),
+        "--engine",
+        "shards",
+        "--memory",
+        &least,
+        "--iterations",
+        "2",
+    ]);
     assert!(out.contains("pagerank"), "{out}");
     // One shard in 4 KiB blocks needs more than that least: partitioning for the budget fits.
     ok(&["partition", s(&g), "--shards", "1", "--block-size", "4KiB"]);
     let msg = fails(&strs(&run("shards-1", &least)));
     let fix = quoted_command(&msg, "or partition for this budget: ");
-    assert_eq!(strs(&fix[..6]), ["partition", s(&g), "--shards", "auto", "--memory", &least], "{msg}");
+    assert_eq!(
+        strs(&fix[..6]),
+        ["partition", s(&g), "--shards", "auto", "--memory", &least],
+        "{msg}"
+    );
 }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use diskgraph_format::FormatError;
-use diskgraph_io::{human_bytes, IoError};
+use diskgraph_io::{human_minimum, IoError};
 
 /// Why an engine refused to open or stopped during a run. Each variant locates the fault.
 #[derive(Debug, thiserror::Error)]
@@ -17,8 +17,8 @@ pub enum EngineError {
     Io(IoError),
     /// The memory budget cannot hold what the engine needs.
     #[error(
-        "memory budget of {budget} bytes is too small for {what}: give it at least {} ({minimum} bytes){fix}",
-        human_bytes(*minimum)
+        "memory budget of {budget} bytes is too small for {what}: give it at least {}{fix}",
+        human_minimum(*minimum)
     )]
     BudgetTooSmall {
         /// The budget.
@@ -119,16 +119,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_minimum_is_exact() {
+    fn the_minimum_is_a_short_size_at_least_as_large() {
         let e = EngineError::budget(4096, "the I/O buffers", 139_300);
         assert_eq!(
             e.to_string(),
-            "memory budget of 4096 bytes is too small for the I/O buffers: give it at least 139300B"
+            "memory budget of 4096 bytes is too small for the I/O buffers: give it at least 136.125KiB"
         );
         let e = EngineError::budget(1 << 20, "the lists", (1 << 20) + 1);
         assert_eq!(
             e.to_string(),
-            "memory budget of 1048576 bytes is too small for the lists: give it at least 1048577B"
+            "memory budget of 1048576 bytes is too small for the lists: give it at least 1.125MiB"
         );
     }
 }

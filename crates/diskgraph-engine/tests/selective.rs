@@ -18,7 +18,7 @@ use diskgraph_engine::selective::{
     EdgeFn, EdgeMapOptions, FrontierBuilder, Mode, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions,
     VertexSubset,
 };
-use diskgraph_engine::{human_bytes, AdjacencyChoice, EngineError};
+use diskgraph_engine::{human_minimum, AdjacencyChoice, EngineError};
 use diskgraph_format::{Direction, FormatError};
 use diskgraph_io::{BackendKind, IoConfig};
 use diskgraph_testkit::gen::{self, Weights};
@@ -246,7 +246,7 @@ fn a_budget_too_small_is_refused_with_the_smallest_that_works() {
         assert_eq!(budget, 4096);
         let text = err.to_string();
         assert!(
-            text.ends_with(&format!("give it at least {}", human_bytes(minimum))),
+            text.ends_with(&format!("give it at least {}", human_minimum(minimum))),
             "{text}"
         );
         open(minimum).unwrap_or_else(|e| panic!("the minimum {minimum} is refused: {e}"));
@@ -264,9 +264,13 @@ fn the_minimum_budget_opens_whatever_the_request_size_and_io_threads() {
         gen::with_weights(gen::gnm(100, 300, true, 52), Weights::Integer(3), 52),
         Keep::default(),
     );
-    for (max_request, io_threads, need_weights) in
-        [(512, 1, false), (1024, 1, true), (2048, 2, false), (4096, 4, true), (64 << 10, 3, false)]
-    {
+    for (max_request, io_threads, need_weights) in [
+        (512, 1, false),
+        (1024, 1, true),
+        (2048, 2, false),
+        (4096, 4, true),
+        (64 << 10, 3, false),
+    ] {
         let opts = SelectiveOptions {
             io: IoConfig {
                 backend: Some(BackendKind::Pread),

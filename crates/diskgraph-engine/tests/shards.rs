@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use common::fixture;
 use common::shards::{accumulate, graphs, lists, options, sharded, Accumulate, Stamps};
 use diskgraph_engine::shards::{Program, ProgramNeeds, ShardGraph, Update};
-use diskgraph_engine::{human_bytes, Engine, EngineError};
-use diskgraph_format::{plan_shards, Codec, GraphDir, ShardPlan, ShardRequest};
+use diskgraph_engine::{human_bytes, human_minimum, Engine, EngineError};
+use diskgraph_format::{plan_shards, Codec, GraphDir, ShardLayout, ShardPlan, ShardRequest};
 use diskgraph_prep::{partition_shards, NoProgress};
 use diskgraph_testkit::harness::{store, Case, Fixture};
 use diskgraph_testkit::{gen, Keep};
@@ -215,7 +215,9 @@ fn runs_never_write_the_graph_and_remove_their_scratch() {
 fn a_target_outside_its_interval_is_an_error_naming_the_file() {
     let f = fixture("directed gnm", gen::gnm(300, 3000, true, 7), Keep::default());
     let (g, layout) = sharded(&f, 3, 4096);
-    let dst = g.path().join(&layout).join(diskgraph_format::SHARD_DST);
+    // The layout's own directory: a forced replacement lives in its next generation.
+    let dir = ShardLayout::open(&g, &layout).unwrap().path().to_path_buf();
+    let dst = dir.join(diskgraph_format::SHARD_DST);
     let mut bytes = std::fs::read(&dst).unwrap();
     // The first arc of shard 0 now points into the last interval.
     bytes[..4].copy_from_slice(&299u32.to_le_bytes());
@@ -277,7 +279,10 @@ fn a_layout_planned_for_a_budget_runs_at_it() {
             }
             // A byte less than the least is refused at partition time, naming the least.
             let err = partition_auto(&f, least - 1, compress).unwrap_err();
-            assert!(err.contains(&format!("give --memory {} or more", human_bytes(least))), "{name}: {err}");
+            assert!(
+                err.contains(&format!("give --memory {} or more", human_minimum(least))),
+                "{name}: {err}"
+            );
         }
     }
 }
@@ -286,11 +291,12 @@ fn a_layout_planned_for_a_budget_runs_at_it() {
 fn a_refusal_names_the_layout_or_option_that_fits() {
     let f = fixture("directed rmat 12", gen::rmat(12, 30_000, true, 24), Keep::default());
     let path = f.path().display().to_string();
-    let refusal = |g: &GraphDir, layout: &str, memory: u64| match ShardGraph::open(g, &options(layout, memory, true, false)) {
-        Err(e @ EngineError::BudgetTooSmall { .. }) => e.to_string(),
-        Err(e) => panic!("{layout} at {memory}: {e}"),
-        Ok(_) => panic!("{layout} opens at {memory}"),
-    };
+    let refusal =
+        |g: &GraphDir, layout: &str, memory: u64| match ShardGraph::open(g, &options(layout, memory, true, false)) {
+            Err(e @ EngineError::BudgetTooSmall { .. }) => e.to_string(),
+            Err(e) => panic!("{layout} at {memory}: {e}"),
+            Ok(_) => panic!("{layout} opens at {memory}"),
+        };
     // Four shards of 1 MiB blocks: the same shards in smaller blocks fit.
     let (g, layout) = sharded(&f, 4, 1 << 20);
     let with_small_blocks = ShardGraph::minimum_budget(&g, &options(&layout, 0, true, false)).unwrap() / 4;
@@ -319,8 +325,8 @@ fn a_refusal_names_the_layout_or_option_that_fits() {
         msg.contains(&format!(
             "no shards layout of this graph runs within {}, the smallest budget one does is {}: `diskgraph partition {path} --shards auto --memory {}`",
             human_bytes(least / 2),
-            human_bytes(least),
-            human_bytes(least)
+            human_minimum(least),
+            human_minimum(least)
         )),
         "{msg}"
     );

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use common::{fixture, open_stream, partitioned, partitioned_coded, reopened, stats, weighted_multigraph};
 use diskgraph_engine::selective::BackendKind;
 use diskgraph_engine::stream::{Frontier, Order, Pass, StreamGraph, StreamOptions, Threads, Update, VertexStateKind};
-use diskgraph_engine::{human_bytes, Engine, EngineError};
+use diskgraph_engine::{human_minimum, Engine, EngineError};
 use diskgraph_format::{Codec, FormatError, GraphDir, GridLayout};
 use diskgraph_prep::SortOrder;
 use diskgraph_testkit::gen::{self, Weights};
@@ -511,7 +511,7 @@ fn a_budget_too_small_is_refused_with_the_smallest_that_works() {
                 assert_eq!(budget, 16 << 10);
                 let text = err.to_string();
                 assert!(
-                    text.ends_with(&format!("give it at least {}", human_bytes(minimum))),
+                    text.ends_with(&format!("give it at least {}", human_minimum(minimum))),
                     "{text}"
                 );
                 open(minimum).unwrap_or_else(|e| panic!("{name} {layout}: the minimum {minimum} is refused: {e}"));

@@ -12,8 +12,8 @@ use crate::data_file::padded_len;
 use crate::error::FormatError;
 use crate::input::{file_len, open_file};
 use crate::layout_builder::LayoutBuilder;
-use crate::manifest::OUT_ADJ;
 use crate::layout_versions::LayoutPin;
+use crate::manifest::OUT_ADJ;
 use crate::read::{Csr, Direction, GraphDir};
 
 /// Lists gathered into one write of `lists.u32`.

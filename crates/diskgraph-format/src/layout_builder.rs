@@ -128,7 +128,9 @@ impl LayoutBuilder {
         self.published = true;
         sync_dir(&self.graph_path);
         manifest.layouts.retain(|l| l.name() != self.name);
-        manifest.layouts.push(meta.record(&self.name).with_generation(generation));
+        manifest
+            .layouts
+            .push(meta.record(&self.name).with_generation(generation));
         manifest.layouts.sort_by(|a, b| a.name().cmp(b.name()));
         if let Err(e) = manifest.write_atomic(&self.graph_path) {
             let _ = remove_path(&dir);

@@ -84,8 +84,8 @@ mod read;
 mod shard_budget;
 mod shard_geometry;
 mod shard_layout;
-mod shard_plan;
 mod shard_meta;
+mod shard_plan;
 mod shard_verify;
 mod shared_slice;
 mod split;
@@ -107,9 +107,9 @@ pub use compressed_meta::{
     COMPRESSED_VERSION, IN_CADJ, IN_CIDX, OUT_CADJ, OUT_CIDX,
 };
 pub use data_file::{padded_len, read_range, read_range_stoppable, FileEntry, LOAD_PIECE_BYTES, PAGE};
+pub use diskgraph_io::{human_bytes, human_minimum};
 pub use error::FormatError;
 pub use grid_layout::{Block, GridLayout};
-pub use diskgraph_io::human_bytes;
 pub use grid_meta::{
     layout_name, GridEdge, GridMeta, EDGE_BYTES, GRID_BYTE_INDEX, GRID_EDGES, GRID_FORMAT, GRID_INDEX, GRID_META,
     GRID_PACKED, GRID_VERSION, GRID_WEIGHTS, MAX_GRID,
@@ -139,14 +139,14 @@ pub use shard_budget::{
 };
 pub use shard_geometry::ShardGeometry;
 pub use shard_layout::{shard_layouts, ShardLayout};
-pub use shard_plan::{
-    block_cap, cut_by_degree, interval_arcs, plan_shards, planned_budget, shard_counts, IntervalArcs, IntervalCut,
-    ShardChoice, ShardPlan, ShardRequest,
-};
 pub use shard_meta::{
     check_block_bytes, check_intervals, interval_of, shard_layout_name, ShardMeta, DEFAULT_SHARD_BLOCK_BYTES,
     MAX_SHARDS, MAX_SHARD_BLOCK_BYTES, MIN_SHARD_BLOCK_BYTES, SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_FORMAT, SHARD_META,
     SHARD_PACKED, SHARD_SRC, SHARD_VERSION, SHARD_WINDOWS,
+};
+pub use shard_plan::{
+    block_cap, cut_by_degree, interval_arcs, plan_shards, planned_budget, shard_counts, IntervalArcs, IntervalCut,
+    ShardChoice, ShardPlan, ShardRequest,
 };
 pub use shard_verify::verify_shards;
 pub use shared_slice::SharedSlice;

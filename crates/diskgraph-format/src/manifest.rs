@@ -357,7 +357,10 @@ mod tests {
         assert!(check_layout_name(&temporary_name("grid-4", "tmp")).is_err());
         assert!(check_layout_name(&temporary_name("grid-4", "old")).is_err());
         assert!(check_layout_name("grid-4").is_ok());
-        assert!(check_layout_name("grid-4.v3").is_err(), "a later generation's directory");
+        assert!(
+            check_layout_name("grid-4.v3").is_err(),
+            "a later generation's directory"
+        );
         assert!(check_layout_name("basc-a.v").is_ok());
     }
 

@@ -178,7 +178,13 @@ mod tests {
     #[test]
     fn a_spread_covers_every_alignment_of_its_ranges() {
         for per in [1u64, 2, 3, 1024] {
-            for lens in [vec![1u64], vec![per], vec![per + 1, 1], vec![5 * per - 1, per + 2, 7], vec![0, 3]] {
+            for lens in [
+                vec![1u64],
+                vec![per],
+                vec![per + 1, 1],
+                vec![5 * per - 1, per + 2, 7],
+                vec![0, 3],
+            ] {
                 let units: u64 = lens.iter().sum();
                 let spread = Extent::Spread {
                     units,

@@ -21,7 +21,11 @@ impl<'a> ShardGeometry<'a> {
     /// # Panics
     /// If there is no interval, or an index does not hold `N·N + 1` entries.
     pub fn new(intervals: &'a [u32], windows: &'a [u64], byte_windows: Option<&'a [u64]>) -> ShardGeometry<'a> {
-        let n = intervals.len().checked_sub(1).filter(|&n| n > 0).expect("at least one interval");
+        let n = intervals
+            .len()
+            .checked_sub(1)
+            .filter(|&n| n > 0)
+            .expect("at least one interval");
         assert_eq!(windows.len(), n * n + 1, "the window index of {n} shards");
         if let Some(b) = byte_windows {
             assert_eq!(b.len(), n * n + 1, "the byte index of {n} shards");

@@ -191,7 +191,12 @@ pub fn interval_arcs(
     let v_count = graph.num_vertices();
     let e = graph.manifest().num_arcs;
     let directed = graph.manifest().directed;
-    let mut ins = ArcStream::open(graph, if directed { Direction::In } else { Direction::Out }, false, buffer_bytes)?;
+    let mut ins = ArcStream::open(
+        graph,
+        if directed { Direction::In } else { Direction::Out },
+        false,
+        buffer_bytes,
+    )?;
     let mut outs = match directed {
         true => Some(ArcStream::open(graph, Direction::Out, false, buffer_bytes)?),
         false => None,
@@ -412,7 +417,9 @@ mod tests {
     fn the_cut_places_the_boundaries_of_its_rule() {
         let mut state = 7u64;
         let mut rand = move |m: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (state >> 33) % m
         };
         for case in 0..200 {
@@ -446,7 +453,10 @@ mod tests {
         let all = shard_counts(1 << 40);
         assert_eq!(&all[..16], (1..=16).collect::<Vec<u32>>().as_slice());
         assert_eq!(*all.last().unwrap(), MAX_SHARDS);
-        assert!(all.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= w[0] / 8 + 1), "{all:?}");
+        assert!(
+            all.windows(2).all(|w| w[1] > w[0] && w[1] - w[0] <= w[0] / 8 + 1),
+            "{all:?}"
+        );
     }
 
     #[test]
@@ -456,7 +466,13 @@ mod tests {
             block_bytes: kib << 10,
             minimum,
         };
-        let all = [c(4, 256, 900), c(8, 64, 400), c(9, 64, 700), c(12, 32, 300), c(20, 4, 100)];
+        let all = [
+            c(4, 256, 900),
+            c(8, 64, 400),
+            c(9, 64, 700),
+            c(12, 32, 300),
+            c(20, 4, 100),
+        ];
         let pick_at = |memory| match pick(&all, memory) {
             ShardPlan::Fits(x) => Some((x.num_shards, x.block_bytes >> 10)),
             ShardPlan::TooSmall { .. } => None,

@@ -522,7 +522,10 @@ fn existing_layout_needs_force_and_force_replaces() {
     write_raw(&g, GridSort::Grid, 4, &raw(&blocks), true).unwrap();
     assert_eq!(names(&f.graph()), ["grid-4"]);
     assert_eq!(f.graph().layout("grid-4").unwrap().generation(), 1);
-    assert_eq!(GridLayout::open(&f.graph(), "grid-4").unwrap().path(), f.path.join("grid-4.v1"));
+    assert_eq!(
+        GridLayout::open(&f.graph(), "grid-4").unwrap().path(),
+        f.path.join("grid-4.v1")
+    );
     verify(&f.path).unwrap();
     write_raw(&g, GridSort::Grid, 4, &raw(&blocks), true).unwrap();
     assert_eq!(f.graph().layout("grid-4").unwrap().dir_name(), "grid-4.v2");

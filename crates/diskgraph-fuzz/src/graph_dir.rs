@@ -526,7 +526,10 @@ mod tests {
             assert_eq!(report.stale_versions, Vec::<String>::new(), "base {i}");
             assert_eq!(g.layouts().len(), if i == 0 { 3 } else { 2 });
             assert_eq!(g.layout("grid-2").map(|l| l.dir_name()).as_deref(), Some("grid-2.v1"));
-            assert!(base.files.iter().all(|f| !f.rel.starts_with("grid-2/")), "base {i}: grid-2/ left");
+            assert!(
+                base.files.iter().all(|f| !f.rel.starts_with("grid-2/")),
+                "base {i}: grid-2/ left"
+            );
             for engine in ["memory", "selective", "stream", "sync", "shards"] {
                 let req = RunRequest::new("wcc")
                     .with(&ENGINE, Value::Choice(engine))

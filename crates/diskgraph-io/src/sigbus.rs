@@ -206,17 +206,7 @@ fn repair(addr: usize, code: libc::c_int) -> bool {
         let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED;
         // SAFETY: the page lies inside a mapping its owner keeps alive while registered (the
         // fault happened in it); replacing it with a zero page changes no other memory.
-        let mapped = unsafe {
-            libc::syscall(
-                libc::SYS_mmap,
-                page,
-                PAGE.load(Ordering::Relaxed),
-                prot,
-                flags,
-                -1,
-                0,
-            )
-        };
+        let mapped = unsafe { libc::syscall(libc::SYS_mmap, page, PAGE.load(Ordering::Relaxed), prot, flags, -1, 0) };
         if mapped as usize != page {
             return false;
         }
@@ -254,7 +244,8 @@ fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut c_void, code:
         }
         handler if prev.sa_flags & libc::SA_SIGINFO != 0 => {
             // SAFETY: an SA_SIGINFO handler has this signature.
-            let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut c_void) = unsafe { std::mem::transmute(handler) };
+            let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut c_void) =
+                unsafe { std::mem::transmute(handler) };
             f(sig, info, ctx);
         }
         handler => {
@@ -337,7 +328,10 @@ mod tests {
             // SAFETY: the anonymous map outlives the guards.
             .map(|_| unsafe { MapGuard::new(map.as_ptr(), map.len(), true) })
             .collect();
-        let taken = guards.iter().map(|g| std::ptr::from_ref(g.slot)).collect::<std::collections::HashSet<_>>();
+        let taken = guards
+            .iter()
+            .map(|g| std::ptr::from_ref(g.slot))
+            .collect::<std::collections::HashSet<_>>();
         assert_eq!(taken.len(), SLOTS + 3, "every guard has a slot of its own");
         assert!(guards.iter().all(|g| g.fault().is_none()));
         drop(guards);

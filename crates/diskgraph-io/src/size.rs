@@ -120,10 +120,36 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{bytes}B")
 }
 
+/// A least size for a person to pass on (`give it at least …`, `--memory … or more`): `bytes`
+/// rounded up to an eighth of its largest binary unit and printed by [`human_bytes`]
+/// (`57349647` → `54.75MiB`), so the figure is short, parses back and is still enough.
+pub fn human_minimum(bytes: u64) -> String {
+    let Some(shift) = [40u32, 30, 20, 10].into_iter().find(|&shift| bytes >> shift > 0) else {
+        return human_bytes(bytes);
+    };
+    let step = 1u64 << (shift - 3);
+    human_bytes(bytes.div_ceil(step).checked_mul(step).unwrap_or(bytes))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{human_bytes, parse_size};
+    use super::{human_bytes, human_minimum, parse_size};
     use proptest::prelude::*;
+
+    #[test]
+    fn a_minimum_rounds_up_to_an_eighth_of_its_unit() {
+        assert_eq!(human_minimum(57_349_647), "54.75MiB");
+        assert_eq!(human_minimum(64 << 20), "64MiB");
+        assert_eq!(human_minimum((64 << 20) + 1), "64.125MiB");
+        assert_eq!(human_minimum(65_546), "64.125KiB");
+        assert_eq!(human_minimum(1023), "1023B");
+        assert_eq!(human_minimum((1 << 20) - 1), "1MiB");
+        assert_eq!(human_minimum(u64::MAX), human_bytes(u64::MAX));
+        for bytes in [1, 4097, 1_660_866, 112_048_950, u64::MAX / 3] {
+            let shown = parse_size(&human_minimum(bytes)).unwrap();
+            assert!(shown >= bytes && shown - bytes <= bytes / 8, "{bytes} -> {shown}");
+        }
+    }
 
     #[test]
     fn binary_units() {

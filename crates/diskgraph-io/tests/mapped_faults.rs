@@ -19,7 +19,12 @@ const LEN: usize = 64 * 4096;
 
 /// Cuts `path` to nothing: its mapped pages now fault.
 fn cut(path: &Path) {
-    std::fs::OpenOptions::new().write(true).open(path).unwrap().set_len(0).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
 }
 
 /// A file of `LEN` bytes in `dir`.
@@ -120,7 +125,11 @@ fn fails_naming_the_file(case: &str) {
         "{case}: the child died (signal {:?}): {text}",
         status.signal()
     );
-    let line = text.split("OUTCOME").nth(1).and_then(|rest| rest.lines().next()).unwrap_or_default();
+    let line = text
+        .split("OUTCOME")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .unwrap_or_default();
     assert!(line.starts_with(" error "), "{case}: {text}");
     assert!(line.contains("out.adj: the mapped page at byte "), "{case}: {line}");
     assert!(line.contains("cut short"), "{case}: {line}");
@@ -139,8 +148,15 @@ fn a_mapped_page_file_cut_short_fails_its_check() {
 #[test]
 fn a_scratch_file_cut_short_fails_its_check() {
     let (status, text) = run_child("scratch-write");
-    assert!(status.success(), "the child died (signal {:?}): {text}", status.signal());
-    assert!(text.contains("(unnamed vertex-state scratch file): the mapped page at byte 12293"), "{text}");
+    assert!(
+        status.success(),
+        "the child died (signal {:?}): {text}",
+        status.signal()
+    );
+    assert!(
+        text.contains("(unnamed vertex-state scratch file): the mapped page at byte 12293"),
+        "{text}"
+    );
 }
 
 #[test]

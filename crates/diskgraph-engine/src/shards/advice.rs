@@ -4,30 +4,18 @@
 //! ([`plan_shards`]).
 
 use diskgraph_format::{
-    human_bytes, plan_shards, shard_layout_name, GraphDir, ShardBudget, ShardLayout, ShardPlan, ShardRequest,
-    MIN_SHARD_BLOCK_BYTES,
+    human_bytes, human_minimum, plan_shards, shard_layout_name, GraphDir, ShardBudget, ShardLayout, ShardPlan,
+    ShardRequest, MIN_SHARD_BLOCK_BYTES,
 };
 
 /// Offset-index read buffer of the planning pass.
 const PLAN_BUFFER: usize = 1 << 20;
 
-/// `bytes` as `--memory` takes it: in units when that is exact, else in bytes (a budget rounded
-/// up to a tenth of a unit could plan a layout that needs more than the budget).
-fn memory_arg(bytes: u64) -> String {
-    let human = human_bytes(bytes);
-    let shift = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)]
-        .iter()
-        .find(|(unit, _)| human.ends_with(unit))
-        .map_or(0, |&(_, s)| s);
-    match (u128::from(bytes) * 10).is_multiple_of(1 << shift) {
-        true => human,
-        false => bytes.to_string(),
-    }
-}
-
 /// `--compress CODEC` of a compressed layout, else nothing.
 fn compress_arg(layout: &ShardLayout) -> String {
-    layout.compressed().map_or_else(String::new, |c| format!(" --compress {c}"))
+    layout
+        .compressed()
+        .map_or_else(String::new, |c| format!(" --compress {c}"))
 }
 
 /// The fix for `layout` of `graph`, too large for `memory`, to follow "give it at least …":
@@ -62,18 +50,20 @@ pub(super) fn for_layout(graph: &GraphDir, layout: &ShardLayout, memory: u64) ->
             format!(
                 ", or partition for this budget: `diskgraph partition {path} --shards auto --memory {}{}{force}` \
                  ({name}, {} blocks)",
-                memory_arg(memory),
+                human_bytes(memory),
                 compress_arg(layout),
                 human_bytes(c.block_bytes)
             )
         }
-        Ok(ShardPlan::TooSmall { least }) if least.minimum < ShardBudget::of_geometry(&geometry, layout.block_bytes()).minimum() => {
+        Ok(ShardPlan::TooSmall { least })
+            if least.minimum < ShardBudget::of_geometry(&geometry, layout.block_bytes()).minimum() =>
+        {
             format!(
                 "; no shards layout of this graph runs within {}, the smallest budget one does is {}: \
                  `diskgraph partition {path} --shards auto --memory {}{}`",
                 human_bytes(memory),
-                human_bytes(least.minimum),
-                human_bytes(least.minimum),
+                human_minimum(least.minimum),
+                human_minimum(least.minimum),
                 compress_arg(layout)
             )
         }
@@ -95,29 +85,16 @@ pub(super) fn first_layout(graph: &GraphDir, memory: u64) -> Option<String> {
     match plan_shards(graph, &request, PLAN_BUFFER).ok()? {
         ShardPlan::Fits(c) => Some(format!(
             "`diskgraph partition {path} --shards auto --memory {}` ({}, {} blocks)",
-            memory_arg(memory),
+            human_bytes(memory),
             shard_layout_name(c.num_shards, None),
             human_bytes(c.block_bytes)
         )),
         ShardPlan::TooSmall { least } => Some(format!(
             "`diskgraph partition {path} --shards auto --memory {}` (no shards layout of this graph runs within {}: \
              the smallest budget one does is {})",
-            human_bytes(least.minimum),
+            human_minimum(least.minimum),
             human_bytes(memory),
-            human_bytes(least.minimum)
+            human_minimum(least.minimum)
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_budget_is_written_exactly() {
-        assert_eq!(memory_arg(128 << 20), "128.0MiB");
-        assert_eq!(memory_arg(3 << 19), "1.5MiB");
-        assert_eq!(memory_arg(100_000_000), "100000000");
-        assert_eq!(memory_arg(512), "512B");
     }
 }

@@ -481,8 +481,12 @@ fn choose_layout(graph: &GraphDir, name: Option<&str>, memory: u64) -> Result<Sh
     records.sort();
     if records.is_empty() {
         let path = graph.path().display();
-        let make = advice::first_layout(graph, memory)
-            .unwrap_or_else(|| format!("`diskgraph partition {path} --shards auto --memory {}`", human_bytes(memory)));
+        let make = advice::first_layout(graph, memory).unwrap_or_else(|| {
+            format!(
+                "`diskgraph partition {path} --shards auto --memory {}`",
+                human_bytes(memory)
+            )
+        });
         return Err(EngineError::Setting(format!(
             "{path} has no shards layout for the shard engine: make one with {make}"
         )));

@@ -60,7 +60,8 @@ use std::time::Instant;
 
 use diskgraph_format::{ArcStream, Direction, FormatError, GraphDir, GridEdge, GridLayout, GridSort, EDGE_BYTES};
 use diskgraph_io::{
-    BackendKind, MappedScratch, ReadRequest, RoundRecord, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES,
+    BackendKind, MappedScratch, ReadRequest, RoundRecord, SequentialConfig, SequentialReader, SequentialStats,
+    STREAM_READ_BYTES,
 };
 use rayon::prelude::*;
 use serde_json::json;
