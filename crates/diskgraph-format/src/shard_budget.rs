@@ -212,7 +212,7 @@ mod tests {
         let load = |arcs: u64, windows: Vec<Range<u64>>| IntervalLoad {
             vertices: 9,
             shard_arcs: arcs,
-            shard: Extent::Exact(vec![0..arcs]),
+            shard: Extent::Exact(std::iter::once(0..arcs).collect()),
             windows: Extent::Exact(windows),
             packed: None,
         };

@@ -454,6 +454,9 @@ fn write_windows(
     Ok(())
 }
 
+/// What [`pack_windows`] wrote: the files' entries and every window's byte offset.
+type PackedWindows = (Vec<(String, FileEntry)>, Vec<u64>);
+
 /// Pass 3 of `--compress`: reads the plain columns written by pass 2 front to back (they hold
 /// the windows in window order) and writes every window's runs to `arcs.packed`
 /// ([`BlockEncoder`]) and their byte offsets to `bytes.idx`; returns both files' entries and
@@ -465,7 +468,7 @@ fn pack_windows(
     codec: Codec,
     mem: &Memory,
     progress: &mut dyn Progress,
-) -> Result<(Vec<(String, FileEntry)>, Vec<u64>)> {
+) -> Result<PackedWindows> {
     let n = intervals.len() - 1;
     let reader = |column: &str| -> Result<(PathBuf, std::io::BufReader<std::fs::File>)> {
         let path = builder.dir().join(column);

@@ -63,6 +63,9 @@ fn grid_arcs(l: &GridLayout) -> Result<Vec<(u32, u32)>, String> {
     Ok(a)
 }
 
+/// A reader of one layout: opens the graph and the layout afresh and reads every arc, sorted.
+type ReadLayout = fn(&Path) -> Result<Vec<(u32, u32)>, String>;
+
 /// Opens the graph and `grid-4` afresh and reads every arc.
 fn read_grid(path: &Path) -> Result<Vec<(u32, u32)>, String> {
     let g = GraphDir::open(path).map_err(|e| e.to_string())?;
@@ -88,8 +91,7 @@ fn readers_see_a_whole_layout_while_a_writer_replaces_it() {
     let st = graph();
     let want = arcs(&st);
     let done = AtomicBool::new(false);
-    let readers: [(&str, fn(&Path) -> Result<Vec<(u32, u32)>, String>); 2] =
-        [("grid-4", read_grid), ("shards-4", read_shards)];
+    let readers: [(&str, ReadLayout); 2] = [("grid-4", read_grid), ("shards-4", read_shards)];
     let results: Vec<(&str, usize, Vec<String>)> = std::thread::scope(|s| {
         let handles: Vec<_> = readers
             .iter()

@@ -173,6 +173,9 @@ pub(crate) fn count_at(count: &[AtomicU64], b: u32, up_a: &[u32], up_b: &[u32]) 
 /// Vertices per task when oriented lists are built in parallel.
 const BUILD_BLOCK: usize = 4096;
 
+/// A count at vertex `v` from its out-list and in-list.
+type VertexCount<'a> = dyn Fn(u32, &[u32], &[u32]) -> u64 + Sync + 'a;
+
 /// Triangle counts on the simple undirected view of `g` (see the module doc). A directed graph
 /// must be loaded with its in-edges.
 ///
@@ -188,7 +191,7 @@ pub fn triangles(g: &MemoryGraph) -> Result<Triangles, AlgoError> {
     let inn = g.directed().then(|| g.inn());
     let lists = |v: u32| (out.neighbours(v), inn.map_or(&[][..], |i| i.neighbours(v)));
     // A pass computing `f(v, out-list, in-list)` for every vertex, polled; 0 once stopped.
-    let per_vertex = |f: &(dyn Fn(u32, &[u32], &[u32]) -> u64 + Sync)| -> Vec<u64> {
+    let per_vertex = |f: &VertexCount| -> Vec<u64> {
         (0..n as u32)
             .into_par_iter()
             .map_init(
