@@ -4,6 +4,7 @@ loaded one (scripts/test.sh runs the tests of waits and interrupts that way)."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         help="keep N processes busy (at the tests' priority) for the whole session",
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def python_handles_sigint() -> Iterator[None]:
+    """Python's own Ctrl-C handler, however the suite was started. A shell starts a background
+    job (``./scripts/test.sh &``, ``nohup``) with SIGINT ignored, and Python then leaves it
+    ignored: the tests that interrupt a run with SIGINT would wait for an exception that never
+    comes (``_thread.interrupt_main`` is ignored too)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
 
 
 @pytest.fixture(scope="session", autouse=True)
