@@ -3,11 +3,14 @@ cleaning semantics (self-loops dropped, duplicates merged keeping the minimum we
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import networkx as nx
 import numpy as np
+import pytest
 
 import diskgraph
 
@@ -245,3 +248,25 @@ def min_labels(components, ids: List[int]) -> List[int]:
         for x in comp:
             label[x] = m
     return [label[x] for x in ids]
+
+
+def interrupted_after(delay: float, send: Callable[[], None], call: Callable[[], object]) -> float:
+    """Runs ``call`` while a timer thread calls ``send`` after ``delay`` seconds; the call must
+    raise KeyboardInterrupt. Returns the seconds from ``send`` to the exception."""
+    sent: List[float] = []
+
+    def fire() -> None:
+        sent.append(time.perf_counter())
+        send()
+
+    timer = threading.Timer(delay, fire)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        raised = time.perf_counter()
+    finally:
+        timer.cancel()
+        timer.join()
+    assert sent, "the call ended before the interrupt was sent"
+    return raised - sent[0]

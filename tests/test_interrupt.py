@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import diskgraph
+from helpers import interrupted_after
 
 ENGINES = ["memory", "selective", "stream", "sync", "shards"]
 
@@ -37,28 +38,6 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> diskgraph.Graph:
 def threads() -> Set[int]:
     """This process's threads (their IDs)."""
     return {int(t) for t in os.listdir("/proc/self/task")}
-
-
-def interrupted_after(delay: float, send: Callable[[], None], call: Callable[[], object]) -> float:
-    """Runs ``call`` while a timer thread calls ``send`` after ``delay`` seconds; the call must
-    raise KeyboardInterrupt. Returns the seconds from ``send`` to the exception."""
-    sent: list = []
-
-    def fire() -> None:
-        sent.append(time.perf_counter())
-        send()
-
-    timer = threading.Timer(delay, fire)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call()
-        raised = time.perf_counter()
-    finally:
-        timer.cancel()
-        timer.join()
-    assert sent, "the call ended before the interrupt was sent"
-    return raised - sent[0]
 
 
 def long_pagerank(g: diskgraph.Graph, engine: str, **options: object) -> Callable[[], object]:

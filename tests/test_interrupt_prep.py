@@ -18,35 +18,13 @@ import numpy as np
 import pytest
 
 import diskgraph
+from helpers import interrupted_after
 from diskgraph import _native
 
 # The longest a call may take to raise after the interrupt.
 PROMPT = 2.0
 # When the interrupt is sent, after the call started.
 DELAY = 0.3
-
-
-def interrupted_after(delay: float, call: Callable[[], object]) -> float:
-    """Runs ``call`` while a timer thread interrupts the main thread after ``delay`` seconds;
-    the call must raise KeyboardInterrupt. Returns the seconds from the interrupt to the
-    exception."""
-    sent: List[float] = []
-
-    def fire() -> None:
-        sent.append(time.perf_counter())
-        _thread.interrupt_main()
-
-    timer = threading.Timer(delay, fire)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call()
-        raised = time.perf_counter()
-    finally:
-        timer.cancel()
-        timer.join()
-    assert sent, "the call ended before the interrupt was sent"
-    return raised - sent[0]
 
 
 def entries(path: Path) -> List[str]:
@@ -104,7 +82,7 @@ def test_import_file_of_an_endless_input_is_interrupted(tmp_path: Path) -> None:
     writer.start()
     out = tmp_path / "g"
     try:
-        took = interrupted_after(DELAY, lambda: diskgraph.import_file(fifo, out, format="snap"))
+        took = interrupted_after(DELAY, _thread.interrupt_main, lambda: diskgraph.import_file(fifo, out, format="snap"))
     finally:
         writer.join(timeout=10)
     assert took < PROMPT, f"KeyboardInterrupt {took:.2f} s after the interrupt"
@@ -116,7 +94,7 @@ def test_import_file_of_an_endless_input_is_interrupted(tmp_path: Path) -> None:
 def test_from_edges_of_millions_of_edges_is_interrupted(tmp_path: Path) -> None:
     src, dst = random_edges(4_000_000, 1 << 20, 48)
     out = tmp_path / "g"
-    took = interrupted_after(DELAY, lambda: diskgraph.from_edges(src, dst, out, memory="4MiB"))
+    took = interrupted_after(DELAY, _thread.interrupt_main, lambda: diskgraph.from_edges(src, dst, out, memory="4MiB"))
     assert took < PROMPT, f"KeyboardInterrupt {took:.2f} s after the interrupt"
     assert entries(tmp_path) == [], "a graph or temporaries were left"
 
@@ -128,7 +106,7 @@ def test_an_edge_importer_is_interrupted_while_it_finishes(tmp_path: Path) -> No
     out = tmp_path / "g"
     importer = _native.EdgeImporter(str(out), memory=4 << 20)
     importer.push(src, dst)
-    took = interrupted_after(0.05, importer.finish)
+    took = interrupted_after(0.05, _thread.interrupt_main, importer.finish)
     assert took < PROMPT, f"KeyboardInterrupt {took:.2f} s after the interrupt"
     assert importer.closed
     assert entries(tmp_path) == [], "a graph or temporaries were left"
@@ -149,7 +127,7 @@ def check_interrupted(g: diskgraph.Graph, what: str, call: Callable[[], object],
     """``call`` on ``g``, interrupted after DELAY, raises within PROMPT and leaves the graph
     directory and ``out`` as they were, the graph verifying."""
     before = entries(Path(g.path))
-    took = interrupted_after(DELAY, call)
+    took = interrupted_after(DELAY, _thread.interrupt_main, call)
     assert took < PROMPT, f"{what}: KeyboardInterrupt {took:.2f} s after the interrupt"
     assert entries(Path(g.path)) == before, f"{what}: a layout or temporary was left in the graph"
     assert entries(out) == [], f"{what}: an output or temporary was left"
