@@ -1,7 +1,7 @@
 //! `diskgraph partition`: publish a grid layout, or GraphChi's shards (`--shards`), inside a
 //! graph directory.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use diskgraph_engine::parse_size;
@@ -106,7 +106,7 @@ fn print_summary(s: &PartitionSummary) {
     };
     println!(
         "{}: {}×{} blocks, {} vertices per range, {} order{chosen}",
-        s.path.display(),
+        layout_label(&s.path, &s.name),
         s.rows,
         s.cols,
         s.row_len,
@@ -125,13 +125,23 @@ fn print_shard_summary(s: &ShardSummary) {
     };
     println!(
         "{}: {} shards, largest {} arcs, {} KiB edge-value blocks{chosen}; the shards engine runs it in --memory {} or more",
-        s.path.display(),
+        layout_label(&s.path, &s.name),
         s.num_shards,
         s.largest_shard,
         s.block_bytes >> 10,
         human_minimum(s.min_memory)
     );
     print_written(s.num_arcs, s.bytes_written, s.seconds, s.peak_memory);
+}
+
+/// The layout written at `path` as `--layout` names it (`g/grid-4`), with the directory it
+/// went to when that is a later generation (`g/grid-4 (in grid-4.v1/)`).
+fn layout_label(path: &Path, name: &str) -> String {
+    let graph = path.parent().unwrap_or(path).join(name);
+    match path.file_name() {
+        Some(dir) if dir != name => format!("{} (in {}/)", graph.display(), dir.to_string_lossy()),
+        _ => graph.display().to_string(),
+    }
 }
 
 /// The second line of a summary: what was written, how fast, in what memory.

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{fails, flip_byte, ok, s};
+use common::{fails, flip_byte, layout_dir, ok, s};
 
 /// A generated weighted undirected graph of 2000 vertices in a fresh directory.
 fn generated(dir: &Path) -> std::path::PathBuf {
@@ -142,6 +142,10 @@ fn shards_partition_then_verify_then_info() {
         "{out}"
     );
     assert!(out.contains(&format!("wrote {arcs} edges")), "{out}");
+    // A replacement goes to the next generation; the summary names the layout as --layout
+    // takes it, and where it went.
+    let out = ok(&["partition", s(&g), "--shards", "3", "--force"]);
+    assert!(out.contains("shards-3 (in shards-3.v1/): 3 shards"), "{out}");
     // N and the block size for 1 MiB: the shards engine runs the layout in 1 MiB.
     let out = ok(&["partition", s(&g), "--shards", "auto", "--memory", "1MiB"]);
     assert!(out.contains("N and block size chosen from --memory"), "{out}");
@@ -202,9 +206,9 @@ fn shards_partition_then_verify_then_info() {
     assert_eq!(d["error"], serde_json::Value::Null);
 
     // A damaged column fails verify naming the file; info shows the layout still.
-    flip_byte(&g.join("shards-3").join("dst.u32"), 8);
+    flip_byte(&layout_dir(&g, "shards-3").join("dst.u32"), 8);
     let msg = fails(&["verify", s(&g)]);
-    assert!(msg.contains("shards-3/dst.u32") && msg.contains("checksum"), "{msg}");
+    assert!(msg.contains("shards-3.v1/dst.u32") && msg.contains("checksum"), "{msg}");
     ok(&["partition", s(&g), "--shards", "3", "--force"]);
     ok(&["verify", s(&g)]);
 }
