@@ -9,7 +9,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 
 mod common;
-use common::{diskgraph, fails, ok, s};
+use common::{diskgraph, fails, listing, ok, s};
 
 /// Writes `text` as `name` in `dir` and imports it (with `extra` flags) as graph `g`.
 fn graph(dir: &Path, name: &str, text: &str, extra: &[&str]) -> PathBuf {
@@ -22,16 +22,6 @@ fn graph(dir: &Path, name: &str, text: &str, extra: &[&str]) -> PathBuf {
     g
 }
 
-/// The entries of `dir`, by name, sorted.
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// The stats JSON a run wrote.
 fn stats(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -42,7 +32,7 @@ fn run_outputs_are_checked_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let g = graph(d, "e.el", "1 2\n2 3\n", &[]);
-    let before = entries(d);
+    let before = listing(d);
 
     let missing = d.join("no-such-dir").join("r.tsv");
     let msg = fails(&["run", "bfs", s(&g), "--out", s(&missing)]);
@@ -59,7 +49,7 @@ fn run_outputs_are_checked_before_the_run() {
     assert!(msg.contains("has no extension"), "{msg}");
     let msg = fails(&["run", "bfs", s(&g), "--stats", s(&d.join("nope").join("s.json"))]);
     assert!(msg.contains("nope") && msg.contains("does not exist"), "{msg}");
-    assert_eq!(entries(d), before, "a refused run leaves nothing behind");
+    assert_eq!(listing(d), before, "a refused run leaves nothing behind");
 
     let tsv = d.join("r.tsv");
     ok(&["run", "bfs", s(&g), "--out", s(&tsv)]);
@@ -135,7 +125,7 @@ fn export_writes_the_format_its_extension_names() {
 
     // Refused before any work, leaving nothing: an unknown extension (the known ones listed), a
     // format the extension contradicts, a missing directory.
-    let before = entries(d);
+    let before = listing(d);
     let msg = fails(&["export", s(&g), "-o", s(&d.join("g.xlsx"))]);
     assert!(msg.contains("unknown extension .xlsx"), "{msg}");
     assert!(
@@ -152,7 +142,7 @@ fn export_writes_the_format_its_extension_names() {
     );
     let msg = fails(&["export", s(&g), "-o", s(&pq)]);
     assert!(msg.contains("already exists") && msg.contains("--force"), "{msg}");
-    assert_eq!(entries(d), before);
+    assert_eq!(listing(d), before);
     ok(&["export", s(&g), "-o", s(&pq), "--force"]);
 }
 

@@ -13,22 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{ok, s};
+use common::{listing, ok, s};
 
 /// The longest a command may take to stop after SIGINT.
 const PROMPT: Duration = Duration::from_secs(2);
-
-/// The names in `dir`, sorted (none when it does not exist).
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    names.sort();
-    names
-}
 
 /// Starts the binary with `args`, its temporary directory `tmp` (where the shards engine puts
 /// its scratch copy by default).

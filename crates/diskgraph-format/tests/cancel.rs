@@ -3,23 +3,12 @@
 //! nothing is published, no temporary is left, and the graph is as it was; an unset one lets
 //! them run to the end.
 
-use std::path::Path;
-
 use diskgraph_format::{
     compress_cancellable, verify_cancellable, verify_split_cancellable, Cancel, Codec, FormatError, GraphDir,
 };
 use diskgraph_prep::generate::{generator, GeneratorSpec};
 use diskgraph_prep::{import, split, ImportOptions, NoProgress, SplitOptions};
-
-/// The names in `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+use diskgraph_testkit::listing;
 
 #[test]
 fn a_set_stop_request_ends_verify_and_compress_and_leaves_the_graph_as_it_was() {

@@ -16,6 +16,7 @@ use diskgraph_prep::{
     import, partition, partition_shards, partition_with_key, reorder, split, ImportOptions, Interrupted, Method,
     NoProgress, PartitionOptions, Progress, ReorderOptions, ShardOptions, SortOrder, SplitOptions,
 };
+use diskgraph_testkit::listing;
 
 /// Shows nothing, counts the polls for a stop, and asks to stop from poll `stop_at` on.
 struct StopAt {
@@ -41,18 +42,6 @@ impl Progress for StopAt {
         self.polls.set(poll + 1);
         poll >= self.stop_at
     }
-}
-
-/// The names in `dir`, sorted (none when it does not exist).
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    names.sort();
-    names
 }
 
 /// A random weighted directed graph of 1.25M edges on 2^15 vertices (the importer's and the

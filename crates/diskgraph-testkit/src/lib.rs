@@ -14,11 +14,13 @@
 pub mod gen;
 mod graph;
 pub mod harness;
+mod listing;
 pub mod oracle;
 mod reseal;
 mod source;
 
 pub use graph::{EdgeList, Keep, TestGraph};
+pub use listing::listing;
 pub use reseal::reseal;
 pub use source::VecSource;
 
