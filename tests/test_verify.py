@@ -58,9 +58,10 @@ def test_graph500_validates_every_search(tmp_path: Path) -> None:
         assert k["engine"] == "selective"
         assert k["teps"]["min"] <= k["harmonic_mean_teps"] <= k["teps"]["max"]
         assert 0 < k["nedge"]["max"] <= 16 * 2**9
-    again = diskgraph.graph500(graph=g, roots=2, engine="memory")
+    again = diskgraph.graph500(graph=g, roots=2, engine="memory", bfs_only=True)
     assert again["construction_time"] is None
     assert again["bfs"]["validated"] == 2
+    assert again["sssp"] is None
 
 
 def test_graph500_refuses_a_directed_graph(tmp_path: Path) -> None:

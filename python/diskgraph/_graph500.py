@@ -20,6 +20,7 @@ def graph500(
     memory: Union[int, str] = "1GiB",
     threads: Optional[int] = None,
     force: bool = False,
+    bfs_only: bool = False,
 ) -> Dict[str, Any]:
     """Runs the Graph500 benchmark: kernel 1 generates and imports a Kronecker graph of
     ``2**scale`` vertices and ``edgefactor * 2**scale`` edges, weights uniform in (0, 1] (timed
@@ -27,11 +28,11 @@ def graph500(
     end; without ``scale``, ``graph`` is an existing undirected graph to search. Kernel 2 runs a
     BFS from each of ``roots`` search keys (drawn with ``seed`` among the vertices with edges),
     kernel 3 an SSSP from the same keys, each timed on ``engine`` within ``memory`` and then
-    validated by the algorithm's verifier (Graph500's rules).
+    validated by the algorithm's verifier (Graph500's rules). ``bfs_only`` skips kernel 3.
 
     Returns the reference implementation's fields as a dict: ``scale``, ``edgefactor``,
     ``nbfs``, ``construction_time`` (None for a given graph), ``engine``, ``memory``,
-    ``roots`` (original IDs), and ``bfs`` and ``sssp``, each with ``time``, ``nedge`` and
+    ``roots`` (original IDs), and ``bfs`` and ``sssp`` (None with ``bfs_only``), each with ``time``, ``nedge`` and
     ``teps`` statistics (``min``, ``firstquartile``, ``median``, ``thirdquartile``, ``max``,
     ``mean``, ``stddev``), ``harmonic_mean_teps``, ``harmonic_stddev_teps``, ``validated``,
     ``mean_validate_time`` and the ``engine`` that ran.
@@ -55,5 +56,6 @@ def graph500(
             memory_bytes(memory),
             None if threads is None else int(threads),
             bool(force),
+            bool(bfs_only),
         )
     )

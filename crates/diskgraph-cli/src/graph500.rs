@@ -59,6 +59,8 @@ pub struct Options {
     pub memory: u64,
     /// Worker threads (`None`: all cores).
     pub threads: Option<u64>,
+    /// Whether kernel 3 (SSSP) runs after kernel 2 (BFS).
+    pub sssp: bool,
     /// The stop request every search checks (Ctrl-C, KeyboardInterrupt).
     pub cancel: Option<diskgraph_engine::Cancel>,
     /// Changes each search's answer before it is validated: a test of validation, nothing
@@ -78,6 +80,7 @@ impl Default for Options {
             engines: vec!["auto".into()],
             memory: 1 << 30,
             threads: None,
+            sssp: true,
             cancel: None,
             tamper: None,
         }
@@ -163,8 +166,8 @@ pub struct Report {
     pub roots: Vec<u64>,
     /// Kernel 2.
     pub bfs: KernelReport,
-    /// Kernel 3.
-    pub sssp: KernelReport,
+    /// Kernel 3 (`None` when it was not asked for).
+    pub sssp: Option<KernelReport>,
 }
 
 impl Report {
@@ -185,7 +188,8 @@ impl Report {
                 None => "construction_time: nan".into(),
             },
         ];
-        for (name, k) in [("bfs", &self.bfs), ("sssp", &self.sssp)] {
+        let kernels = std::iter::once(("bfs", &self.bfs)).chain(self.sssp.as_ref().map(|k| ("sssp", k)));
+        for (name, k) in kernels {
             let stats = |what: &str, s: &Statistics| {
                 [
                     ("min", s.min),
@@ -311,7 +315,11 @@ pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Vec<Report>> {
             kernel_run(&graph, &index, opts, engine, algorithm, kernel, &roots, &degree, say)
         };
         let bfs = run("bfs", "bfs", say)?;
-        let sssp = run("sssp", "sssp", say)?;
+        let sssp = if opts.sssp {
+            Some(run("sssp", "sssp", say)?)
+        } else {
+            None
+        };
         reports.push(Report {
             scale,
             edgefactor: edges as f64 / n.max(1) as f64,
@@ -556,6 +564,9 @@ pub struct Args {
     /// Memory budget of every search, and of the import.
     #[arg(long, default_value = "1GiB", value_parser = diskgraph_engine::parse_size)]
     memory: u64,
+    /// Run kernel 2 (BFS) only, not kernel 3 (SSSP): for an unweighted graph, or to save time.
+    #[arg(long)]
+    bfs_only: bool,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<u64>,
@@ -594,6 +605,7 @@ pub fn command(a: Args) -> Result<()> {
         engines: a.engine,
         memory: a.memory,
         threads: a.threads,
+        sssp: !a.bfs_only,
         cancel: Some(crate::interrupt::cancel()),
         tamper: None,
     };
@@ -606,7 +618,12 @@ pub fn command(a: Args) -> Result<()> {
     }
     if let [first, others @ ..] = reports.as_slice() {
         for other in others {
-            for (kernel, a, b) in [("bfs", &first.bfs, &other.bfs), ("sssp", &first.sssp, &other.sssp)] {
+            let sssp = first
+                .sssp
+                .as_ref()
+                .zip(other.sssp.as_ref())
+                .map(|(a, b)| ("sssp", a, b));
+            for (kernel, a, b) in std::iter::once(("bfs", &first.bfs, &other.bfs)).chain(sssp) {
                 println!(
                     "{kernel}_harmonic_mean_TEPS {} / {}: {:.3}",
                     a.engine,

@@ -12,7 +12,7 @@ use crate::interrupt::interruptible;
 /// Runs the benchmark on one engine (see ``diskgraph.graph500``) and returns its report as a
 /// dict, the GIL released; KeyboardInterrupt stops the search under way.
 #[pyfunction]
-#[pyo3(signature = (scale, graph, edgefactor, seed, roots, engine, memory, threads, force))]
+#[pyo3(signature = (scale, graph, edgefactor, seed, roots, engine, memory, threads, force, bfs_only))]
 #[allow(clippy::too_many_arguments)]
 pub fn graph500(
     py: Python<'_>,
@@ -25,6 +25,7 @@ pub fn graph500(
     memory: u64,
     threads: Option<u64>,
     force: bool,
+    bfs_only: bool,
 ) -> PyResult<Bound<'_, PyAny>> {
     let ran = interruptible(py, move |cancel| {
         let opts = Options {
@@ -37,6 +38,7 @@ pub fn graph500(
             engines: vec![engine],
             memory,
             threads,
+            sssp: !bfs_only,
             cancel: Some(cancel),
             tamper: None,
         };

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Billion-edge graphs (issue 48): Graph500 Kronecker graphs generated and imported under a memory
+budget with their peak disk sampled, then bfs, wcc, pagerank and kcore (and any algorithm asked
+for) each verified in a cgroup that counts the page cache, caches dropped before each run, and
+the Graph500 benchmark (validated searches) on the same graph. The device's sequential rate is
+measured in the same invocation, on the graph's largest file.
+
+    python3 bench/billion.py --scales 23,24,25 [--work DIR] [--codec vbyte|plain] [--cgroup 4GiB]
+        [--import-memory 2GiB] [--memory 3GiB] [--only bfs,wcc,pagerank,kcore] [--roots 64]
+        [--keep] [--from-file]
+
+With `--from-file` the graph is also imported from a bin32 edge list of the same edges (written
+by `diskgraph export`), whose peak disk does not count the input file. Prints one table row per
+scale and writes everything to bench/out/billion.json (merged with earlier scales).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from common import MemoryCgroup, diskgraph_binary, drop_caches, hold_freed_pages
+
+OPTIONS = {
+    "bfs": ["--source", "max-degree"],
+    "sssp": ["--source", "max-degree"],
+    "sp": ["--source", "max-degree"],
+    "pagerank": ["--iterations", "10", "--allow-unconverged"],
+    "diameter": ["--source", "max-degree", "--rounds", "2"],
+    "msbfs": ["--sources", "16"],
+    "apsp": ["--sources", "4"],
+    "bc": ["--samples", "4"],
+}
+UNITS = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def parse_bytes(text: str) -> int:
+    m = re.fullmatch(r"(\d+)\s*(KiB|MiB|GiB|TiB)?", text)
+    if not m:
+        sys.exit(f"not a size: {text!r} (e.g. 4GiB)")
+    return int(m.group(1)) * UNITS.get(m.group(2) or "", 1)
+
+
+def tree_bytes(path: Path) -> int:
+    """Bytes allocated under `path` (files being written included)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_blocks * 512
+            except FileNotFoundError:
+                pass
+    return total
+
+
+class Measured:
+    """A process run to the end with its wall time, peak RSS (wait4) and, optionally, the peak
+    bytes under a directory and the peak of the filesystem's used bytes, sampled every 0.25 s."""
+
+    def __init__(self, cmd: list[str], watch: Path | None = None, cgroup: MemoryCgroup | None = None) -> None:
+        self.cmd = cmd
+        du0 = tree_bytes(watch) if watch else 0
+        df0 = shutil.disk_usage(watch).used if watch else 0
+        self.peak_dir = self.peak_fs = 0
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=cgroup.preexec if cgroup else None)
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(0.25):
+                if watch:
+                    self.peak_dir = max(self.peak_dir, tree_bytes(watch) - du0)
+                    self.peak_fs = max(self.peak_fs, shutil.disk_usage(watch).used - df0)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        self.stdout, self.stderr = proc.communicate()
+        self.seconds = time.perf_counter() - start
+        done.set()
+        sampler.join()
+        self.status = proc.returncode
+        # The peak RSS comes from /usr/bin/time wrapped around the command (see `timed`).
+        m = re.search(r"peak RSS (\d+) KiB", self.stderr)
+        self.peak_rss = int(m.group(1)) * 1024 if m else 0
+        self.final_dir = (tree_bytes(watch) - du0) if watch else 0
+
+    def check(self) -> "Measured":
+        if self.status != 0:
+            sys.exit(f"command failed ({self.status}): {' '.join(self.cmd)}\n{self.stderr[-4000:]}")
+        return self
+
+
+def timed(cmd: list[str]) -> list[str]:
+    return ["/usr/bin/time", "-f", "peak RSS %M KiB", *cmd]
+
+
+def device_rate(dg: str, graph: Path) -> float:
+    """Sequential O_DIRECT bytes per second on the graph's largest file (1 MiB reads, depth 16)."""
+    largest = max((p for p in graph.rglob("*") if p.is_file()), key=lambda p: p.stat().st_size)
+    out = subprocess.run([dg, "device", str(largest), "--json", "--access", "1MiB", "--depth", "16", "--bytes", "4GiB"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["bytes_per_second"]
+
+
+def make_graph(dg: str, a: argparse.Namespace, scale: int, path: Path) -> dict:
+    cmd = [dg, "generate", "kronecker", "--scale", str(scale), "--memory", a.import_memory, "-o", str(path), "--force"]
+    if a.codec != "plain":
+        cmd += ["--compress", a.codec]
+    m = Measured(timed(cmd), watch=path.parent).check()
+    info = json.loads(subprocess.run([dg, "info", str(path), "--json"], capture_output=True, text=True, check=True).stdout)
+    graph_bytes = tree_bytes(path)
+    result = {
+        "vertices": info["num_vertices"],
+        "arcs": info["num_arcs"],
+        "graph_bytes": graph_bytes,
+        "import_seconds": m.seconds,
+        "import_peak_disk": m.peak_dir,
+        "import_peak_fs": m.peak_fs,
+        "import_peak_rss": m.peak_rss,
+    }
+    print(f"  generate: {m.seconds:.0f} s, graph {graph_bytes / 1e9:.2f} GB, peak disk {m.peak_dir / 1e9:.2f} GB "
+          f"({m.peak_dir / graph_bytes:.2f}x; filesystem {m.peak_fs / graph_bytes:.2f}x), peak RSS {m.peak_rss / 2**30:.2f} GiB",
+          flush=True)
+    if a.from_file:
+        edges = path.parent / f"kron{scale}.bin32"
+        subprocess.run([dg, "export", str(path), "-o", str(edges), "--format", "bin32", "--force"], check=True)
+        again = path.parent / f"kron{scale}-file"
+        cmd = [dg, "import", str(edges), "--format", "bin32", "--undirected", "--memory", a.import_memory,
+               "-o", str(again), "--force"] + (["--compress", a.codec] if a.codec != "plain" else [])
+        f = Measured(timed(cmd), watch=path.parent).check()
+        file_bytes = tree_bytes(again)
+        result.update(file_import_seconds=f.seconds, file_import_peak_disk=f.peak_dir - 0,
+                      file_graph_bytes=file_bytes, file_import_peak_rss=f.peak_rss)
+        print(f"  import from bin32: {f.seconds:.0f} s, peak disk {f.peak_dir / 1e9:.2f} GB ({f.peak_dir / file_bytes:.2f}x)",
+              flush=True)
+        shutil.rmtree(again)
+        edges.unlink()
+    return result
+
+
+def run_algorithm(dg: str, a: argparse.Namespace, graph: Path, algorithm: str, group: MemoryCgroup) -> dict:
+    stats = graph.parent / f"{algorithm}.stats.json"
+    cmd = [dg, "run", algorithm, str(graph), "--memory", a.memory, "--verify", "--stats", str(stats), *OPTIONS.get(algorithm, [])]
+    drop_caches()
+    group.reset_max()
+    m = Measured(timed(cmd), cgroup=group).check()
+    s = json.loads(stats.read_text())
+    stats.unlink()
+    row = {
+        "engine": s.get("engine"),
+        "seconds": m.seconds,
+        "compute_seconds": s.get("seconds"),
+        "bytes_read": s.get("bytes_read", 0),
+        "verify_seconds": s.get("verify_seconds", 0.0),
+        "peak_rss": m.peak_rss,
+        "cgroup_peak": group.max_usage(),
+    }
+    print(f"  {algorithm}: {m.seconds:.1f} s on {row['engine']}, read {row['bytes_read'] / 1e9:.1f} GB, verify "
+          f"{row['verify_seconds']:.1f} s, peak RSS {m.peak_rss / 2**30:.2f} GiB, cgroup peak {row['cgroup_peak'] / 2**30:.2f} GiB",
+          flush=True)
+    return row
+
+
+def graph500(dg: str, a: argparse.Namespace, graph: Path, group: MemoryCgroup) -> dict:
+    out = graph.parent / "graph500.json"
+    drop_caches()
+    group.reset_max()
+    cmd = [dg, "graph500", str(graph), "--roots", str(a.roots), "--memory", a.memory, "--json", str(out)]
+    m = Measured(timed(cmd), cgroup=group).check()
+    result = json.loads(out.read_text())[0]
+    out.unlink()
+    k2 = result["kernels"][0] if "kernels" in result else result
+    result["wall_seconds"] = m.seconds
+    result["cgroup_peak"] = group.max_usage()
+    print(f"  graph500: {m.seconds:.0f} s, {json.dumps(k2)[:300]}", flush=True)
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scales", default="23,24,25")
+    ap.add_argument("--work", type=Path, default=Path(os.environ.get("DISKGRAPH_WORK", "work")) / "billion")
+    ap.add_argument("--codec", default="vbyte", help="lists of the generated graph: vbyte, zeta or plain")
+    ap.add_argument("--cgroup", default="4GiB", help="memory limit of every run (page cache counted)")
+    ap.add_argument("--import-memory", default="2GiB")
+    ap.add_argument("--memory", default="3GiB", help="--memory of every run")
+    ap.add_argument("--only", default="bfs,wcc,pagerank,kcore")
+    ap.add_argument("--roots", type=int, default=64)
+    ap.add_argument("--from-file", action="store_true")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out" / "billion.json")
+    a = ap.parse_args()
+    dg = diskgraph_binary()
+    hold_freed_pages()
+    a.work.mkdir(parents=True, exist_ok=True)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    results = json.loads(a.out.read_text()) if a.out.exists() else {}
+    group = MemoryCgroup("diskgraph-billion", parse_bytes(a.cgroup))
+    try:
+        for scale in [int(s) for s in a.scales.split(",")]:
+            print(f"Kronecker {scale} ({a.codec} lists)", flush=True)
+            graph = a.work / f"kron{scale}"
+            row = {"scale": scale, "codec": a.codec, "cgroup": a.cgroup, "memory": a.memory}
+            row.update(make_graph(dg, a, scale, graph))
+            row["device_bytes_per_second"] = device_rate(dg, graph)
+            print(f"  device: {row['device_bytes_per_second'] / 1e9:.2f} GB/s sequential", flush=True)
+            row["runs"] = {alg: run_algorithm(dg, a, graph, alg, group) for alg in a.only.split(",") if alg}
+            if a.roots:
+                row["graph500"] = graph500(dg, a, graph, group)
+            results[f"{scale}-{a.codec}"] = row
+            a.out.write_text(json.dumps(results, indent=1))
+            if not a.keep:
+                shutil.rmtree(graph)
+    finally:
+        group.close()
+
+
+if __name__ == "__main__":
+    main()
