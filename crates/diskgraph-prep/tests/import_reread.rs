@@ -23,6 +23,16 @@ fn files(path: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// A file or a generator is its own scratch: none at a large budget; at the smallest only the
+/// sort runs of lists longer than the placement buffer, at most half the graph.
+fn check_scratch(s: &ImportSummary, path: &Path, memory: u64) {
+    let graph: u64 = files(path).iter().map(|(_, b)| b.len() as u64).sum();
+    match memory {
+        MIN_MEMORY => assert!(2 * s.peak_scratch_bytes <= graph, "{} > {graph} / 2", s.peak_scratch_bytes),
+        _ => assert_eq!(s.peak_scratch_bytes, 0),
+    }
+}
+
 fn import_at(source: &mut dyn EdgeSource, path: &Path, memory: u64, undirected: bool) -> ImportSummary {
     let opts = ImportOptions {
         undirected,
@@ -64,7 +74,7 @@ fn a_gzip_csv_of_names_read_many_times_keeps_its_numbering() {
         let path = dir.path().join(name);
         let s = import_at(source.as_mut(), &path, memory, true);
         assert!(s.names);
-        assert_eq!(s.peak_scratch_bytes, 0, "a file is its own scratch");
+        check_scratch(&s, &path, memory);
         graphs.push((s.passes, files(&path)));
     }
     assert_eq!(graphs[0].0, 2, "one placement pass at 1 GiB");
@@ -103,7 +113,7 @@ fn generators_restart_and_give_the_same_graph_at_any_budget() {
             let mut source = generator(spec).unwrap();
             let path = dir.path().join(format!("g{k}-{memory}"));
             let s = import_at(source.as_mut(), &path, memory, false);
-            assert_eq!(s.peak_scratch_bytes, 0, "a generator is its own scratch");
+            check_scratch(&s, &path, memory);
             graphs.push((s.passes, s.num_arcs, files(&path)));
         }
         assert!(
