@@ -28,7 +28,11 @@ fn files(path: &Path) -> Vec<(String, Vec<u8>)> {
 fn check_scratch(s: &ImportSummary, path: &Path, memory: u64) {
     let graph: u64 = files(path).iter().map(|(_, b)| b.len() as u64).sum();
     match memory {
-        MIN_MEMORY => assert!(2 * s.peak_scratch_bytes <= graph, "{} > {graph} / 2", s.peak_scratch_bytes),
+        MIN_MEMORY => assert!(
+            2 * s.peak_scratch_bytes <= graph,
+            "{} > {graph} / 2",
+            s.peak_scratch_bytes
+        ),
         _ => assert_eq!(s.peak_scratch_bytes, 0),
     }
 }

@@ -22,8 +22,8 @@
 //! come during the first read, and into the summary.
 //!
 //! During the first read a quarter of the budget goes to the ID collector and half to the
-//! counters; then half to the counters and half to the placement buffer (4 bytes per arc, 16
-//! with weights, and 32 per vertex of the range).
+//! counters; then at most half to the counters and the rest to the placement buffer (4 bytes
+//! per arc, 16 with weights, and 16 per vertex of the range).
 
 mod ids;
 mod passes;
@@ -39,7 +39,7 @@ use diskgraph_format::{CsrWriter, FileEntry, GraphBuilder, Manifest, FORMAT_NAME
 use crate::progress::{advance, stop_point, Progress};
 use crate::{EdgeSource, RawEdge};
 use ids::IdCollector;
-use passes::{build_side, reads_planned, Reader, Shape, Side, SideStats, Slot, Speculative};
+use passes::{build_side, placement_budget, reads_planned, Reader, Shape, Side, SideStats, Slot, Speculative};
 use replay::Input;
 
 /// The smallest memory budget an import works with (smaller budgets are raised to it): enough
@@ -211,10 +211,16 @@ pub fn import(
     } else {
         <u32 as Slot>::BYTES_PER_ARC
     };
+    let n_bytes = 4 * n;
     let planned = match (&out_counts, &in_counts, directed) {
         (Some(out), inn, _) if inn.is_some() || !directed => Some(
-            1 + reads_planned(out, memory / 2, per_arc)
-                + inn.as_ref().map_or(0, |c| reads_planned(c, memory / 2, per_arc)),
+            1 + reads_planned(
+                out,
+                placement_budget(memory, n_bytes * (1 + u64::from(directed))),
+                per_arc,
+            ) + inn
+                .as_ref()
+                .map_or(0, |c| reads_planned(c, placement_budget(memory, n_bytes), per_arc)),
         ),
         _ => None,
     };
@@ -234,6 +240,12 @@ pub fn import(
             false => build_side::<u32>,
             true => build_side::<u64>,
         };
+        // While the out-lists are placed, the in-counts wait in memory.
+        let held = if side == Side::Out && counts.is_some() && directed {
+            n_bytes
+        } else {
+            0
+        };
         let stats = build(
             &mut reader,
             &vertex_ids,
@@ -241,6 +253,7 @@ pub fn import(
             side,
             counts,
             memory,
+            held,
             &scratch,
             &mut lists,
         )?;

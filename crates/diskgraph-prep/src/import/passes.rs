@@ -13,7 +13,6 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use bytemuck::Pod;
-use rayon::prelude::*;
 
 use super::ids::VertexIds;
 use super::records::{weight_from_key, weight_key};
@@ -23,9 +22,18 @@ use crate::progress::{advance, Progress};
 use crate::sort::ExternalSorter;
 use crate::RawEdge;
 
-/// Bytes of placement state per vertex of a range: its offset and its write cursor (u64 each)
-/// and the slice handed to the parallel sort.
-const BYTES_PER_VERTEX: u64 = 32;
+/// Bytes of placement state per vertex of a range: its offset and its write cursor (u64 each;
+/// the cursor then holds the list's length after deduplication).
+const BYTES_PER_VERTEX: u64 = 16;
+
+/// Lists sorted by one task of the parallel sort, at most.
+const LISTS_PER_TASK: usize = 512;
+
+/// The placement buffer's bytes: what the budget leaves beside `counters` bytes of arc counters
+/// (at most half the budget by construction).
+pub(crate) fn placement_budget(memory: u64, counters: u64) -> u64 {
+    memory.saturating_sub(counters).max(memory / 2)
+}
 
 /// Arcs handed to the output at once from a long list's sorted stream.
 const LONG_LIST_CHUNK: usize = 1 << 20;
@@ -299,7 +307,7 @@ pub(crate) fn reads_planned(counts: &[u32], budget: u64, per_arc: u64) -> u32 {
 
 /// Builds the lists of one side: `counts` (by internal ID) when the first read gathered them,
 /// else counting passes first. `memory` is the budget of the counters and of the placement
-/// buffer (half each).
+/// buffer; `held` bytes of it hold counters of the other side.
 #[allow(clippy::too_many_arguments)] // the one entry of the passes, called twice
 pub(crate) fn build_side<S: Slot>(
     reader: &mut Reader<'_, '_>,
@@ -308,11 +316,11 @@ pub(crate) fn build_side<S: Slot>(
     side: Side,
     counts: Option<Vec<u32>>,
     memory: u64,
+    held: u64,
     scratch: &Path,
     out: &mut ListOutput,
 ) -> Result<SideStats> {
     let n = ids.len();
-    let budget = (memory / 2).max(BYTES_PER_VERTEX + S::BYTES_PER_ARC);
     let mut stats = SideStats::default();
     let mut given = counts;
     let segment = (memory / 2 / 4).max(1);
@@ -325,6 +333,7 @@ pub(crate) fn build_side<S: Slot>(
                 (count_pass(reader, ids, shape, side, first as u32, end)?, end)
             }
         };
+        let budget = placement_budget(memory, held + 4 * counts.len() as u64);
         for step in plan(&counts, first as u32, budget, S::BYTES_PER_ARC) {
             match step {
                 Step::Range {
@@ -431,7 +440,13 @@ fn place<S: Slot>(
             return Err(changed());
         }
         stats.pushed += arcs;
-        stats.self_loops += sort_lists(&mut slots, &mut offsets, range.start, !shape.keep_duplicates);
+        stats.self_loops += sort_lists(
+            &mut slots,
+            &mut offsets,
+            &mut cursor,
+            range.start,
+            !shape.keep_duplicates,
+        );
         stats.arcs += slots.len() as u64;
         let weights = S::weights(&slots);
         out.write_range(range.start, &offsets, &S::targets(&slots), weights.as_deref())?;
@@ -443,49 +458,56 @@ fn place<S: Slot>(
 
 /// Sorts each list of `slots` (list `i` at `offsets[i]..offsets[i + 1]`, of vertex `first + i`),
 /// merges duplicates when `dedup` (the first, smallest weight stays), and closes the gaps,
-/// updating `offsets`. Returns the number of self-loops left.
-fn sort_lists<S: Slot>(slots: &mut Vec<S>, offsets: &mut [u64], first: u32, dedup: bool) -> u64 {
+/// updating `offsets`; `lengths` (one per list) is scratch. Returns the number of self-loops
+/// left.
+fn sort_lists<S: Slot>(slots: &mut Vec<S>, offsets: &mut [u64], lengths: &mut [u64], first: u32, dedup: bool) -> u64 {
     let len = offsets.len() - 1;
-    let mut lists: Vec<&mut [S]> = Vec::with_capacity(len);
-    let mut rest = &mut slots[..];
-    for w in offsets.windows(2) {
-        let (list, tail) = rest.split_at_mut((w[1] - w[0]) as usize);
-        lists.push(list);
-        rest = tail;
-    }
-    let kept: Vec<(usize, u64)> = lists
-        .par_iter_mut()
-        .with_min_len(256)
-        .enumerate()
-        .map(|(i, list)| {
-            list.sort_unstable();
-            let mut k = list.len();
-            if dedup && k > 1 {
-                k = 1;
-                for j in 1..list.len() {
-                    if list[j].target() != list[k - 1].target() {
-                        list[k] = list[j];
-                        k += 1;
-                    }
-                }
-            }
-            let v = first + i as u32;
-            let loops = list[..k].iter().filter(|s| s.target() == v).count() as u64;
-            (k, loops)
-        })
-        .collect();
-    drop(lists);
+    let loops = sort_each(slots, &offsets[..], &mut lengths[..len], first, dedup);
     let mut write = 0usize;
-    let mut loops = 0;
-    for (i, &(k, l)) in kept.iter().enumerate() {
-        let start = offsets[i] as usize;
+    for i in 0..len {
+        let (start, k) = (offsets[i] as usize, lengths[i] as usize);
         slots.copy_within(start..start + k, write);
         offsets[i] = write as u64;
         write += k;
-        loops += l;
     }
     offsets[len] = write as u64;
     slots.truncate(write);
+    loops
+}
+
+/// Sorts and deduplicates the lists of `slots` (list `i` at `offsets[i] - offsets[0] ..`, of
+/// vertex `first + i`) in parallel, halving the lists until a task has few; writes each list's
+/// new length to `lengths` and returns the self-loops.
+fn sort_each<S: Slot>(slots: &mut [S], offsets: &[u64], lengths: &mut [u64], first: u32, dedup: bool) -> u64 {
+    let lists = lengths.len();
+    if lists > LISTS_PER_TASK {
+        let mid = lists / 2;
+        let (left, right) = slots.split_at_mut((offsets[mid] - offsets[0]) as usize);
+        let (len_left, len_right) = lengths.split_at_mut(mid);
+        let (a, b) = rayon::join(
+            || sort_each(left, &offsets[..=mid], len_left, first, dedup),
+            || sort_each(right, &offsets[mid..], len_right, first + mid as u32, dedup),
+        );
+        return a + b;
+    }
+    let mut loops = 0;
+    for i in 0..lists {
+        let list = &mut slots[(offsets[i] - offsets[0]) as usize..(offsets[i + 1] - offsets[0]) as usize];
+        list.sort_unstable();
+        let mut k = list.len();
+        if dedup && k > 1 {
+            k = 1;
+            for j in 1..list.len() {
+                if list[j].target() != list[k - 1].target() {
+                    list[k] = list[j];
+                    k += 1;
+                }
+            }
+        }
+        let v = first + i as u32;
+        loops += list[..k].iter().filter(|s| s.target() == v).count() as u64;
+        lengths[i] = k as u64;
+    }
     loops
 }
 
@@ -557,8 +579,8 @@ mod tests {
 
     #[test]
     fn plans_cut_at_the_budget_and_isolate_long_lists() {
-        // 32 bytes per vertex + 4 per arc, 100 bytes per step.
-        let steps = plan(&[1, 2, 0, 30, 5, 5], 10, 100, 4);
+        // 16 bytes per vertex + 4 per arc, 50 bytes per step.
+        let steps = plan(&[1, 2, 0, 30, 5, 5], 10, 50, 4);
         assert_eq!(
             steps,
             vec![
@@ -585,7 +607,7 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(reads_planned(&[1, 2, 0, 30, 5, 5], 100, 4), 4);
+        assert_eq!(reads_planned(&[1, 2, 0, 30, 5, 5], 50, 4), 4);
     }
 
     #[test]
@@ -593,7 +615,7 @@ mod tests {
         let w = |t: u32, x: f32| <u64 as Slot>::new(t, Some(x));
         let mut slots = vec![w(3, 2.0), w(1, 5.0), w(3, 0.5), w(0, 1.0), w(2, 1.0), w(2, 1.0)];
         let mut offsets = vec![0, 4, 4, 6];
-        let loops = sort_lists(&mut slots, &mut offsets, 0, true);
+        let loops = sort_lists(&mut slots, &mut offsets, &mut [0; 3], 0, true);
         assert_eq!(offsets, vec![0, 3, 3, 4]);
         assert_eq!(<u64 as Slot>::targets(&slots).to_vec(), vec![0, 1, 3, 2]);
         assert_eq!(<u64 as Slot>::weights(&slots).unwrap(), vec![1.0, 5.0, 0.5, 1.0]);
