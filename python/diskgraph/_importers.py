@@ -202,7 +202,9 @@ def import_file(
         weight_file: ``bin32``/``bin64`` only: a file of little-endian float32 weights.
         keep_self_loops: Keep self-loops.
         keep_duplicates: Keep parallel edges (a multigraph).
-        memory: Budget for the external sort (int bytes or e.g. ``"256MiB"``).
+        memory: Budget of the import (int bytes or e.g. ``"256MiB"``): a smaller one reads the
+            file more times. A regular file is read again (no scratch); a pipe is copied once
+            to a scratch file (8 bytes per edge, 16 with 64-bit IDs, +4 weighted).
         force: Replace an existing graph at ``path``.
         header: CSV: ``"auto"`` (the first row is a header when a column is given by name or
             its source and target are not both integers), ``"yes"``/``True`` or ``"no"``/``False``.

@@ -19,7 +19,7 @@ pub struct Common {
     /// Random seed (the same seed gives the same graph).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Memory budget for the import's external sort.
+    /// Memory budget of the import (ID collector, arc counters, placement buffer): a smaller budget generates the edges more times.
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     memory: u64,
     /// Keep self-loops (dropped by default).

@@ -350,6 +350,7 @@ fn construct(scale: u32, opts: &Options, path: &Path) -> Result<Constructed> {
         inner: generator(&spec).map_err(anyhow::Error::msg)?,
         degree: vec![0; 1usize << scale],
         edges: 0,
+        rewound: false,
     };
     let import = ImportOptions {
         undirected: false,
@@ -371,11 +372,14 @@ fn construct(scale: u32, opts: &Options, path: &Path) -> Result<Constructed> {
     })
 }
 
-/// A generator whose edges are counted per endpoint (by original ID) as they pass.
+/// A generator whose edges are counted per endpoint (by original ID) as they pass, on the
+/// import's first read only.
 struct Tallied {
     inner: Box<dyn EdgeSource>,
     degree: Vec<u32>,
     edges: u64,
+    /// Whether the generator started over (its edges are then counted already).
+    rewound: bool,
 }
 
 impl EdgeSource for Tallied {
@@ -385,6 +389,9 @@ impl EdgeSource for Tallied {
 
     fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
         let more = self.inner.next_batch(out)?;
+        if self.rewound {
+            return Ok(more);
+        }
         for e in out.iter() {
             for end in [e.src, e.dst] {
                 let d = &mut self.degree[end as usize];
@@ -401,6 +408,16 @@ impl EdgeSource for Tallied {
 
     fn extra_vertices(&mut self) -> Vec<u64> {
         self.inner.extra_vertices()
+    }
+
+    fn rewindable(&self) -> bool {
+        self.inner.rewindable()
+    }
+
+    fn rewind(&mut self) -> Result<(), InputError> {
+        self.inner.rewind()?;
+        self.rewound = true;
+        Ok(())
     }
 }
 

@@ -38,7 +38,7 @@ pub struct Args {
     /// Keep duplicate edges (merged by default, keeping the minimum weight).
     #[arg(long)]
     keep_duplicates: bool,
-    /// Memory budget for the external sort.
+    /// Memory budget of the import (ID collector, arc counters, placement buffer): a smaller budget reads the input more times.
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     memory: u64,
     /// Replace an existing output.
@@ -155,6 +155,12 @@ pub fn print_summary(output: &std::path::Path, s: &ImportSummary) {
         "wrote {:.1} MiB ({:.1} bytes per input edge, scratch included)",
         s.bytes_written as f64 / (1u64 << 20) as f64,
         s.bytes_written as f64 / s.input_edges.max(1) as f64
+    );
+    println!(
+        "read the input {} time{}; peak scratch on disk {:.1} MiB",
+        s.passes,
+        if s.passes == 1 { "" } else { "s" },
+        s.peak_scratch_bytes as f64 / (1u64 << 20) as f64
     );
     let phases: Vec<String> = s
         .phase_seconds

@@ -50,6 +50,25 @@ fn every_search_is_timed_and_validated() {
     assert_eq!(reports[0].bfs.nedge, reports[1].bfs.nedge);
 }
 
+#[test]
+fn input_edges_are_counted_once_however_many_times_the_import_reads_them() {
+    // At 64 KiB the import regenerates the graph many times; the input degrees behind each
+    // search's edge count (and so its TEPS) must be those of one generation.
+    let mut seen = Vec::new();
+    for memory in [64 << 10, 64 << 20] {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = Options {
+            memory,
+            engines: vec!["memory".into()],
+            ..options(dir.path())
+        };
+        let reports = run(&opts, &mut |_| {}).unwrap();
+        seen.push((reports[0].roots.clone(), reports[0].bfs.nedge.clone(), reports[0].sssp.nedge.clone()));
+    }
+    assert_eq!(seen[0], seen[1]);
+    assert!(seen[0].1.max <= 16.0 * 1024.0, "{:?}", seen[0].1);
+}
+
 /// The first vertex a search reached other than its root, made its own parent (a BFS answer),
 /// or put at half its distance (an SSSP answer).
 fn one_wrong_value(out: &mut RunOutput) {

@@ -111,9 +111,29 @@ pub trait EdgeSource: Send {
         Vec::new()
     }
 
+    /// Whether [`EdgeSource::rewind`] can start the input over: regular files (plain or gzip)
+    /// and generators can, standard input, pipes and the library API's edge stream cannot (the
+    /// importer then keeps a copy of the edges it reads; see `crate::import`).
+    fn rewindable(&self) -> bool {
+        false
+    }
+
+    /// Starts the input over: the following batches yield the same edges, with the same IDs, as
+    /// the first time (a source of names keeps its name→ID numbering). Warnings, extra vertices
+    /// and names raised again may be dropped by the caller, which collects them on the first
+    /// read only.
+    ///
+    /// Errors: the input cannot be reopened, or the source is not [`EdgeSource::rewindable`].
+    fn rewind(&mut self) -> Result<(), InputError> {
+        Err(InputError::File {
+            path: PathBuf::from(&self.info().description),
+            message: "this input is read once and cannot be started over".into(),
+        })
+    }
+
     /// The vertex names, when the input names its vertices (string IDs): name `x` belongs to
     /// ID `x`, and the IDs are then exactly `0..names.len()`. The importer asks once, after the
-    /// last batch.
+    /// last batch of its last read.
     fn take_names(&mut self) -> Option<VertexNames> {
         None
     }

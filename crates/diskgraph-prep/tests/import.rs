@@ -1,11 +1,13 @@
 //! The import pipeline against a plain in-memory model of the cleaning rules, on many random
-//! edge lists with nasty features, under budgets that keep everything in memory and budgets
-//! that force external sort runs and the sorted-ID path.
+//! edge lists with nasty features, under budgets that place every list in one pass and budgets
+//! that force many passes, counting passes, lists longer than the placement buffer and the
+//! sorted-ID path; from sources that start over and from sources read once (spooled).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use diskgraph_format::{verify, Direction, GraphDir};
-use diskgraph_prep::{import, ImportOptions, InputFormat, InputInfo, NoProgress, RawEdge};
+use diskgraph_prep::import::MIN_MEMORY;
+use diskgraph_prep::{import, EdgeSource, ImportOptions, InputError, InputFormat, InputInfo, NoProgress, RawEdge};
 use diskgraph_testkit::VecSource;
 use proptest::prelude::*;
 
@@ -19,6 +21,26 @@ struct Case {
     keep_self_loops: bool,
     keep_duplicates: bool,
     memory: u64,
+    /// Whether the source can start over (else the import spools it).
+    rewindable: bool,
+}
+
+/// A source that can be read only once, as standard input.
+struct ReadOnce(VecSource);
+
+impl EdgeSource for ReadOnce {
+    fn info(&self) -> &InputInfo {
+        self.0.info()
+    }
+    fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
+        self.0.next_batch(out)
+    }
+    fn progress(&self) -> (u64, Option<u64>) {
+        self.0.progress()
+    }
+    fn extra_vertices(&mut self) -> Vec<u64> {
+        self.0.extra_vertices()
+    }
 }
 
 /// Expected arcs (original IDs, sorted) and vertex set, computed the obvious way.
@@ -93,9 +115,13 @@ fn check(c: &Case) {
             weight: c.weighted.then_some(w),
         })
         .collect();
-    let mut src = VecSource::new(info, edges)
+    let src = VecSource::new(info, edges)
         .with_vertices(c.extra.clone())
         .in_batches_of(777);
+    let mut src: Box<dyn EdgeSource> = match c.rewindable {
+        true => Box::new(src),
+        false => Box::new(ReadOnce(src)),
+    };
     let opts = ImportOptions {
         undirected: false,
         keep_self_loops: c.keep_self_loops,
@@ -104,7 +130,7 @@ fn check(c: &Case) {
         force: false,
     };
     let (vertices, arcs) = model(c);
-    let result = import(&mut src, &path, &opts, &mut NoProgress);
+    let result = import(src.as_mut(), &path, &opts, &mut NoProgress);
     if vertices.is_empty() {
         assert!(result.is_err());
         return;
@@ -140,6 +166,14 @@ fn check(c: &Case) {
         (arcs.len() as u64 - loops) / 2 + loops
     };
     assert_eq!(m.num_edges, want_edges);
+    if arcs.is_empty() {
+        assert_eq!(summary.passes, 1, "nothing to place");
+    } else {
+        assert!(summary.passes >= 2, "a first read, then placement");
+    }
+    let spool = if c.rewindable { 0 } else { 8 * c.edges.len() as u64 };
+    assert!(summary.peak_scratch_bytes >= spool, "{summary:?}");
+    assert!(summary.bytes_written >= summary.peak_scratch_bytes);
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -164,8 +198,8 @@ fn case_strategy() -> impl Strategy<Value = Case> {
     (
         id_strategy(),
         0usize..400,
-        any::<[bool; 5]>(),
-        prop::sample::select(vec![1u64 << 20, 1 << 30]),
+        any::<[bool; 6]>(),
+        prop::sample::select(vec![MIN_MEMORY, 1 << 20, 1 << 30]),
         any::<u64>(),
     )
         .prop_map(|((lo, hi), m, flags, memory, seed)| {
@@ -193,6 +227,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                 keep_self_loops: flags[2],
                 keep_duplicates: flags[2] && flags[3],
                 memory,
+                rewindable: flags[5],
             }
         })
 }
@@ -231,6 +266,22 @@ fn spills_many_runs_and_uses_sorted_ids() {
             keep_self_loops: false,
             keep_duplicates: false,
             memory: 1 << 20,
+            rewindable: true,
+        });
+    }
+    // At the smallest budget: counting passes over ranges of ranks (the counters of the
+    // sparse IDs do not fit), many placement passes, and the spool of a source read once.
+    for rewindable in [true, false] {
+        check(&Case {
+            edges: edges[..60_000].to_vec(),
+            extra: vec![],
+            declared: None,
+            directed: true,
+            weighted: true,
+            keep_self_loops: false,
+            keep_duplicates: false,
+            memory: MIN_MEMORY,
+            rewindable,
         });
     }
 }
@@ -247,8 +298,14 @@ fn long_path_declared_isolated_vertices_and_only_self_loops() {
         keep_self_loops: false,
         keep_duplicates: false,
         memory: 1 << 20,
+        rewindable: true,
     };
     check(&base);
+    check(&Case {
+        memory: MIN_MEMORY,
+        rewindable: false,
+        ..base.clone()
+    });
     check(&Case {
         edges: vec![(7, 7, 1.0), (9, 9, 2.0)],
         declared: None,
@@ -270,4 +327,82 @@ fn long_path_declared_isolated_vertices_and_only_self_loops() {
         declared: None,
         ..base
     });
+}
+
+/// Bytes of the graph's files.
+fn graph_bytes(path: &std::path::Path) -> u64 {
+    std::fs::read_dir(path)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+#[test]
+fn many_passes_keep_scratch_within_half_the_graph() {
+    // A hub joined to 20k vertices (its list alone is larger than the 32 KiB placement buffer
+    // of the smallest budget), duplicates with different weights, self-loops, isolated declared
+    // vertices: directed and undirected, weighted or not, kept or merged.
+    let mut edges: Vec<(u64, u64, f32)> = (0..20_000u64).map(|i| (7, 100 + i, (i % 5) as f32)).collect();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..30_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        edges.push((x % 20_000, (x >> 24) % 20_000, (x % 9) as f32));
+    }
+    edges.extend([(5, 5, 1.0), (5, 5, 0.5), (7, 100, -1.0), (20_100, 20_100, 2.0)]);
+    for (directed, weighted, keep) in [
+        (false, false, false),
+        (true, true, false),
+        (false, true, true),
+        (true, false, true),
+    ] {
+        let c = Case {
+            edges: edges.clone(),
+            extra: vec![],
+            declared: Some(0..20_300),
+            directed,
+            weighted,
+            keep_self_loops: keep,
+            keep_duplicates: keep,
+            memory: MIN_MEMORY,
+            rewindable: true,
+        };
+        check(&c);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g");
+        let info = InputInfo {
+            format: InputFormat::Generated,
+            directed: Some(directed),
+            weighted,
+            declared_vertices: c.declared.clone(),
+            description: "hub".into(),
+        };
+        let raw = edges
+            .iter()
+            .map(|&(src, dst, w)| RawEdge {
+                src,
+                dst,
+                weight: weighted.then_some(w),
+            })
+            .collect();
+        let mut src = VecSource::new(info, raw);
+        let opts = ImportOptions {
+            keep_self_loops: keep,
+            keep_duplicates: keep,
+            memory: MIN_MEMORY,
+            ..ImportOptions::default()
+        };
+        let s = import(&mut src, &path, &opts, &mut NoProgress).unwrap();
+        let graph = graph_bytes(&path);
+        assert!(s.passes > 10, "{} passes", s.passes);
+        assert!(s.peak_scratch_bytes > 0, "the hub's list went through sort runs");
+        assert!(
+            2 * s.peak_scratch_bytes <= graph,
+            "peak scratch {} + graph {graph} is more than 1.5 times the graph",
+            s.peak_scratch_bytes
+        );
+    }
 }

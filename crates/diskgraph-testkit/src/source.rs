@@ -61,4 +61,13 @@ impl EdgeSource for VecSource {
     fn extra_vertices(&mut self) -> Vec<u64> {
         std::mem::take(&mut self.vertices)
     }
+
+    fn rewindable(&self) -> bool {
+        true
+    }
+
+    fn rewind(&mut self) -> Result<(), InputError> {
+        self.pos = 0;
+        Ok(())
+    }
 }

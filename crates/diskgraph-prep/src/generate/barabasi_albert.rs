@@ -39,6 +39,8 @@ struct BarabasiAlbert {
     chosen: Vec<u32>,
     rng: ChaCha8Rng,
     weight_rng: Option<ChaCha8Rng>,
+    /// The seed, to start over.
+    seed: u64,
 }
 
 impl BarabasiAlbert {
@@ -98,11 +100,26 @@ impl EdgeSource for BarabasiAlbert {
     fn progress(&self) -> (u64, Option<u64>) {
         (self.emitted, Some(self.total))
     }
+
+    fn rewindable(&self) -> bool {
+        true
+    }
+
+    /// Starts over from the seed: the graph grows the same way again.
+    fn rewind(&mut self) -> Result<(), InputError> {
+        *self = new(self.vertices, self.m as u64, self.seed, self.info.weighted);
+        Ok(())
+    }
 }
 
 /// The Barabási–Albert generator (see the module doc); parameters are validated by the caller
 /// (`1 <= m < vertices <= u32::MAX`).
 pub(crate) fn barabasi_albert(vertices: u64, m: u64, seed: u64, weighted: bool) -> Box<dyn EdgeSource> {
+    Box::new(new(vertices, m, seed, weighted))
+}
+
+/// The generator at its start.
+fn new(vertices: u64, m: u64, seed: u64, weighted: bool) -> BarabasiAlbert {
     let total = (vertices - m) * m;
     let info = InputInfo {
         format: InputFormat::Generated,
@@ -114,7 +131,7 @@ pub(crate) fn barabasi_albert(vertices: u64, m: u64, seed: u64, weighted: bool) 
             if weighted { " weighted" } else { "" }
         ),
     };
-    Box::new(BarabasiAlbert {
+    BarabasiAlbert {
         info,
         vertices,
         m: m as usize,
@@ -126,5 +143,6 @@ pub(crate) fn barabasi_albert(vertices: u64, m: u64, seed: u64, weighted: bool) 
         chosen: Vec::new(),
         rng: Key::new(seed, BARABASI_ALBERT, Purpose::Structure).rng(0),
         weight_rng: weighted.then(|| Key::new(seed, BARABASI_ALBERT, Purpose::Weight).rng(0)),
-    })
+        seed,
+    }
 }

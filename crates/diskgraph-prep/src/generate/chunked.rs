@@ -102,6 +102,19 @@ impl<G: ChunkGen> EdgeSource for Chunked<G> {
     fn progress(&self) -> (u64, Option<u64>) {
         (self.emitted, Some(self.total))
     }
+
+    fn rewindable(&self) -> bool {
+        true
+    }
+
+    /// Starts over at chunk 0: chunks depend on their index alone, so the edges are the same.
+    fn rewind(&mut self) -> Result<(), InputError> {
+        self.spare.extend(self.ready.drain(..));
+        self.spare.truncate(MAX_WAVE);
+        self.next_chunk = 0;
+        self.emitted = 0;
+        Ok(())
+    }
 }
 
 /// The `[start, end)` range of chunk `chunk` of `total` units, `per_chunk` units a chunk.

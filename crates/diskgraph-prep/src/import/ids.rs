@@ -65,6 +65,11 @@ impl IdCollector {
         Ok(())
     }
 
+    /// Bytes of sort runs written so far (IDs beyond the bitmap's reach).
+    pub(crate) fn bytes_written(&self) -> u64 {
+        self.sorter.as_ref().map_or(0, |s| s.bytes_written())
+    }
+
     /// Adds the declared IDs and returns the final vertex set.
     pub(crate) fn finish(mut self, declared: Option<Range<u64>>) -> std::io::Result<VertexIds> {
         if let Some(r) = declared.filter(|r| !r.is_empty()) {
@@ -152,6 +157,37 @@ impl VertexIds {
         }
     }
 
+    /// The original ID of internal ID `rank` (< `len()`).
+    pub(crate) fn id_of(&self, rank: u32) -> u64 {
+        match self {
+            VertexIds::Dense(_) => u64::from(rank),
+            VertexIds::Sorted(ids) => ids[rank as usize],
+            VertexIds::Bitmap(ids) => {
+                // The smallest member with `rank` members below it and itself a member.
+                let (mut lo, mut hi) = (0u64, ids.max().expect("a member"));
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    let at_most = u64::from(ids.rank(mid)) + u64::from(ids.position(mid).is_some());
+                    if at_most > u64::from(rank) {
+                        hi = mid;
+                    } else {
+                        lo = mid + 1;
+                    }
+                }
+                lo
+            }
+        }
+    }
+
+    /// Calls `f(rank, id)` for every vertex in ascending order.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(usize, u64)) {
+        match self {
+            VertexIds::Dense(n) => (0..*n).for_each(|id| f(id as usize, id)),
+            VertexIds::Sorted(ids) => ids.iter().enumerate().for_each(|(r, &id)| f(r, id)),
+            VertexIds::Bitmap(ids) => ids.iter().enumerate().for_each(|(r, id)| f(r, id)),
+        }
+    }
+
     /// The original IDs in ascending order, in chunks, for writing `ids.u64`.
     pub(crate) fn for_each_chunk(
         &self,
@@ -218,5 +254,15 @@ mod tests {
         assert_eq!((v.len(), v.rank(1), v.rank(3), v.rank(100)), (4, 0, 2, 3));
         let v = collect(&[5000, 2], None, 64);
         assert_eq!((v.len(), v.rank(2), v.rank(5000)), (2, 0, 1));
+        for big in [1 << 12, 1 << 40] {
+            let ids = [70, 3, 64, big, 0, 65];
+            let v = collect(&ids, None, 1 << 20);
+            let mut seen = Vec::new();
+            v.for_each(|r, id| seen.push((r, id)));
+            assert_eq!(seen.len(), 6);
+            for (r, id) in seen {
+                assert_eq!((v.id_of(r as u32), v.rank(id)), (id, r as u32));
+            }
+        }
     }
 }

@@ -1,38 +1,50 @@
-//! The import pipeline: any [`EdgeSource`] to a published graph directory, under a memory budget.
+//! The import pipeline: any [`EdgeSource`] to a published graph directory, under a memory budget
+//! and with bounded scratch disk: the input is read several times instead of being sorted.
 //!
-//! 1. **Ingest.** Edges stream from the source; every endpoint goes into the ID collector
+//! 1. **First read.** Edges stream from the source; every endpoint goes into the ID collector
 //!    (so IDs seen only in dropped self-loops still become vertices), self-loops are dropped
-//!    unless kept, undirected edges are stored both ways, and the edges go into an external
-//!    sorter keyed by original (source, target, weight).
-//! 2. **Out-edges.** Ranks are assigned to IDs in ascending order; since ranking is monotone the
-//!    sorted stream is already in internal (source, target) order. Duplicates are merged (the
-//!    first of a run has the smallest weight) unless kept, and `out.*` is written as the stream
-//!    passes. Directed graphs push every edge reversed into a second sorter.
-//! 3. **In-edges** (directed only): the second sorter's output is written as `in.*`.
+//!    unless kept, and while the IDs stay below what the counters' budget allows each vertex's
+//!    arcs are counted by original ID (undirected edges count at both ends). A source that
+//!    cannot start over (standard input, a pipe, the library API) is copied to a spool file as
+//!    it passes ([`replay`]).
+//! 2. **Out-lists.** Ranks are assigned to IDs in ascending order. With the counts (from the
+//!    first read, or from counting passes over vertex ranges when IDs are sparse or too many),
+//!    the vertices are cut into ranges whose arcs fit the placement buffer, and each range takes
+//!    one more read of the input: its arcs are scattered into their slots, each list is sorted
+//!    and its duplicates merged (the smallest weight stays) unless kept, and the lists are
+//!    written in order ([`passes`]). A list too long for the buffer has a read of its own and
+//!    goes through the external sorter.
+//! 3. **In-lists** (directed only): the same, keyed by target.
 //! 4. `ids.u64` when IDs are not exactly 0..n-1, the vertex names when the source has them
 //!    (then its IDs must be exactly 0..n-1), the manifest, and an atomic publish.
 //!
 //! The source's warnings (an ignored column, a rounded weight) go to [`Progress::warn`] as they
-//! come, and into the summary.
+//! come during the first read, and into the summary.
 //!
-//! Half the budget goes to the edge sort buffer, a quarter to the ID collector; the merge
-//! reads each run through a buffer carved from the budget.
+//! During the first read a quarter of the budget goes to the ID collector and half to the
+//! counters; then at most half to the counters and the rest to the placement buffer (4 bytes
+//! per arc, 16 with weights, and 16 per vertex of the range).
 
 mod ids;
+mod passes;
 mod records;
+mod replay;
 
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{CsrWriter, GraphBuilder, Manifest, FORMAT_NAME, FORMAT_VERSION};
+use diskgraph_format::{CsrWriter, FileEntry, GraphBuilder, Manifest, FORMAT_NAME, FORMAT_VERSION};
 
 use crate::progress::{advance, stop_point, Progress};
-use crate::sort::ExternalSorter;
 use crate::{EdgeSource, RawEdge};
 use ids::IdCollector;
-use records::{Narrow, NarrowRecord, NarrowWeighted, Wide, WideRecord, WideWeighted};
+use passes::{build_side, placement_budget, reads_planned, Reader, Shape, Side, SideStats, Slot, Speculative};
+use replay::Input;
 
+/// The smallest memory budget an import works with (smaller budgets are raised to it): enough
+/// for tests to force many passes. The command line asks for at least 1 MiB.
+pub const MIN_MEMORY: u64 = 64 << 10;
 /// How to import.
 #[derive(Clone, Debug)]
 pub struct ImportOptions {
@@ -42,7 +54,8 @@ pub struct ImportOptions {
     pub keep_self_loops: bool,
     /// Keep duplicate edges (merged by default, keeping the minimum weight).
     pub keep_duplicates: bool,
-    /// Memory budget in bytes for sort buffers and merge buffers.
+    /// Memory budget in bytes for the ID collector, the arc counters and the placement buffer
+    /// (at least [`MIN_MEMORY`]).
     pub memory: u64,
     /// Replace an existing output.
     pub force: bool,
@@ -85,8 +98,13 @@ pub struct ImportSummary {
     pub names: bool,
     /// What the input was warned about, each naming the file and line.
     pub warnings: Vec<String>,
-    /// Bytes written: scratch runs plus the graph's data files.
+    /// Bytes written: scratch (spool, sort runs) plus the graph's data files.
     pub bytes_written: u64,
+    /// Reads of the input, the first included.
+    pub passes: u32,
+    /// The most scratch bytes on disk at once (the spool of an input that cannot be read again,
+    /// sort runs of sparse IDs and of lists too long for the placement buffer).
+    pub peak_scratch_bytes: u64,
     /// Bytes of the ID rank table (semi-external vertex state).
     pub id_table_bytes: u64,
     /// Wall time in seconds.
@@ -102,19 +120,6 @@ pub fn import(
     opts: &ImportOptions,
     progress: &mut dyn Progress,
 ) -> Result<ImportSummary> {
-    let weighted = source.info().weighted;
-    match weighted {
-        false => import_with::<Wide, Narrow>(source, output, opts, progress),
-        true => import_with::<WideWeighted, NarrowWeighted>(source, output, opts, progress),
-    }
-}
-
-fn import_with<W: WideRecord, N: NarrowRecord>(
-    source: &mut dyn EdgeSource,
-    output: &Path,
-    opts: &ImportOptions,
-    progress: &mut dyn Progress,
-) -> Result<ImportSummary> {
     let start = Instant::now();
     let info = source.info().clone();
     // Refused before anything is read: collecting the IDs of such a range would take hours.
@@ -124,57 +129,56 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
         }
     }
     let directed = !(opts.undirected || info.directed == Some(false));
-    let memory = opts.memory.max(1 << 20) as usize;
+    let memory = opts.memory.max(MIN_MEMORY);
     let builder = GraphBuilder::create(output, opts.force)?;
     let scratch = builder.dir().join("scratch");
     // Named by the graph being made: the scratch directory's name is a temporary one.
-    let scratch_err = || format!("the sort's scratch files for {}", output.display());
+    let scratch_err = || format!("the import's scratch files for {}", output.display());
     std::fs::create_dir(&scratch).with_context(scratch_err)?;
     let mut summary = ImportSummary {
         directed,
         weighted: info.weighted,
         ..Default::default()
     };
-
-    // 1. Ingest.
-    let dedup: Option<fn(&W, &W) -> bool> = if opts.keep_duplicates {
-        None
-    } else {
-        Some(|a, b| a.src() == b.src() && a.dst() == b.dst())
+    let shape = Shape {
+        undirected: !directed,
+        keep_loops: opts.keep_self_loops,
+        keep_duplicates: opts.keep_duplicates,
     };
-    let mut edges = ExternalSorter::<W>::new(&scratch, "edges", memory / 2, dedup);
-    let mut ids = IdCollector::new(&scratch, memory / 4);
+
+    // 1. First read.
+    let mut input = Input::new(source, &scratch)?;
+    let mut ids = IdCollector::new(&scratch, (memory / 4) as usize);
+    let mut counts = Speculative::new((memory / 2) as usize, directed);
     let mut batch: Vec<RawEdge> = Vec::new();
-    let mut pushed = 0u64;
-    progress.phase("reading input", source.progress().1);
-    while source.next_batch(&mut batch)? {
+    progress.phase("pass 1: reading input", input.progress().1);
+    while input.next_batch(&mut batch)? {
         for e in &batch {
             ids.insert(e.src).with_context(scratch_err)?;
             ids.insert(e.dst).with_context(scratch_err)?;
-            if e.src == e.dst && !opts.keep_self_loops {
-                summary.self_loops_dropped += 1;
-                continue;
-            }
-            edges.push(W::new(e.src, e.dst, e.weight)).with_context(scratch_err)?;
-            pushed += 1;
-            if !directed && e.src != e.dst {
-                edges.push(W::new(e.dst, e.src, e.weight)).with_context(scratch_err)?;
-                pushed += 1;
-            }
+            summary.self_loops_dropped += u64::from(e.src == e.dst && !opts.keep_self_loops);
+            counts.count(e, &shape)?;
         }
-        for id in source.extra_vertices() {
+        for id in input.source().extra_vertices() {
             ids.insert(id).with_context(scratch_err)?;
         }
-        for warning in source.warnings() {
+        for warning in input.source().warnings() {
             progress.warn(&warning);
             summary.warnings.push(warning);
         }
         summary.input_edges += batch.len() as u64;
-        advance(progress, source.progress().0)?;
+        advance(progress, input.progress().0)?;
     }
-    for id in source.extra_vertices() {
+    for id in input.source().extra_vertices() {
         ids.insert(id).with_context(scratch_err)?;
     }
+    for warning in input.source().warnings() {
+        progress.warn(&warning);
+        summary.warnings.push(warning);
+    }
+    let id_runs = ids.bytes_written();
+    summary.peak_scratch_bytes = input.spool_bytes() + id_runs;
+    summary.bytes_written += id_runs;
     let vertex_ids = ids.finish(info.declared_vertices.clone()).with_context(scratch_err)?;
     let n = vertex_ids.len();
     if n > diskgraph_format::MAX_VERTICES {
@@ -183,11 +187,91 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     if n == 0 {
         bail!("the input has no vertices");
     }
-    for warning in source.warnings() {
-        progress.warn(&warning);
-        summary.warnings.push(warning);
+    summary.num_vertices = n;
+    summary.ids_remapped = !vertex_ids.is_identity();
+    summary.id_table_bytes = vertex_ids.memory_bytes();
+
+    let mut phase_start = start;
+    let mut lap = |summary: &mut ImportSummary, name: &str| {
+        summary
+            .phase_seconds
+            .push((name.to_string(), phase_start.elapsed().as_secs_f64()));
+        phase_start = Instant::now();
+    };
+    lap(&mut summary, "ingest");
+    stop_point(progress)?;
+
+    // 2. and 3. Out-lists, then in-lists.
+    let (out_counts, in_counts) = match counts.into_ranked(&vertex_ids) {
+        Some((out, inn)) => (Some(out), inn),
+        None => (None, None),
+    };
+    let per_arc = if info.weighted {
+        <u64 as Slot>::BYTES_PER_ARC
+    } else {
+        <u32 as Slot>::BYTES_PER_ARC
+    };
+    let n_bytes = 4 * n;
+    let planned = match (&out_counts, &in_counts, directed) {
+        (Some(out), inn, _) if inn.is_some() || !directed => Some(
+            1 + reads_planned(
+                out,
+                placement_budget(memory, n_bytes * (1 + u64::from(directed))),
+                per_arc,
+            ) + inn
+                .as_ref()
+                .map_or(0, |c| reads_planned(c, placement_budget(memory, n_bytes), per_arc)),
+        ),
+        _ => None,
+    };
+    let mut reader = Reader {
+        input: &mut input,
+        progress: &mut *progress,
+        planned,
+    };
+    let sides = [(Side::Out, out_counts, "out", "out-edges")]
+        .into_iter()
+        .chain(directed.then_some((Side::In, in_counts, "in", "in-edges")));
+    let mut files: Vec<(String, FileEntry)> = Vec::new();
+    let mut out_stats = SideStats::default();
+    for (side, counts, prefix, phase) in sides {
+        let mut lists = ListOutput::new(builder.csr(prefix, n, info.weighted)?);
+        let build = match info.weighted {
+            false => build_side::<u32>,
+            true => build_side::<u64>,
+        };
+        // While the out-lists are placed, the in-counts wait in memory.
+        let held = if side == Side::Out && counts.is_some() && directed {
+            n_bytes
+        } else {
+            0
+        };
+        let stats = build(
+            &mut reader,
+            &vertex_ids,
+            shape,
+            side,
+            counts,
+            memory,
+            held,
+            &scratch,
+            &mut lists,
+        )?;
+        files.extend(lists.finish()?);
+        summary.peak_scratch_bytes = summary
+            .peak_scratch_bytes
+            .max(reader.input.spool_bytes() + stats.peak_scratch);
+        summary.bytes_written += stats.scratch_written;
+        if side == Side::Out {
+            out_stats = stats;
+        }
+        lap(&mut summary, phase);
+        stop_point(reader.progress)?;
     }
-    let names = source.take_names();
+    summary.passes = input.reads();
+    summary.bytes_written += input.spool_bytes();
+    let names = input.source().take_names();
+    drop(input);
     if let Some(names) = &names {
         if !vertex_ids.is_identity() || names.len() as u64 != n {
             bail!(
@@ -204,67 +288,10 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
             );
         }
     }
-    summary.num_vertices = n;
-    summary.ids_remapped = !vertex_ids.is_identity();
     summary.names = names.is_some();
-    summary.id_table_bytes = vertex_ids.memory_bytes();
-
-    let mut phase_start = start;
-    let mut lap = |summary: &mut ImportSummary, name: &str| {
-        summary
-            .phase_seconds
-            .push((name.to_string(), phase_start.elapsed().as_secs_f64()));
-        phase_start = Instant::now();
-    };
-    lap(&mut summary, "ingest");
-    stop_point(progress)?;
-
-    // 2. Out-edges (and the reversed stream for in-edges).
-    let mut sorted = edges.finish().with_context(scratch_err)?;
-    let mut out = builder.csr("out", n, info.weighted)?;
-    let mut reversed = directed.then(|| ExternalSorter::<N>::new(&scratch, "reversed", memory / 2, None));
-    let mut prev: Option<(u64, u64)> = None;
-    let mut self_loops = 0u64;
-    progress.phase("writing out-edges", None);
-    while let Some(e) = sorted.next().with_context(scratch_err)? {
-        let key = (e.src(), e.dst());
-        if !opts.keep_duplicates && prev == Some(key) {
-            continue;
-        }
-        prev = Some(key);
-        let (s, d) = (vertex_ids.rank(key.0), vertex_ids.rank(key.1));
-        self_loops += u64::from(s == d);
-        out.push(s, d, e.weight())?;
-        if let Some(r) = &mut reversed {
-            r.push(N::new(d, s, e.weight())).with_context(scratch_err)?;
-        }
-        if out.num_edges().is_multiple_of(1 << 20) {
-            advance(progress, out.num_edges())?;
-        }
-    }
-    summary.bytes_written += sorted.bytes_written();
-    drop(sorted);
-    let arcs = out.num_edges();
-    summary.duplicates_merged = pushed - arcs;
-    let mut files = out.finish()?;
-    lap(&mut summary, "out-edges");
-    stop_point(progress)?;
-
-    // 3. In-edges.
-    if let Some(r) = reversed {
-        let mut sorted = r.finish().with_context(scratch_err)?;
-        let mut inn: CsrWriter = builder.csr("in", n, info.weighted)?;
-        progress.phase("writing in-edges", Some(arcs));
-        while let Some(e) = sorted.next().with_context(scratch_err)? {
-            inn.push(e.key(), e.other(), e.weight())?;
-            if inn.num_edges().is_multiple_of(1 << 20) {
-                advance(progress, inn.num_edges())?;
-            }
-        }
-        summary.bytes_written += sorted.bytes_written();
-        files.extend(inn.finish()?);
-        lap(&mut summary, "in-edges");
-    }
+    let arcs = out_stats.arcs;
+    let self_loops = out_stats.self_loops;
+    summary.duplicates_merged = out_stats.pushed - arcs;
 
     // 4. IDs, manifest, publish.
     if summary.ids_remapped {
@@ -311,4 +338,45 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     progress.finish();
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Where the finished lists of one direction go: the one place that knows the output's writer.
+pub(crate) struct ListOutput {
+    writer: CsrWriter,
+}
+
+impl ListOutput {
+    fn new(writer: CsrWriter) -> ListOutput {
+        ListOutput { writer }
+    }
+
+    /// Appends the complete lists of vertices `first..first + offsets.len() - 1`: list `i` is
+    /// `targets[offsets[i]..offsets[i + 1]]` (offsets relative to the batch), with the same
+    /// range of `weights` for a weighted graph.
+    pub(crate) fn write_range(
+        &mut self,
+        first: u32,
+        offsets: &[u64],
+        targets: &[u32],
+        weights: Option<&[f32]>,
+    ) -> Result<()> {
+        for (i, w) in offsets.windows(2).enumerate() {
+            let v = first + i as u32;
+            for j in w[0] as usize..w[1] as usize {
+                self.writer.push(v, targets[j], weights.map(|ws| ws[j]))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends `targets` (and `weights`) to the list of `vertex`, which follows the lists
+    /// written before: consecutive calls for one vertex make one list (a list too long to be
+    /// written at once).
+    pub(crate) fn write_part(&mut self, vertex: u32, targets: &[u32], weights: Option<&[f32]>) -> Result<()> {
+        self.write_range(vertex, &[0, targets.len() as u64], targets, weights)
+    }
+
+    fn finish(self) -> Result<Vec<(String, FileEntry)>> {
+        Ok(self.writer.finish()?)
+    }
 }

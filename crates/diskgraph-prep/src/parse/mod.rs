@@ -104,7 +104,83 @@ pub fn parse_format_name(s: &str) -> Result<FormatChoice, String> {
 /// lines), reads the header and returns the edge stream plus, for Auto and for CSV, a one-line
 /// message saying what was decided and why (e.g. "format auto: mtx (file starts with
 /// %%MatrixMarket)").
+///
+/// A regular file (plain or gzip) and a BVGraph can be read again ([`EdgeSource::rewind`]
+/// reopens them); standard input, a pipe or a FIFO cannot.
 pub fn open_input(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSource>, Option<String>), InputError> {
+    let (source, message) = open_once(path, opts)?;
+    let format = source.info().format;
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if !reader::is_stdin(path) && (regular || format == InputFormat::BvGraph) {
+        let opts = ParseOptions {
+            format: FormatChoice::Given(format),
+            ..opts.clone()
+        };
+        let source = Reopen {
+            path: path.to_path_buf(),
+            opts,
+            inner: Some(source),
+        };
+        return Ok((Box::new(source), message));
+    }
+    Ok((source, message))
+}
+
+/// A file input that starts over by opening the file again.
+struct Reopen {
+    path: PathBuf,
+    /// The options with the format decided at the first opening.
+    opts: ParseOptions,
+    /// The open input (`None` only while it is being reopened).
+    inner: Option<Box<dyn EdgeSource>>,
+}
+
+impl Reopen {
+    fn inner(&mut self) -> &mut dyn EdgeSource {
+        self.inner.as_deref_mut().expect("an open input")
+    }
+}
+
+impl EdgeSource for Reopen {
+    fn info(&self) -> &crate::InputInfo {
+        self.inner.as_deref().expect("an open input").info()
+    }
+
+    fn next_batch(&mut self, out: &mut Vec<crate::RawEdge>) -> Result<bool, InputError> {
+        self.inner().next_batch(out)
+    }
+
+    fn progress(&self) -> (u64, Option<u64>) {
+        self.inner.as_deref().expect("an open input").progress()
+    }
+
+    fn extra_vertices(&mut self) -> Vec<u64> {
+        self.inner().extra_vertices()
+    }
+
+    fn warnings(&mut self) -> Vec<String> {
+        self.inner().warnings()
+    }
+
+    fn rewindable(&self) -> bool {
+        true
+    }
+
+    /// Drops the open input (and a CSV's name table with it) before opening the file again,
+    /// so a CSV of names numbers its names again in the same order with one table in memory.
+    fn rewind(&mut self) -> Result<(), InputError> {
+        self.inner = None;
+        self.inner = Some(open_once(&self.path, &self.opts)?.0);
+        Ok(())
+    }
+
+    fn take_names(&mut self) -> Option<diskgraph_format::VertexNames> {
+        self.inner().take_names()
+    }
+}
+
+/// [`open_input`] without the ability to start over.
+fn open_once(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSource>, Option<String>), InputError> {
     let (format, mut lines, reason) = match opts.format {
         FormatChoice::Given(format) => (format, None, None),
         FormatChoice::Auto if bvgraph::is_bvgraph(path) => {
