@@ -112,6 +112,7 @@ pub fn import_file<'py>(
         keep_duplicates,
         memory,
         force,
+        ..ImportOptions::default()
     };
     check_output(&output, force)?;
     let (summary, detected) = interruptible(py, move |stop| -> anyhow::Result<(ImportSummary, Option<String>)> {
@@ -304,6 +305,7 @@ impl EdgeImporter {
             keep_duplicates,
             memory,
             force,
+            ..ImportOptions::default()
         };
         let (tx, rx) = sync_channel(IN_FLIGHT);
         let cancel = Cancel::new();

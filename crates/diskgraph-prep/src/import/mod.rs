@@ -25,7 +25,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{CsrWriter, GraphBuilder, Manifest, FORMAT_NAME, FORMAT_VERSION};
+use diskgraph_format::{GraphBuilder, ListEncoding, ListWriter, Manifest, FORMAT_NAME, FORMAT_VERSION};
 
 use crate::progress::{advance, stop_point, Progress};
 use crate::sort::ExternalSorter;
@@ -46,6 +46,8 @@ pub struct ImportOptions {
     pub memory: u64,
     /// Replace an existing output.
     pub force: bool,
+    /// How the lists are stored: plain (the default), compressed only, or both.
+    pub encoding: ListEncoding,
 }
 
 impl Default for ImportOptions {
@@ -56,6 +58,7 @@ impl Default for ImportOptions {
             keep_duplicates: false,
             memory: 1 << 30,
             force: false,
+            encoding: ListEncoding::Plain,
         }
     }
 }
@@ -221,7 +224,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
 
     // 2. Out-edges (and the reversed stream for in-edges).
     let mut sorted = edges.finish().with_context(scratch_err)?;
-    let mut out = builder.csr("out", n, info.weighted)?;
+    let mut out = builder.lists("out", n, info.weighted, opts.encoding)?;
     let mut reversed = directed.then(|| ExternalSorter::<N>::new(&scratch, "reversed", memory / 2, None));
     let mut prev: Option<(u64, u64)> = None;
     let mut self_loops = 0u64;
@@ -253,7 +256,7 @@ fn import_with<W: WideRecord, N: NarrowRecord>(
     // 3. In-edges.
     if let Some(r) = reversed {
         let mut sorted = r.finish().with_context(scratch_err)?;
-        let mut inn: CsrWriter = builder.csr("in", n, info.weighted)?;
+        let mut inn: ListWriter = builder.lists("in", n, info.weighted, opts.encoding)?;
         progress.phase("writing in-edges", Some(arcs));
         while let Some(e) = sorted.next().with_context(scratch_err)? {
             inn.push(e.key(), e.other(), e.weight())?;
