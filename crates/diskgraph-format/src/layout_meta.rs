@@ -76,7 +76,7 @@ pub(crate) fn check_built_from(
     let adj = graph.lists_tie();
     if adj != Some(graph_out_adj) {
         return Err(format!(
-            "built from a graph whose lists have xxh3 {graph_out_adj}, this graph's have {}",
+            "built from a graph whose out.adj has xxh3 {graph_out_adj}, this graph's is {}",
             adj.unwrap_or("missing")
         ));
     }
