@@ -92,6 +92,7 @@ def import_file(
     target_column: Union[int, str, None] = None,
     weight_column: Union[int, str, None] = None,
     ids: str = "auto",
+    compressed_only: Optional[str] = None,
 ) -> Dict[str, Any]: ...
 def read_names(path: _Path) -> Optional[List[str]]: ...
 
@@ -216,6 +217,7 @@ class EdgeImporter:
         memory: int = 1073741824,
         force: bool = False,
         description: str = "python",
+        compressed_only: Optional[str] = None,
     ) -> EdgeImporter: ...
     def push(
         self,

@@ -278,6 +278,7 @@ fn minimum_budget(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: 
                 assemble_lists: needs.whole_lists,
                 ..SelectiveOptions::from_params(params, threads)?
             };
+            SelectiveGraph::check_lists(graph, &opts)?;
             Ok(SelectiveGraph::minimum_budget(graph, &opts))
         }
         Runner::Stream(_, need) => streaming::minimum_budget(alg.name, graph, params, need(params), needs.weights),

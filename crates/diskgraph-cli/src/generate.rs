@@ -31,6 +31,8 @@ pub struct Common {
     /// Replace an existing output.
     #[arg(long)]
     force: bool,
+    #[command(flatten)]
+    lists: crate::import::ListsArgs,
 }
 
 /// The generators.
@@ -189,8 +191,9 @@ pub fn run(g: Generator) -> Result<()> {
         keep_duplicates: common.keep_duplicates,
         memory: common.memory,
         force: common.force,
+        encoding: common.lists.encoding(),
     };
     let summary = diskgraph_prep::import(source.as_mut(), &common.output, &opts, &mut Bar::new(false))?;
     print_summary(&common.output, &summary);
-    Ok(())
+    crate::import::print_lists(&common.output)
 }

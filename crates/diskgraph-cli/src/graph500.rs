@@ -358,6 +358,7 @@ fn construct(scale: u32, opts: &Options, path: &Path) -> Result<Constructed> {
         keep_duplicates: false,
         memory: opts.memory,
         force: opts.force,
+        ..ImportOptions::default()
     };
     diskgraph_prep::import(&mut source, path, &import, &mut NoProgress)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -436,19 +437,9 @@ fn stored_degrees(graph: &GraphDir) -> Result<Degrees> {
 fn search_keys(graph: &GraphDir, stored: &Degrees, count: usize, seed: u64) -> Result<Vec<(u64, u32)>> {
     let ids = graph.original_ids()?;
     let loops_only = |v: u32| -> Result<bool> {
-        Ok(
-            stored.degree[v as usize] == 1 && graph.manifest().num_self_loops > 0 && {
-                let offsets: Vec<u64> = diskgraph_format::read_range(
-                    &graph.file_path(diskgraph_format::OUT_IDX),
-                    u64::from(v)..u64::from(v) + 1,
-                )?;
-                let only: Vec<u32> = diskgraph_format::read_range(
-                    &graph.file_path(diskgraph_format::OUT_ADJ),
-                    offsets[0]..offsets[0] + 1,
-                )?;
-                only[0] == v
-            },
-        )
+        Ok(stored.degree[v as usize] == 1
+            && graph.manifest().num_self_loops > 0
+            && graph.read_list(Direction::Out, v)? == [v])
     };
     let candidates: Vec<u32> = (0..ids.len() as u32)
         .filter(|&v| stored.degree[v as usize] > 0)

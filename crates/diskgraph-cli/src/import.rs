@@ -8,6 +8,8 @@ use diskgraph_prep::parse::{
 };
 use diskgraph_prep::{ImportOptions, ImportSummary, Progress};
 
+use diskgraph_format::{human_bytes, Codec, GraphDir, ListEncoding};
+
 use crate::progress::Bar;
 use diskgraph_engine::parse_size;
 
@@ -44,9 +46,8 @@ pub struct Args {
     /// Replace an existing output.
     #[arg(long)]
     force: bool,
-    /// Also publish the lists compressed with this codec (as `diskgraph compress` does).
-    #[arg(long, value_name = "CODEC", value_parser = crate::compress::parse_codec)]
-    compress: Option<diskgraph_format::Codec>,
+    #[command(flatten)]
+    lists: ListsArgs,
     /// CSV: whether the first row is a header: auto (a header unless its source and target are integers), yes (also `--header` alone) or no.
     #[arg(long, value_name = "auto|yes|no", default_value = "auto", num_args = 0..=1, default_missing_value = "yes", value_parser = Header::parse)]
     header: Header,
@@ -65,6 +66,52 @@ pub struct Args {
     /// CSV: vertex IDs: auto (integers if the first edge's are), integer, or name (any text: stored as vertex names).
     #[arg(long, value_name = "auto|integer|name", default_value = "auto", value_parser = IdKind::parse)]
     ids: IdKind,
+}
+
+/// How `import` and `generate` store the lists: `--compress CODEC`, `--keep-plain`.
+#[derive(clap::Args, Debug)]
+pub struct ListsArgs {
+    /// Store the lists only compressed with this codec (vbyte|zeta): a compressed-only graph,
+    /// without out.adj, which every command and engine reads through its codec.
+    #[arg(long, value_name = "CODEC", value_parser = crate::compress::parse_codec)]
+    compress: Option<Codec>,
+    /// With --compress: keep the plain lists too; the compressed ones are then a derived
+    /// layout beside them (as `diskgraph compress` makes).
+    #[arg(long, requires = "compress")]
+    keep_plain: bool,
+}
+
+impl ListsArgs {
+    /// The encoding these flags ask for.
+    pub fn encoding(&self) -> ListEncoding {
+        match (self.compress, self.keep_plain) {
+            (None, _) => ListEncoding::Plain,
+            (Some(codec), false) => ListEncoding::Compressed(codec),
+            (Some(codec), true) => ListEncoding::Both(codec),
+        }
+    }
+}
+
+/// Prints where the published graph `output` keeps its compressed lists, if any, and their size
+/// against the plain lists'.
+pub fn print_lists(output: &std::path::Path) -> Result<()> {
+    let g = GraphDir::open(output)?;
+    let m = g.manifest();
+    let directions = if m.directed { 2 } else { 1 };
+    let plain = m.num_arcs * 4 * directions;
+    for r in g.layouts().iter().filter_map(|l| l.compressed()) {
+        let role = match r.lists {
+            Some(_) => "holds the lists: compressed-only, no out.adj",
+            None => "beside the plain lists",
+        };
+        println!(
+            "{}: {} on disk ({role}; plain lists {})",
+            output.join(&r.name).display(),
+            human_bytes(r.bytes_on_disk),
+            human_bytes(plain)
+        );
+    }
+    Ok(())
 }
 
 /// The progress bar, with the input's warnings printed on stderr as they come.
@@ -116,13 +163,11 @@ pub fn run(a: Args) -> Result<()> {
         keep_duplicates: a.keep_duplicates,
         memory: a.memory,
         force: a.force,
+        encoding: a.lists.encoding(),
     };
     let summary = diskgraph_prep::import(source.as_mut(), &a.output, &iopts, &mut Shown(Bar::new(true)))?;
     print_summary(&a.output, &summary);
-    if let Some(codec) = a.compress {
-        crate::compress::compress_graph(&a.output, codec, false)?;
-    }
-    Ok(())
+    print_lists(&a.output)
 }
 
 /// Prints what an import or generate did, including its throughput and write volume.

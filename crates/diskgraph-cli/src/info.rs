@@ -203,6 +203,9 @@ struct Info {
     in_degree: Option<DegreeStats>,
     files: Vec<FileInfo>,
     total_bytes: u64,
+    /// Where the lists are: `plain` (`out.adj`), or the compressed layout that holds them (a
+    /// compressed-only graph).
+    lists: String,
     layouts: Vec<String>,
     layout_details: Vec<LayoutInfo>,
     tool: String,
@@ -286,6 +289,7 @@ pub fn run(a: Args) -> Result<()> {
         },
         total_bytes: files.iter().map(|f| f.bytes_on_disk).sum(),
         files,
+        lists: m.lists_layout().map_or_else(|| "plain".to_string(), |r| r.name.clone()),
         layouts: g.layouts().iter().map(|l| l.name().to_string()).collect(),
         layout_details: g.layouts().iter().map(|l| layout_info(&g, l)).collect(),
         tool: m.tool.clone(),
@@ -333,6 +337,15 @@ pub fn run(a: Args) -> Result<()> {
     );
     for f in &info.files {
         println!("  {:10} {:>14} bytes  xxh3 {}", f.name, f.logical_bytes, f.xxh3);
+    }
+    if let Some(r) = m.lists_layout() {
+        println!(
+            "lists      compressed-only: in {} ({} codec, {:.1} MiB on disk; no out.adj, plain would take {:.1} MiB)",
+            r.name,
+            r.codec,
+            r.bytes_on_disk as f64 / (1u64 << 20) as f64,
+            (m.num_arcs * 4 * (1 + u64::from(m.directed))) as f64 / (1u64 << 20) as f64
+        );
     }
     println!(
         "layouts    {}",

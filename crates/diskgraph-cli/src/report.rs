@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Result};
 use diskgraph_engine::{RunStats, StepRecord};
-use diskgraph_format::OUT_ADJ;
+use diskgraph_format::{OUT_ADJ, OUT_IDX};
 use diskgraph_io::DeviceRate;
 use plotters::prelude::*;
 
@@ -49,9 +49,11 @@ struct Device {
 }
 
 impl Device {
-    /// Measures the device holding `graph`'s `out.adj`.
+    /// Measures the device holding `graph`'s `out.adj` (`out.idx` for a compressed-only graph).
     fn measure(graph: &Path) -> Device {
-        let file = graph.join(OUT_ADJ);
+        let file = Some(graph.join(OUT_ADJ))
+            .filter(|f| f.exists())
+            .unwrap_or_else(|| graph.join(OUT_IDX));
         let rate = |bytes, access: u64, depth, random| {
             diskgraph_io::measure_device(&file, bytes, access as usize, depth, random).map_err(|e| e.to_string())
         };

@@ -53,7 +53,12 @@ pub fn run(a: Args) -> Result<()> {
         bail!("--page-size must be at least 4 bytes");
     }
     let g = GraphDir::open(&a.graph)?;
-    let adj_bytes = g.manifest().files.get(OUT_ADJ).map_or(0, |f| f.len);
+    // The plain out-lists' bytes (4 per arc), also of a compressed-only graph.
+    let adj_bytes = g
+        .manifest()
+        .files
+        .get(OUT_ADJ)
+        .map_or(g.manifest().num_arcs * 4, |f| f.len);
     let budget_bytes = budget(&a.size, adj_bytes)?;
     let opts = SelectOptions {
         method,

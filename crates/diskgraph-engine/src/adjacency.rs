@@ -22,8 +22,11 @@ pub enum AdjacencyChoice {
     /// the plain lists.
     #[default]
     Auto,
-    /// The plain lists (`out.adj`, `in.adj`).
+    /// The plain lists (`out.adj`, `in.adj`); refused on a compressed-only graph.
     Plain,
+    /// `auto` on an engine with too few workers to gain from decoding: the plain lists, or the
+    /// compressed ones of a graph that has only those.
+    PlainIfAny,
     /// The compressed layout of this codec (`compressed-<codec>`); an error if the graph has none.
     Codec(&'static str),
 }
@@ -42,21 +45,31 @@ impl AdjacencyChoice {
     /// plain lists below [`COMPRESSED_FROM_THREADS`]; an explicit choice is kept.
     pub fn for_threads(self, threads: usize) -> AdjacencyChoice {
         match self {
-            AdjacencyChoice::Auto if threads < COMPRESSED_FROM_THREADS => AdjacencyChoice::Plain,
+            AdjacencyChoice::Auto if threads < COMPRESSED_FROM_THREADS => AdjacencyChoice::PlainIfAny,
             other => other,
         }
     }
 
     /// The compressed layout of `graph` this choice reads, opened and checked; `None` for the
-    /// plain lists.
+    /// plain lists. A compressed-only graph (no `out.adj`) is read through its compressed
+    /// lists whatever `auto` would pick; `plain` is refused on it.
     pub fn open(self, graph: &GraphDir) -> Result<Option<CompressedLayout>, EngineError> {
-        let name = match self {
-            AdjacencyChoice::Plain => return Ok(None),
-            AdjacencyChoice::Auto => match CompressedLayout::preferred(graph) {
+        let lists = graph.manifest().lists_layout().map(|r| r.name.clone());
+        let name = match (self, lists) {
+            (AdjacencyChoice::Plain, Some(name)) => {
+                return Err(EngineError::Setting(format!(
+                    "--adjacency plain: {} is compressed-only (its lists are in {name}; it has no out.adj): use --adjacency auto or {}",
+                    graph.path().display(),
+                    name.trim_start_matches("compressed-")
+                )))
+            }
+            (AdjacencyChoice::Plain | AdjacencyChoice::PlainIfAny, None) => return Ok(None),
+            (AdjacencyChoice::PlainIfAny, Some(name)) => name,
+            (AdjacencyChoice::Auto, _) => match CompressedLayout::preferred(graph) {
                 Some(record) => record.name.clone(),
                 None => return Ok(None),
             },
-            AdjacencyChoice::Codec(codec) => {
+            (AdjacencyChoice::Codec(codec), _) => {
                 let name = format!("compressed-{codec}");
                 if graph.layout(&name).is_none() {
                     return Err(EngineError::Setting(format!(

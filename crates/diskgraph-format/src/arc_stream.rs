@@ -6,16 +6,19 @@ use std::path::{Path, PathBuf};
 
 use diskgraph_io::faults::read_exact_at;
 
+use crate::compressed_layout::CompressedLayout;
 use crate::error::FormatError;
 use crate::read::{Direction, GraphDir};
 
 /// Reads one direction of a graph's CSR front to back through fixed-size buffers, so a graph of
 /// any size streams in bounded memory: `next_vertex` moves to the next source and gives its
 /// degree, `next_arc` the next neighbour (and weight) of that source. Arcs not asked for are
-/// skipped without being read. Offsets and neighbour IDs are checked as they are read.
+/// skipped without being read. Offsets and neighbour IDs are checked as they are read. A
+/// compressed-only graph's lists are decoded one by one as the stream reaches them (each
+/// checked against the degree `*.idx` gives it).
 pub struct ArcStream {
     idx: Chunked<u64>,
-    adj: Chunked<u32>,
+    adj: Targets,
     wgt: Option<Chunked<f32>>,
     num_vertices: u64,
     num_arcs: u64,
@@ -39,8 +42,22 @@ impl ArcStream {
         let (n, arcs) = (m.num_vertices, m.num_arcs);
         let mut idx = Chunked::open(&graph.file_path(idx), n + 1, buffer_bytes)?;
         let first = idx.get(0)?;
+        let adj = match graph.lists_layout()? {
+            None => Targets::Plain(Chunked::open(&graph.file_path(adj), arcs, buffer_bytes)?),
+            Some(layout) => {
+                let (cidx, cadj) = layout.files_of(dir);
+                Targets::Compressed(Box::new(Decoded {
+                    index: Chunked::open(&cidx, n + 1, buffer_bytes)?,
+                    lists: Chunked::open(&cadj, layout.lists_len(dir), buffer_bytes)?,
+                    layout,
+                    dir,
+                    list: Vec::new(),
+                    start: 0,
+                }))
+            }
+        };
         Ok(ArcStream {
-            adj: Chunked::open(&graph.file_path(adj), arcs, buffer_bytes)?,
+            adj,
             wgt: match weights && m.weighted {
                 true => Some(Chunked::open(&graph.file_path(wgt), arcs, buffer_bytes)?),
                 false => None,
@@ -72,6 +89,9 @@ impl ArcStream {
             });
         }
         (self.next, self.end) = (self.end, end);
+        if let Targets::Compressed(c) = &mut self.adj {
+            c.decode(v, self.next, end - self.next)?;
+        }
         self.vertex += 1;
         Ok(Some((v as u32, end - self.next)))
     }
@@ -84,10 +104,13 @@ impl ArcStream {
             return Ok(None);
         }
         let i = self.next;
-        let d = self.adj.get(i)?;
+        let d = match &mut self.adj {
+            Targets::Plain(adj) => adj.get(i)?,
+            Targets::Compressed(c) => c.list[(i - c.start) as usize],
+        };
         if u64::from(d) >= self.num_vertices {
             return Err(FormatError::NeighbourOutOfRange {
-                path: self.adj.path.clone(),
+                path: self.adj.path(),
                 index: i,
                 value: d,
                 num_vertices: self.num_vertices,
@@ -114,6 +137,55 @@ impl ArcStream {
 
 /// A read-only array file read through one buffer; any index may be asked for, sequential
 /// access is what it is fast at.
+/// Where an [`ArcStream`] takes neighbour IDs from.
+enum Targets {
+    /// The plain lists, `*.adj`.
+    Plain(Chunked<u32>),
+    /// The compressed lists of a compressed-only graph.
+    Compressed(Box<Decoded>),
+}
+
+impl Targets {
+    /// The file the IDs come from, for errors.
+    fn path(&self) -> PathBuf {
+        match self {
+            Targets::Plain(adj) => adj.path.clone(),
+            Targets::Compressed(c) => c.lists.path.clone(),
+        }
+    }
+}
+
+/// The current list of a compressed-only graph, decoded.
+struct Decoded {
+    layout: CompressedLayout,
+    dir: Direction,
+    index: Chunked<u64>,
+    lists: Chunked<u8>,
+    /// The list of the current vertex.
+    list: Vec<u32>,
+    /// The arc index of `list[0]`.
+    start: u64,
+}
+
+impl Decoded {
+    /// Decodes the list of `v`, whose arcs start at `start` and number `degree` by `*.idx`.
+    fn decode(&mut self, v: u64, start: u64, degree: u64) -> Result<(), FormatError> {
+        let (a, b) = (self.index.get(v)?, self.index.get(v + 1)?);
+        if b < a || b > self.lists.len {
+            return Err(FormatError::Index {
+                path: self.index.path.clone(),
+                entry: v + 1,
+                reason: format!("offset {b} is below the previous {a} or past {}", self.lists.len),
+            });
+        }
+        let bytes = self.lists.slice(a, b)?;
+        self.layout
+            .decode_expecting(self.dir, v as u32, a, bytes, degree, &mut self.list)?;
+        self.start = start;
+        Ok(())
+    }
+}
+
 struct Chunked<T> {
     path: PathBuf,
     file: File,
@@ -143,6 +215,19 @@ impl<T: bytemuck::Pod> Chunked<T> {
         }
         self.fill(i)?;
         Ok(self.buf[0])
+    }
+
+    /// Entries `a..b`, read as one piece (the buffer grows to hold a range longer than it).
+    fn slice(&mut self, a: u64, b: u64) -> Result<&[T], FormatError> {
+        let end = self.start + self.buf.len() as u64;
+        if a == b {
+            return Ok(&[]);
+        }
+        if a < self.start || b > end {
+            self.cap = self.cap.max((b - a) as usize);
+            self.fill(a)?;
+        }
+        Ok(&self.buf[(a - self.start) as usize..(b - self.start) as usize])
     }
 
     fn fill(&mut self, i: u64) -> Result<(), FormatError> {

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::data_file::FileEntry;
 use crate::layout_meta::LayoutMeta;
 use crate::layout_record::{BascRecord, LayoutKind, LayoutRecord};
-use crate::manifest::{Manifest, OUT_ADJ};
+use crate::manifest::Manifest;
 
 /// Bytes a static cache spends on a list besides its edges: its start, 4 bytes from the start
 /// of its group of 64 lists, and one byte for the group's full 8-byte start (the membership
@@ -111,7 +111,7 @@ impl LayoutMeta for BascMeta {
                 self.num_vertices, graph.num_vertices
             ));
         }
-        let out_adj = graph.files.get(OUT_ADJ).map(|f| f.xxh3.as_str()).unwrap_or_default();
+        let out_adj = graph.lists_tie().unwrap_or_default();
         if self.graph_out_adj != out_adj {
             return Err("made for another graph (out.adj checksum differs)".into());
         }

@@ -13,7 +13,6 @@ use crate::error::FormatError;
 use crate::input::{file_len, open_file};
 use crate::layout_builder::LayoutBuilder;
 use crate::layout_versions::LayoutPin;
-use crate::manifest::OUT_ADJ;
 use crate::read::{Csr, Direction, GraphDir};
 
 /// Lists gathered into one write of `lists.u32`.
@@ -194,7 +193,7 @@ pub fn publish_basc(
         count: vertices.len() as u64,
         select_seconds: info.select_seconds,
         num_vertices: m.num_vertices,
-        graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
+        graph_out_adj: m.lists_tie().unwrap_or_default().to_string(),
         edges,
         files,
         tool: crate::TOOL.to_string(),

@@ -20,7 +20,6 @@ use crate::error::FormatError;
 use crate::layout_builder::LayoutBuilder;
 use crate::layout_record::CompressedRecord;
 use crate::layout_versions::LayoutPin;
-use crate::manifest::OUT_ADJ;
 use crate::read::{Csr, Direction, GraphDir};
 use crate::verify::VerifyReport;
 use crate::write::DataFileWriter;
@@ -40,7 +39,7 @@ fn directions(directed: bool) -> Vec<Direction> {
 
 /// Cuts `0..offsets.len()-1` into consecutive vertex ranges of about `size` units of `offsets`
 /// each (a vertex larger than `size` gets a range of its own).
-fn ranges_by(offsets: &[u64], size: u64) -> Vec<Range<usize>> {
+pub(crate) fn ranges_by(offsets: &[u64], size: u64) -> Vec<Range<usize>> {
     let n = offsets.len() - 1;
     let mut ranges = Vec::new();
     let mut start = 0;
@@ -124,7 +123,8 @@ pub fn compress_cancellable(
         num_arcs: m.num_arcs,
         directed: m.directed,
         max_degree,
-        graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
+        graph_out_adj: m.lists_tie().unwrap_or_default().to_string(),
+        holds_lists: false,
         encode_seconds: seconds,
         files,
         tool: crate::TOOL.to_string(),
@@ -154,23 +154,14 @@ fn encode_direction(
 ) -> Result<u64, FormatError> {
     let offsets = graph.load_offsets(d)?;
     let max_degree = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-    let adj = graph.file_path(graph.files_of(d).1);
-    let n = graph.num_vertices();
+    let lists_layout = graph.lists_layout()?;
     let tasks = rayon::current_num_threads() * 4;
     index.write_u64s(&[0])?;
     let mut end = 0u64;
     for chunk in ranges_by(&offsets, CHUNK_ARCS) {
         cancel.check()?;
         let base = offsets[chunk.start];
-        let targets: Vec<u32> = read_range(&adj, base..offsets[chunk.end])?;
-        if let Some(i) = targets.iter().position(|&t| u64::from(t) >= n) {
-            return Err(FormatError::NeighbourOutOfRange {
-                path: adj,
-                index: base + i as u64,
-                value: targets[i],
-                num_vertices: n,
-            });
-        }
+        let targets = read_lists(graph, lists_layout.as_ref(), d, &offsets, chunk.clone())?;
         let part = ((offsets[chunk.end] - base) / tasks as u64).max(1 << 12);
         let pieces: Vec<(Vec<u8>, Vec<u64>)> = ranges_by(&offsets[chunk.start..=chunk.end], part)
             .into_par_iter()
@@ -192,6 +183,78 @@ fn encode_direction(
         }
     }
     Ok(max_degree)
+}
+
+/// The lists of `vertices` in direction `d`, one after another (`offsets` is the graph's
+/// `*.idx`): read from `*.adj`, or decoded from `lists_layout` for a compressed-only graph (each
+/// list checked against its degree); every ID checked to be below V.
+pub(crate) fn read_lists(
+    graph: &GraphDir,
+    lists_layout: Option<&CompressedLayout>,
+    d: Direction,
+    offsets: &[u64],
+    vertices: Range<usize>,
+) -> Result<Vec<u32>, FormatError> {
+    let first = vertices.start;
+    read_lists_from(graph, lists_layout, d, first, &offsets[first..=vertices.end])
+}
+
+/// [`read_lists`] of the vertices `first ..`, whose arcs `offsets` (absolute, one more entry
+/// than vertices) delimit.
+pub(crate) fn read_lists_from(
+    graph: &GraphDir,
+    lists_layout: Option<&CompressedLayout>,
+    d: Direction,
+    first: usize,
+    offsets: &[u64],
+) -> Result<Vec<u32>, FormatError> {
+    let vertices = first..first + offsets.len() - 1;
+    let offsets = |v: usize| offsets[v - first];
+    let base = offsets(vertices.start);
+    let (path, targets) = match lists_layout {
+        None => {
+            let adj = graph.file_path(graph.files_of(d).1);
+            let targets: Vec<u32> = read_range(&adj, base..offsets(vertices.end))?;
+            (adj, targets)
+        }
+        Some(layout) => {
+            let (cidx, cadj) = layout.files_of(d);
+            let index: Vec<u64> = read_range(&cidx, vertices.start as u64..vertices.end as u64 + 1)?;
+            let bad = |entry: usize| FormatError::Index {
+                path: cidx.clone(),
+                entry: (vertices.start + entry) as u64,
+                reason: format!("offset {} is below the previous one or past the lists", index[entry]),
+            };
+            if let Some(i) = index.windows(2).position(|w| w[1] < w[0]) {
+                return Err(bad(i + 1));
+            }
+            let (cbase, cend) = (index[0], index[index.len() - 1]);
+            if cend > layout.lists_len(d) {
+                return Err(bad(index.len() - 1));
+            }
+            let bytes: Vec<u8> = read_range(&cadj, cbase..cend)?;
+            let mut targets = Vec::with_capacity((offsets(vertices.end) - base) as usize);
+            let mut list = Vec::new();
+            for (k, v) in vertices.clone().enumerate() {
+                let (a, b) = (index[k], index[k + 1]);
+                let degree = offsets(v + 1) - offsets(v);
+                let piece = &bytes[(a - cbase) as usize..(b - cbase) as usize];
+                layout.decode_expecting(d, v as u32, a, piece, degree, &mut list)?;
+                targets.extend_from_slice(&list);
+            }
+            (cadj, targets)
+        }
+    };
+    let n = graph.num_vertices();
+    if let Some(i) = targets.iter().position(|&t| u64::from(t) >= n) {
+        return Err(FormatError::NeighbourOutOfRange {
+            path,
+            index: base + i as u64,
+            value: targets[i],
+            num_vertices: n,
+        });
+    }
+    Ok(targets)
 }
 
 /// An opened compressed layout: the manifest's record agrees with `compressed.json`, the metadata
@@ -427,16 +490,28 @@ pub(crate) fn verify_compressed_cancellable(
         report.files_checked += 1;
         report.bytes_checked += entry.len;
     }
+    // The lists of a compressed-only graph are these: `verify` decodes and checks them with
+    // the graph's (through `ArcStream`); here only their index is checked.
+    if layout.meta.holds_lists {
+        for d in directions(layout.meta.directed) {
+            layout.load_offsets(d)?;
+        }
+        return Ok(report);
+    }
+    let lists_layout = graph.lists_layout()?;
     for d in directions(layout.meta.directed) {
         let index = layout.load_offsets(d)?;
         let plain = graph.load_offsets(d)?;
         let (_, lists_path) = layout.files_of(d);
-        let adj = graph.file_path(graph.files_of(d).1);
+        let adj = match &lists_layout {
+            Some(l) => l.files_of(d).1,
+            None => graph.file_path(graph.files_of(d).1),
+        };
         let mut list = Vec::new();
         for chunk in ranges_by(&plain, CHUNK_ARCS) {
             cancel.check()?;
             let base = plain[chunk.start];
-            let want: Vec<u32> = read_range(&adj, base..plain[chunk.end])?;
+            let want = read_lists(graph, lists_layout.as_ref(), d, &plain, chunk.clone())?;
             let cbase = index[chunk.start];
             let bytes: Vec<u8> = read_range(&lists_path, cbase..index[chunk.end])?;
             for v in chunk {

@@ -67,8 +67,14 @@ pub struct CompressedMeta {
     /// The longest list (either direction): a decoder refuses a list claiming more, so a
     /// damaged list cannot make a reader allocate more than the largest real list.
     pub max_degree: u64,
-    /// xxh3 of the graph's `out.adj`: ties the layout to its graph.
+    /// xxh3 of the graph's `out.adj`: ties the layout to its graph. When the layout holds the
+    /// graph's lists (`holds_lists`), the xxh3 of the out-lists in plain form (the `out.adj`
+    /// they decode to), which the graph's other layouts tie to.
     pub graph_out_adj: String,
+    /// Whether this layout holds the graph's lists (a compressed-only graph, without
+    /// `out.adj`): it is part of the graph, written with it, never replaced or removed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub holds_lists: bool,
     /// Seconds the encoding took.
     pub encode_seconds: f64,
     /// The data files, by name.
@@ -114,7 +120,19 @@ impl LayoutMeta for CompressedMeta {
             ));
         }
         let ours = (self.num_vertices, self.num_arcs, self.directed);
-        check_built_from(graph, &self.graph_out_adj, ours, graph.directed, "directed")?;
+        if self.holds_lists {
+            let theirs = (graph.num_vertices, graph.num_arcs, graph.directed);
+            if ours != theirs {
+                return Err(format!(
+                    "(vertices, arcs, directed) {ours:?} disagree with the graph's {theirs:?}"
+                ));
+            }
+            if graph.has_plain_lists() {
+                return Err("holds the lists of a graph that stores them plain".into());
+            }
+        } else {
+            check_built_from(graph, &self.graph_out_adj, ours, graph.directed, "directed")?;
+        }
         if self.max_degree > self.num_arcs {
             return Err(format!(
                 "max_degree {} exceeds num_arcs {}",
@@ -133,6 +151,7 @@ impl LayoutMeta for CompressedMeta {
             codec: self.codec,
             num_arcs: self.num_arcs,
             bytes_on_disk: self.bytes_on_disk(),
+            lists: self.holds_lists.then(|| self.graph_out_adj.clone()),
             generation: 0,
         })
     }

@@ -27,7 +27,7 @@ use crate::grid_shape::GridShape;
 use crate::grid_sort::GridSort;
 use crate::layout_meta::{check_built_from, check_format, LayoutMeta};
 use crate::layout_record::{GridRecord, LayoutKind, LayoutRecord};
-use crate::manifest::{Manifest, OUT_ADJ};
+use crate::manifest::Manifest;
 
 /// Metadata file of a grid layout.
 pub const GRID_META: &str = "grid.json";
@@ -122,7 +122,7 @@ impl GridMeta {
             num_arcs: graph.num_arcs,
             weighted: graph.weighted,
             compressed,
-            graph_out_adj: graph.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
+            graph_out_adj: graph.lists_tie().unwrap_or_default().to_string(),
             files,
             tool: crate::TOOL.to_string(),
         }

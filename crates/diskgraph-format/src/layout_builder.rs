@@ -40,6 +40,14 @@ impl LayoutBuilder {
             path: graph.file_path(MANIFEST),
             reason,
         })?;
+        if graph.manifest().lists_layout().is_some_and(|r| r.name == name) {
+            return Err(FormatError::Manifest {
+                path: graph.file_path(MANIFEST),
+                reason: format!(
+                    "layout {name} holds the graph's lists (the graph is compressed-only): it cannot be replaced"
+                ),
+            });
+        }
         if !force && graph.layout(name).is_some() {
             return Err(FormatError::Exists {
                 path: graph_path.join(name),

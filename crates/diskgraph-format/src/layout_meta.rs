@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
 use crate::layout_record::{LayoutKind, LayoutRecord};
-use crate::manifest::{Manifest, OUT_ADJ};
+use crate::manifest::Manifest;
 
 /// The metadata file of one kind of derived layout.
 pub trait LayoutMeta: Serialize + DeserializeOwned {
@@ -58,7 +58,8 @@ pub(crate) fn check_format(found: (&str, u32), want: (&str, u32)) -> Result<(), 
 
 /// Checks that a layout was built from `graph`: the vertex and arc counts it records and its
 /// `flag` (`directed` or `weighted`, named by `flag_name`) agree with the graph's `theirs_flag`,
-/// and `graph_out_adj` is the xxh3 of the graph's `out.adj`.
+/// and `graph_out_adj` is the graph's lists checksum ([`Manifest::lists_tie`]: the xxh3 of its
+/// `out.adj`, or of the compressed lists of a compressed-only graph).
 pub(crate) fn check_built_from(
     graph: &Manifest,
     graph_out_adj: &str,
@@ -72,7 +73,7 @@ pub(crate) fn check_built_from(
             "(vertices, arcs, {flag_name}) {ours:?} disagree with the graph's {theirs:?}"
         ));
     }
-    let adj = graph.files.get(OUT_ADJ).map(|f| f.xxh3.as_str());
+    let adj = graph.lists_tie();
     if adj != Some(graph_out_adj) {
         return Err(format!(
             "built from a graph whose out.adj has xxh3 {graph_out_adj}, this graph's is {}",

@@ -138,6 +138,12 @@ pub struct CompressedRecord {
     /// Bytes of the layout's data files on disk (each padded to 4096; `compressed.json` not
     /// counted).
     pub bytes_on_disk: u64,
+    /// When this layout holds the graph's lists (a compressed-only graph, which has no
+    /// `out.adj`): the xxh3 of the out-lists in plain form, the `out.adj` they decode to. The
+    /// layout is then part of the graph, not a derived layout, and the other layouts tie to
+    /// this checksum as they tie to `out.adj`'s. Absent for a derived layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lists: Option<String>,
     /// The layout's generation: which directory holds it (`name` for 0, `name.vG` after; see
     /// [`version_dir_name`](crate::version_dir_name)). Absent when 0.
     #[serde(default, skip_serializing_if = "is_zero")]

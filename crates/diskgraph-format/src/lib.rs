@@ -46,6 +46,7 @@
 //! | `codec` | [`Codec`], the encodings of one compressed list |
 //! | `compressed_meta` | compressed layout file names, [`CompressedMeta`] (`compressed.json`) |
 //! | `compressed_layout` | [`compress`], [`CompressedLayout`] (the reader), [`verify_compressed`] |
+//! | `list_writer` | [`ListWriter`], [`ListEncoding`]: a direction's lists written plain, compressed or both |
 //! | `verify` | [`verify`], the full O(E) check |
 //! | `id_order`, `rank_bitmap` | original-ID order of a reordered graph |
 //! | `shared_slice` | [`SharedSlice`], a slice parallel tasks write at disjoint positions (the one home of that `unsafe`) |
@@ -75,6 +76,7 @@ mod layout_meta;
 mod layout_record;
 mod layout_versions;
 mod list_scan;
+mod list_writer;
 mod manifest;
 mod names;
 mod output_paths;
@@ -124,6 +126,7 @@ pub use layout_meta::LayoutMeta;
 pub use layout_record::{BascRecord, CompressedRecord, GridRecord, LayoutKind, LayoutRecord, ShardRecord};
 pub use layout_versions::{parse_version_dir, stale_layout_versions, version_dir_name, LayoutPin};
 pub use list_scan::{ListBatch, ListScan};
+pub use list_writer::{ListEncoding, ListWriter};
 pub use manifest::{
     check_layout_name, check_ordering_name, Manifest, FORMAT_NAME, FORMAT_VERSION, IDS, IN_ADJ, IN_IDX, IN_WGT,
     MANIFEST, MAX_VERTICES, NAMES_BIN, NAMES_IDX, ORIGINAL_ORDERING, OUT_ADJ, OUT_IDX, OUT_WGT, TOOL,

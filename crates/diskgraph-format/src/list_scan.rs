@@ -12,6 +12,8 @@ use std::thread::JoinHandle;
 use diskgraph_io::faults::read_exact_at;
 use diskgraph_io::{IoError, ReadRequest, SequentialConfig, SequentialReader};
 
+use crate::compressed_layout::{read_lists_from, CompressedLayout};
+use crate::data_file::read_range;
 use crate::error::FormatError;
 use crate::read::{Direction, GraphDir};
 
@@ -88,17 +90,28 @@ impl ListScan {
         let idx_path = graph.file_path(idx);
         let idx_file = crate::input::open_file(&idx_path)?;
         let arcs_per_read = (buffer_bytes / 4).max(1024) as u64;
+        // A compressed-only graph has no `*.adj`: its lists are decoded (`Lists::Compressed`).
         let mut files = vec![graph.file_path(adj)];
         if weights && m.weighted {
             files.push(graph.file_path(wgt));
         }
-        let capacity = arcs_per_read * 4;
-        let opened: Vec<(&Path, u64)> = files.iter().map(|f| (f.as_path(), capacity)).collect();
-        let config = SequentialConfig {
-            slots: READ_SLOTS,
-            ..SequentialConfig::default()
+        let lists = match graph.lists_layout()? {
+            Some(layout) => Lists::Compressed {
+                graph: graph.clone(),
+                layout,
+                dir,
+                weights: (files.len() == 2).then(|| files[1].clone()),
+            },
+            None => {
+                let capacity = arcs_per_read * 4;
+                let opened: Vec<(&Path, u64)> = files.iter().map(|f| (f.as_path(), capacity)).collect();
+                let config = SequentialConfig {
+                    slots: READ_SLOTS,
+                    ..SequentialConfig::default()
+                };
+                Lists::Plain(SequentialReader::open(&opened, &config)?)
+            }
         };
-        let lists = SequentialReader::open(&opened, &config)?;
         let mut reader = Reader {
             idx: (idx_file, idx_path),
             adj: graph.file_path(adj),
@@ -196,13 +209,26 @@ struct Planned {
     arcs: Range<u64>,
 }
 
+/// Where a [`Reader`] takes lists from.
+enum Lists {
+    /// `*.adj` (and `*.wgt`), read ahead.
+    Plain(SequentialReader),
+    /// The compressed lists of a compressed-only graph, decoded, and the weights file.
+    Compressed {
+        graph: GraphDir,
+        layout: CompressedLayout,
+        dir: Direction,
+        weights: Option<PathBuf>,
+    },
+}
+
 /// The reading side of a [`ListScan`].
 struct Reader {
     idx: (File, PathBuf),
     /// The lists' file, for errors.
     adj: PathBuf,
-    /// The lists (and weights) file, read sequentially.
-    lists: SequentialReader,
+    /// The lists (and weights) file, read sequentially, or the compressed lists.
+    lists: Lists,
     /// Whether `lists` reads weights as its second file.
     weighted: bool,
     num_vertices: u64,
@@ -224,6 +250,9 @@ struct Reader {
 impl Reader {
     /// Sends every batch, in order, until the last vertex.
     fn run(&mut self, send: &SyncSender<Result<ListBatch, FormatError>>) -> Result<(), Stop> {
+        if let Lists::Compressed { .. } = &self.lists {
+            return self.run_compressed(send);
+        }
         loop {
             let mut plans = Vec::with_capacity(BATCHES_PER_READ);
             while plans.len() < BATCHES_PER_READ {
@@ -260,7 +289,10 @@ impl Reader {
             let mut filling: Option<(u64, ListBatch)> = None;
             let mut batch_index = 0;
             let this = &*self;
-            this.lists.read(&requests, |i, data| {
+            let Lists::Plain(lists) = &this.lists else {
+                unreachable!("compressed lists are read by run_compressed")
+            };
+            lists.read(&requests, |i, data| {
                 let (_, batch) = filling.get_or_insert_with(|| {
                     let p = plans.next().expect("a request belongs to a planned batch");
                     let n = (p.arcs.end - p.arcs.start) as usize;
@@ -290,6 +322,38 @@ impl Reader {
 
     /// Index entry `i` (`i <= num_vertices`; asked for in ascending order), checked to ascend
     /// within the arc count.
+    /// [`run`](Self::run) for a compressed-only graph: each planned batch's lists decoded
+    /// (and their weights read) in the reader's thread.
+    fn run_compressed(&mut self, send: &SyncSender<Result<ListBatch, FormatError>>) -> Result<(), Stop> {
+        while let Some(p) = self.plan()? {
+            let Lists::Compressed {
+                graph,
+                layout,
+                dir,
+                weights,
+            } = &self.lists
+            else {
+                unreachable!("run_compressed reads compressed lists")
+            };
+            let absolute: Vec<u64> = p.offsets.iter().map(|o| p.arcs.start + o).collect();
+            let targets = read_lists_from(graph, Some(layout), *dir, p.first as usize, &absolute)?;
+            let weights = match weights {
+                Some(path) => Some(read_range::<f32>(path.as_path(), p.arcs.clone())?),
+                None => None,
+            };
+            let bytes = targets.len() as u64 * 4 + weights.as_ref().map_or(0, |w| w.len() as u64 * 4);
+            self.bytes.fetch_add(bytes, Relaxed);
+            let batch = ListBatch {
+                first: p.first as u32,
+                offsets: p.offsets,
+                targets,
+                weights,
+            };
+            send.send(Ok(batch)).map_err(|_| Stop::Closed)?;
+        }
+        Ok(())
+    }
+
     fn offset(&mut self, i: u64) -> Result<u64, FormatError> {
         let end = self.index_start + self.index.len() as u64;
         if !(self.index_start..end).contains(&i) {

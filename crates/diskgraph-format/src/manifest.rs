@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::atomic::{sync_dir, temporary_name, write_synced};
 use crate::data_file::{check_file_list, FileEntry};
 use crate::error::FormatError;
-use crate::layout_record::LayoutRecord;
+use crate::layout_record::{CompressedRecord, LayoutRecord};
 use crate::layout_versions::has_version_suffix;
 
 /// Name of the manifest file.
@@ -240,6 +240,7 @@ impl Manifest {
                 StoredLayout::Name(name) => record_of(&name),
             })
             .collect::<Result<_, _>>()?;
+        m.check_lists().map_err(bad)?;
         Ok(m)
     }
 
@@ -250,14 +251,48 @@ impl Manifest {
         self.ordering == ORIGINAL_ORDERING
     }
 
-    /// The files this manifest must list, given its flags.
+    /// Whether the graph stores its lists plain (`out.adj`, and `in.adj` when directed); a
+    /// compressed-only graph stores them only in the compressed layout
+    /// [`lists_layout`](Self::lists_layout) names.
+    pub fn has_plain_lists(&self) -> bool {
+        self.files.contains_key(OUT_ADJ)
+    }
+
+    /// The record of the compressed layout that holds the graph's lists (a compressed-only
+    /// graph), if any.
+    pub fn lists_layout(&self) -> Option<&CompressedRecord> {
+        self.layouts
+            .iter()
+            .filter_map(LayoutRecord::compressed)
+            .find(|r| r.lists.is_some())
+    }
+
+    /// The checksum that ties a derived layout to the graph's lists: the xxh3 of `out.adj`, or
+    /// for a compressed-only graph of the `out.adj` its compressed lists decode to (so the two
+    /// forms of one graph have the same).
+    pub fn lists_tie(&self) -> Option<&str> {
+        match self.files.get(OUT_ADJ) {
+            Some(f) => Some(&f.xxh3),
+            None => self.lists_layout().and_then(|r| r.lists.as_deref()),
+        }
+    }
+
+    /// The files this manifest must list, given its flags (`*.adj` only when it lists
+    /// `out.adj`: a compressed-only graph's lists are in a layout).
     pub fn required_files(&self) -> Vec<&'static str> {
-        let mut f = vec![OUT_IDX, OUT_ADJ];
+        let plain = self.has_plain_lists();
+        let mut f = vec![OUT_IDX];
+        if plain {
+            f.push(OUT_ADJ);
+        }
         if self.weighted {
             f.push(OUT_WGT);
         }
         if self.directed {
-            f.extend([IN_IDX, IN_ADJ]);
+            f.push(IN_IDX);
+            if plain {
+                f.push(IN_ADJ);
+            }
             if self.weighted {
                 f.push(IN_WGT);
             }
@@ -309,6 +344,26 @@ impl Manifest {
             ));
         }
         check_file_list(&self.files, &self.required_files(), |f| self.expected_len(f))
+    }
+
+    /// The lists are in exactly one place: `out.adj` (and no layout claims them), or one
+    /// compressed layout that holds them.
+    fn check_lists(&self) -> Result<(), String> {
+        let holders = self
+            .layouts
+            .iter()
+            .filter_map(LayoutRecord::compressed)
+            .filter(|r| r.lists.is_some());
+        match (self.has_plain_lists(), holders.count()) {
+            (true, 0) | (false, 1) => Ok(()),
+            (true, _) => Err(format!(
+                "{OUT_ADJ} is listed and a compressed layout also holds the lists"
+            )),
+            (false, 0) => Err(format!(
+                "file {OUT_ADJ} is not listed and no compressed layout holds the lists"
+            )),
+            (false, n) => Err(format!("{n} compressed layouts hold the lists; one may")),
+        }
     }
 
     /// Layout names are plain directory names, listed once, and never a data file's name.

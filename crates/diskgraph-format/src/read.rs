@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use crate::basc_meta::BascMeta;
+use crate::compressed_layout::{read_lists_from, CompressedLayout};
 use crate::compressed_meta::CompressedMeta;
 use crate::data_file::{check_inside, check_size, read_offsets_stoppable, read_range, read_range_stoppable};
 use crate::error::FormatError;
@@ -112,6 +113,7 @@ impl GraphDir {
         if dir.manifest.directed {
             dir.load_offsets(Direction::In)?;
         }
+        dir.lists_layout()?;
         if dir.manifest.has_names() {
             let path = dir.file_path(NAMES_IDX);
             let offsets: Vec<u64> = read_range(&path, 0..dir.num_vertices() + 1)?;
@@ -286,7 +288,23 @@ impl GraphDir {
         self.path.join(name)
     }
 
-    /// File names (idx, adj, wgt) of one direction; `In` maps to `out.*` for undirected graphs.
+    /// The compressed layout that holds the graph's lists when it has no plain lists (a
+    /// compressed-only graph), opened and checked; `None` when the lists are plain.
+    pub fn lists_layout(&self) -> Result<Option<CompressedLayout>, FormatError> {
+        match self.manifest.lists_layout() {
+            None => Ok(None),
+            Some(record) => CompressedLayout::open(self, &record.name).map(Some),
+        }
+    }
+
+    /// Whether the graph stores its lists plain (`out.adj`); see
+    /// [`lists_layout`](Self::lists_layout) for a compressed-only graph's.
+    pub fn has_plain_lists(&self) -> bool {
+        self.manifest.has_plain_lists()
+    }
+
+    /// File names (idx, adj, wgt) of one direction (the adj file is absent from a
+    /// compressed-only graph); `In` maps to `out.*` for undirected graphs.
     pub fn files_of(&self, dir: Direction) -> (&'static str, &'static str, &'static str) {
         match (dir, self.manifest.directed) {
             (Direction::In, true) => (IN_IDX, IN_ADJ, IN_WGT),
@@ -312,6 +330,27 @@ impl GraphDir {
         )
     }
 
+    /// The list of vertex `v` in direction `dir` (`v` below V), every ID checked to be below V:
+    /// read from `*.adj`, or decoded for a compressed-only graph (checked against its degree).
+    /// A few reads: for single lists, not for scans.
+    pub fn read_list(&self, dir: Direction, v: u32) -> Result<Vec<u32>, FormatError> {
+        let (idx, _, _) = self.files_of(dir);
+        let path = self.file_path(idx);
+        let offsets: Vec<u64> = read_range(&path, u64::from(v)..u64::from(v) + 2)?;
+        if offsets[1] < offsets[0] || offsets[1] > self.manifest.num_arcs {
+            return Err(FormatError::Index {
+                path,
+                entry: u64::from(v) + 1,
+                reason: format!(
+                    "offset {} is below the previous {} or past the arcs",
+                    offsets[1], offsets[0]
+                ),
+            });
+        }
+        let layout = self.lists_layout()?;
+        read_lists_from(self, layout.as_ref(), dir, v as usize, &offsets)
+    }
+
     /// Loads one direction fully into memory, checking every neighbour ID is in range.
     pub fn load_csr(&self, dir: Direction, with_weights: bool) -> Result<Csr, FormatError> {
         self.load_csr_stoppable(dir, with_weights, &AtomicBool::new(false))
@@ -325,8 +364,23 @@ impl GraphDir {
         with_weights: bool,
         stop: &AtomicBool,
     ) -> Result<Csr, FormatError> {
-        let (_, adj, _) = self.files_of(dir);
+        let (idx, adj, _) = self.files_of(dir);
         let offsets = self.load_offsets_stoppable(dir, stop)?;
+        if let Some(layout) = self.lists_layout()? {
+            let csr = layout.load_csr_stoppable(self, dir, with_weights, stop)?;
+            if let Some(v) = offsets.iter().zip(&csr.offsets).position(|(a, b)| a != b) {
+                return Err(FormatError::Content {
+                    path: layout.files_of(dir).1,
+                    reason: format!(
+                        "the list of vertex {} decodes to {} IDs, {idx} gives it {}",
+                        v - 1,
+                        csr.offsets[v] - csr.offsets[v - 1],
+                        offsets[v] - offsets[v - 1]
+                    ),
+                });
+            }
+            return Ok(csr);
+        }
         let apath = self.file_path(adj);
         let targets: Vec<u32> = read_range_stoppable(&apath, 0..self.manifest.num_arcs, stop)?;
         let n = self.manifest.num_vertices;

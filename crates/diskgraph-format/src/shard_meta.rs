@@ -23,7 +23,7 @@ use crate::codec::Codec;
 use crate::data_file::{check_file_list, FileEntry, PAGE};
 use crate::layout_meta::{check_built_from, check_format, LayoutMeta};
 use crate::layout_record::{LayoutKind, LayoutRecord, ShardRecord};
-use crate::manifest::{Manifest, OUT_ADJ};
+use crate::manifest::Manifest;
 
 /// Metadata file of a shard layout.
 pub const SHARD_META: &str = "shards.json";
@@ -168,7 +168,7 @@ impl ShardMeta {
             block_bytes,
             intervals,
             compressed,
-            graph_out_adj: graph.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
+            graph_out_adj: graph.lists_tie().unwrap_or_default().to_string(),
             files,
             tool: crate::TOOL.to_string(),
         }

@@ -207,7 +207,7 @@ impl SplitDir {
         for p in &meta.parts {
             let g = GraphDir::open(path.join(&p.name))?;
             let m = g.manifest();
-            let out_adj = m.files.get(crate::OUT_ADJ).map(|f| f.xxh3.as_str()).unwrap_or("");
+            let out_adj = m.lists_tie().unwrap_or("");
             let ours = (m.num_vertices, m.num_arcs, m.directed, m.weighted, out_adj);
             let want = (meta.num_vertices, p.num_arcs, true, meta.weighted, p.out_adj.as_str());
             if ours != want {

@@ -5,11 +5,18 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use std::sync::{Arc, Mutex};
+
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::atomic::{self, remove_path, rename_into_place, start_directory, write_synced};
+use crate::compressed_meta::{
+    compressed_layout_name, CompressedMeta, COMPRESSED_FORMAT, COMPRESSED_META, COMPRESSED_VERSION,
+};
 use crate::data_file::{padded_len, FileEntry};
 use crate::error::FormatError;
+use crate::layout_meta::LayoutMeta;
+use crate::list_writer::{EncodedLists, ListEncoding, ListWriter};
 use crate::manifest::{Manifest, IDS, MANIFEST, NAMES_BIN, NAMES_IDX};
 use crate::names::VertexNames;
 
@@ -174,6 +181,8 @@ pub struct GraphBuilder {
     tmp_path: PathBuf,
     force: bool,
     published: bool,
+    /// Compressed lists finished by this builder's [`ListWriter`]s, published with the graph.
+    encoded: Arc<Mutex<Vec<EncodedLists>>>,
 }
 
 impl GraphBuilder {
@@ -188,6 +197,7 @@ impl GraphBuilder {
             tmp_path,
             force,
             published: false,
+            encoded: Arc::default(),
         })
     }
 
@@ -222,6 +232,27 @@ impl GraphBuilder {
         })
     }
 
+    /// Creates the lists of one direction (`prefix` is `out` or `in`) stored as `encoding`
+    /// says: `{prefix}.idx`, `{prefix}.adj` unless compressed-only, `{prefix}.wgt` if weighted,
+    /// and the compressed lists in `compressed-<codec>/` when compressed. [`publish`](Self::publish)
+    /// writes the compressed layout's metadata and lists it in the manifest.
+    pub fn lists(
+        &self,
+        prefix: &str,
+        num_vertices: u64,
+        weighted: bool,
+        encoding: ListEncoding,
+    ) -> Result<ListWriter, FormatError> {
+        ListWriter::create(
+            (&self.tmp_path, &self.final_path),
+            prefix,
+            num_vertices,
+            weighted,
+            encoding,
+            self.encoded.clone(),
+        )
+    }
+
     /// Writes `ids.u64`, the original ID of each internal vertex: strictly ascending under the
     /// original ordering, distinct under any other (see [`Manifest::ids_ascending`]).
     pub fn ids(&self, ids: &[u64]) -> Result<(String, FileEntry), FormatError> {
@@ -241,8 +272,11 @@ impl GraphBuilder {
     }
 
     /// Writes the manifest, removes scratch files not listed in it, and renames the directory
-    /// into place (replacing an existing graph only when `force` was given).
+    /// into place (replacing an existing graph only when `force` was given). The compressed
+    /// lists of the builder's [`ListWriter`]s become a compressed layout: its `compressed.json`
+    /// is written and its record added to the manifest's layouts.
     pub fn publish(mut self, manifest: &Manifest) -> Result<PathBuf, FormatError> {
+        let manifest = &self.with_encoded_lists(manifest)?;
         let mpath = self.tmp_path.join(MANIFEST);
         let io = |p: &Path, e| FormatError::io(p, e);
         let entries = std::fs::read_dir(&self.tmp_path).map_err(|e| io(&self.tmp_path, e))?;
@@ -261,6 +295,52 @@ impl GraphBuilder {
         rename_into_place(&self.tmp_path, &self.final_path, &self.name)?;
         self.published = true;
         Ok(self.final_path.clone())
+    }
+}
+
+impl GraphBuilder {
+    /// `manifest` with the layout of the compressed lists written (if any) listed, after its
+    /// `compressed.json` is written.
+    fn with_encoded_lists(&self, manifest: &Manifest) -> Result<Manifest, FormatError> {
+        let encoded = std::mem::take(&mut *self.encoded.lock().expect("no writer panicked holding the lists"));
+        let Some(first) = encoded.first() else {
+            return Ok(manifest.clone());
+        };
+        let (codec, holds_lists) = (first.codec, first.holds_lists);
+        let name = compressed_layout_name(codec);
+        assert!(
+            encoded.iter().all(|e| e.codec == codec && e.holds_lists == holds_lists),
+            "one graph's lists are compressed one way"
+        );
+        let meta = CompressedMeta {
+            format: COMPRESSED_FORMAT.into(),
+            version: COMPRESSED_VERSION,
+            codec,
+            num_vertices: manifest.num_vertices,
+            num_arcs: manifest.num_arcs,
+            directed: manifest.directed,
+            max_degree: encoded.iter().map(|e| e.max_degree).max().unwrap_or(0),
+            graph_out_adj: match holds_lists {
+                true => encoded
+                    .iter()
+                    .find(|e| e.out)
+                    .map(|e| e.plain_xxh3.clone())
+                    .unwrap_or_default(),
+                false => manifest.lists_tie().unwrap_or_default().to_string(),
+            },
+            holds_lists,
+            encode_seconds: encoded.iter().map(|e| e.seconds).sum(),
+            files: encoded.iter().flat_map(|e| e.files.iter().cloned()).collect(),
+            tool: crate::TOOL.to_string(),
+        };
+        let mut json = serde_json::to_vec_pretty(&meta).expect("layout metadata serialises");
+        json.push(b'\n');
+        write_synced(&self.tmp_path.join(&name).join(COMPRESSED_META), &json)?;
+        let mut manifest = manifest.clone();
+        manifest.layouts.retain(|l| l.name() != name);
+        manifest.layouts.push(meta.record(&name));
+        manifest.layouts.sort_by(|a, b| a.name().cmp(b.name()));
+        Ok(manifest)
     }
 }
 

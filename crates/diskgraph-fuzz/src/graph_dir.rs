@@ -146,6 +146,7 @@ fn build_base(root: &Path, name: &str, input: &str, ext: &str, undirected: bool,
         keep_duplicates: false,
         memory: 64 << 20,
         force: false,
+        ..ImportOptions::default()
     };
     import(source.as_mut(), &graph, &opts, &mut NoProgress).expect("the fuzz base imports");
     let grid = PartitionOptions {

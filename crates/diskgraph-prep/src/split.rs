@@ -27,8 +27,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use diskgraph_format::{
     cut_by_degree, part_name, ArcStream, CsrWriter, Direction, FileEntry, GraphBuilder, GraphDir, IntervalCut,
-    Manifest, OutputPaths, SplitBuilder, SplitMeta, SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, OUT_ADJ,
-    SPLIT_FORMAT, SPLIT_VERSION,
+    Manifest, OutputPaths, SplitBuilder, SplitMeta, SplitPart, IDS, MAX_PARTS, NAMES_BIN, NAMES_IDX, SPLIT_FORMAT,
+    SPLIT_VERSION,
 };
 
 use crate::progress::{stop_point, Ticker};
@@ -102,7 +102,7 @@ pub fn split(graph: &Path, output: &Path, opts: &SplitOptions, progress: &mut dy
         row_bounds,
         col_bounds,
         parts: Vec::new(),
-        graph_out_adj: m.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default(),
+        graph_out_adj: m.lists_tie().unwrap_or_default().to_string(),
         tool: diskgraph_format::TOOL.to_string(),
     };
     let mut parts: Vec<Part> = (0..rows * cols)
@@ -230,7 +230,7 @@ impl Part {
             ..m.clone()
         };
         let bytes = manifest.bytes_on_disk();
-        let out_adj = manifest.files.get(OUT_ADJ).map(|f| f.xxh3.clone()).unwrap_or_default();
+        let out_adj = manifest.lists_tie().unwrap_or_default().to_string();
         self.builder.publish(&manifest)?;
         let record = SplitPart {
             name,

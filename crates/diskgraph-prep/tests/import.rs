@@ -128,6 +128,7 @@ fn check(c: &Case) {
         keep_duplicates: c.keep_duplicates,
         memory: c.memory,
         force: false,
+        ..ImportOptions::default()
     };
     let (vertices, arcs) = model(c);
     let result = import(src.as_mut(), &path, &opts, &mut NoProgress);

@@ -678,7 +678,12 @@ impl PyGraph {
         let path = self.dir.file_path(adj);
         let ids = index.vertices().ids();
         let mut list = Vec::with_capacity((end - start) as usize);
-        for (i, t) in read_range::<u32>(&path, start..end)?.into_iter().enumerate() {
+        let targets = match self.dir.has_plain_lists() {
+            true => read_range::<u32>(&path, start..end)?,
+            // A compressed-only graph's list, decoded.
+            false => self.dir.read_list(stored, u)?,
+        };
+        for (i, t) in targets.into_iter().enumerate() {
             let id = ids.get(t as usize).ok_or_else(|| FormatError::NeighbourOutOfRange {
                 path: path.clone(),
                 index: start + i as u64,

@@ -17,7 +17,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use std::sync::{Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use diskgraph_format::{Cancel, GraphDir, VertexNames};
+use diskgraph_format::{Cancel, Codec, GraphDir, ListEncoding, VertexNames};
 use diskgraph_prep::parse::{open_input, parse_format_name, Column, CsvOptions, Header, IdKind, ParseOptions};
 use diskgraph_prep::{
     import, CancelProgress, EdgeSource, ImportOptions, ImportSummary, InputError, InputFormat, InputInfo, RawEdge,
@@ -54,19 +54,32 @@ impl From<ColumnArg> for Column {
     }
 }
 
+/// The lists' encoding: compressed-only with the codec named, or plain (``ValueError`` for an
+/// unknown codec).
+fn encoding(compressed_only: Option<&str>) -> PyResult<ListEncoding> {
+    match compressed_only {
+        None => Ok(ListEncoding::Plain),
+        Some(name) => name
+            .parse::<Codec>()
+            .map(ListEncoding::Compressed)
+            .map_err(PyValueError::new_err),
+    }
+}
+
 /// Imports an input file into a new graph directory, as ``diskgraph import`` does; returns the
 /// import summary as a dict (plus ``format_detected`` when the format was decided from the
 /// file, or, for CSV, what was decided about its header and IDs). Raises ``InputFormatError``
 /// naming the file and line on a malformed input, and KeyboardInterrupt (nothing left at
 /// ``output``) when interrupted. The CSV options (``header``: ``"auto"``,
 /// ``"yes"`` or ``"no"``; ``delimiter``; columns by index or header name; ``ids``:
-/// ``"auto"``, ``"integer"`` or ``"name"``) apply to CSV input only.
+/// ``"auto"``, ``"integer"`` or ``"name"``) apply to CSV input only. ``compressed_only``
+/// (a codec name) stores the lists only compressed with it (no ``out.adj``).
 #[pyfunction]
 #[pyo3(signature = (
     input, output, *, format = "auto", undirected = false, weighted = false, weight_file = None,
     keep_self_loops = false, keep_duplicates = false, memory = 1_073_741_824, force = false,
     header = "auto", delimiter = None, source_column = None, target_column = None, weight_column = None,
-    ids = "auto"
+    ids = "auto", compressed_only = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn import_file<'py>(
@@ -87,6 +100,7 @@ pub fn import_file<'py>(
     target_column: Option<ColumnArg>,
     weight_column: Option<ColumnArg>,
     ids: &str,
+    compressed_only: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let choice = parse_format_name(format).map_err(PyValueError::new_err)?;
     let csv = CsvOptions {
@@ -112,6 +126,7 @@ pub fn import_file<'py>(
         keep_duplicates,
         memory,
         force,
+        encoding: encoding(compressed_only)?,
     };
     check_output(&output, force)?;
     let (summary, detected) = interruptible(py, move |stop| -> anyhow::Result<(ImportSummary, Option<String>)> {
@@ -273,11 +288,12 @@ pub struct EdgeImporter {
 
 #[pymethods]
 impl EdgeImporter {
-    /// Starts an import into ``output``; ``description`` is recorded in the manifest.
+    /// Starts an import into ``output``; ``description`` is recorded in the manifest;
+    /// ``compressed_only`` (a codec name) stores the lists only compressed with it.
     #[new]
     #[pyo3(signature = (
         output, *, directed = true, weighted = false, keep_self_loops = false, keep_duplicates = false,
-        memory = 1_073_741_824, force = false, description = "python"
+        memory = 1_073_741_824, force = false, description = "python", compressed_only = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -289,6 +305,7 @@ impl EdgeImporter {
         memory: u64,
         force: bool,
         description: &str,
+        compressed_only: Option<&str>,
     ) -> PyResult<Self> {
         check_output(&output, force)?;
         let info = InputInfo {
@@ -304,6 +321,7 @@ impl EdgeImporter {
             keep_duplicates,
             memory,
             force,
+            encoding: encoding(compressed_only)?,
         };
         let (tx, rx) = sync_channel(IN_FLIGHT);
         let cancel = Cancel::new();

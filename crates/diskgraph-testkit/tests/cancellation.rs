@@ -87,6 +87,7 @@ fn build(dir: &Path) -> GraphDir {
         keep_duplicates: false,
         memory: 256 << 20,
         force: false,
+        ..ImportOptions::default()
     };
     import(&mut src, &path, &opts, &mut NoProgress).expect("import");
     let grid = PartitionOptions {

@@ -111,6 +111,11 @@ fn every_option_set_on_nasty_graphs() {
 }
 
 #[test]
+fn every_option_set_on_compressed_only_graphs() {
+    check_all(corpus::compressed_only(), Depth::Full);
+}
+
+#[test]
 fn every_algorithm_option_on_seeded_graphs() {
     check_all(corpus::seeded(), Depth::Algorithm);
 }

@@ -278,6 +278,9 @@ impl SelectiveGraph {
             }
         }
         let layout = opts.adjacency.for_threads(opts.io.compute_threads).open(dir)?;
+        if weighted && !dir.has_plain_lists() {
+            return Err(compressed_only_weights(dir));
+        }
         let (layout, adjacency_note) = match layout {
             Some(l) if weighted => (
                 None,
@@ -409,6 +412,15 @@ impl SelectiveGraph {
                 .flatten()
         };
         demand(dir, opts, layout.as_ref()).minimum()
+    }
+
+    /// Whether this engine can run on `dir` with `opts`: not when the run needs weights and
+    /// the graph is compressed-only (the engine reads weights beside the plain lists).
+    pub fn check_lists(dir: &GraphDir, opts: &SelectiveOptions) -> Result<(), EngineError> {
+        match dir.manifest().weighted && opts.need_weights && !dir.has_plain_lists() {
+            true => Err(compressed_only_weights(dir)),
+            false => Ok(()),
+        }
     }
 
     /// Whether the graph has weights (opened or not).
@@ -716,4 +728,13 @@ fn open_page_cache(opts: &PageCacheOptions, capacity: u64) -> diskgraph_cache::P
         opts.policy,
         opts.track_utilization,
     )
+}
+
+/// The error for a weighted run on a compressed-only graph: the selective engine reads weights
+/// beside the plain lists, by arc offset.
+fn compressed_only_weights(dir: &GraphDir) -> EngineError {
+    EngineError::Setting(format!(
+        "the selective engine reads weights beside the plain lists, and {} is compressed-only (no out.adj): use --engine memory, sync, stream or shards",
+        dir.path().display()
+    ))
 }

@@ -295,10 +295,16 @@ impl SelectiveGraph {
     }
 }
 
-/// The manifest entry of the graph's out-lists, which a static cache copies.
+/// The manifest entry of the graph's out-lists, which a static cache copies (for a
+/// compressed-only graph, the `out.adj` its lists decode to: their length and checksum).
 fn out_lists_entry(dir: &GraphDir) -> Result<FileEntry, EngineError> {
     let (_, adj, _) = dir.files_of(Direction::Out);
-    dir.manifest().files.get(adj).cloned().ok_or_else(|| {
+    let m = dir.manifest();
+    let decoded = m.lists_tie().map(|tie| FileEntry {
+        len: m.num_arcs * 4,
+        xxh3: tie.to_string(),
+    });
+    m.files.get(adj).cloned().or(decoded).ok_or_else(|| {
         EngineError::Format(FormatError::Content {
             path: dir.file_path("manifest.json"),
             reason: format!("no entry for {adj}"),

@@ -34,7 +34,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use diskgraph_format::{CsrWriter, FileEntry, GraphBuilder, Manifest, FORMAT_NAME, FORMAT_VERSION};
+use diskgraph_format::{FileEntry, GraphBuilder, ListEncoding, ListWriter, Manifest, FORMAT_NAME, FORMAT_VERSION};
 
 use crate::progress::{advance, stop_point, Progress};
 use crate::{EdgeSource, RawEdge};
@@ -59,6 +59,8 @@ pub struct ImportOptions {
     pub memory: u64,
     /// Replace an existing output.
     pub force: bool,
+    /// How the lists are stored: plain (the default), compressed only, or both.
+    pub encoding: ListEncoding,
 }
 
 impl Default for ImportOptions {
@@ -69,6 +71,7 @@ impl Default for ImportOptions {
             keep_duplicates: false,
             memory: 1 << 30,
             force: false,
+            encoding: ListEncoding::Plain,
         }
     }
 }
@@ -235,7 +238,7 @@ pub fn import(
     let mut files: Vec<(String, FileEntry)> = Vec::new();
     let mut out_stats = SideStats::default();
     for (side, counts, prefix, phase) in sides {
-        let mut lists = ListOutput::new(builder.csr(prefix, n, info.weighted)?);
+        let mut lists = ListOutput::new(builder.lists(prefix, n, info.weighted, opts.encoding)?);
         let build = match info.weighted {
             false => build_side::<u32>,
             true => build_side::<u64>,
@@ -342,11 +345,11 @@ pub fn import(
 
 /// Where the finished lists of one direction go: the one place that knows the output's writer.
 pub(crate) struct ListOutput {
-    writer: CsrWriter,
+    writer: ListWriter,
 }
 
 impl ListOutput {
-    fn new(writer: CsrWriter) -> ListOutput {
+    fn new(writer: ListWriter) -> ListOutput {
         ListOutput { writer }
     }
 
@@ -360,20 +363,17 @@ impl ListOutput {
         targets: &[u32],
         weights: Option<&[f32]>,
     ) -> Result<()> {
-        for (i, w) in offsets.windows(2).enumerate() {
-            let v = first + i as u32;
-            for j in w[0] as usize..w[1] as usize {
-                self.writer.push(v, targets[j], weights.map(|ws| ws[j]))?;
-            }
-        }
-        Ok(())
+        Ok(self.writer.push_lists(first, offsets, targets, weights)?)
     }
 
     /// Appends `targets` (and `weights`) to the list of `vertex`, which follows the lists
     /// written before: consecutive calls for one vertex make one list (a list too long to be
-    /// written at once).
+    /// placed at once; the writer holds it whole until the next range, as a codec needs it).
     pub(crate) fn write_part(&mut self, vertex: u32, targets: &[u32], weights: Option<&[f32]>) -> Result<()> {
-        self.write_range(vertex, &[0, targets.len() as u64], targets, weights)
+        for (j, &t) in targets.iter().enumerate() {
+            self.writer.push(vertex, t, weights.map(|w| w[j]))?;
+        }
+        Ok(())
     }
 
     fn finish(self) -> Result<Vec<(String, FileEntry)>> {

@@ -7,7 +7,7 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use diskgraph_format::{Direction, FormatError, GraphDir};
+use diskgraph_format::{CompressedLayout, Direction, FormatError, GraphDir};
 
 /// Reads the adjacency list of any vertex of one direction, range-checking every neighbour.
 pub(super) struct ListReader {
@@ -27,6 +27,19 @@ enum Neighbours {
         num_vertices: u64,
         buf: Vec<u32>,
     },
+    /// A compressed-only graph's lists: one positioned read and one decode per list, through
+    /// the byte offsets of the lists (8 bytes per vertex, beside the arc offsets).
+    Compressed(Box<CompressedLists>),
+}
+
+/// The compressed lists a [`ListReader`] decodes, and its buffers.
+struct CompressedLists {
+    layout: CompressedLayout,
+    dir: Direction,
+    index: Vec<u64>,
+    file: File,
+    bytes: Vec<u8>,
+    list: Vec<u32>,
 }
 
 impl ListReader {
@@ -48,6 +61,21 @@ impl ListReader {
     /// A reader of direction `dir` of `g` reading lists from disk at most `buffer_bytes` at a
     /// time.
     pub(super) fn on_disk(g: &GraphDir, dir: Direction, buffer_bytes: usize) -> Result<ListReader> {
+        if let Some(layout) = g.lists_layout()? {
+            let path = layout.files_of(dir).1;
+            let lists = CompressedLists {
+                index: layout.load_offsets(dir)?,
+                file: diskgraph_format::open_file(&path)?,
+                layout,
+                dir,
+                bytes: Vec::new(),
+                list: Vec::new(),
+            };
+            return Ok(ListReader {
+                offsets: g.load_offsets(dir)?,
+                neighbours: Neighbours::Compressed(Box::new(lists)),
+            });
+        }
         let (_, adj, _) = g.files_of(dir);
         let path = g.file_path(adj);
         let file = diskgraph_format::open_file(&path)?;
@@ -68,6 +96,18 @@ impl ListReader {
         let (path, file, num_vertices, buf) = match &mut self.neighbours {
             Neighbours::Loaded(targets) => {
                 targets[at as usize..end as usize].iter().for_each(|&u| f(u));
+                return Ok(());
+            }
+            Neighbours::Compressed(c) => {
+                let (a, b) = (c.index[v as usize], c.index[v as usize + 1]);
+                let path = c.layout.files_of(c.dir).1;
+                c.bytes.resize((b - a) as usize, 0);
+                c.file
+                    .read_exact_at(&mut c.bytes, a)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                c.layout
+                    .decode_expecting(c.dir, v, a, &c.bytes, end - at, &mut c.list)?;
+                c.list.iter().for_each(|&u| f(u));
                 return Ok(());
             }
             Neighbours::OnDisk {

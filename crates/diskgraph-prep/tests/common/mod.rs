@@ -48,6 +48,7 @@ pub fn store(name: &str, el: &EdgeList, keep: Keep) -> Stored {
         keep_duplicates: keep.duplicates,
         memory: 64 << 20,
         force: false,
+        ..ImportOptions::default()
     };
     import(&mut src, &path, &opts, &mut NoProgress).unwrap_or_else(|e| panic!("import {name}: {e:#}"));
     Stored {

@@ -87,6 +87,35 @@ pub fn nasty() -> Vec<Case> {
     ]
 }
 
+/// Nasty graphs stored compressed-only (no `out.adj`; each codec), directed and undirected,
+/// weighted, with self-loops, duplicates, isolated vertices and sparse IDs: every (algorithm,
+/// engine) must read them through the codec.
+pub fn compressed_only() -> Vec<Case> {
+    use diskgraph_format::Codec::{Vbyte, Zeta};
+    let nasty = nasty();
+    let pick = |name: &str| {
+        nasty
+            .iter()
+            .find(|c| c.name.starts_with(name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no nasty case {name:?}"))
+    };
+    vec![
+        pick("weighted directed multigraph").compressed_only(Vbyte),
+        pick("weighted undirected gnm").compressed_only(Zeta),
+        pick("disconnected parts").compressed_only(Vbyte),
+        pick("star of 400").compressed_only(Zeta),
+        pick("two isolated vertices").compressed_only(Vbyte),
+        Case::new(
+            "rmat scale 8 directed (a hub)",
+            gen::relabel(gen::rmat(8, 2000, true, 4), 4),
+            Keep::default(),
+        )
+        .named(Naming::Sparse)
+        .compressed_only(Zeta),
+    ]
+}
+
 /// Seeded graphs of every kind and size up to a few thousand vertices: the corpus every
 /// algorithm option runs on.
 pub fn seeded() -> Vec<Case> {

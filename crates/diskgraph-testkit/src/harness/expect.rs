@@ -4,7 +4,7 @@
 
 use diskgraph_algo::registry::RunOutput;
 use diskgraph_algo::{bc, bfs, mis, pagerank, randomwalk, spmv, Algorithm, Values};
-use diskgraph_engine::engine_options::LAYOUT;
+use diskgraph_engine::engine_options::{ADJACENCY, LAYOUT};
 use diskgraph_engine::options::Params;
 use diskgraph_engine::{EngineKind, Source, Sources, Vertices};
 use diskgraph_format::GridSort;
@@ -50,6 +50,14 @@ pub const ORACLES: &[&str] = &[
 pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Params) -> Expectation {
     let t = &f.test;
     let n = t.num_vertices;
+    // A compressed-only graph has no plain lists to read, and the selective engine reads
+    // weights beside the plain lists only.
+    if !f.graph.has_plain_lists() {
+        let weights = alg.variant(engine).is_some_and(|v| v.needs.weights) && f.graph.manifest().weighted;
+        if params.choice(&ADJACENCY) == Some("plain") || (engine == EngineKind::Selective && weights) {
+            return Expectation::Refusal("compressed-only");
+        }
+    }
     if let Some(spec) = alg.source_option() {
         if n == 0 {
             return Expectation::Refusal("out of range");

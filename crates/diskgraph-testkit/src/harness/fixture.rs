@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use diskgraph_format::{compress, plan_shards, Codec, GraphDir, GridSort, ShardPlan, ShardRequest};
+use diskgraph_format::{
+    compress, compressed_layout_name, plan_shards, Codec, GraphDir, GridSort, ListEncoding, ShardPlan, ShardRequest,
+};
 use diskgraph_prep::parse::{open_input, ParseOptions};
 use diskgraph_prep::reorder::Method as Ordering;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
@@ -55,6 +57,8 @@ pub struct Case {
     pub ids: Vec<u64>,
     /// Whether the stored graph is relabelled at random after the import.
     pub reordered: bool,
+    /// How the import stores the lists (plain, or compressed-only).
+    pub lists: ListEncoding,
 }
 
 impl Case {
@@ -67,7 +71,20 @@ impl Case {
             keep,
             ids,
             reordered: false,
+            lists: ListEncoding::Plain,
         }
+    }
+
+    /// The same case imported compressed-only with `codec` (no plain lists: every reader
+    /// decodes them).
+    ///
+    /// # Panics
+    /// On a reordered case: reordering writes plain lists.
+    pub fn compressed_only(mut self, codec: Codec) -> Case {
+        assert!(!self.reordered, "a reordered case is stored plain");
+        self.name = format!("{} [compressed-only {codec}]", self.name);
+        self.lists = ListEncoding::Compressed(codec);
+        self
     }
 
     /// The same case named otherwise.
@@ -122,6 +139,7 @@ impl Case {
             keep: Keep::default(),
             ids,
             reordered: false,
+            lists: ListEncoding::Plain,
         }
     }
 }
@@ -265,10 +283,13 @@ impl Fixture {
         });
         // Every codec: runs read the first by default (`--adjacency auto`), the others and the
         // plain lists when the harness varies `--adjacency`.
+        // A compressed-only graph holds the lists of its codec already: the others only.
         let codecs = Codec::ALL.to_vec();
         for &codec in &codecs {
             let graph = GraphDir::open(&path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
-            compress(&graph, codec, false).unwrap_or_else(|e| panic!("compress {} with {codec}: {e}", case.name));
+            if graph.layout(&compressed_layout_name(codec)).is_none() {
+                compress(&graph, codec, false).unwrap_or_else(|e| panic!("compress {} with {codec}: {e}", case.name));
+            }
         }
         let graph = GraphDir::open(&path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
         Fixture {
@@ -333,9 +354,16 @@ pub fn store(case: &Case, path: &PathBuf) {
         keep_duplicates: case.keep.duplicates,
         memory: 64 << 20,
         force: false,
+        encoding: case.lists,
     };
     import(&mut src, path, &opts, &mut NoProgress).unwrap_or_else(|e| panic!("import {}: {e:#}", case.name));
     let stored = GraphDir::open(path).unwrap_or_else(|e| panic!("open {}: {e}", case.name));
+    assert_eq!(
+        stored.has_plain_lists(),
+        case.lists.plain(),
+        "{}: the lists are not stored as asked",
+        case.name
+    );
     let model = el.build(case.keep).memory_graph(true);
     let loaded = diskgraph_engine::MemoryGraph::load(&stored, true, true).expect("a stored graph loads");
     // Test vertex `v` is internal vertex `v`: the IDs ascend.
