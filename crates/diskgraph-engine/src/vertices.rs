@@ -186,10 +186,14 @@ impl Vertices {
     /// the smallest original ID, so that every ordering of a graph starts from the same vertex.
     /// In parallel, reading an ID only on a tie.
     pub fn max_degree(&self, offsets: &[u64]) -> u32 {
+        self.max_degree_by(offsets.len().saturating_sub(1), |v| offsets[v + 1] - offsets[v])
+    }
+
+    /// [`max_degree`](Self::max_degree) of the first `n` vertices, of degrees `degree(v)`.
+    pub fn max_degree_by(&self, n: usize, degree: impl Fn(usize) -> u64 + Sync) -> u32 {
         let ids = &self.ids;
-        let degree = |v: usize| offsets[v + 1] - offsets[v];
         let beats = |a: usize, b: usize| degree(a) > degree(b) || (degree(a) == degree(b) && ids[a] < ids[b]);
-        (0..offsets.len().saturating_sub(1))
+        (0..n)
             .into_par_iter()
             .with_min_len(1 << 16)
             .reduce_with(|a, b| if beats(b, a) { b } else { a })
