@@ -26,7 +26,7 @@ use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant, PerVertex};
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
 use crate::stop::Poll;
@@ -92,6 +92,13 @@ pub const BFS: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |p| match p.flag(&PARENTS) {
+        // Levels (u32) and their i64 form; with parents, parents (u32) and their i64 form and
+        // the parents as IDs.
+        false => PerVertex { run: 12.0, verify: 12.25 },
+        // The result, the parents resolved (8), their depths (8), a u32 copy, a bitmap.
+        true => PerVertex { run: 24.0, verify: 28.25 },
+    },
 };
 
 /// The outcome of a traversal from `run`'s source: the levels, or with `parents` each vertex's

@@ -25,7 +25,7 @@ use diskgraph_engine::{Cancel, Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant, PerVertex};
 use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
 use crate::AlgoError;
@@ -97,6 +97,13 @@ pub const WCC: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex {
+        // Two u32 label arrays while running, then the labels (u32), the smallest vertex of
+        // each (u32) and the u64 result; the verifier's representatives, union-find forest and
+        // label of each root (u32 each) beside the result.
+        run: 16.0,
+        verify: 20.0,
+    },
 };
 
 /// Components labelled by the smallest original ID of each, their number and the largest.
