@@ -53,7 +53,10 @@ pub struct PerVertex {
 impl PerVertex {
     /// The figure of an algorithm whose arrays were not counted one by one: a bound above
     /// those that were (six 8-byte arrays while running, four while verifying).
-    pub const BOUND: PerVertex = PerVertex { run: 48.0, verify: 32.0 };
+    pub const BOUND: PerVertex = PerVertex {
+        run: 48.0,
+        verify: 32.0,
+    };
 }
 
 /// The type of an algorithm's per-vertex values, and what they mean.
@@ -246,7 +249,7 @@ impl Run<'_> {
 
     /// The original ID of internal vertex `v`.
     pub fn id(&self, v: u32) -> u64 {
-        self.vertices.ids()[v as usize]
+        self.vertices.id(v)
     }
 
     /// Internal vertex `v` as a summary shows it: its name when the graph has names, else its

@@ -3,13 +3,16 @@
 //!
 //! A run holds, per vertex:
 //!
-//! - the original IDs ([`IDS_BYTES`]), for its whole length;
+//! - the original IDs ([`IDS_BYTES`]) of a graph whose IDs were remapped, for its whole length
+//!   (a graph that names each vertex by itself makes them only for the output);
 //! - while its engine is open, the engine's own vertex state ([`engine_per_vertex`]: the offsets
 //!   indexes, frontiers) and the algorithm's arrays with its result
 //!   ([`PerVertex::run`](crate::descriptor::PerVertex::run));
 //! - once the engine is dropped, the result and the verifier's arrays
 //!   ([`PerVertex::verify`](crate::descriptor::PerVertex::verify); without `--verify`, the result
-//!   alone, [`RESULT_BYTES`]).
+//!   alone, [`RESULT_BYTES`]);
+//! - at the end, the result and the rows' IDs ([`OUTPUT_BYTES`]), and on a reordered graph their
+//!   copies in ID order ([`REORDERED_OUTPUT_BYTES`]).
 //!
 //! The memory engine holds its CSR besides ([`Footprint::per_arc`], and 8 bytes a vertex of
 //! offsets per direction). The smallest budget is the engine's least (buffers, claims, caches,
@@ -24,8 +27,16 @@ use diskgraph_format::GraphDir;
 
 use crate::descriptor::{Algorithm, Variant};
 
-/// Bytes a vertex of original IDs (`u64`), held by every run.
+/// Bytes a vertex of original IDs (`u64`), held by every run on a graph whose IDs were
+/// remapped.
 pub const IDS_BYTES: f64 = 8.0;
+
+/// Bytes a vertex of a run's output: its result and the rows' IDs.
+pub const OUTPUT_BYTES: f64 = RESULT_BYTES + IDS_BYTES;
+
+/// Bytes a vertex of the output of a graph whose IDs do not ascend: the result and the IDs, the
+/// order that sorts them (u32), and their sorted copies.
+pub const REORDERED_OUTPUT_BYTES: f64 = 2.0 * OUTPUT_BYTES + 4.0;
 
 /// Bytes a vertex of a run's result (`int64`, `uint64` or `float64` values).
 pub const RESULT_BYTES: f64 = 8.0;
@@ -47,6 +58,11 @@ pub struct Footprint {
     pub verifier_per_vertex: f64,
     /// Bytes per stored arc held in memory (the memory engine's CSR; 0 out of core).
     pub per_arc: f64,
+    /// The original IDs per vertex held throughout ([`IDS_BYTES`], or 0 when the graph names
+    /// each vertex by itself).
+    pub ids_per_vertex: f64,
+    /// The output's bytes per vertex ([`OUTPUT_BYTES`] or [`REORDERED_OUTPUT_BYTES`]).
+    pub output_per_vertex: f64,
 }
 
 impl Footprint {
@@ -69,12 +85,21 @@ impl Footprint {
                 EngineKind::Memory => 4.0 * dirs * weights,
                 _ => 0.0,
             },
+            ids_per_vertex: if m.ids_remapped { IDS_BYTES } else { 0.0 },
+            output_per_vertex: if m.ids_ascending() {
+                OUTPUT_BYTES
+            } else {
+                REORDERED_OUTPUT_BYTES
+            },
         }
     }
 
-    /// Bytes per vertex at the run's peak: the IDs and the larger of its two phases.
+    /// Bytes per vertex at the run's peak: the largest of its three phases (running, verifying,
+    /// output), the IDs held throughout counted in each.
     pub fn per_vertex(&self) -> f64 {
-        IDS_BYTES + (self.engine_per_vertex + self.algorithm_per_vertex).max(self.verifier_per_vertex)
+        let running = self.ids_per_vertex + self.engine_per_vertex + self.algorithm_per_vertex;
+        let after = self.ids_per_vertex + self.verifier_per_vertex;
+        running.max(after).max(self.output_per_vertex)
     }
 
     /// The O(V) and O(E) bytes of a run on `n` vertices and `arcs` arcs (what the engine's
@@ -123,4 +148,44 @@ fn compressed_lists(graph: &GraphDir, variant: &Variant, params: &Params) -> boo
         }
         EngineKind::Stream | EngineKind::Shards => false,
     }
+}
+
+/// What `--memory` covers and the bytes a vertex of each engine and algorithm, for
+/// `diskgraph run --help` (the algorithms' figures at their default options).
+pub fn budget_text() -> String {
+    let none = Params::new();
+    let engine = |kind: EngineKind| engine_per_vertex(kind, 1.0, false, &none);
+    let mut s = format!(
+        "Budget (--memory): everything the run holds. The engine's buffers and caches come out of it, and \
+         so does the O(V) state, counted before anything is read: a run whose least budget exceeds --memory \
+         is refused, naming the least it needs (a run's stats record memory_per_vertex and minimum_memory).\n\
+         Bytes a vertex: the largest of the engine's and the algorithm's while running, the algorithm's \
+         after (the result, and the verifier's arrays with --verify; {RESULT_BYTES} without) and the \
+         output's ({OUTPUT_BYTES}: the result and the IDs; {REORDERED_OUTPUT_BYTES} on a reordered graph), \
+         plus {IDS_BYTES} throughout when the graph's IDs were remapped.\n\
+         Engines, a direction of lists: memory {} and 4 an arc (8 weighted); selective {} ({} with compressed \
+         lists), of which {SELECTIVE_ROUND_BYTES} frontiers and rounds; sync {} ({} with --index-summary); \
+         stream {}, shards {} (their arrays are the algorithm's).\nAlgorithms, running / after with --verify:",
+        engine(EngineKind::Memory),
+        engine(EngineKind::Selective),
+        engine_per_vertex(EngineKind::Selective, 1.0, true, &none),
+        engine(EngineKind::Sync),
+        engine_per_vertex(
+            EngineKind::Sync,
+            1.0,
+            false,
+            &Params::new().with(&INDEX_SUMMARY, diskgraph_engine::options::Value::Flag(true))
+        ),
+        engine(EngineKind::Stream),
+        engine(EngineKind::Shards),
+    );
+    let figures: Vec<String> = crate::registry::ALGORITHMS
+        .iter()
+        .map(|a| {
+            let p = (a.memory)(&none);
+            format!(" {} {}/{}", a.name, p.run, p.verify)
+        })
+        .collect();
+    s += &figures.join(",");
+    s
 }

@@ -250,7 +250,12 @@ fn choose_engine(
     };
     // What each engine that cannot run in the budget needs instead.
     let mut short: Vec<String> = csr
-        .map(|csr| format!("the memory engine at least {} (its CSR and the run's state)", human_minimum(csr)))
+        .map(|csr| {
+            format!(
+                "the memory engine at least {} (its CSR and the run's state)",
+                human_minimum(csr)
+            )
+        })
         .into_iter()
         .collect();
     let mut least = csr;

@@ -5,7 +5,7 @@
 
 use diskgraph_engine::options::{OptionKind, OptionSpec};
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant, PerVertex};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::msbfs::{self, present_sources, MultiBfs, MAX_SOURCES, UNREACHED};
 use crate::options::SEED;
 

@@ -24,7 +24,7 @@ use diskgraph_engine::{Cancel, Engine, EngineError, MemoryGraph};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Runner, ValueType, Values, Variant, PerVertex};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Runner, ValueType, Values, Variant};
 use crate::parallel::chunk_len;
 use crate::stop::{Poll, POLL_WORK};
 use crate::AlgoError;

@@ -32,7 +32,7 @@ use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant, PerVertex};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::stop::POLL_WORK;
 use crate::AlgoError;
 

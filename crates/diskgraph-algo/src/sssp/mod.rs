@@ -37,7 +37,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::bfs;
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant, PerVertex};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
 use crate::stop::Poll;

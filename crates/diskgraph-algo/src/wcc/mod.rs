@@ -25,7 +25,7 @@ use diskgraph_engine::{Cancel, Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant, PerVertex};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
 use crate::AlgoError;
@@ -113,17 +113,21 @@ pub const WCC: Algorithm = Algorithm {
 /// (4) — whose ID is the smallest when the IDs ascend with the vertices — or else its smallest
 /// ID (8).
 pub(crate) fn present(c: Components, run: &Run) -> Outcome {
-    let ids = run.vertices.ids();
+    let vertices = run.vertices;
     let largest = c.largest().map_or(0, |(_, size)| size);
     let count = c.count();
-    let labels: Vec<u64> = if run.vertices.ascending() {
-        let mut smallest = vec![u32::MAX; ids.len()];
+    let labels: Vec<u64> = if vertices.ascending() {
+        let mut smallest = vec![u32::MAX; vertices.len()];
         for (v, &l) in c.labels.iter().enumerate() {
             let s = &mut smallest[l as usize];
             *s = (*s).min(v as u32);
         }
-        c.labels.par_iter().map(|&l| ids[smallest[l as usize] as usize]).collect()
+        c.labels
+            .par_iter()
+            .map(|&l| vertices.id(smallest[l as usize]))
+            .collect()
     } else {
+        let ids = vertices.ids();
         let mut smallest = vec![u64::MAX; ids.len()];
         for (v, &l) in c.labels.iter().enumerate() {
             let s = &mut smallest[l as usize];

@@ -81,8 +81,8 @@ use serde_json::json;
 pub use diskgraph_cache::{PageCacheStats, Replacement};
 pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
-pub use paged::PageCacheOptions;
 pub use offsets::Offsets;
+pub use paged::PageCacheOptions;
 pub use partition::Partitions;
 pub use piece::Piece;
 pub use static_cache::{BascOptions, LoadedStatic};
@@ -685,7 +685,12 @@ fn load_offsets(dir: &GraphDir, d: Direction, stop: &std::sync::atomic::AtomicBo
     if !m.files.contains_key(idx) {
         return Ok(Offsets::pack(&dir.load_offsets_stoppable(d, stop)?));
     }
-    Ok(Offsets::load(&dir.file_path(idx), m.num_vertices + 1, m.num_arcs, stop)?)
+    Ok(Offsets::load(
+        &dir.file_path(idx),
+        m.num_vertices + 1,
+        m.num_arcs,
+        stop,
+    )?)
 }
 
 /// What opening `dir` with `opts`, reading the lists from `layout` (`None`: the plain lists),

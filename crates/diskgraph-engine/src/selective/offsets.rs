@@ -169,6 +169,16 @@ impl Offsets {
     }
 }
 
+impl std::fmt::Debug for Offsets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self {
+            Offsets::Packed { .. } => "packed",
+            Offsets::Whole(_) => "whole",
+        };
+        write!(f, "Offsets({kind}, {} entries)", self.len())
+    }
+}
+
 /// The last entry pushed so far (0 before any).
 fn prev_of(whole: &Option<Vec<u64>>, packer: &Packer) -> u64 {
     match whole {
@@ -276,15 +286,14 @@ mod tests {
         assert!(matches!(p, Offsets::Packed { .. }));
         assert!((0..whole.len()).step_by(997).all(|i| p.get(i) == whole[i]));
         assert_eq!(p.last(), last);
-        let e = Offsets::load(&path, whole.len() as u64, last + 1, &stop).unwrap_err().to_string();
+        let e = Offsets::load(&path, whole.len() as u64, last + 1, &stop)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("num_arcs"), "{e}");
         let mut bad = whole.clone();
         bad[PIECE as usize] = 0;
         std::fs::write(&path, bytemuck::cast_slice(&bad)).unwrap();
         let e = Offsets::load(&path, bad.len() as u64, last, &stop).unwrap_err();
-        assert!(
-            matches!(e, FormatError::Index { entry, .. } if entry == PIECE),
-            "{e}"
-        );
+        assert!(matches!(e, FormatError::Index { entry, .. } if entry == PIECE), "{e}");
     }
 }

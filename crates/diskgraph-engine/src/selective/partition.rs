@@ -130,7 +130,9 @@ mod tests {
         assert_eq!(covered, 1001);
         // Degenerate inputs.
         assert_eq!(
-            Partitions::balanced(&Offsets::pack(&[0]), 3).ranges().collect::<Vec<_>>(),
+            Partitions::balanced(&Offsets::pack(&[0]), 3)
+                .ranges()
+                .collect::<Vec<_>>(),
             vec![0..0, 0..0, 0..0]
         );
         assert_eq!(Partitions::balanced(&Offsets::pack(&[0, 0, 0]), 0).len(), 1);
