@@ -477,3 +477,45 @@ fn parents_through_the_registry() {
     let levels = oracle::bfs_levels(&f.test, 0);
     oracle::check_bfs_tree(&f.test, 0, &levels, &parents).unwrap();
 }
+
+#[test]
+fn a_run_below_its_stated_minimum_is_refused_before_reading_and_runs_at_it() {
+    let el = gen::rmat(12, 32 << 10, false, 73);
+    let f = fixture("rmat", el, Keep::all(), Naming::Dense);
+    for alg in ["bfs", "wcc", "pagerank", "kcore"] {
+        let req = request(alg, "selective", 1 << 30).with(&VERIFY, Value::Flag(true));
+        let least = registry::minimum_memory(&f.graph, &req).unwrap();
+        // The run's state (bytes a vertex × vertices) is part of the least.
+        let at = registry::run(&f.graph, &req.clone().with(&MEMORY, Value::Size(least)))
+            .unwrap_or_else(|e| panic!("{alg} at its least {least}: {e}"));
+        assert_eq!(at.stats.minimum_memory, least, "{alg}");
+        let n = f.graph.manifest().num_vertices as f64;
+        assert!(
+            at.stats.memory_per_vertex >= 16.0,
+            "{alg}: {}",
+            at.stats.memory_per_vertex
+        );
+        assert!(
+            at.stats.settings["engine_memory"].as_u64().unwrap() as f64
+                <= least as f64 - at.stats.memory_per_vertex * n + 1.0,
+            "{alg}"
+        );
+        assert!(
+            at.stats.peak_engine_memory <= at.stats.settings["engine_memory"].as_u64().unwrap(),
+            "{alg}"
+        );
+        let below = req.clone().with(&MEMORY, Value::Size(least - 1));
+        let e = refusal(&f.graph, &below).to_string();
+        assert!(
+            e.contains("too small for this run")
+                && e.ends_with(&format!("give it at least {}", diskgraph_engine::human_minimum(least))),
+            "{alg}: {e}"
+        );
+    }
+    // Refused before reading: with the lists gone, the refusal is still the budget's.
+    std::fs::remove_file(f.graph.path().join("out.adj")).unwrap();
+    let req = request("bfs", "selective", 1 << 30);
+    let least = registry::minimum_memory(&f.graph, &req).unwrap();
+    let e = refusal(&f.graph, &req.with(&MEMORY, Value::Size(least / 2))).to_string();
+    assert!(e.contains("too small for this run"), "{e}");
+}
