@@ -74,7 +74,7 @@ fn auto_never_exceeds_the_budget_and_names_the_smallest_that_works() {
     let out = registry::run(&f.graph, &request("scc", "auto", 448 << 10)).unwrap();
     assert_eq!(out.stats.engine, "selective");
     assert!(
-        out.summary.contains(&format!("; the selective engine needs at least")),
+        out.summary.contains("; the selective engine needs at least"),
         "{}",
         out.summary
     );

@@ -201,7 +201,7 @@ impl Packer {
     fn push(&mut self, entries: &[u64]) -> bool {
         let before = (self.base.len(), self.delta.len());
         for &o in entries {
-            if self.delta.len() % BLOCK == 0 {
+            if self.delta.len().is_multiple_of(BLOCK) {
                 self.base.push(o);
             }
             let d = o - self.base[self.base.len() - 1];
