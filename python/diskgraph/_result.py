@@ -35,7 +35,9 @@ class Result:
             times, ``iterations``, ``edges_processed``, the I/O counters (``bytes_read``,
             ``io_requests``, ``blocks_requested``, ``blocks_after_dedup``, ``merged_runs``,
             ``io_utility``, ``io_wait_seconds``, ``io_rounds``: bytes, requests and seconds of each I/O
-            round), ``peak_engine_memory``, and ``settings``
+            round), ``peak_engine_memory``, ``memory_per_vertex``, ``memory_per_arc`` and
+            ``minimum_memory`` (what the budget covers besides the engine's buffers, and the least
+            ``memory`` the run takes), and ``settings``
             (threads, memory, the source(s), and for the selective engine ``io_backend``,
             ``block_size``, ``scheduler``, ...; ``engine_choice`` says why ``auto`` chose).
         summary: A one-line description of the answer.

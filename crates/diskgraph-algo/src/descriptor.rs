@@ -35,6 +35,28 @@ pub struct Algorithm {
     pub variants: &'static [Variant],
     /// Its verifier: checks an answer against the graph, independently of every variant.
     pub verify: Verifier,
+    /// The bytes a vertex its arrays take, with the run's options (see
+    /// [`footprint`](crate::footprint)).
+    pub memory: fn(&Params) -> PerVertex,
+}
+
+/// The bytes a vertex an algorithm holds in each phase of a run, at their peak (see
+/// [`footprint`](crate::footprint)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerVertex {
+    /// While the engine is open: the algorithm's arrays, and its result as the variant builds it.
+    pub run: f64,
+    /// After: the result and the verifier's arrays (`--verify`).
+    pub verify: f64,
+}
+
+impl PerVertex {
+    /// The figure of an algorithm whose arrays were not counted one by one: a bound above
+    /// those that were (six 8-byte arrays while running, four while verifying).
+    pub const BOUND: PerVertex = PerVertex {
+        run: 48.0,
+        verify: 32.0,
+    };
 }
 
 /// The type of an algorithm's per-vertex values, and what they mean.
@@ -227,7 +249,7 @@ impl Run<'_> {
 
     /// The original ID of internal vertex `v`.
     pub fn id(&self, v: u32) -> u64 {
-        self.vertices.ids()[v as usize]
+        self.vertices.id(v)
     }
 
     /// Internal vertex `v` as a summary shows it: its name when the graph has names, else its

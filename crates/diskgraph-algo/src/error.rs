@@ -74,10 +74,9 @@ impl AlgoError {
     /// [`AlgoError::NegativeWeight`] for the edge `src -> dst` (internal IDs, named by their
     /// original IDs in `vertices`) of weight `weight`.
     pub fn negative_weight(vertices: &Vertices, src: u32, dst: u32, weight: f32) -> Self {
-        let ids = vertices.ids();
         AlgoError::NegativeWeight {
-            src: ids[src as usize],
-            dst: ids[dst as usize],
+            src: vertices.id(src),
+            dst: vertices.id(dst),
             weight,
         }
     }

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use diskgraph_engine::engine_options::{self, ENGINE, RUN_OPTIONS, THREADS, VERIFY};
+use diskgraph_engine::engine_options::{self, ENGINE, MEMORY, RUN_OPTIONS, THREADS, VERIFY};
 use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions};
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
@@ -25,6 +25,7 @@ use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
+use crate::footprint::Footprint;
 use crate::verification::{Check, Verified};
 use crate::{
     apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, randomwalk, scc, sp, spmv, sssp, streaming, triangles,
@@ -172,7 +173,25 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
         .build()
         .map_err(|e| AlgoError::InvalidSetting(format!("cannot start the worker threads: {e}")))?;
     let variant = alg.variant(engine).expect("the engine chosen runs the algorithm");
-    let mut out = pool.install(|| run_variant(graph, req, alg, variant))?;
+    // The whole run within the budget: refused before anything is read when it cannot fit, and
+    // the engine given what the O(V) state leaves.
+    let budget = pool.install(|| Budget::of(graph, alg, variant, &req.params))?;
+    let memory = engine_options::memory(&req.params);
+    if memory < budget.minimum {
+        return Err(diskgraph_engine::EngineError::budget(memory, budget.what(graph, engine), budget.minimum).into());
+    }
+    let engine_req = RunRequest {
+        params: req.params.clone().with(&MEMORY, Value::Size(memory - budget.state)),
+        ..req.clone()
+    };
+    let mut out = pool.install(|| run_variant(graph, &engine_req, alg, variant))?;
+    let s = &mut out.stats;
+    s.settings.insert("memory".into(), json!(memory));
+    s.settings.insert("engine_memory".into(), json!(memory - budget.state));
+    s.settings.insert("state_bytes".into(), json!(budget.state));
+    s.memory_per_vertex = budget.footprint.per_vertex();
+    s.memory_per_arc = budget.footprint.per_arc;
+    s.minimum_memory = budget.minimum;
     out.stats
         .settings
         .entry("value".into())
@@ -208,18 +227,22 @@ fn choose_engine(
         )));
     }
     let budget = engine_options::memory(params);
-    let csr = alg.variant(EngineKind::Memory).map(|v| csr_bytes(graph, v));
+    // The CSR with the run's O(V) state (see `Budget`).
+    let csr = match alg.variant(EngineKind::Memory) {
+        Some(v) => Some(Budget::of(graph, alg, v, params)?.minimum),
+        None => None,
+    };
     let over = match csr {
         Some(csr) if csr <= budget => {
             let why = format!(
-                "the {} CSR {name} needs fits in the {} budget",
+                "the {} CSR and state {name} needs fits in the {} budget",
                 human_bytes(csr),
                 human_bytes(budget)
             );
             return Ok((EngineKind::Memory, Some(format!("engine auto: memory ({why})"))));
         }
         Some(csr) => format!(
-            "the {} CSR {name} needs exceeds the {} budget",
+            "the {} CSR and state {name} needs exceeds the {} budget",
             human_bytes(csr),
             human_bytes(budget)
         ),
@@ -227,13 +250,18 @@ fn choose_engine(
     };
     // What each engine that cannot run in the budget needs instead.
     let mut short: Vec<String> = csr
-        .map(|csr| format!("the memory engine at least {} (its CSR)", human_minimum(csr)))
+        .map(|csr| {
+            format!(
+                "the memory engine at least {} (its CSR and the run's state)",
+                human_minimum(csr)
+            )
+        })
         .into_iter()
         .collect();
     let mut least = csr;
     for variant in alg.variants.iter().filter(|v| v.engine().out_of_core()) {
         let engine = variant.engine();
-        match minimum_budget(graph, alg, variant, params) {
+        match Budget::of(graph, alg, variant, params).map(|b| b.minimum) {
             Ok(min) if min <= budget => {
                 let why = format!("{over}; the {engine} engine needs at least {}", human_minimum(min));
                 return Ok((engine, Some(format!("engine auto: {engine} ({why})"))));
@@ -300,6 +328,70 @@ fn minimum_budget(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: 
             })
         }
     }
+}
+
+/// What a run asks of the budget: the engine's least, and the O(V) state beside it.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// The run's per-vertex (and per-arc) bytes.
+    pub footprint: Footprint,
+    /// The engine's least budget besides the state (0 for the memory engine, whose CSR is
+    /// the state).
+    pub engine: u64,
+    /// The state's bytes on this graph.
+    pub state: u64,
+    /// The smallest `--memory` the run takes: `engine + state`.
+    pub minimum: u64,
+}
+
+impl Budget {
+    /// The budget `variant` of `alg` asks on `graph` with `params` (computed from the
+    /// manifest, the settings and layouts' metadata: nothing is read).
+    ///
+    /// Errors: an engine that cannot run at all (a missing layout, a bad setting).
+    pub fn of(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: &Params) -> Result<Self, AlgoError> {
+        let m = graph.manifest();
+        let footprint = Footprint::of(graph, alg, variant, params);
+        let engine = match variant.run {
+            Runner::Memory(_) => 0,
+            _ => minimum_budget(graph, alg, variant, params)?,
+        };
+        let state = footprint.state_bytes(m.num_vertices, m.num_arcs);
+        Ok(Budget {
+            footprint,
+            engine,
+            state,
+            minimum: engine.saturating_add(state),
+        })
+    }
+
+    /// What the budget must hold, for the error refusing a smaller one.
+    fn what(&self, graph: &GraphDir, engine: EngineKind) -> String {
+        let m = graph.manifest();
+        let arcs = match self.footprint.per_arc {
+            0.0 => String::new(),
+            a => format!(" and {a} bytes an arc × {} arcs", m.num_arcs),
+        };
+        format!(
+            "this run: {:.2} bytes a vertex × {} vertices{arcs} ({}) beside the {engine} engine's least {}",
+            self.footprint.per_vertex(),
+            m.num_vertices,
+            human_bytes(self.state),
+            human_bytes(self.engine)
+        )
+    }
+}
+
+/// The smallest `--memory` the request `req` runs in on `graph` (the engine `auto` would pick,
+/// or the one asked for): the engine's least plus the run's O(V) state.
+///
+/// Errors: an unknown algorithm, an engine that does not run it or cannot run at all.
+pub fn minimum_memory(graph: &GraphDir, req: &RunRequest) -> Result<u64, AlgoError> {
+    let alg = find(&req.algorithm)?;
+    let requested = req.params.choice(&ENGINE).expect("declared with a default");
+    let (engine, _) = choose_engine(graph, alg, requested, &req.params)?;
+    let variant = alg.variant(engine).expect("the engine chosen runs the algorithm");
+    Ok(Budget::of(graph, alg, variant, &req.params)?.minimum)
 }
 
 /// Bytes of the CSR the memory variant `v` loads.

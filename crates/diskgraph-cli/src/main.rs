@@ -9,6 +9,9 @@ static ALLOC: diskgraph_io::HugePageAlloc = diskgraph_io::HugePageAlloc;
 
 fn main() {
     end_quietly_on_a_closed_pipe();
+    // Freed vertex arrays go back to the system instead of staying in malloc's heaps, so a
+    // run's peak resident memory is what it holds at once, which `--memory` covers.
+    diskgraph_io::return_large_blocks();
     std::process::exit(diskgraph_cli::cli_main(std::env::args_os()));
 }
 

@@ -108,6 +108,7 @@ impl clap::Args for Args {
     fn augment_args(cmd: Command) -> Command {
         let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
         let cmd = cmd
+            .after_help(diskgraph_algo::footprint::budget_text())
             .arg(
                 Arg::new("algorithm")
                     .required(true)

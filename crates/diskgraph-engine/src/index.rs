@@ -153,6 +153,7 @@ pub(crate) fn vertices_of(
             i.check(graph)?;
             Ok(i.vertices.clone())
         }
+        None if !graph.manifest().ids_remapped => Ok(Vertices::identity(graph.manifest().num_vertices as usize)),
         None => Ok(Vertices::new(
             graph.original_ids_stoppable(stop)?,
             graph.manifest().ids_ascending(),

@@ -50,6 +50,18 @@ pub struct RunStats {
     pub cache_hit_ratio: BTreeMap<String, f64>,
     /// Peak memory the engine held for the graph (caches, buffers, or the whole CSR), in bytes.
     pub peak_engine_memory: u64,
+    /// Bytes a vertex the run holds besides the engine's buffers, at its peak: the IDs, the
+    /// engine's vertex state (offsets indexes, frontiers), the algorithm's arrays and result,
+    /// and the verifier's (with `--verify`); the budget covers them.
+    #[serde(default)]
+    pub memory_per_vertex: f64,
+    /// Bytes an arc held in memory (the memory engine's CSR), 0 out of core.
+    #[serde(default)]
+    pub memory_per_arc: f64,
+    /// The smallest `--memory` this run takes on this graph: the engine's least plus the
+    /// per-vertex and per-arc bytes; a smaller budget is refused before anything is read.
+    #[serde(default)]
+    pub minimum_memory: u64,
     /// What the verifier checked (`--verify`), when the run was verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified: Option<String>,
@@ -97,6 +109,13 @@ impl RunStats {
         );
         if let Some(adjacency) = self.settings.get("adjacency").and_then(|a| a.as_str()) {
             s += &format!(", adjacency {adjacency}");
+        }
+        if self.minimum_memory > 0 {
+            s += &format!(
+                "\nmemory: {:.1} bytes a vertex besides the engine's buffers, least --memory {}",
+                self.memory_per_vertex,
+                crate::human_minimum(self.minimum_memory)
+            );
         }
         if self.verified.is_some() {
             s += &format!(

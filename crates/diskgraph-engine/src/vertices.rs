@@ -89,9 +89,17 @@ impl fmt::Display for Sources {
 
 /// The original ID of every internal vertex, with what resolving and sampling by ID needs.
 /// Cloning shares them.
+///
+/// A graph whose IDs were not remapped names each vertex by itself: its IDs `0..n` are made
+/// only when [`ids`](Vertices::ids) is asked for (8 bytes a vertex a run otherwise need not
+/// hold); [`id`](Vertices::id), [`len`](Vertices::len), resolving and sampling never make them.
 #[derive(Clone)]
 pub struct Vertices {
-    ids: Arc<Vec<u64>>,
+    /// Number of vertices.
+    n: usize,
+    /// Whether vertex `v` has ID `v` (the IDs are made on demand).
+    identity: bool,
+    ids: Arc<OnceLock<Vec<u64>>>,
     /// Whether the IDs ascend with the internal IDs (a graph in its original ordering).
     ascending: bool,
     /// How rows go to ascending ID order, when they do not ascend: computed on first use.
@@ -101,41 +109,72 @@ pub struct Vertices {
 impl Vertices {
     /// The IDs of `graph` (read from `ids.u64`, or `0..n`).
     pub fn load(graph: &GraphDir) -> Result<Self, EngineError> {
-        Ok(Vertices::new(graph.original_ids()?, graph.manifest().ids_ascending()))
+        let m = graph.manifest();
+        if !m.ids_remapped {
+            return Ok(Vertices::identity(m.num_vertices as usize));
+        }
+        Ok(Vertices::new(graph.original_ids()?, m.ids_ascending()))
     }
 
     /// Vertices with original IDs `ids`, which ascend if `ascending` says so.
     pub fn new(ids: Vec<u64>, ascending: bool) -> Self {
         Vertices {
-            ids: Arc::new(ids),
+            n: ids.len(),
+            identity: false,
+            ids: Arc::new(OnceLock::from(ids)),
             ascending,
             ranking: Arc::new(OnceLock::new()),
         }
     }
 
-    /// Vertices `0..n` named by themselves.
+    /// Vertices `0..n` named by themselves (their IDs made only when asked for).
     pub fn identity(n: usize) -> Self {
-        Vertices::new((0..n as u64).collect(), true)
+        Vertices {
+            n,
+            identity: true,
+            ids: Arc::new(OnceLock::new()),
+            ascending: true,
+            ranking: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The original ID of internal vertex `v`.
+    #[inline]
+    pub fn id(&self, v: u32) -> u64 {
+        match self.identity {
+            true => u64::from(v),
+            false => self.ids()[v as usize],
+        }
+    }
+
+    /// Whether vertex `v` has ID `v` for every `v` (IDs not remapped).
+    pub fn is_identity(&self) -> bool {
+        self.identity
     }
 
     /// Number of vertices.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.n
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.n == 0
     }
 
-    /// The original ID of every internal vertex.
+    /// The original ID of every internal vertex (made on first use for vertices named by
+    /// themselves).
     pub fn ids(&self) -> &[u64] {
-        &self.ids
+        self.ids.get_or_init(|| (0..self.n as u64).into_par_iter().collect())
     }
 
     /// The IDs, shared (unshared once every other clone of these vertices is dropped).
     pub fn into_ids(self) -> Arc<Vec<u64>> {
-        self.ids
+        let n = self.n as u64;
+        match Arc::try_unwrap(self.ids) {
+            Ok(ids) => Arc::new(ids.into_inner().unwrap_or_else(|| (0..n).into_par_iter().collect())),
+            Err(shared) => Arc::new(shared.get_or_init(|| (0..n).into_par_iter().collect()).clone()),
+        }
     }
 
     /// Whether the IDs ascend with the internal IDs.
@@ -146,21 +185,22 @@ impl Vertices {
     /// How rows go to ascending original-ID order; `None` when they already ascend. Computed
     /// once, on first use.
     pub fn ranking(&self) -> Option<Arc<IdRanking>> {
-        (!self.ascending).then(|| Arc::clone(self.ranking.get_or_init(|| Arc::new(IdRanking::new(&self.ids)))))
+        (!self.ascending).then(|| Arc::clone(self.ranking.get_or_init(|| Arc::new(IdRanking::new(self.ids())))))
     }
 
     /// Bytes held (IDs and, once computed, their ranking).
     pub fn bytes(&self) -> u64 {
-        8 * self.ids.len() as u64 + self.ranking.get().map_or(0, |r| r.bytes())
+        8 * self.ids.get().map_or(0, |i| i.len()) as u64 + self.ranking.get().map_or(0, |r| r.bytes())
     }
 
     /// The internal ID of original ID `id`.
     ///
     /// Errors: [`EngineError::NoSuchVertex`].
     pub fn resolve(&self, id: u64) -> Result<u32, EngineError> {
-        let found = match self.ascending {
-            true => self.ids.binary_search(&id).ok(),
-            false => self.ids.par_iter().position_any(|&x| x == id),
+        let found = match (self.identity, self.ascending) {
+            (true, _) => (id < self.n as u64).then_some(id as usize),
+            (false, true) => self.ids().binary_search(&id).ok(),
+            (false, false) => self.ids().par_iter().position_any(|&x| x == id),
         };
         found.map(|i| i as u32).ok_or(EngineError::NoSuchVertex(id))
     }
@@ -169,7 +209,8 @@ impl Vertices {
     /// search over the IDs, through their ranking when they do not ascend (4 bytes per vertex).
     pub fn resolver(&self) -> Resolver<'_> {
         Resolver {
-            ids: &self.ids,
+            ids: (!self.identity).then(|| self.ids()),
+            n: self.n,
             by_id: self.rows_by_id(),
         }
     }
@@ -179,17 +220,23 @@ impl Vertices {
         if self.ascending {
             return 0;
         }
-        (0..self.ids.len()).min_by_key(|&i| self.ids[i]).map_or(0, |i| i as u32)
+        let ids = self.ids();
+        (0..ids.len()).min_by_key(|&i| ids[i]).map_or(0, |i| i as u32)
     }
 
     /// The vertex with the most edges in `offsets` (`n + 1` entries); among equals, the one with
     /// the smallest original ID, so that every ordering of a graph starts from the same vertex.
     /// In parallel, reading an ID only on a tie.
     pub fn max_degree(&self, offsets: &[u64]) -> u32 {
-        let ids = &self.ids;
-        let degree = |v: usize| offsets[v + 1] - offsets[v];
-        let beats = |a: usize, b: usize| degree(a) > degree(b) || (degree(a) == degree(b) && ids[a] < ids[b]);
-        (0..offsets.len().saturating_sub(1))
+        self.max_degree_by(offsets.len().saturating_sub(1), |v| offsets[v + 1] - offsets[v])
+    }
+
+    /// [`max_degree`](Self::max_degree) of the first `n` vertices, of degrees `degree(v)`.
+    pub fn max_degree_by(&self, n: usize, degree: impl Fn(usize) -> u64 + Sync) -> u32 {
+        let beats = |a: usize, b: usize| {
+            degree(a) > degree(b) || (degree(a) == degree(b) && self.id(a as u32) < self.id(b as u32))
+        };
+        (0..n)
             .into_par_iter()
             .with_min_len(1 << 16)
             .reduce_with(|a, b| if beats(b, a) { b } else { a })
@@ -203,7 +250,7 @@ impl Vertices {
     /// # Panics
     /// If `k` exceeds the number of vertices.
     pub fn sample(&self, k: usize, seed: u64) -> Vec<u32> {
-        let ranks = sample_ranks(self.ids.len(), k, seed);
+        let ranks = sample_ranks(self.n, k, seed);
         match self.rows_by_id() {
             None => ranks,
             Some(by_id) => ranks.iter().map(|&r| by_id[r as usize]).collect(),
@@ -215,7 +262,7 @@ impl Vertices {
     /// # Panics
     /// If `column` has not one value per vertex.
     pub fn from_id_order<T: Copy>(&self, column: &[T]) -> Vec<T> {
-        assert_eq!(column.len(), self.ids.len(), "one value per vertex");
+        assert_eq!(column.len(), self.n, "one value per vertex");
         let mut out = column.to_vec();
         if let Some(by_id) = self.rows_by_id() {
             for (&row, &value) in by_id.iter().zip(column) {
@@ -228,14 +275,17 @@ impl Vertices {
     /// The internal vertex at each rank of original ID; `None` when the IDs ascend.
     fn rows_by_id(&self) -> Option<Vec<u32>> {
         let ranking = self.ranking()?;
-        let rows: Vec<u32> = (0..self.ids.len() as u32).collect();
-        Some(ranking.order(&self.ids).apply(&rows))
+        let rows: Vec<u32> = (0..self.n as u32).collect();
+        Some(ranking.order(self.ids()).apply(&rows))
     }
 }
 
 /// Original IDs to internal ones, made by [`Vertices::resolver`].
 pub struct Resolver<'a> {
-    ids: &'a [u64],
+    /// The IDs; `None` when each vertex is named by itself.
+    ids: Option<&'a [u64]>,
+    /// Number of vertices.
+    n: usize,
     /// The internal IDs in ascending original-ID order, when the IDs do not ascend.
     by_id: Option<Vec<u32>>,
 }
@@ -243,11 +293,14 @@ pub struct Resolver<'a> {
 impl Resolver<'_> {
     /// The internal ID of original ID `id`, if a vertex has it.
     pub fn get(&self, id: u64) -> Option<u32> {
+        let Some(ids) = self.ids else {
+            return (id < self.n as u64).then_some(id as u32);
+        };
         match &self.by_id {
-            None => self.ids.binary_search(&id).ok().map(|i| i as u32),
+            None => ids.binary_search(&id).ok().map(|i| i as u32),
             Some(rows) => {
-                let at = rows.partition_point(|&r| self.ids[r as usize] < id);
-                rows.get(at).copied().filter(|&r| self.ids[r as usize] == id)
+                let at = rows.partition_point(|&r| ids[r as usize] < id);
+                rows.get(at).copied().filter(|&r| ids[r as usize] == id)
             }
         }
     }
@@ -256,7 +309,7 @@ impl Resolver<'_> {
 impl fmt::Debug for Vertices {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Vertices")
-            .field("len", &self.ids.len())
+            .field("len", &self.n)
             .field("ascending", &self.ascending)
             .finish()
     }

@@ -5,7 +5,7 @@
 
 use diskgraph_engine::options::{OptionKind, OptionSpec};
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::msbfs::{self, present_sources, MultiBfs, MAX_SOURCES, UNREACHED};
 use crate::options::SEED;
 
@@ -43,6 +43,18 @@ pub const APSP: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |p| {
+        // The hop matrix: a u32 per source per vertex, beside the run's arrays.
+        let k = match p.sources(&SOURCES) {
+            Some(diskgraph_engine::Sources::Ids(ids)) => ids.len(),
+            Some(diskgraph_engine::Sources::Sample(k)) => k,
+            None => 1,
+        } as f64;
+        PerVertex {
+            run: PerVertex::BOUND.run + 4.0 * k,
+            verify: PerVertex::BOUND.verify + 4.0 * k,
+        }
+    },
 };
 
 /// The distance rows, the sources and how far they reached.

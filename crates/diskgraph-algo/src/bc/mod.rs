@@ -17,7 +17,7 @@ use diskgraph_engine::{Engine, EngineError, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SEED;
 use crate::stop::Poll;
 
@@ -58,6 +58,7 @@ pub const BC: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// The run's sources and scaling: NetworkX's defaults (normalized; sampled when `--samples`

@@ -26,7 +26,7 @@ use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
 use crate::stop::Poll;
@@ -92,29 +92,37 @@ pub const BFS: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |p| match p.flag(&PARENTS) {
+        // Levels (u32) and their i64 form; with parents, parents (u32) and their i64 form and
+        // the parents as IDs.
+        false => PerVertex { run: 12.0, verify: 12.25 },
+        // The result, the parents resolved (8), their depths (8), a u32 copy, a bitmap.
+        true => PerVertex { run: 24.0, verify: 28.25 },
+    },
 };
 
 /// The outcome of a traversal from `run`'s source: the levels, or with `parents` each vertex's
 /// parent as an original ID.
 pub(crate) fn present(r: Bfs, run: &Run, parents: bool) -> Outcome {
-    let ids = run.vertices.ids();
-    let n = ids.len();
+    let vertices = run.vertices;
+    let n = vertices.len();
     let reached = r.levels.par_iter().filter(|&&l| l >= 0).count();
     let depth = r.levels.par_iter().copied().max().unwrap_or(-1);
     let summary = format!("reached {reached} of {n} vertices, max depth {depth}");
     let (values, parents) = match r.parents {
         Some(p) if parents => {
-            let values = if ids.iter().max().is_some_and(|&max| max > i64::MAX as u64) {
+            let wide = !vertices.is_identity() && vertices.ids().iter().max().is_some_and(|&max| max > i64::MAX as u64);
+            let values = if wide {
                 // Original IDs beyond i64: parents are unsigned, u64::MAX marks unreached.
                 Values::Unsigned(
                     p.iter()
-                        .map(|&x| if x < 0 { u64::MAX } else { ids[x as usize] })
+                        .map(|&x| if x < 0 { u64::MAX } else { vertices.id(x as u32) })
                         .collect(),
                 )
             } else {
                 Values::Signed(
                     p.iter()
-                        .map(|&x| if x < 0 { -1 } else { ids[x as usize] as i64 })
+                        .map(|&x| if x < 0 { -1 } else { vertices.id(x as u32) as i64 })
                         .collect(),
                 )
             };

@@ -13,7 +13,7 @@ use diskgraph_engine::{Engine, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SOURCE;
 use crate::AlgoError;
 
@@ -58,6 +58,7 @@ pub const DIAMETER: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// The run's sweeps.

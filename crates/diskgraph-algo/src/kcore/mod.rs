@@ -24,7 +24,7 @@ use diskgraph_engine::{Cancel, Engine, EngineError, MemoryGraph};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Runner, ValueType, Values, Variant};
 use crate::parallel::chunk_len;
 use crate::stop::{Poll, POLL_WORK};
 use crate::AlgoError;
@@ -62,6 +62,12 @@ pub const KCORE: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex {
+        // Degrees, the vertices left and the lowest level (u32 each), the core numbers (u32),
+        // their i64 form; the verifier's u32 copy beside the result.
+        run: 16.0,
+        verify: 12.0,
+    },
 };
 
 /// The core numbers, the largest, and the peeling levels.

@@ -19,7 +19,7 @@ use diskgraph_engine::{Engine, EngineError, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::{SEED, SOURCES_DEFAULT};
 
 use crate::parallel::chunk_len;
@@ -60,6 +60,7 @@ pub const MSBFS: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// The sums of distances, the sources and how far they reached.

@@ -32,7 +32,7 @@ use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::stop::POLL_WORK;
 use crate::AlgoError;
 
@@ -60,6 +60,7 @@ pub const MST: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// The parents as original IDs; the number of edges and trees and the total weight in the

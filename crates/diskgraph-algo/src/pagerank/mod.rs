@@ -25,7 +25,7 @@ use diskgraph_engine::{Engine, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::ALLOW_UNCONVERGED;
 use crate::streaming::LayoutNeed;
 
@@ -111,6 +111,12 @@ pub const PAGERANK: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex {
+        // Inverse degrees, ranks, contributions, next ranks and the per-iteration errors (f64
+        // each) and the dangling vertices (u32); the verifier's shares and moves (f64 each).
+        run: 44.0,
+        verify: 24.0,
+    },
 };
 
 /// The settings a run's options give.

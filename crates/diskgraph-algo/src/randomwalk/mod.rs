@@ -44,7 +44,7 @@ use diskgraph_engine::{Engine, EngineError, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::{SEED, SOURCES_DEFAULT};
 use crate::parallel::{atomics, chunk_len};
 use crate::stop::Poll;
@@ -130,6 +130,7 @@ pub const RANDOMWALK: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// The settings a run's options give.

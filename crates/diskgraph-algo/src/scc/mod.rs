@@ -24,7 +24,7 @@ use diskgraph_format::Csr;
 use rayon::prelude::*;
 
 use crate::bfs::{reach, UNVISITED};
-use crate::descriptor::{Algorithm, Needs, ResultKind, Runner, ValueType, Variant};
+use crate::descriptor::{Algorithm, Needs, PerVertex, ResultKind, Runner, ValueType, Variant};
 use crate::stop::Poll;
 use crate::{wcc, AlgoError, Components};
 
@@ -57,6 +57,7 @@ pub const SCC: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// Label of a vertex not assigned to a component yet.

@@ -2,7 +2,7 @@
 //! `single_source_shortest_path_length`.
 
 use crate::bfs::{bfs, present, selective};
-use crate::descriptor::{Algorithm, Needs, ResultKind, Runner, ValueType, Variant};
+use crate::descriptor::{Algorithm, Needs, PerVertex, ResultKind, Runner, ValueType, Variant};
 use crate::options::SOURCE;
 
 /// Unweighted shortest-path lengths.
@@ -26,4 +26,8 @@ pub const SP: Algorithm = Algorithm {
         },
     ],
     verify: crate::bfs::verify::verify_levels,
+    memory: |_| PerVertex {
+        run: 12.0,
+        verify: 12.25,
+    },
 };

@@ -15,7 +15,7 @@ use diskgraph_engine::{Engine, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
 
@@ -135,6 +135,7 @@ pub const SPMV: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// Whether the run multiplies by the edge weights (`--weighted`).

@@ -37,7 +37,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::bfs;
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
 use crate::stop::Poll;
@@ -81,6 +81,7 @@ pub const SSSP: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// The distances, the vertices reached and the farthest distance.

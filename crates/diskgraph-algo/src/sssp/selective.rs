@@ -122,14 +122,14 @@ fn check_weights(g: &SelectiveGraph) -> Result<f64, AlgoError> {
     if bad != u64::MAX {
         // The tail from the offsets; head and weight from a one-vertex round.
         let offsets = g.offsets(Direction::Out);
-        let src = (offsets.partition_point(|&o| o <= bad) - 1) as u32;
+        let src = (offsets.count_at_most(bad) - 1) as u32;
         let found = Mutex::new(None);
         g.for_each_piece(
             Direction::Out,
             &VertexSubset::single(g.num_vertices(), src),
             true,
             |_, p| {
-                let k = bad - offsets[src as usize];
+                let k = bad - offsets.get(src as usize);
                 if (p.start..p.start + p.targets.len() as u64).contains(&k) {
                     let i = (k - p.start) as usize;
                     *found.lock().unwrap_or_else(|e| e.into_inner()) = Some((p.targets[i], p.weight(i)));

@@ -29,7 +29,7 @@ use diskgraph_engine::{Engine, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::kcore::simple_neighbours;
 use crate::parallel::atomics;
 use crate::stop::Poll;
@@ -72,6 +72,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex::BOUND,
 };
 
 /// The counts, the total and the vertex in most triangles (the smallest original ID among

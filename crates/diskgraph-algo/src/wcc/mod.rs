@@ -25,7 +25,7 @@ use diskgraph_engine::{Cancel, Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
 use crate::stop::Poll;
 use crate::streaming::LayoutNeed;
 use crate::AlgoError;
@@ -97,19 +97,44 @@ pub const WCC: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
+    memory: |_| PerVertex {
+        // Two u32 label arrays while running, then the labels (u32), the smallest vertex of
+        // each (u32) and the u64 result; the verifier's representatives, union-find forest and
+        // label of each root (u32 each) beside the result.
+        run: 16.0,
+        verify: 20.0,
+    },
 };
 
 /// Components labelled by the smallest original ID of each, their number and the largest.
+///
+/// Besides the labels it is given (4 bytes a vertex) and those it returns (8), it holds at most
+/// 8 bytes a vertex at a time: the component sizes (4), then each component's smallest vertex
+/// (4) — whose ID is the smallest when the IDs ascend with the vertices — or else its smallest
+/// ID (8).
 pub(crate) fn present(c: Components, run: &Run) -> Outcome {
-    let ids = run.vertices.ids();
-    let mut smallest = vec![u64::MAX; ids.len()];
-    for (v, &l) in c.labels.iter().enumerate() {
-        let s = &mut smallest[l as usize];
-        *s = (*s).min(ids[v]);
-    }
-    let labels: Vec<u64> = c.labels.iter().map(|&l| smallest[l as usize]).collect();
+    let vertices = run.vertices;
     let largest = c.largest().map_or(0, |(_, size)| size);
     let count = c.count();
+    let labels: Vec<u64> = if vertices.ascending() {
+        let mut smallest = vec![u32::MAX; vertices.len()];
+        for (v, &l) in c.labels.iter().enumerate() {
+            let s = &mut smallest[l as usize];
+            *s = (*s).min(v as u32);
+        }
+        c.labels
+            .par_iter()
+            .map(|&l| vertices.id(smallest[l as usize]))
+            .collect()
+    } else {
+        let ids = vertices.ids();
+        let mut smallest = vec![u64::MAX; ids.len()];
+        for (v, &l) in c.labels.iter().enumerate() {
+            let s = &mut smallest[l as usize];
+            *s = (*s).min(ids[v]);
+        }
+        c.labels.par_iter().map(|&l| smallest[l as usize]).collect()
+    };
     let summary = format!("{count} components, largest has {largest} vertices");
     Outcome::new(Values::Unsigned(labels), summary)
         .iterations(c.iterations as u64)
@@ -159,9 +184,17 @@ impl Components {
     }
 
     /// `(label, size)` of the largest component (the smallest label among equals); `None` for
-    /// an empty graph.
+    /// an empty graph. Counts in 4 bytes a vertex (a component has fewer than 2³² vertices).
     pub fn largest(&self) -> Option<(u32, u64)> {
-        self.sizes().into_iter().min_by_key(|&(l, s)| (std::cmp::Reverse(s), l))
+        let mut size = vec![0u32; self.labels.len()];
+        for &l in &self.labels {
+            size[l as usize] += 1;
+        }
+        size.into_iter()
+            .enumerate()
+            .filter(|&(_, s)| s > 0)
+            .min_by_key(|&(l, s)| (std::cmp::Reverse(s), l))
+            .map(|(l, s)| (l as u32, u64::from(s)))
     }
 }
 

@@ -74,7 +74,7 @@ pub(crate) fn labelled(check: &Check) -> Result<Vec<u32>, AlgoError> {
         return Err(check.wrong(format!("{} labels for {n} vertices", labels.len())));
     }
     let resolver = check.resolver();
-    let ids = check.vertices().ids();
+    let vertices = check.vertices();
     let mut rep = Vec::with_capacity(n);
     for (v, &label) in labels.iter().enumerate() {
         let r = resolver.get(label).ok_or_else(|| {
@@ -83,7 +83,7 @@ pub(crate) fn labelled(check: &Check) -> Result<Vec<u32>, AlgoError> {
                 check.label(v as u32)
             ))
         })?;
-        if labels[r as usize] != label || ids[v] < label {
+        if labels[r as usize] != label || vertices.id(v as u32) < label {
             return Err(check.wrong(format!(
                 "vertex {} is labelled {label}, which is not the smallest ID of its component (vertex {} is labelled {})",
                 check.label(v as u32),

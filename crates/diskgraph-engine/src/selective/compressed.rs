@@ -16,11 +16,11 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use diskgraph_format::{CompressedLayout, Direction};
 
-use super::EngineError;
+use super::{EngineError, Offsets};
 
 /// One direction of the graph read from a compressed layout.
 pub(crate) struct CompressedLists {
@@ -29,7 +29,7 @@ pub(crate) struct CompressedLists {
     /// The direction's lists in the layout (`In` of an undirected graph is `Out`).
     pub(crate) dir: Direction,
     /// Byte offsets of the lists in the lists file, `n + 1` entries.
-    pub(crate) bytes: Arc<Vec<u64>>,
+    pub(crate) bytes: Offsets,
     /// Length of the lists file's data.
     pub(crate) len: u64,
 }
@@ -39,7 +39,12 @@ impl CompressedLists {
     /// run's stop request) between its pieces.
     pub(crate) fn open(layout: &CompressedLayout, d: Direction, stop: &AtomicBool) -> Result<Self, EngineError> {
         Ok(CompressedLists {
-            bytes: Arc::new(layout.load_offsets_stoppable(d, stop)?),
+            bytes: Offsets::load(
+                &layout.files_of(d).0,
+                layout.meta().num_vertices + 1,
+                layout.lists_len(d),
+                stop,
+            )?,
             len: layout.lists_len(d),
             layout: layout.clone(),
             dir: d,

@@ -24,7 +24,7 @@ use super::frontier::{next_set_bit, Repr};
 use super::piece::{Compute, Piece};
 use super::ranges::Spans;
 use super::words::{as_f32s, as_u32s};
-use super::{Adjacency, EngineError, VertexSubset};
+use super::{Adjacency, EngineError, Offsets, VertexSubset};
 
 /// What one round reads from disk, and how its reads map back to the active vertices.
 pub(crate) struct Round<'a> {
@@ -57,7 +57,7 @@ impl Round<'_> {
         }
         let mut state = compute.init();
         let mut delivered = 0u64;
-        let data_end = self.adj.offsets.last().copied().unwrap_or(0) * 4;
+        let data_end = self.adj.offsets.last() * 4;
         let claimed = self
             .claims
             .claim_words(chunk, &self.adj.adj_path, data_end, 4, |lo, span| {
@@ -91,7 +91,6 @@ impl Round<'_> {
         let mut state = compute.init();
         let mut delivered = 0u64;
         let mut list = Vec::new();
-        let off: &[u64] = &self.adj.offsets;
         let claimed = self
             .claims
             .claim_words(chunk, &self.adj.adj_path, c.len, 1, |lo, span| {
@@ -119,7 +118,7 @@ impl Round<'_> {
                             None => return,
                         }
                     };
-                    let degree = off[v as usize + 1] - off[v as usize];
+                    let degree = self.adj.offsets.degree(v as usize);
                     match c.decode(v, a, whole, degree, &mut list) {
                         Ok(()) => {
                             delivered += degree;
@@ -144,15 +143,15 @@ impl Round<'_> {
 
     /// Calls `f(v)` for the active vertices whose lists may intersect words `lo..hi` of the file
     /// indexed by `off` (ascending; `f` clamps to the round's spans).
-    fn for_each_active(&self, off: &[u64], lo: u64, hi: u64, mut f: impl FnMut(u32)) {
+    fn for_each_active(&self, off: &Offsets, lo: u64, hi: u64, mut f: impl FnMut(u32)) {
         let active = self.active;
         let num_vertices = active.num_vertices();
         match active.repr() {
             Repr::Sparse(list) => {
                 let list: &[u32] = list;
-                let mut i = list.partition_point(|&v| off[v as usize + 1] <= lo);
+                let mut i = list.partition_point(|&v| off.get(v as usize + 1) <= lo);
                 while let Some(&v) = list.get(i) {
-                    if off[v as usize] >= hi {
+                    if off.get(v as usize) >= hi {
                         break;
                     }
                     f(v);
@@ -162,9 +161,9 @@ impl Round<'_> {
             Repr::Dense { bits, .. } => {
                 let bits: &[u64] = bits;
                 // The last vertex whose list starts at or before `lo`.
-                let mut v = off.partition_point(|&o| o <= lo).saturating_sub(1);
+                let mut v = off.count_at_most(lo).saturating_sub(1);
                 while let Some(u) = next_set_bit(bits, v) {
-                    if u >= num_vertices || off[u] >= hi {
+                    if u >= num_vertices || off.get(u) >= hi {
                         break;
                     }
                     f(u as u32);
@@ -205,10 +204,10 @@ impl Round<'_> {
         let hi = lo + targets.len() as u64;
         // Slices taken once: what they point to is reached through `self`, so the compiler
         // would otherwise load their addresses again after every call to `compute`.
-        let off: &[u64] = &adj.offsets;
+        let off: &Offsets = &adj.offsets;
         let mut delivered = 0;
         let emit = |v: u32| {
-            let a = off[v as usize];
+            let a = off.get(v as usize);
             let (wa, wb) = spans.get(v);
             let (s, e) = (wa.max(lo), wb.min(hi));
             if s < e {
@@ -219,7 +218,7 @@ impl Round<'_> {
                     v,
                     Piece {
                         start: s - a,
-                        degree: off[v as usize + 1] - a,
+                        degree: off.get(v as usize + 1) - a,
                         targets: &targets[span.clone()],
                         weights: weights.map(|w| &w[span]),
                     },

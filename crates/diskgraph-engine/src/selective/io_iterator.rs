@@ -14,7 +14,7 @@ use super::delivery::{FirstError, Round};
 use super::piece::{Closures, Compute, Piece};
 use super::ranges::{ranges_in_parallel, ListWindow, PerVertexRanges, Ranges, Spans};
 use super::words::as_f32s;
-use super::{Adjacency, EngineError, SelectiveGraph, VertexSubset};
+use super::{Adjacency, EngineError, Offsets, SelectiveGraph, VertexSubset};
 use crate::Engine;
 
 impl SelectiveGraph {
@@ -98,7 +98,7 @@ impl SelectiveGraph {
             if let Some(s) = statics {
                 if window != ListWindow::Tail {
                     s.requests.fetch_add(
-                        active.sum_by(|v| u64::from(adj.offsets[v as usize + 1] > adj.offsets[v as usize])),
+                        active.sum_by(|v| u64::from(adj.offsets.degree(v as usize) > 0)),
                         Relaxed,
                     );
                 }
@@ -132,7 +132,7 @@ impl SelectiveGraph {
     /// The spans of a round reading `window` of the lists of `adj`: over the byte-offset index
     /// of compressed lists (read whole), else over the arc offsets.
     fn spans<'a>(&self, adj: &'a Adjacency, window: ListWindow, in_memory: [Option<&'a [u64]>; 2]) -> Spans<'a> {
-        let (offsets, unit): (&[u64], u64) = match &adj.compressed {
+        let (offsets, unit): (&Offsets, u64) = match &adj.compressed {
             Some(c) => (&c.bytes, 1),
             None => (&adj.offsets, 4),
         };

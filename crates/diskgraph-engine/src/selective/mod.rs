@@ -60,6 +60,7 @@ mod edge_map;
 pub mod frontier;
 mod in_memory;
 mod io_iterator;
+pub mod offsets;
 mod paged;
 pub mod partition;
 mod piece;
@@ -80,6 +81,7 @@ use serde_json::json;
 pub use diskgraph_cache::{PageCacheStats, Replacement};
 pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
+pub use offsets::Offsets;
 pub use paged::PageCacheOptions;
 pub use partition::Partitions;
 pub use piece::Piece;
@@ -188,7 +190,7 @@ struct Adjacency {
     /// The lists file read (`*.adj`, or `*.cadj` of a compressed layout), for error messages.
     adj_path: PathBuf,
     /// Offsets index (arc offsets), `n + 1` entries: the degrees, and where weights are.
-    offsets: Arc<Vec<u64>>,
+    offsets: Offsets,
     /// `[*.adj]`, or `[*.cadj]` when the lists are read compressed.
     lists: FileSet,
     /// The compressed layout's lists and byte-offset index, when the lists are read from it.
@@ -314,13 +316,13 @@ impl SelectiveGraph {
         let open_dir = |d: Direction| -> Result<Adjacency, EngineError> {
             let (_, adj, wgt) = dir.files_of(d);
             let offsets = match opts.index.as_ref().and_then(|i| i.offsets().get(d)) {
-                Some(o) if o.len() == n + 1 && o.last() == Some(&num_arcs) => Arc::clone(o),
+                Some(o) if o.len() == n + 1 && o.last() == Some(&num_arcs) => Offsets::Whole(Arc::clone(o)),
                 Some(_) => {
                     return Err(EngineError::IndexMismatch {
                         graph: dir.path().to_path_buf(),
                     })
                 }
-                None => Arc::new(dir.load_offsets_stoppable(d, stop)?),
+                None => load_offsets(dir, d, stop)?,
             };
             let compressed = match &layout {
                 Some(l) => Some(compressed::CompressedLists::open(l, d, stop)?),
@@ -445,7 +447,7 @@ impl SelectiveGraph {
     ///
     /// # Panics
     /// If `d` is `In` on a directed graph opened without in-edges.
-    pub fn offsets(&self, d: Direction) -> &[u64] {
+    pub fn offsets(&self, d: Direction) -> &Offsets {
         &self.adjacency(d).expect("direction not opened").offsets
     }
 
@@ -455,8 +457,7 @@ impl SelectiveGraph {
     /// As [`offsets`](Self::offsets), and if `v >= n`.
     #[inline]
     pub fn degree(&self, d: Direction, v: u32) -> u64 {
-        let o = self.offsets(d);
-        o[v as usize + 1] - o[v as usize]
+        self.offsets(d).degree(v as usize)
     }
 
     /// The row partitions of the out-edges (equal `edges + vertices` each).
@@ -472,7 +473,7 @@ impl SelectiveGraph {
     /// Bytes of vertex state the engine itself keeps (the offsets indexes, and the byte-offset
     /// indexes of compressed lists): semi-external, reported, not charged to the budget.
     pub fn vertex_state_bytes(&self) -> u64 {
-        let idx = |a: &Adjacency| (a.offsets.len() + a.compressed.as_ref().map_or(0, |c| c.bytes.len())) as u64 * 8;
+        let idx = |a: &Adjacency| a.offsets.bytes() + a.compressed.as_ref().map_or(0, |c| c.bytes.bytes());
         idx(&self.out) + self.inn.as_ref().map_or(0, idx)
     }
 
@@ -568,12 +569,14 @@ impl Engine for SelectiveGraph {
     }
 
     fn max_degree_vertex(&self) -> Result<u32, EngineError> {
-        Ok(self.vertices.max_degree(self.offsets(Direction::Out)))
+        let o = self.offsets(Direction::Out);
+        Ok(self.vertices.max_degree_by(o.len().saturating_sub(1), |v| o.degree(v)))
     }
 
     fn for_each_degree(&self, d: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), EngineError> {
-        for (v, w) in self.adjacency(d)?.offsets.windows(2).enumerate() {
-            f(v as u32, w[1] - w[0]);
+        let o = &self.adjacency(d)?.offsets;
+        for v in 0..o.len().saturating_sub(1) {
+            f(v as u32, o.degree(v));
         }
         Ok(())
     }
@@ -684,6 +687,22 @@ impl Engine for SelectiveGraph {
             s.insert("basc_lists_requested".into(), json!(c.requests.load(Relaxed)));
         }
     }
+}
+
+/// The arc offsets of direction `d` of `dir`, packed as they are read (see `offsets`); an index
+/// the manifest does not list is left to the graph to give (and refuse).
+fn load_offsets(dir: &GraphDir, d: Direction, stop: &std::sync::atomic::AtomicBool) -> Result<Offsets, EngineError> {
+    let (idx, _, _) = dir.files_of(d);
+    let m = dir.manifest();
+    if !m.files.contains_key(idx) {
+        return Ok(Offsets::pack(&dir.load_offsets_stoppable(d, stop)?));
+    }
+    Ok(Offsets::load(
+        &dir.file_path(idx),
+        m.num_vertices + 1,
+        m.num_arcs,
+        stop,
+    )?)
 }
 
 /// What opening `dir` with `opts`, reading the lists from `layout` (`None`: the plain lists),

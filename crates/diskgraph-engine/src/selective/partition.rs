@@ -22,6 +22,8 @@
 
 use std::ops::Range;
 
+use super::Offsets;
+
 /// Contiguous vertex ranges of (nearly) equal weight `edges + vertices`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Partitions {
@@ -31,11 +33,11 @@ pub struct Partitions {
 
 impl Partitions {
     /// `parts` row partitions (at least one) of the vertices of an offsets index (length `n+1`).
-    pub fn balanced(offsets: &[u64], parts: usize) -> Self {
+    pub fn balanced(offsets: &Offsets, parts: usize) -> Self {
         let n = offsets.len().saturating_sub(1);
         let parts = parts.max(1);
-        let total = offsets.last().copied().unwrap_or(0) + n as u64;
-        let weight = |v: usize| offsets[v] + v as u64;
+        let total = offsets.last() + n as u64;
+        let weight = |v: usize| offsets.get(v) + v as u64;
         let mut bounds = Vec::with_capacity(parts + 1);
         bounds.push(0u32);
         for p in 1..parts {
@@ -109,7 +111,7 @@ mod tests {
         for _ in 0..1000 {
             offsets.push(offsets.last().unwrap() + 1);
         }
-        let p = Partitions::balanced(&offsets, 4);
+        let p = Partitions::balanced(&Offsets::pack(&offsets), 4);
         assert_eq!(p.len(), 4);
         assert_eq!(p.range(0), 0..1);
         let weight = |r: Range<u32>| offsets[r.end as usize] - offsets[r.start as usize] + u64::from(r.end - r.start);
@@ -128,9 +130,11 @@ mod tests {
         assert_eq!(covered, 1001);
         // Degenerate inputs.
         assert_eq!(
-            Partitions::balanced(&[0], 3).ranges().collect::<Vec<_>>(),
+            Partitions::balanced(&Offsets::pack(&[0]), 3)
+                .ranges()
+                .collect::<Vec<_>>(),
             vec![0..0, 0..0, 0..0]
         );
-        assert_eq!(Partitions::balanced(&[0, 0, 0], 0).len(), 1);
+        assert_eq!(Partitions::balanced(&Offsets::pack(&[0, 0, 0]), 0).len(), 1);
     }
 }

@@ -18,6 +18,7 @@
 use rayon::prelude::*;
 
 use super::frontier::{self, bit, Repr, VertexSubset};
+use super::Offsets;
 
 /// Which part of each active list a round reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +37,7 @@ pub(crate) enum ListWindow {
 pub(crate) struct Spans<'a> {
     /// The index of the file read, in words: arc offsets of plain lists, byte offsets of
     /// compressed ones.
-    pub(crate) offsets: &'a [u64],
+    pub(crate) offsets: &'a Offsets,
     /// Bytes per word of `offsets`: 4 for plain lists, 1 for compressed ones.
     pub(crate) unit: u64,
     /// Lists are read whole whatever the window (compressed lists decode only whole): the
@@ -55,7 +56,7 @@ impl Spans<'_> {
     /// Words of `v`'s list read this round (`a == b` when none).
     #[inline]
     pub(crate) fn get(&self, v: u32) -> (u64, u64) {
-        let (a, b) = (self.offsets[v as usize], self.offsets[v as usize + 1]);
+        let (a, b) = (self.offsets.get(v as usize), self.offsets.get(v as usize + 1));
         if self.in_memory.iter().flatten().any(|r| bit(r, v)) {
             return (a, a);
         }
@@ -170,9 +171,10 @@ impl<I: Iterator<Item = u32>> Iterator for PerVertexRanges<'_, I> {
 mod tests {
     use super::*;
 
-    fn spans<'a>(offsets: &'a [u64], window: ListWindow, block_edges: u64, retained: Option<&'a [u64]>) -> Spans<'a> {
+    /// Spans over `offsets` packed (and kept for the test's lifetime).
+    fn spans<'a>(offsets: &[u64], window: ListWindow, block_edges: u64, retained: Option<&'a [u64]>) -> Spans<'a> {
         Spans {
-            offsets,
+            offsets: Box::leak(Box::new(Offsets::pack(offsets))),
             unit: 4,
             whole_lists: false,
             window,

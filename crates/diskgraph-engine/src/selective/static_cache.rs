@@ -229,7 +229,7 @@ impl SelectiveGraph {
         let mut starts = Vec::with_capacity(vertices.len() + 1);
         starts.push(0u64);
         for &v in vertices {
-            let d = offsets[v as usize + 1] - offsets[v as usize];
+            let d = offsets.degree(v as usize);
             starts.push(starts.last().expect("started") + d);
         }
         let edges = *starts.last().expect("started");

@@ -1,0 +1,191 @@
+//! What a run holds besides what its engine carves from the budget: the O(V) state, stated per
+//! vertex before anything is read, so that `--memory` covers the whole run.
+//!
+//! A run holds, per vertex:
+//!
+//! - the original IDs ([`IDS_BYTES`]) of a graph whose IDs were remapped, for its whole length
+//!   (a graph that names each vertex by itself makes them only for the output);
+//! - while its engine is open, the engine's own vertex state ([`engine_per_vertex`]: the offsets
+//!   indexes, frontiers) and the algorithm's arrays with its result
+//!   ([`PerVertex::run`](crate::descriptor::PerVertex::run));
+//! - once the engine is dropped, the result and the verifier's arrays
+//!   ([`PerVertex::verify`](crate::descriptor::PerVertex::verify); without `--verify`, the result
+//!   alone, [`RESULT_BYTES`]);
+//! - at the end, the result and the rows' IDs ([`OUTPUT_BYTES`]), and on a reordered graph their
+//!   copies in ID order ([`REORDERED_OUTPUT_BYTES`]).
+//!
+//! The memory engine holds its CSR besides ([`Footprint::per_arc`], and 8 bytes a vertex of
+//! offsets per direction). The smallest budget is the engine's least (buffers, claims, caches,
+//! its own figure) plus the larger of the two phases times the vertex count
+//! ([`Footprint::minimum`]); the engine gets the budget less the O(V) part.
+
+use diskgraph_engine::engine_options::{INDEX_SUMMARY, VERIFY};
+use diskgraph_engine::options::Params;
+use diskgraph_engine::selective::offsets::PACKED_BYTES_PER_VERTEX;
+use diskgraph_engine::EngineKind;
+use diskgraph_format::GraphDir;
+
+use crate::descriptor::{Algorithm, Variant};
+
+/// Bytes a vertex of original IDs (`u64`), held by every run on a graph whose IDs were
+/// remapped.
+pub const IDS_BYTES: f64 = 8.0;
+
+/// Bytes a vertex of a run's output: its result and the rows' IDs.
+pub const OUTPUT_BYTES: f64 = RESULT_BYTES + IDS_BYTES;
+
+/// Bytes a vertex of the output of a graph whose IDs do not ascend: the result and the IDs, the
+/// order that sorts them (u32), and their sorted copies.
+pub const REORDERED_OUTPUT_BYTES: f64 = 2.0 * OUTPUT_BYTES + 4.0;
+
+/// Bytes a vertex of a run's result (`int64`, `uint64` or `float64` values).
+pub const RESULT_BYTES: f64 = 8.0;
+
+/// Bytes a vertex of a selective run's frontiers and round state: the frontier being built (a
+/// bitmap and a list of up to `n / 20` vertices), the current one, a pull round's candidates,
+/// the per-round ranges and the lists kept for the next round's index.
+pub const SELECTIVE_ROUND_BYTES: f64 = 2.0;
+
+/// What a run of one algorithm on one engine holds besides the engine's least budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Footprint {
+    /// The engine's vertex state per vertex (IDs, offsets indexes, frontiers).
+    pub engine_per_vertex: f64,
+    /// The algorithm's arrays and result per vertex while the engine is open.
+    pub algorithm_per_vertex: f64,
+    /// The result and the verifier's arrays per vertex after the engine is dropped (the result
+    /// alone without `--verify`).
+    pub verifier_per_vertex: f64,
+    /// Bytes per stored arc held in memory (the memory engine's CSR; 0 out of core).
+    pub per_arc: f64,
+    /// The original IDs per vertex held throughout ([`IDS_BYTES`], or 0 when the graph names
+    /// each vertex by itself).
+    pub ids_per_vertex: f64,
+    /// The output's bytes per vertex ([`OUTPUT_BYTES`] or [`REORDERED_OUTPUT_BYTES`]).
+    pub output_per_vertex: f64,
+}
+
+impl Footprint {
+    /// The footprint of `variant` of `alg` on `graph` with `params`.
+    pub fn of(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: &Params) -> Self {
+        let m = graph.manifest();
+        let dirs = if m.directed && variant.needs.in_edges { 2.0 } else { 1.0 };
+        let weights = if m.weighted && variant.needs.weights { 2.0 } else { 1.0 };
+        let compressed = compressed_lists(graph, variant, params);
+        let need = (alg.memory)(params);
+        let verify = match params.flag(&VERIFY) {
+            true => need.verify,
+            false => RESULT_BYTES,
+        };
+        Footprint {
+            engine_per_vertex: engine_per_vertex(variant.engine(), dirs, compressed, params),
+            algorithm_per_vertex: need.run,
+            verifier_per_vertex: verify,
+            per_arc: match variant.engine() {
+                EngineKind::Memory => 4.0 * dirs * weights,
+                _ => 0.0,
+            },
+            ids_per_vertex: if m.ids_remapped { IDS_BYTES } else { 0.0 },
+            output_per_vertex: if m.ids_ascending() {
+                OUTPUT_BYTES
+            } else {
+                REORDERED_OUTPUT_BYTES
+            },
+        }
+    }
+
+    /// Bytes per vertex at the run's peak: the largest of its three phases (running, verifying,
+    /// output), the IDs held throughout counted in each.
+    pub fn per_vertex(&self) -> f64 {
+        let running = self.ids_per_vertex + self.engine_per_vertex + self.algorithm_per_vertex;
+        let after = self.ids_per_vertex + self.verifier_per_vertex;
+        running.max(after).max(self.output_per_vertex)
+    }
+
+    /// The O(V) and O(E) bytes of a run on `n` vertices and `arcs` arcs (what the engine's
+    /// budget is cut by).
+    pub fn state_bytes(&self, n: u64, arcs: u64) -> u64 {
+        (self.per_vertex() * n as f64 + self.per_arc * arcs as f64).ceil() as u64
+    }
+}
+
+/// Bytes a vertex the engine `kind` holds for `dirs` directions of lists (`compressed`: read
+/// from a compressed layout, with its byte-offset index):
+///
+/// - memory: the CSR's offsets, 8 bytes a direction (its arcs are per arc);
+/// - selective: the packed offsets index (4.125 bytes a direction, twice for compressed lists)
+///   and [`SELECTIVE_ROUND_BYTES`];
+/// - sync: the offsets index, 8 bytes a direction (twice for compressed lists), or every 64th
+///   with `--index-summary`, and a frontier bitmap;
+/// - stream and shards: their frontier bitmaps (their arrays are the algorithm's).
+pub fn engine_per_vertex(kind: EngineKind, dirs: f64, compressed: bool, params: &Params) -> f64 {
+    let indexes = if compressed { 2.0 } else { 1.0 };
+    match kind {
+        EngineKind::Memory => 8.0 * dirs,
+        EngineKind::Selective => PACKED_BYTES_PER_VERTEX * dirs * indexes + SELECTIVE_ROUND_BYTES,
+        EngineKind::Sync => {
+            let index = if params.flag(&INDEX_SUMMARY) { 8.0 / 64.0 } else { 8.0 };
+            index * dirs * indexes + 0.25
+        }
+        EngineKind::Stream | EngineKind::Shards => 0.25,
+    }
+}
+
+/// Whether `variant` reads compressed lists of `graph` (weighted runs read the plain lists).
+fn compressed_lists(graph: &GraphDir, variant: &Variant, params: &Params) -> bool {
+    let m = graph.manifest();
+    if m.weighted && variant.needs.weights {
+        return false;
+    }
+    match variant.engine() {
+        EngineKind::Memory | EngineKind::Selective | EngineKind::Sync => {
+            diskgraph_engine::AdjacencyChoice::from_params(params)
+                .for_threads(1)
+                .open(graph)
+                .ok()
+                .flatten()
+                .is_some()
+        }
+        EngineKind::Stream | EngineKind::Shards => false,
+    }
+}
+
+/// What `--memory` covers and the bytes a vertex of each engine and algorithm, for
+/// `diskgraph run --help` (the algorithms' figures at their default options).
+pub fn budget_text() -> String {
+    let none = Params::new();
+    let engine = |kind: EngineKind| engine_per_vertex(kind, 1.0, false, &none);
+    let mut s = format!(
+        "Budget (--memory): everything the run holds. The engine's buffers and caches come out of it, and \
+         so does the O(V) state, counted before anything is read: a run whose least budget exceeds --memory \
+         is refused, naming the least it needs (a run's stats record memory_per_vertex and minimum_memory).\n\
+         Bytes a vertex: the largest of the engine's and the algorithm's while running, the algorithm's \
+         after (the result, and the verifier's arrays with --verify; {RESULT_BYTES} without) and the \
+         output's ({OUTPUT_BYTES}: the result and the IDs; {REORDERED_OUTPUT_BYTES} on a reordered graph), \
+         plus {IDS_BYTES} throughout when the graph's IDs were remapped.\n\
+         Engines, a direction of lists: memory {} and 4 an arc (8 weighted); selective {} ({} with compressed \
+         lists), of which {SELECTIVE_ROUND_BYTES} frontiers and rounds; sync {} ({} with --index-summary); \
+         stream {}, shards {} (their arrays are the algorithm's).\nAlgorithms, running / after with --verify:",
+        engine(EngineKind::Memory),
+        engine(EngineKind::Selective),
+        engine_per_vertex(EngineKind::Selective, 1.0, true, &none),
+        engine(EngineKind::Sync),
+        engine_per_vertex(
+            EngineKind::Sync,
+            1.0,
+            false,
+            &Params::new().with(&INDEX_SUMMARY, diskgraph_engine::options::Value::Flag(true))
+        ),
+        engine(EngineKind::Stream),
+        engine(EngineKind::Shards),
+    );
+    let figures: Vec<String> = crate::registry::ALGORITHMS
+        .iter()
+        .map(|a| {
+            let p = (a.memory)(&none);
+            format!(" {} {}/{}", a.name, p.run, p.verify)
+        })
+        .collect();
+    s += &figures.join(",");
+    s
+}

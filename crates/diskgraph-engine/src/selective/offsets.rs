@@ -1,0 +1,299 @@
+//! An offsets index held in about half its size: the selective engine's arc offsets and the
+//! byte offsets of compressed lists, `n + 1` non-decreasing entries each.
+//!
+//! Entries are kept as one `u64` base per [`BLOCK`] vertices and a `u32` delta per entry
+//! (4.125 bytes per vertex instead of 8): what a billion-edge graph's O(V) state can afford
+//! (Kronecker 28 has 268 M vertices; its two 8-byte indexes alone would be 4.3 GB). An index
+//! where some block spans 2³² or more arcs (or bytes) stays whole, as does one loaded earlier and
+//! shared with other runs ([`GraphIndex`](crate::GraphIndex)): it costs nothing more here.
+//!
+//! The index is read in pieces of [`PIECE`] entries and packed as it comes, so the whole 8-byte
+//! index is never in memory, and checked as [`GraphDir::load_offsets`] checks it.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use diskgraph_format::{read_range_stoppable, FormatError};
+
+/// Entries per base.
+pub(crate) const BLOCK: usize = 64;
+
+/// Entries read per piece while loading.
+const PIECE: u64 = 1 << 20;
+
+/// Bytes per vertex a packed index holds.
+pub const PACKED_BYTES_PER_VERTEX: f64 = 4.0 + 8.0 / BLOCK as f64;
+
+/// An offsets index, packed or whole.
+#[derive(Clone)]
+pub enum Offsets {
+    /// A base per [`BLOCK`] entries and a delta per entry.
+    Packed {
+        /// `entry[i * BLOCK]`.
+        base: Vec<u64>,
+        /// `entry[i] - base[i / BLOCK]`.
+        delta: Vec<u32>,
+    },
+    /// Every entry (shared with a loaded [`GraphIndex`](crate::GraphIndex), or too wide).
+    Whole(Arc<Vec<u64>>),
+}
+
+impl Offsets {
+    /// Packs `entries` (non-decreasing), or keeps them whole when some block spans 2³² or
+    /// more.
+    pub fn pack(entries: &[u64]) -> Self {
+        let mut p = Packer::default();
+        if p.push(entries) {
+            p.finish()
+        } else {
+            Offsets::Whole(Arc::new(entries.to_vec()))
+        }
+    }
+
+    /// Reads and checks the index at `path` (`count` entries, from 0 up to `last`, never
+    /// decreasing), polling `stop` between pieces, packed as it is read (whole when it does
+    /// not pack).
+    ///
+    /// Errors: a missing or short file; an entry out of order ([`FormatError::Index`] naming
+    /// the file and the entry); a stop request.
+    pub fn load(path: &Path, count: u64, last: u64, stop: &AtomicBool) -> Result<Self, FormatError> {
+        let bad = |entry: u64, reason: String| FormatError::Index {
+            path: path.to_path_buf(),
+            entry,
+            reason,
+        };
+        let mut packer = Packer::default();
+        let mut whole: Option<Vec<u64>> = None;
+        let mut at = 0u64;
+        while at < count {
+            let piece: Vec<u64> = read_range_stoppable(path, at..(at + PIECE).min(count), stop)?;
+            if at == 0 && piece[0] != 0 {
+                return Err(bad(0, format!("first offset is {}, expected 0", piece[0])));
+            }
+            let mut last_seen = if at == 0 { 0 } else { prev_of(&whole, &packer) };
+            for (i, &o) in piece.iter().enumerate() {
+                if o < last_seen {
+                    return Err(bad(
+                        at + i as u64,
+                        format!("offset {o} is below the previous {last_seen}"),
+                    ));
+                }
+                last_seen = o;
+            }
+            match &mut whole {
+                Some(w) => w.extend_from_slice(&piece),
+                None => {
+                    if !packer.push(&piece) {
+                        let mut w = std::mem::take(&mut packer).unpack();
+                        w.extend_from_slice(&piece);
+                        whole = Some(w);
+                    }
+                }
+            }
+            at += piece.len() as u64;
+        }
+        let offsets = match whole {
+            Some(w) => Offsets::Whole(Arc::new(w)),
+            None => packer.finish(),
+        };
+        let end = if count == 0 { 0 } else { offsets.get(count as usize - 1) };
+        if count > 0 && end != last {
+            return Err(bad(count - 1, format!("last offset {end} != num_arcs {last}")));
+        }
+        Ok(offsets)
+    }
+
+    /// Entry `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> u64 {
+        match self {
+            Offsets::Packed { base, delta } => base[i / BLOCK] + u64::from(delta[i]),
+            Offsets::Whole(w) => w[i],
+        }
+    }
+
+    /// Number of entries (`n + 1`).
+    pub fn len(&self) -> usize {
+        match self {
+            Offsets::Packed { delta, .. } => delta.len(),
+            Offsets::Whole(w) => w.len(),
+        }
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The last entry (0 when there are none).
+    pub fn last(&self) -> u64 {
+        match self.len() {
+            0 => 0,
+            k => self.get(k - 1),
+        }
+    }
+
+    /// `get(v + 1) - get(v)`: the length of `v`'s list.
+    #[inline]
+    pub fn degree(&self, v: usize) -> u64 {
+        self.get(v + 1) - self.get(v)
+    }
+
+    /// The number of entries at most `x` (entries never decrease): `partition_point(|o| o <= x)`
+    /// of the whole index.
+    pub fn count_at_most(&self, x: u64) -> usize {
+        match self {
+            Offsets::Whole(w) => w.partition_point(|&o| o <= x),
+            Offsets::Packed { base, delta } => {
+                // The blocks whose first entry is at most x, then within the last of them.
+                let b = base.partition_point(|&o| o <= x);
+                if b == 0 {
+                    return 0;
+                }
+                let from = (b - 1) * BLOCK;
+                let to = (from + BLOCK).min(delta.len());
+                let rest = x - base[b - 1];
+                let within = delta[from..to].partition_point(|&d| u64::from(d) <= rest);
+                from + within
+            }
+        }
+    }
+
+    /// Bytes held (a whole index shared with a loaded graph index included).
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Offsets::Packed { base, delta } => 8 * base.len() as u64 + 4 * delta.len() as u64,
+            Offsets::Whole(w) => 8 * w.len() as u64,
+        }
+    }
+}
+
+impl std::fmt::Debug for Offsets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self {
+            Offsets::Packed { .. } => "packed",
+            Offsets::Whole(_) => "whole",
+        };
+        write!(f, "Offsets({kind}, {} entries)", self.len())
+    }
+}
+
+/// The last entry pushed so far (0 before any).
+fn prev_of(whole: &Option<Vec<u64>>, packer: &Packer) -> u64 {
+    match whole {
+        Some(w) => w.last().copied().unwrap_or(0),
+        None => packer.last,
+    }
+}
+
+/// Packs entries as they come.
+#[derive(Default)]
+struct Packer {
+    base: Vec<u64>,
+    delta: Vec<u32>,
+    last: u64,
+}
+
+impl Packer {
+    /// Appends `entries`; false (nothing of them appended) when one is 2³² or more past its
+    /// block's base.
+    fn push(&mut self, entries: &[u64]) -> bool {
+        let before = (self.base.len(), self.delta.len());
+        for &o in entries {
+            if self.delta.len().is_multiple_of(BLOCK) {
+                self.base.push(o);
+            }
+            let d = o - self.base[self.base.len() - 1];
+            match u32::try_from(d) {
+                Ok(d) => self.delta.push(d),
+                Err(_) => {
+                    self.base.truncate(before.0);
+                    self.delta.truncate(before.1);
+                    return false;
+                }
+            }
+        }
+        if let Some(&o) = entries.last() {
+            self.last = o;
+        }
+        true
+    }
+
+    /// The entries pushed so far, whole.
+    fn unpack(self) -> Vec<u64> {
+        let p = self.finish();
+        (0..p.len()).map(|i| p.get(i)).collect()
+    }
+
+    /// The packed index.
+    fn finish(mut self) -> Offsets {
+        self.base.shrink_to_fit();
+        self.delta.shrink_to_fit();
+        Offsets::Packed {
+            base: self.base,
+            delta: self.delta,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(n: usize) -> Vec<u64> {
+        let mut o = vec![0u64];
+        for v in 0..n as u64 {
+            o.push(o[v as usize] + (v * 7 + v / 3) % 5);
+        }
+        o
+    }
+
+    #[test]
+    fn packed_entries_and_searches_match_the_whole_index() {
+        for n in [0, 1, 63, 64, 65, 1000] {
+            let whole = entries(n);
+            let p = Offsets::pack(&whole);
+            assert!(matches!(p, Offsets::Packed { .. }));
+            assert_eq!(p.len(), whole.len());
+            for (i, &o) in whole.iter().enumerate() {
+                assert_eq!(p.get(i), o);
+            }
+            for x in 0..=whole.last().unwrap() + 2 {
+                assert_eq!(p.count_at_most(x), whole.partition_point(|&o| o <= x), "n {n} x {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_spanning_four_billion_stays_whole() {
+        let whole = vec![0, 5, 5 + (1u64 << 32), 6 + (1u64 << 32)];
+        let p = Offsets::pack(&whole);
+        assert!(matches!(p, Offsets::Whole(_)));
+        assert_eq!((0..4).map(|i| p.get(i)).collect::<Vec<_>>(), whole);
+    }
+
+    #[test]
+    fn a_file_is_packed_in_pieces_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.idx");
+        let n = 3 * PIECE as usize + 17;
+        let whole = entries(n);
+        std::fs::write(&path, bytemuck::cast_slice(&whole)).unwrap();
+        let stop = AtomicBool::new(false);
+        let last = *whole.last().unwrap();
+        let p = Offsets::load(&path, whole.len() as u64, last, &stop).unwrap();
+        assert!(matches!(p, Offsets::Packed { .. }));
+        assert!((0..whole.len()).step_by(997).all(|i| p.get(i) == whole[i]));
+        assert_eq!(p.last(), last);
+        let e = Offsets::load(&path, whole.len() as u64, last + 1, &stop)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("num_arcs"), "{e}");
+        let mut bad = whole.clone();
+        bad[PIECE as usize] = 0;
+        std::fs::write(&path, bytemuck::cast_slice(&bad)).unwrap();
+        let e = Offsets::load(&path, bad.len() as u64, last, &stop).unwrap_err();
+        assert!(matches!(e, FormatError::Index { entry, .. } if entry == PIECE), "{e}");
+    }
+}
