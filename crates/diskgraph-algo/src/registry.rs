@@ -178,7 +178,22 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
     let budget = pool.install(|| Budget::of(graph, alg, variant, &req.params))?;
     let memory = engine_options::memory(&req.params);
     if memory < budget.minimum {
-        return Err(diskgraph_engine::EngineError::budget(memory, budget.what(graph, engine), budget.minimum).into());
+        // An engine whose own least is above the budget knows other ways to fit (a shard
+        // layout of smaller blocks): it refuses as it opens, before reading any list.
+        let fix = match memory < budget.engine {
+            true => match pool.install(|| run_variant(graph, req, alg, variant)) {
+                Err(AlgoError::Engine(diskgraph_engine::EngineError::BudgetTooSmall { fix, .. })) => fix,
+                _ => String::new(),
+            },
+            false => String::new(),
+        };
+        return Err(diskgraph_engine::EngineError::BudgetTooSmall {
+            budget: memory,
+            what: budget.what(graph, engine),
+            minimum: budget.minimum,
+            fix,
+        }
+        .into());
     }
     let engine_req = RunRequest {
         params: req.params.clone().with(&MEMORY, Value::Size(memory - budget.state)),

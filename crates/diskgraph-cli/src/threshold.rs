@@ -65,9 +65,11 @@ pub fn run(a: Args) -> Result<()> {
         layout: a.layout.clone(),
         ..ShardOptions::from_params(&base.params, u64::MAX)
     };
+    // Refused here when no shard layout of the graph runs (the error says how to make one).
+    ShardGraph::minimum_budget(&graph, &opts)?;
     // The layout the engine picks with all the memory it could want is the one with the fewest
-    // shards; the curve runs over it.
-    let smallest = ShardGraph::minimum_budget(&graph, &opts)?;
+    // shards; the curve runs over it, from the smallest budget the run takes (the engine's
+    // least and the run's state).
     let layout = match &a.layout {
         Some(l) => l.clone(),
         None => diskgraph_format::shard_layouts(&graph)
@@ -76,6 +78,8 @@ pub fn run(a: Args) -> Result<()> {
             .map(|r| r.name.clone())
             .expect("minimum_budget found a layout"),
     };
+    let base = base.with(&LAYOUT, Value::Text(layout.clone()));
+    let smallest = registry::minimum_memory(&graph, &base)?;
     let arcs = graph.manifest().num_arcs;
     // Every block of the three columns (12 bytes an arc) and GSC's reserve beside them.
     let whole = smallest + 16 * arcs;
@@ -94,7 +98,6 @@ pub fn run(a: Args) -> Result<()> {
                     .clone()
                     .with(&MEMORY, Value::Size(memory))
                     .with(&GSC, Value::Flag(gsc))
-                    .with(&LAYOUT, Value::Text(layout.clone()))
             };
             let out = registry::run(&graph, &req)?;
             Ok((

@@ -192,11 +192,11 @@ fn apsp_columns_are_single_source_runs() {
 #[test]
 fn auto_keeps_scc_within_the_budget_or_says_what_it_needs() {
     let (_dir, g) = graph();
-    // Below its CSR (both directions), scc reads its lists selectively.
-    let out = ok(&["run", "scc", s(&g), "--memory", "32KiB", "--max-request", "2KiB"]);
+    // Below its CSR (both directions) and state, scc reads its lists selectively.
+    let out = ok(&["run", "scc", s(&g), "--memory", "112KiB", "--max-request", "2KiB"]);
     assert!(out.contains("engine auto: selective (the "), "{out}");
     assert!(
-        out.contains(" CSR scc needs exceeds the 32KiB budget; the selective engine needs at least "),
+        out.contains(" CSR and state scc needs exceeds the 112KiB budget; the selective engine needs at least "),
         "{out}"
     );
     // Below every engine's smallest budget (64 KiB reads need twice that), an error naming each.
@@ -206,7 +206,7 @@ fn auto_keeps_scc_within_the_budget_or_says_what_it_needs() {
         "{e}"
     );
     let selective = e
-        .split("(its CSR), the selective engine at least ")
+        .split("(its CSR and the run's state), the selective engine at least ")
         .nth(1)
         .and_then(|rest| rest.split([' ', ',']).next())
         .unwrap_or_else(|| panic!("{e}"));
@@ -218,7 +218,8 @@ fn auto_keeps_scc_within_the_budget_or_says_what_it_needs() {
 #[test]
 fn auto_says_what_it_picked_and_spmv_reads_npy() {
     let (dir, g) = graph();
-    let out = ok(&["run", "wcc", s(&g), "--memory", "16KiB", "--max-request", "2KiB"]);
+    // bfs's CSR and state (68 KiB) exceed 64 KiB; the selective engine's least and state do not.
+    let out = ok(&["run", "bfs", s(&g), "--memory", "64KiB", "--max-request", "2KiB"]);
     assert!(out.contains("engine auto: selective"), "{out}");
     let out = ok(&["run", "wcc", s(&g)]);
     assert!(out.contains("engine auto: memory"), "{out}");

@@ -115,7 +115,7 @@ fn long_options(alg: &Algorithm, engine: EngineKind) -> Params {
     let long = match alg.name {
         "pagerank" => Some(("iterations", Value::Count(1_000_000))),
         "randomwalk" => Some(("walks", Value::Count(u64::from(u32::MAX)))),
-        "apsp" => Some(("sources", Value::Sources(Sources::Sample(128)))),
+        "apsp" => Some(("sources", Value::Sources(Sources::Sample(48)))),
         "wcc" if engine == EngineKind::Stream => Some(("method", Value::Choice("label-propagation"))),
         "mis" if engine != EngineKind::Sync => Some(("method", Value::Choice("luby"))),
         _ => None,

@@ -2,13 +2,17 @@
 //!
 //! A generator whose edges can be computed independently in fixed ranges implements
 //! [`ChunkGen`]: edge (or vertex) range `chunk` is filled from RNGs seeded by the chunk index
-//! alone (see [`super::rng`]). [`Chunked`] turns it into an [`EdgeSource`]: when its queue runs
-//! dry it generates the next wave of chunks in parallel on the current rayon pool, then hands
-//! them out one per [`EdgeSource::next_batch`] call, in chunk order. At most one wave (one chunk
-//! per rayon thread, between 2 and [`MAX_WAVE`]) plus the batch the caller holds is in memory,
-//! whatever the size of the graph. Buffers handed back by the caller are reused.
+//! alone (see [`super::rng`]). [`Chunked`] turns it into an [`EdgeSource`]: a producer thread
+//! generates waves of chunks in parallel on the rayon pool and queues them, in chunk order,
+//! while the caller consumes the previous ones (an import places arcs while the next edges are
+//! drawn); [`EdgeSource::next_batch`] hands out one chunk per call. At most two waves (one
+//! chunk per rayon thread, between 2 and [`MAX_WAVE`], each) plus the batch the caller holds
+//! are in memory, whatever the size of the graph. Buffers handed back by the caller are reused.
+//! Rewinding stops the producer and starts a new one at chunk 0.
 
-use std::collections::VecDeque;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use rayon::prelude::*;
 
@@ -22,50 +26,93 @@ pub(crate) const CHUNK_EDGES: u64 = 1 << 18;
 pub(crate) const MAX_WAVE: usize = 32;
 
 /// A generator made of independent chunks.
-pub(crate) trait ChunkGen: Send + Sync {
+pub(crate) trait ChunkGen: Send + Sync + 'static {
     /// How many chunks there are.
     fn chunks(&self) -> u64;
     /// Appends the edges of chunk `chunk` (< `chunks()`) to the empty `out` (possibly none).
     fn fill(&self, chunk: u64, out: &mut Vec<RawEdge>);
 }
 
+/// The producer of one read: its queue of generated chunks, the way back for spent buffers,
+/// and its thread.
+struct Producer {
+    chunks: Receiver<Vec<RawEdge>>,
+    spent: SyncSender<Vec<RawEdge>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Producer {
+    /// Starts generating `generator`'s chunks from chunk 0.
+    fn start<G: ChunkGen>(generator: Arc<G>) -> Producer {
+        let wave = rayon::current_num_threads().clamp(2, MAX_WAVE);
+        // A wave queued while the next is generated.
+        let (send, chunks) = mpsc::sync_channel(wave);
+        let (spent, reuse) = mpsc::sync_channel::<Vec<RawEdge>>(2 * wave);
+        let thread = std::thread::Builder::new()
+            .name("generator".into())
+            .spawn(move || {
+                let total = generator.chunks();
+                let mut next = 0u64;
+                while next < total {
+                    let count = (wave as u64).min(total - next) as usize;
+                    let mut buffers: Vec<Vec<RawEdge>> =
+                        (0..count).map(|_| reuse.try_recv().unwrap_or_default()).collect();
+                    let g = &generator;
+                    buffers.par_iter_mut().enumerate().for_each(|(i, buffer)| {
+                        buffer.clear();
+                        g.fill(next + i as u64, buffer);
+                    });
+                    next += count as u64;
+                    for buffer in buffers {
+                        if send.send(buffer).is_err() {
+                            return; // the reader stopped or rewound
+                        }
+                    }
+                }
+            })
+            .expect("cannot start the generator's thread");
+        Producer {
+            chunks,
+            spent,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Producer {
+    fn drop(&mut self) {
+        // Closing the queue ends the producer at its next chunk; wait for it so that no
+        // generation outlives the read.
+        let (_, closed) = mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.chunks, closed));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// An [`EdgeSource`] that emits the chunks of a [`ChunkGen`] in order.
 pub(crate) struct Chunked<G> {
-    generator: G,
+    generator: Arc<G>,
     info: InputInfo,
     total: u64,
     emitted: u64,
-    next_chunk: u64,
-    ready: VecDeque<Vec<RawEdge>>,
-    spare: Vec<Vec<RawEdge>>,
+    /// The producer of the current read, started at its first batch.
+    producer: Option<Producer>,
+    /// Whether the current read has ended.
+    done: bool,
 }
 
 impl<G: ChunkGen> Chunked<G> {
     pub(crate) fn new(generator: G, info: InputInfo, total: u64) -> Self {
         Chunked {
-            generator,
+            generator: Arc::new(generator),
             info,
             total,
             emitted: 0,
-            next_chunk: 0,
-            ready: VecDeque::new(),
-            spare: Vec::new(),
+            producer: None,
+            done: false,
         }
-    }
-
-    /// Generates the next wave of chunks in parallel.
-    fn refill(&mut self) {
-        let wave = rayon::current_num_threads().clamp(2, MAX_WAVE) as u64;
-        let count = wave.min(self.generator.chunks() - self.next_chunk) as usize;
-        let mut buffers: Vec<Vec<RawEdge>> = (0..count).map(|_| self.spare.pop().unwrap_or_default()).collect();
-        let first = self.next_chunk;
-        let generator = &self.generator;
-        buffers.par_iter_mut().enumerate().for_each(|(i, buffer)| {
-            buffer.clear();
-            generator.fill(first + i as u64, buffer);
-        });
-        self.next_chunk += count as u64;
-        self.ready.extend(buffers);
     }
 }
 
@@ -76,24 +123,26 @@ impl<G: ChunkGen> EdgeSource for Chunked<G> {
 
     fn next_batch(&mut self, out: &mut Vec<RawEdge>) -> Result<bool, InputError> {
         out.clear();
+        if self.done {
+            return Ok(false);
+        }
+        let generator = &self.generator;
+        let producer = self
+            .producer
+            .get_or_insert_with(|| Producer::start(Arc::clone(generator)));
         loop {
-            if self.ready.is_empty() {
-                if self.next_chunk == self.generator.chunks() {
-                    return Ok(false);
-                }
-                self.refill();
-            }
-            let Some(mut chunk) = self.ready.pop_front() else {
-                continue;
+            let Ok(mut chunk) = producer.chunks.recv() else {
+                // Every chunk was handed out and the producer has finished.
+                self.done = true;
+                self.producer = None;
+                return Ok(false);
             };
             if chunk.is_empty() {
-                self.spare.push(chunk);
+                let _ = producer.spent.try_send(chunk);
                 continue;
             }
             std::mem::swap(out, &mut chunk);
-            if self.spare.len() < MAX_WAVE {
-                self.spare.push(chunk);
-            }
+            let _ = producer.spent.try_send(chunk);
             self.emitted += out.len() as u64;
             return Ok(true);
         }
@@ -109,9 +158,8 @@ impl<G: ChunkGen> EdgeSource for Chunked<G> {
 
     /// Starts over at chunk 0: chunks depend on their index alone, so the edges are the same.
     fn rewind(&mut self) -> Result<(), InputError> {
-        self.spare.extend(self.ready.drain(..));
-        self.spare.truncate(MAX_WAVE);
-        self.next_chunk = 0;
+        self.producer = None;
+        self.done = false;
         self.emitted = 0;
         Ok(())
     }

@@ -451,7 +451,7 @@ fn place<S: Slot>(
         let weights = S::weights(&slots);
         out.write_range(range.start, &offsets, &S::targets(&slots), weights.as_deref())?;
     } else {
-        out.write_range(range.start, &offsets, &[], None)?;
+        out.write_range(range.start, &offsets, &[], S::weights(&[]).as_deref())?;
     }
     Ok(())
 }
