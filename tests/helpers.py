@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import networkx as nx
 import numpy as np
@@ -50,8 +50,9 @@ class Case:
         return np.array(self.src, dtype=self.dtype), np.array(self.dst, dtype=self.dtype)
 
 
-def build(case: Case, path) -> diskgraph.Graph:
-    """Stores ``case`` as a graph directory at ``path`` (through ``diskgraph.from_edges``)."""
+def build(case: Case, path, **options: Any) -> diskgraph.Graph:
+    """Stores ``case`` as a graph directory at ``path`` (through ``diskgraph.from_edges``, with
+    ``options`` such as ``compress=`` besides the case's own)."""
     src, dst = case.arrays()
     return diskgraph.from_edges(
         src,
@@ -63,6 +64,7 @@ def build(case: Case, path) -> diskgraph.Graph:
         keep_self_loops=case.keep_self_loops,
         keep_duplicates=case.keep_duplicates,
         memory="32MiB",
+        **options,
     )
 
 

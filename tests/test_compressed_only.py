@@ -18,22 +18,9 @@ def test_a_compressed_only_graph_opens_reads_and_runs(tmp_path: Any) -> None:
     for seed in (0, 3, 7):
         case = random_case(seed)
         plain = build(case, tmp_path / f"plain-{seed}")
-        src, dst = case.arrays()
         for codec in diskgraph.codecs():
             path = tmp_path / f"{codec}-{seed}"
-            g = diskgraph.from_edges(
-                src,
-                dst,
-                path,
-                weights=case.weights,
-                directed=case.directed,
-                vertices=case.isolated,
-                keep_self_loops=case.keep_self_loops,
-                keep_duplicates=case.keep_duplicates,
-                memory="32MiB",
-                compress=codec,
-                keep_plain=False,
-            )
+            g = build(case, path, compress=codec, keep_plain=False)
             assert not (path / "out.adj").exists() and (path / f"compressed-{codec}" / "out.cadj").exists()
             layouts = [l for l in g.manifest["layouts"] if l["kind"] == "compressed"]
             assert [l["name"] for l in layouts] == [f"compressed-{codec}"] and "lists" in layouts[0]

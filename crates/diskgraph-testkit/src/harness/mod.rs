@@ -80,9 +80,20 @@ pub fn check_fixture(f: &Fixture, depth: Depth) -> (Vec<Failure>, usize) {
 
 /// Runs `alg` with `set` on `f`, its verifier on, and compares with the oracle: a run must pass
 /// its verifier and agree with the oracle.
+///
+/// The option set's budget is the engine's own: the run's O(V) state, which `--memory` also
+/// covers, is added to it, so every engine is held to the same share whatever the graph's size.
 pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionSet) -> Result<(), String> {
+    let mut params = set.params.clone().with(&VERIFY, Value::Flag(true));
+    if let Some(budget) = alg
+        .variant(engine)
+        .and_then(|v| registry::Budget::of(&f.graph, alg, v, &params).ok())
+    {
+        let share = params.size(&MEMORY).expect("declared with a default");
+        params = params.with(&MEMORY, Value::Size(share + budget.state));
+    }
     let req = RunRequest {
-        params: set.params.clone().with(&VERIFY, Value::Flag(true)),
+        params,
         ..RunRequest::new(alg.name)
     };
     let result = catch_unwind(AssertUnwindSafe(|| registry::run(&f.graph, &req)))
