@@ -78,7 +78,7 @@ def test_triangles_as_networkx(kind: str, ids: str, directed: bool, seed: int, t
     G.remove_edges_from(list(nx.selfloop_edges(G)))
     want = nx.triangles(G)
     total = sum(want.values()) // 3
-    for engine, memory in (("memory", None), ("selective", "320KiB"), ("selective", "64MiB")):
+    for engine, memory in (("memory", None), ("selective", "640KiB"), ("selective", "64MiB")):
         result = g.triangles(engine=engine, memory=memory)
         assert result.values.dtype == np.uint64
         assert result.vertex_ids.tolist() == sorted(G.nodes())

@@ -85,11 +85,13 @@ pub fn check_fixture(f: &Fixture, depth: Depth) -> (Vec<Failure>, usize) {
 /// covers, is added to it, so every engine is held to the same share whatever the graph's size.
 pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionSet) -> Result<(), String> {
     let mut params = set.params.clone().with(&VERIFY, Value::Flag(true));
+    let mut share = params.size(&MEMORY).expect("declared with a default");
     if let Some(budget) = alg
         .variant(engine)
         .and_then(|v| registry::Budget::of(&f.graph, alg, v, &params).ok())
     {
-        let share = params.size(&MEMORY).expect("declared with a default");
+        // At least the engine's least: a shard layout's blocks do not shrink with the budget.
+        share = share.max(budget.engine);
         params = params.with(&MEMORY, Value::Size(share + budget.state));
     }
     let req = RunRequest {
@@ -100,7 +102,7 @@ pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionS
         .map_err(|panic| format!("panicked: {}", panic_text(&panic)))?;
     match (expectation(alg, engine, f, &set.params), result) {
         (Expectation::Output(check), Ok(out)) => {
-            check_stats(f, alg, engine, set, &out.stats)?;
+            check_stats(f, alg, engine, share, &out.stats)?;
             if out.stats.verified.is_none() {
                 return Err("ran without its verifier".into());
             }
@@ -114,19 +116,12 @@ pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionS
 }
 
 /// What every run's statistics must say: the algorithm and engine that ran, and the engine
-/// within its budget — but for a single vertex whose lists alone exceed k-core's assembly
+/// within its share `budget` — but for a single vertex whose lists alone exceed k-core's assembly
 /// share, which gets a buffer of its own.
-fn check_stats(
-    f: &Fixture,
-    alg: &Algorithm,
-    engine: EngineKind,
-    set: &OptionSet,
-    stats: &RunStats,
-) -> Result<(), String> {
+fn check_stats(f: &Fixture, alg: &Algorithm, engine: EngineKind, budget: u64, stats: &RunStats) -> Result<(), String> {
     if stats.engine != engine.name() || stats.algorithm != alg.name {
         return Err(format!("{} ran on the {} engine", stats.algorithm, stats.engine));
     }
-    let budget = set.params.size(&MEMORY).expect("declared with a default");
     let mut degree = vec![0u64; f.test.num_vertices];
     for &(a, b) in &f.test.arcs {
         degree[a as usize] += 1;
