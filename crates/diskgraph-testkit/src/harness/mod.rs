@@ -19,7 +19,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
 use diskgraph_algo::Algorithm;
 use diskgraph_engine::engine_options::{MEMORY, VERIFY};
-use diskgraph_engine::options::Value;
+use diskgraph_engine::options::{Params, Value};
 use diskgraph_engine::{EngineKind, RunStats};
 
 pub use expect::{expectation, Expectation};
@@ -86,13 +86,17 @@ pub fn check_fixture(f: &Fixture, depth: Depth) -> (Vec<Failure>, usize) {
 pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionSet) -> Result<(), String> {
     let mut params = set.params.clone().with(&VERIFY, Value::Flag(true));
     let mut share = params.size(&MEMORY).expect("declared with a default");
-    if let Some(budget) = alg
-        .variant(engine)
-        .and_then(|v| registry::Budget::of(&f.graph, alg, v, &params).ok())
-    {
-        // At least the engine's least: a shard layout's blocks do not shrink with the budget.
-        share = share.max(budget.engine);
-        params = params.with(&MEMORY, Value::Size(share + budget.state));
+    if let Some(variant) = alg.variant(engine) {
+        let budget = |params: &Params| registry::Budget::of(&f.graph, alg, variant, params).ok();
+        if let Some(first) = budget(&params) {
+            params = params.with(&MEMORY, Value::Size(share + first.state));
+            // At least the engine's least, which can depend on the budget given (the shard
+            // layout the engine takes): asked again with the budget it will get.
+            if let Some(again) = budget(&params) {
+                share = share.max(again.engine);
+                params = params.with(&MEMORY, Value::Size(share + again.state));
+            }
+        }
     }
     let req = RunRequest {
         params,
