@@ -20,6 +20,8 @@ use crate::write::DataFileWriter;
 const PUSH_BATCH_ARCS: usize = 1 << 20;
 /// Arcs of a batch encoded per parallel task, at least.
 const TASK_ARCS: u64 = 1 << 14;
+/// Arcs of a batch encoded per parallel task, at most (a list longer than it is one task).
+const MAX_TASK_ARCS: u64 = 1 << 20;
 
 /// How a graph's lists are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,28 +256,32 @@ impl ListWriter {
         }
         if let Some(e) = &mut self.encoder {
             let start = Instant::now();
-            let tasks = rayon::current_num_threads() as u64 * 4;
-            let part = (targets.len() as u64 / tasks).max(TASK_ARCS);
+            // Encoded a group of tasks at a time (a few per thread, each of at most
+            // `MAX_TASK_ARCS`), so a large batch never holds more than a group's encoding.
+            let tasks = rayon::current_num_threads() * 4;
+            let part = (targets.len() as u64 / tasks as u64).clamp(TASK_ARCS, MAX_TASK_ARCS);
             let codec = e.codec;
             e.plain.update(bytemuck::cast_slice(targets));
-            let pieces: Vec<(Vec<u8>, Vec<u64>, u64)> = ranges_by(offsets, part)
-                .into_par_iter()
-                .map(|r| {
-                    let (mut bytes, mut ends, mut longest) = (Vec::new(), Vec::with_capacity(r.len()), 0);
-                    for i in r {
-                        let list = &targets[offsets[i] as usize..offsets[i + 1] as usize];
-                        codec.encode((first + i as u64) as u32, list, &mut bytes);
-                        ends.push(bytes.len() as u64);
-                        longest = longest.max(list.len() as u64);
-                    }
-                    (bytes, ends, longest)
-                })
-                .collect();
-            for (bytes, ends, longest) in pieces {
-                let at = e.lists.len();
-                e.index.write_u64s(&ends.iter().map(|x| at + x).collect::<Vec<_>>())?;
-                e.lists.write_bytes(&bytes)?;
-                e.max_degree = e.max_degree.max(longest);
+            for group in ranges_by(offsets, part).chunks(tasks) {
+                let pieces: Vec<(Vec<u8>, Vec<u64>, u64)> = group
+                    .par_iter()
+                    .map(|r| {
+                        let (mut bytes, mut ends, mut longest) = (Vec::new(), Vec::with_capacity(r.len()), 0);
+                        for i in r.clone() {
+                            let list = &targets[offsets[i] as usize..offsets[i + 1] as usize];
+                            codec.encode((first + i as u64) as u32, list, &mut bytes);
+                            ends.push(bytes.len() as u64);
+                            longest = longest.max(list.len() as u64);
+                        }
+                        (bytes, ends, longest)
+                    })
+                    .collect();
+                for (bytes, ends, longest) in pieces {
+                    let at = e.lists.len();
+                    e.index.write_u64s(&ends.iter().map(|x| at + x).collect::<Vec<_>>())?;
+                    e.lists.write_bytes(&bytes)?;
+                    e.max_degree = e.max_degree.max(longest);
+                }
             }
             e.seconds += start.elapsed().as_secs_f64();
         } else if targets.windows(2).any(|w| w[0] > w[1]) {
