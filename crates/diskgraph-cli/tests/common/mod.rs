@@ -65,15 +65,5 @@ pub fn flip_byte(path: &Path, at: usize) -> Vec<u8> {
     bytes
 }
 
-/// The names in `dir`, sorted (none when it does not exist).
-#[allow(dead_code)] // each test binary compiles this module; not all of them list directories
-pub fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    names.sort();
-    names
-}
+#[allow(unused_imports)] // each test binary compiles this module; not all of them list directories
+pub use diskgraph_testkit::listing;
