@@ -3,12 +3,13 @@
 //! checks it, and damaged layouts — a changed byte under a re-sealed checksum, a lying index,
 //! a layout of another graph — are refused with the file named.
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::path::Path;
 
 use diskgraph_format::{
     compress, verify, verify_compressed, Codec, CompressedLayout, Direction, FormatError, GraphBuilder, GraphDir,
-    LayoutKind, Manifest, FORMAT_NAME, FORMAT_VERSION, OUT_CADJ, OUT_CIDX,
+    LayoutKind, OUT_CADJ, OUT_CIDX,
 };
 use proptest::prelude::*;
 
@@ -40,24 +41,8 @@ fn write_graph(path: &Path, n: u64, arcs: &[(u32, u32)], directed: bool, weighte
     }
     let loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
     let a = arcs.len() as u64;
-    b.publish(&Manifest {
-        format: FORMAT_NAME.into(),
-        version: FORMAT_VERSION,
-        num_vertices: n,
-        num_edges: if directed { a } else { (a - loops) / 2 + loops },
-        num_arcs: a,
-        num_self_loops: loops,
-        directed,
-        weighted,
-        multi_edges: true,
-        ordering: "original".into(),
-        ids_remapped: false,
-        files: files.into_iter().collect(),
-        layouts: vec![],
-        tool: "test".into(),
-        source: BTreeMap::new(),
-    })
-    .unwrap();
+    b.publish(&common::manifest(n, a, loops, directed, weighted, files))
+        .unwrap();
 }
 
 /// Compresses with every codec and checks each direction decodes to the plain CSR.

@@ -4,12 +4,12 @@
 //! `CsrWriter` writes, byte for byte; the two forms of a graph have the same lists checksum; a
 //! damaged compressed-only list is found by `verify`; the lists' layout cannot be replaced.
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::path::Path;
 
 use diskgraph_format::{
-    compress, verify, ArcStream, Codec, Direction, FormatError, GraphBuilder, GraphDir, ListEncoding, ListScan,
-    Manifest, FORMAT_NAME, FORMAT_VERSION, OUT_ADJ,
+    compress, verify, ArcStream, Codec, Direction, FormatError, GraphBuilder, GraphDir, ListEncoding, ListScan, OUT_ADJ,
 };
 use proptest::prelude::*;
 
@@ -77,24 +77,8 @@ fn write(path: &Path, lists: &Lists, encoding: ListEncoding, batch: usize) {
                 .count() as u64
         })
         .sum::<u64>();
-    b.publish(&Manifest {
-        format: FORMAT_NAME.into(),
-        version: FORMAT_VERSION,
-        num_vertices: n,
-        num_edges: if directed { a } else { (a - loops) / 2 + loops },
-        num_arcs: a,
-        num_self_loops: loops,
-        directed,
-        weighted,
-        multi_edges: true,
-        ordering: "original".into(),
-        ids_remapped: false,
-        files: files.into_iter().collect(),
-        layouts: vec![],
-        tool: "test".into(),
-        source: BTreeMap::new(),
-    })
-    .unwrap();
+    b.publish(&common::manifest(n, a, loops, directed, weighted, files))
+        .unwrap();
 }
 
 /// What every reader gives for direction `d` of `g`: load_csr's lists and weights, then the

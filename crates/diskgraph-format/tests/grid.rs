@@ -4,13 +4,15 @@
 //! layout records (what publishing records, manifests that list bare names, records that
 //! disagree with a layout's metadata).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use diskgraph_format::{
     publish_basc, verify, verify_grid, BascInfo, BascRecord, BascSelection, Direction, FormatError, GraphBuilder,
-    GraphDir, GridLayout, GridMeta, GridRecord, GridShape, GridSort, LayoutBuilder, LayoutKind, LayoutRecord, Manifest,
-    FORMAT_NAME, FORMAT_VERSION, GRID_EDGES, GRID_INDEX, GRID_META, GRID_WEIGHTS, MANIFEST,
+    GraphDir, GridLayout, GridMeta, GridRecord, GridShape, GridSort, LayoutBuilder, LayoutKind, LayoutRecord,
+    GRID_EDGES, GRID_INDEX, GRID_META, GRID_WEIGHTS, MANIFEST,
 };
 use proptest::prelude::*;
 
@@ -46,23 +48,7 @@ fn write_graph(path: &Path, n: u64, arcs: &[Arc], directed: bool, weighted: bool
     }
     let loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
     let a = arcs.len() as u64;
-    let m = Manifest {
-        format: FORMAT_NAME.into(),
-        version: FORMAT_VERSION,
-        num_vertices: n,
-        num_edges: if directed { a } else { (a - loops) / 2 + loops },
-        num_arcs: a,
-        num_self_loops: loops,
-        directed,
-        weighted,
-        multi_edges: true,
-        ordering: "original".into(),
-        ids_remapped: false,
-        files: files.into_iter().collect(),
-        layouts: vec![],
-        tool: "test".into(),
-        source: BTreeMap::new(),
-    };
+    let m = common::manifest(n, a, loops, directed, weighted, files);
     b.publish(&m).unwrap();
     arcs
 }

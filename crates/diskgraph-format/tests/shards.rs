@@ -3,13 +3,15 @@
 //! deliberately wrong layouts with consistent checksums, damaged files, the manifest's record
 //! of a shard layout, and atomic publishing.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use diskgraph_format::{
     shard_layout_name, shard_layouts, verify, verify_shards, FormatError, GraphBuilder, GraphDir, LayoutBuilder,
-    LayoutKind, LayoutRecord, Manifest, ShardLayout, ShardMeta, ShardRecord, DEFAULT_SHARD_BLOCK_BYTES, FORMAT_NAME,
-    FORMAT_VERSION, MANIFEST, SHARD_DST, SHARD_META, SHARD_SRC, SHARD_WINDOWS,
+    LayoutKind, LayoutRecord, ShardLayout, ShardMeta, ShardRecord, DEFAULT_SHARD_BLOCK_BYTES, MANIFEST, SHARD_DST,
+    SHARD_META, SHARD_SRC, SHARD_WINDOWS,
 };
 use proptest::prelude::*;
 
@@ -43,23 +45,7 @@ fn write_graph(path: &Path, n: u64, arcs: &[Arc], directed: bool) -> Vec<Arc> {
     }
     let loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
     let a = arcs.len() as u64;
-    let m = Manifest {
-        format: FORMAT_NAME.into(),
-        version: FORMAT_VERSION,
-        num_vertices: n,
-        num_edges: if directed { a } else { (a - loops) / 2 + loops },
-        num_arcs: a,
-        num_self_loops: loops,
-        directed,
-        weighted: false,
-        multi_edges: true,
-        ordering: "original".into(),
-        ids_remapped: false,
-        files: files.into_iter().collect(),
-        layouts: vec![],
-        tool: "test".into(),
-        source: BTreeMap::new(),
-    };
+    let m = common::manifest(n, a, loops, directed, false, files);
     b.publish(&m).unwrap();
     arcs
 }
