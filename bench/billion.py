@@ -7,11 +7,15 @@ measured in the same invocation, on the graph's largest file.
 
     python3 bench/billion.py --scales 23,24,25 [--work DIR] [--codec vbyte|plain] [--cgroup 4GiB]
         [--import-memory 2GiB] [--memory 3GiB] [--only bfs,wcc,pagerank,kcore] [--roots 64]
-        [--keep] [--from-file]
+        [--keep] [--reuse] [--from-file] [--baseline-scale 25]
 
 With `--from-file` the graph is also imported from a bin32 edge list of the same edges (written
-by `diskgraph export`), whose peak disk does not count the input file. Prints one table row per
-scale and writes everything to bench/out/billion.json (merged with earlier scales).
+by `diskgraph export`), whose peak disk does not count the input file. `--reuse` runs on a graph
+already generated in the work directory (keeping the import figures recorded for it). With
+`--baseline-scale S`, the memory engine's Graph500 on scale S (in RAM, no cgroup) runs in the
+same invocation, and each scale's harmonic-mean TEPS is printed as a ratio of it. Prints one
+table row per scale and writes everything to bench/out/billion.json (merged with earlier
+scales).
 """
 from __future__ import annotations
 
@@ -169,12 +173,15 @@ def run_algorithm(dg: str, a: argparse.Namespace, graph: Path, algorithm: str, g
     return row
 
 
-def graph500(dg: str, a: argparse.Namespace, graph: Path, group: MemoryCgroup) -> dict:
+def graph500(dg: str, a: argparse.Namespace, graph: Path, group: MemoryCgroup | None,
+             engine: str = "auto", memory: str | None = None) -> dict:
     """Kernel 2 (validated BFS from `--roots` keys) on the graph as it is (unweighted: no kernel 3)."""
     out = graph.parent / "graph500.json"
     drop_caches()
-    group.reset_max()
-    cmd = [dg, "graph500", str(graph), "--roots", str(a.roots), "--memory", a.memory, "--bfs-only", "--json", str(out)]
+    if group:
+        group.reset_max()
+    cmd = [dg, "graph500", str(graph), "--roots", str(a.roots), "--memory", memory or a.memory, "--bfs-only",
+           "--engine", engine, "--json", str(out)]
     m = Measured(timed(cmd), cgroup=group).check()
     bfs = json.loads(out.read_text())[0]["bfs"]
     out.unlink()
@@ -187,12 +194,32 @@ def graph500(dg: str, a: argparse.Namespace, graph: Path, group: MemoryCgroup) -
         "engine": bfs["engine"],
         "wall_seconds": m.seconds,
         "peak_rss": m.peak_rss,
-        "cgroup_peak": group.max_usage(),
+        "cgroup_peak": group.max_usage() if group else 0,
     }
     print(f"  graph500: {result['validated']} searches validated on {result['engine']}, harmonic mean "
           f"{result['harmonic_mean_teps'] / 1e6:.0f} M TEPS (min {result['min_teps'] / 1e6:.0f}, max "
           f"{result['max_teps'] / 1e6:.0f}), {m.seconds:.0f} s, cgroup peak {result['cgroup_peak'] / 2**30:.2f} GiB",
           flush=True)
+    return result
+
+
+def graph_size(dg: str, graph: Path) -> dict:
+    """Vertices, arcs and bytes on disk of an existing graph."""
+    info = json.loads(subprocess.run([dg, "info", str(graph), "--json"], capture_output=True, text=True, check=True).stdout)
+    return {"vertices": info["num_vertices"], "arcs": info["num_arcs"], "graph_bytes": tree_bytes(graph)}
+
+
+def memory_baseline(dg: str, a: argparse.Namespace) -> dict:
+    """The memory engine's Graph500 kernel 2 on `--baseline-scale`, in RAM (no cgroup), generated
+    in the work directory unless it is there (and kept with `--keep`)."""
+    scale = a.baseline_scale
+    print(f"Baseline: Kronecker {scale} on the memory engine, in RAM", flush=True)
+    graph = a.work / f"kron{scale}"
+    if not (graph / "manifest.json").exists():
+        make_graph(dg, argparse.Namespace(**{**vars(a), "from_file": False}), scale, graph)
+    result = graph500(dg, a, graph, None, engine="memory", memory="16GiB")
+    if not a.keep and scale not in [int(s) for s in a.scales.split(",")]:
+        shutil.rmtree(graph)
     return result
 
 
@@ -208,6 +235,9 @@ def main() -> None:
     ap.add_argument("--roots", type=int, default=64)
     ap.add_argument("--from-file", action="store_true")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--reuse", action="store_true", help="run on the graph already in the work directory")
+    ap.add_argument("--baseline-scale", type=int, default=0,
+                    help="also run the memory engine's Graph500 on this scale, in RAM, as the TEPS baseline")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out" / "billion.json")
     a = ap.parse_args()
     dg = diskgraph_binary()
@@ -217,16 +247,27 @@ def main() -> None:
     results = json.loads(a.out.read_text()) if a.out.exists() else {}
     group = MemoryCgroup("diskgraph-billion", parse_bytes(a.cgroup))
     try:
+        baseline = memory_baseline(dg, a) if a.baseline_scale else None
         for scale in [int(s) for s in a.scales.split(",")]:
             print(f"Kronecker {scale} ({a.codec} lists)", flush=True)
             graph = a.work / f"kron{scale}"
             row = {"scale": scale, "codec": a.codec, "cgroup": a.cgroup, "memory": a.memory}
-            row.update(make_graph(dg, a, scale, graph))
+            if a.reuse and (graph / "manifest.json").exists():
+                row.update({k: v for k, v in results.get(f"{scale}-{a.codec}", {}).items() if "import" in k})
+                row.update(graph_size(dg, graph))
+            else:
+                row.update(make_graph(dg, a, scale, graph))
             row["device_bytes_per_second"] = device_rate(dg, graph)
             print(f"  device: {row['device_bytes_per_second'] / 1e9:.2f} GB/s sequential", flush=True)
             row["runs"] = {alg: run_algorithm(dg, a, graph, alg, group) for alg in a.only.split(",") if alg}
             if a.roots:
                 row["graph500"] = graph500(dg, a, graph, group)
+                if baseline:
+                    row["graph500"]["baseline"] = baseline
+                    ratio = row["graph500"]["harmonic_mean_teps"] / baseline["harmonic_mean_teps"]
+                    row["graph500"]["of_baseline"] = ratio
+                    print(f"  graph500: {ratio:.2f}x the memory engine's harmonic mean on scale {a.baseline_scale} "
+                          f"({baseline['harmonic_mean_teps'] / 1e6:.0f} M TEPS)", flush=True)
             results[f"{scale}-{a.codec}"] = row
             a.out.write_text(json.dumps(results, indent=1))
             if not a.keep:

@@ -35,9 +35,9 @@ pub struct Algorithm {
     pub variants: &'static [Variant],
     /// Its verifier: checks an answer against the graph, independently of every variant.
     pub verify: Verifier,
-    /// The bytes a vertex its arrays take, with the run's options (see
+    /// The bytes a vertex its arrays take, with the run's options on an engine (see
     /// [`footprint`](crate::footprint)).
-    pub memory: fn(&Params) -> PerVertex,
+    pub memory: fn(&Params, EngineKind) -> PerVertex,
 }
 
 /// The bytes a vertex an algorithm holds in each phase of a run, at their peak (see

@@ -21,9 +21,9 @@
 
 use diskgraph_engine::engine_options::{INDEX_SUMMARY, VERIFY};
 use diskgraph_engine::options::Params;
-use diskgraph_engine::selective::offsets::PACKED_BYTES_PER_VERTEX;
+use diskgraph_engine::selective::offsets::{PACKED_BYTES_PER_VERTEX, WIDE_BYTES_PER_UNIT};
 use diskgraph_engine::EngineKind;
-use diskgraph_format::GraphDir;
+use diskgraph_format::{GraphDir, LayoutRecord};
 
 use crate::descriptor::{Algorithm, Variant};
 
@@ -72,7 +72,7 @@ impl Footprint {
         let dirs = if m.directed && variant.needs.in_edges { 2.0 } else { 1.0 };
         let weights = if m.weighted && variant.needs.weights { 2.0 } else { 1.0 };
         let compressed = compressed_lists(graph, variant, params);
-        let need = (alg.memory)(params);
+        let need = (alg.memory)(params, variant.engine());
         let verify = match params.flag(&VERIFY) {
             true => need.verify,
             false => RESULT_BYTES,
@@ -83,6 +83,15 @@ impl Footprint {
             verifier_per_vertex: verify,
             per_arc: match variant.engine() {
                 EngineKind::Memory => 4.0 * dirs * weights,
+                // The packed indexes' wide blocks: one a 2¹⁶ arcs (or bytes of compressed lists).
+                EngineKind::Selective => {
+                    let bytes_per_arc = if compressed {
+                        compressed_bytes_per_arc(graph)
+                    } else {
+                        0.0
+                    };
+                    WIDE_BYTES_PER_UNIT * dirs * (1.0 + bytes_per_arc)
+                }
                 _ => 0.0,
             },
             ids_per_vertex: if m.ids_remapped { IDS_BYTES } else { 0.0 },
@@ -113,8 +122,8 @@ impl Footprint {
 /// from a compressed layout, with its byte-offset index):
 ///
 /// - memory: the CSR's offsets, 8 bytes a direction (its arcs are per arc);
-/// - selective: the packed offsets index (4.125 bytes a direction, twice for compressed lists)
-///   and [`SELECTIVE_ROUND_BYTES`];
+/// - selective: the packed offsets index ([`PACKED_BYTES_PER_VERTEX`] a direction, twice for
+///   compressed lists; its wide blocks are per arc) and [`SELECTIVE_ROUND_BYTES`];
 /// - sync: the offsets index, 8 bytes a direction (twice for compressed lists), or every 64th
 ///   with `--index-summary`, and a frontier bitmap;
 /// - stream and shards: their frontier bitmaps (their arrays are the algorithm's).
@@ -129,6 +138,22 @@ pub fn engine_per_vertex(kind: EngineKind, dirs: f64, compressed: bool, params: 
         }
         EngineKind::Stream | EngineKind::Shards => 0.25,
     }
+}
+
+/// Bytes an arc of `graph`'s largest compressed layout takes on disk (its byte-offset index
+/// spans them).
+fn compressed_bytes_per_arc(graph: &GraphDir) -> f64 {
+    let m = graph.manifest();
+    let bytes = m
+        .layouts
+        .iter()
+        .filter_map(|l| match l {
+            LayoutRecord::Compressed(c) => Some(c.bytes_on_disk),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    bytes as f64 / m.num_arcs.max(1) as f64
 }
 
 /// Whether `variant` reads compressed lists of `graph` (weighted runs read the plain lists).
@@ -165,7 +190,8 @@ pub fn budget_text() -> String {
          plus {IDS_BYTES} throughout when the graph's IDs were remapped.\n\
          Engines, a direction of lists: memory {} and 4 an arc (8 weighted); selective {} ({} with compressed \
          lists), of which {SELECTIVE_ROUND_BYTES} frontiers and rounds; sync {} ({} with --index-summary); \
-         stream {}, shards {} (their arrays are the algorithm's).\nAlgorithms, running / after with --verify:",
+         stream {}, shards {} (their arrays are the algorithm's).\nAlgorithms on the selective engine, running / \
+         after with --verify:",
         engine(EngineKind::Memory),
         engine(EngineKind::Selective),
         engine_per_vertex(EngineKind::Selective, 1.0, true, &none),
@@ -182,7 +208,7 @@ pub fn budget_text() -> String {
     let figures: Vec<String> = crate::registry::ALGORITHMS
         .iter()
         .map(|a| {
-            let p = (a.memory)(&none);
+            let p = (a.memory)(&none, EngineKind::Selective);
             format!(" {} {}/{}", a.name, p.run, p.verify)
         })
         .collect();

@@ -11,10 +11,13 @@ pub(crate) fn chunk_len(len: usize, min: usize) -> usize {
     len.div_ceil(parts).max(min).max(1)
 }
 
+/// Terms summed in order per block by [`det_sum`].
+pub(crate) const DET_SUM_BLOCK: usize = 4096;
+
 /// Sums `f(i)` for `i in 0..len` in parallel, deterministically: fixed blocks summed in order,
 /// then the block sums in order, so the result does not depend on the thread count.
 pub(crate) fn det_sum(len: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
-    const BLOCK: usize = 4096;
+    const BLOCK: usize = DET_SUM_BLOCK;
     let blocks: Vec<f64> = (0..len.div_ceil(BLOCK))
         .into_par_iter()
         .map(|b| (b * BLOCK..((b + 1) * BLOCK).min(len)).map(&f).sum())

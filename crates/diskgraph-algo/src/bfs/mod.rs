@@ -21,7 +21,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
-use diskgraph_engine::{Cancel, Engine, EngineError, MemoryGraph};
+use diskgraph_engine::{Cancel, Engine, EngineError, EngineKind, MemoryGraph};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::json;
@@ -92,12 +92,14 @@ pub const BFS: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |p| match p.flag(&PARENTS) {
+    memory: |p, engine| match (p.flag(&PARENTS), engine) {
+        // Levels in 8-byte words that become the i64 result in place.
+        (false, EngineKind::Selective) => PerVertex { run: 8.0, verify: 12.25 },
         // Levels (u32) and their i64 form; with parents, parents (u32) and their i64 form and
         // the parents as IDs.
-        false => PerVertex { run: 12.0, verify: 12.25 },
+        (false, _) => PerVertex { run: 12.0, verify: 12.25 },
         // The result, the parents resolved (8), their depths (8), a u32 copy, a bitmap.
-        true => PerVertex { run: 24.0, verify: 28.25 },
+        (true, _) => PerVertex { run: 24.0, verify: 28.25 },
     },
 };
 
@@ -476,7 +478,7 @@ pub(crate) fn to_i64(values: Vec<AtomicU32>) -> Vec<i64> {
 
 /// An internal level or parent in the public form: `-1` for [`UNVISITED`].
 #[inline]
-fn signed(value: u32) -> i64 {
+pub(crate) fn signed(value: u32) -> i64 {
     if value == UNVISITED {
         -1
     } else {

@@ -8,14 +8,19 @@
 //! instead, stopping a vertex at its first parent in the frontier. Pulling needs the in-edges of
 //! a directed graph; without them every level pushes. Levels are deterministic; parents are a
 //! valid BFS tree.
+//!
+//! Levels are held in 8-byte words although they fit in four: the result is an `i64` per
+//! vertex, and the words become it in place, so a run holds 8 bytes a vertex where a `u32`
+//! array and its `i64` copy would take 12 (wcc turns them into its labels the same way).
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::selective::{EdgeFn, EdgeMapOptions, FrontierBuilder, SelectiveGraph, VertexSubset};
 use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
+use rayon::prelude::*;
 
-use crate::bfs::{to_i64, UNVISITED};
+use crate::bfs::{signed, to_i64, UNVISITED};
 use crate::AlgoError;
 use crate::Bfs;
 
@@ -25,26 +30,42 @@ pub fn bfs(g: &SelectiveGraph, source: u32, want_parents: bool) -> Result<Bfs, A
     let edges_before = g.edges_delivered();
     let r = reach(g, source, want_parents, &[Direction::Out])?;
     Ok(Bfs {
-        levels: to_i64(r.level),
+        // In place: an 8-byte atomic and an i64 have the same size and alignment.
+        levels: r.level.into_iter().map(|l| signed(l.into_inner() as u32)).collect(),
         parents: r.parent.map(to_i64),
         iterations: r.iterations,
         edges_processed: g.edges_delivered() - edges_before,
     })
 }
 
+/// [`UNVISITED`] in a level word.
+pub(crate) const UNREACHED: u64 = UNVISITED as u64;
+
 /// What [`reach`] found.
 pub(crate) struct Reach {
-    /// Level of every vertex, [`UNVISITED`] when unreached.
-    pub level: Vec<AtomicU32>,
+    /// Level of every vertex, [`UNREACHED`] when unreached (see the module doc for the width).
+    pub level: Vec<AtomicU64>,
     /// Parent of every vertex when asked for.
     pub parent: Option<Vec<AtomicU32>>,
     /// Levels expanded.
     pub iterations: usize,
 }
 
+impl Reach {
+    /// Whether `v` was reached.
+    pub fn reached(&self, v: usize) -> bool {
+        self.level[v].load(Relaxed) != UNREACHED
+    }
+
+    /// The levels as `u32`s, [`UNVISITED`] when unreached.
+    pub fn plain_levels(self) -> Vec<u32> {
+        self.level.into_par_iter().map(|l| l.into_inner() as u32).collect()
+    }
+}
+
 /// One BFS level as an [`EdgeFn`].
 struct Claim<'a> {
-    level: &'a [AtomicU32],
+    level: &'a [AtomicU64],
     parent: Option<&'a [AtomicU32]>,
     next: u32,
 }
@@ -52,13 +73,15 @@ struct Claim<'a> {
 impl EdgeFn for Claim<'_> {
     #[inline]
     fn cond(&self, d: u32) -> bool {
-        self.level[d as usize].load(Relaxed) == UNVISITED
+        self.level[d as usize].load(Relaxed) == UNREACHED
     }
 
     #[inline]
     fn update(&self, s: u32, d: u32, _w: f32) -> bool {
         let l = &self.level[d as usize];
-        let won = l.compare_exchange(UNVISITED, self.next, Relaxed, Relaxed).is_ok();
+        let won = l
+            .compare_exchange(UNREACHED, u64::from(self.next), Relaxed, Relaxed)
+            .is_ok();
         if won {
             if let Some(p) = self.parent {
                 p[d as usize].store(s, Relaxed);
@@ -77,7 +100,13 @@ pub(crate) fn reach(
     along: &[Direction],
 ) -> Result<Reach, AlgoError> {
     let n = g.num_vertices();
-    let (level, parent) = crate::bfs::start_state(n, source, want_parents);
+    let level: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(UNREACHED)).collect();
+    level[source as usize].store(0, Relaxed);
+    let parent = want_parents.then(|| {
+        let p: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNVISITED)).collect();
+        p[source as usize].store(source, Relaxed);
+        p
+    });
     let mut frontier = VertexSubset::single(n, source);
     let mut next = FrontierBuilder::new(n);
     let mut depth = 0u32;

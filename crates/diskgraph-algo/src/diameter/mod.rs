@@ -58,7 +58,7 @@ pub const DIAMETER: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_| PerVertex::BOUND,
+    memory: |_, _| PerVertex::BOUND,
 };
 
 /// The run's sweeps.

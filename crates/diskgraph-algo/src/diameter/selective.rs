@@ -6,7 +6,6 @@ use diskgraph_engine::Engine;
 
 use diskgraph_format::Direction;
 
-use crate::bfs::plain_levels;
 use crate::bfs::selective::reach;
 use crate::diameter::{sweep, Diameter};
 use crate::AlgoError;
@@ -16,6 +15,6 @@ use crate::AlgoError;
 pub fn diameter(g: &SelectiveGraph, start: u32, rounds: usize, ids: Option<&[u64]>) -> Result<Diameter, AlgoError> {
     sweep(start, rounds, ids, |s| {
         g.check_vertex(s)?;
-        Ok(plain_levels(reach(g, s, false, &[Direction::Out])?.level))
+        Ok(reach(g, s, false, &[Direction::Out])?.plain_levels())
     })
 }

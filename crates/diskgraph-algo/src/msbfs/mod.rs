@@ -60,7 +60,7 @@ pub const MSBFS: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_| PerVertex::BOUND,
+    memory: |_, _| PerVertex::BOUND,
 };
 
 /// The sums of distances, the sources and how far they reached.

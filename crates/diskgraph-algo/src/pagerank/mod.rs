@@ -21,7 +21,7 @@
 //! `allow_unconverged` is given (see [`crate::registry::unconverged`]).
 
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
-use diskgraph_engine::{Engine, MemoryGraph};
+use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -111,10 +111,17 @@ pub const PAGERANK: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_| PerVertex {
-        // Inverse degrees, ranks, contributions, next ranks and the per-iteration errors (f64
-        // each) and the dangling vertices (u32); the verifier's shares and moves (f64 each).
-        run: 44.0,
+    memory: |p, engine| PerVertex {
+        run: match engine {
+            // Ranks and contributions (f64 each) with fixed iterations, the accumulator and
+            // the next ranks besides to a tolerance; a bitmap of the dangling vertices.
+            EngineKind::Selective if p.count(&ITERATIONS).is_some() => 16.125,
+            EngineKind::Selective => 32.125,
+            // Inverse degrees, ranks, contributions, next ranks and the per-iteration errors
+            // (f64 each) and the dangling vertices (u32).
+            _ => 44.0,
+        },
+        // The verifier's shares and moves (f64 each) beside the result.
         verify: 24.0,
     },
 };

@@ -49,8 +49,7 @@ use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
 use rayon::prelude::*;
 
-use crate::parallel::det_sum;
-use crate::parallel::{accumulate, add_f64, atomics};
+use crate::parallel::{accumulate, add_f64, atomics, det_sum, DET_SUM_BLOCK};
 use crate::AlgoError;
 use crate::{PageRank, PageRankResult};
 
@@ -61,6 +60,11 @@ const CHUNK: usize = 2048;
 
 /// Runs `pr` on the selective engine (see the module doc). The graph must be opened with
 /// in-edges if it is directed.
+///
+/// Memory, per vertex: fixed iterations hold the ranks (in the accumulator they are summed
+/// into) and the contributions, 16 bytes; to a tolerance the ranks, contributions,
+/// accumulator and the next ranks (then the residual), 32 bytes. Both add a bitmap of the
+/// dangling vertices; inverse degrees come from the engine's index as they are needed.
 pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, AlgoError> {
     pr.check()?;
     if !g.has(Direction::In) {
@@ -71,65 +75,29 @@ pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, Alg
         return Ok(PageRankResult::empty());
     }
     let edges_before = g.edges_delivered();
-    let nf = n as f64;
-    let alpha = pr.alpha;
-    let inv_deg: Vec<f64> = (0..n as u32)
-        .into_par_iter()
-        .map(|u| match g.degree(Direction::Out, u) {
-            0 => 0.0,
-            d => 1.0 / d as f64,
-        })
-        .collect();
-    let dangling: Vec<u32> = (0..n as u32)
-        .into_par_iter()
-        .filter(|&u| g.degree(Direction::Out, u) == 0)
-        .collect();
-    let pull_all = VertexSubset::from_fn(n, |v| g.degree(Direction::In, v) > 0);
-    let mut x = vec![1.0 / nf; n];
-    let mut contrib = vec![0.0; n];
-    let acc = atomics(n, 0);
-
-    // One power iteration from `x` into `next`; returns the L1 change, summed as the memory
-    // engine does.
-    let step = |x: &[f64], contrib: &mut [f64], next: &mut [f64]| -> Result<f64, AlgoError> {
-        contrib
-            .par_iter_mut()
-            .zip(x)
-            .zip(&inv_deg)
-            .for_each(|((c, &xu), &id)| *c = xu * id);
-        let dangling_sum = det_sum(dangling.len(), |i| x[dangling[i] as usize]);
-        let base = alpha * dangling_sum / nf + (1.0 - alpha) / nf;
-        pull(g, &pull_all, contrib, &acc)?;
-        let errs: Vec<f64> = next
-            .par_chunks_mut(CHUNK)
-            .zip(x.par_chunks(CHUNK))
-            .enumerate()
-            .map(|(c, (next, x))| {
-                let mut err = 0.0;
-                for (i, (nv, &xv)) in next.iter_mut().zip(x).enumerate() {
-                    let sum = f64::from_bits(acc[c * CHUNK + i].swap(0, Relaxed));
-                    *nv = alpha * sum + base;
-                    err += (*nv - xv).abs();
-                }
-                err
-            })
-            .collect();
-        Ok(errs.iter().sum())
+    let graph = Graph {
+        g,
+        dangling: Dangling::of(g),
+        pull_all: VertexSubset::from_fn(n, |v| g.degree(Direction::In, v) > 0),
+        alpha: pr.alpha,
     };
-
-    let mut next = vec![0.0; n];
+    let mut contrib = vec![0.0; n];
     if let Some(k) = pr.fixed_iterations {
+        let acc = atomics(n, (1.0 / n as f64).to_bits());
         for _ in 0..k {
-            step(&x, &mut contrib, &mut next)?;
-            std::mem::swap(&mut x, &mut next);
+            graph.step_in_place(&acc, &mut contrib)?;
         }
+        drop(contrib);
         return Ok(PageRankResult {
-            ranks: x,
+            // In place: an atomic and an f64 have the same size and alignment.
+            ranks: acc.into_iter().map(|a| f64::from_bits(a.into_inner())).collect(),
             iterations: k,
             converged: true,
             edges_processed: g.edges_delivered() - edges_before,
         });
     }
+    let nf = n as f64;
+    let mut x = vec![1.0 / nf; n];
     if pr.max_iterations == 0 {
         return Ok(PageRankResult {
             ranks: x,
@@ -138,10 +106,11 @@ pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, Alg
             edges_processed: 0,
         });
     }
+    let acc = atomics(n, 0);
     // δ_0 by one full iteration; then rounds over the residual.
-    let err = step(&x, &mut contrib, &mut next)?;
+    let mut next = vec![0.0; n];
+    let err = graph.step(&x, &mut contrib, &acc, &mut next)?;
     let mut iterations = 1;
-    let mut r: Vec<f64> = next.par_iter().zip(&x).map(|(a, b)| a - b).collect();
     if err < nf * pr.tolerance {
         return Ok(PageRankResult {
             ranks: next,
@@ -150,28 +119,25 @@ pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, Alg
             edges_processed: g.edges_delivered() - edges_before,
         });
     }
+    // The next ranks become the residual, in place.
+    let mut r = next;
+    r.par_iter_mut().zip(&x).for_each(|(a, b)| *a -= b);
+    let alpha = pr.alpha;
     let eps = pr.tolerance * EPSILON_FRACTION;
     let mut converged = false;
     while iterations < pr.max_iterations {
         iterations += 1;
         let active = VertexSubset::from_fn(n, |v| r[v as usize].abs() > eps);
         // Apply the active residuals and turn them into what they send.
-        let dangling_sent = det_sum(dangling.len(), |i| {
-            let v = dangling[i] as usize;
-            if r[v].abs() > eps {
-                r[v]
-            } else {
-                0.0
-            }
-        });
+        let dangling_sent = graph.dangling.sum(|v| if r[v].abs() > eps { r[v] } else { 0.0 });
         x.par_iter_mut()
             .zip(&mut r)
             .zip(contrib.par_iter_mut())
-            .zip(&inv_deg)
-            .for_each(|(((xv, rv), c), &id)| {
+            .enumerate()
+            .for_each(|(v, ((xv, rv), c))| {
                 if rv.abs() > eps {
                     *xv += *rv;
-                    *c = alpha * *rv * id;
+                    *c = alpha * *rv * graph.inverse_degree(v);
                     *rv = 0.0;
                 } else {
                     *c = 0.0;
@@ -179,7 +145,7 @@ pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, Alg
             });
         let active_edges = active.sum_by(|v| g.degree(Direction::Out, v));
         if active_edges.saturating_mul(2) > g.num_arcs() {
-            pull(g, &pull_all, &contrib, &acc)?;
+            pull(g, &graph.pull_all, &contrib, &acc)?;
         } else {
             g.for_each_piece(Direction::Out, &active, false, |v, p| {
                 let c = contrib[v as usize];
@@ -215,6 +181,127 @@ pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, Alg
         converged,
         edges_processed: g.edges_delivered() - edges_before,
     })
+}
+
+/// What every power iteration needs of the graph.
+struct Graph<'a> {
+    g: &'a SelectiveGraph,
+    dangling: Dangling,
+    /// The vertices with in-edges.
+    pull_all: VertexSubset,
+    alpha: f64,
+}
+
+impl Graph<'_> {
+    /// `1 / d(v)`, 0 for a dangling vertex (the value the memory engine stores).
+    #[inline]
+    fn inverse_degree(&self, v: usize) -> f64 {
+        match self.g.degree(Direction::Out, v as u32) {
+            0 => 0.0,
+            d => 1.0 / d as f64,
+        }
+    }
+
+    /// The base term of an iteration from ranks `x`: the dangling mass spread evenly and the
+    /// teleport.
+    fn base(&self, x: impl Fn(usize) -> f64) -> f64 {
+        let nf = self.g.num_vertices() as f64;
+        self.alpha * self.dangling.sum(x) / nf + (1.0 - self.alpha) / nf
+    }
+
+    /// One power iteration from `x` into `next`; returns the L1 change, summed as the memory
+    /// engine does (`acc` must be zero, and is left so).
+    fn step(&self, x: &[f64], contrib: &mut [f64], acc: &[AtomicU64], next: &mut [f64]) -> Result<f64, AlgoError> {
+        contrib
+            .par_iter_mut()
+            .zip(x)
+            .enumerate()
+            .for_each(|(u, (c, &xu))| *c = xu * self.inverse_degree(u));
+        let base = self.base(|v| x[v]);
+        pull(self.g, &self.pull_all, contrib, acc)?;
+        let errs: Vec<f64> = next
+            .par_chunks_mut(CHUNK)
+            .zip(x.par_chunks(CHUNK))
+            .enumerate()
+            .map(|(c, (next, x))| {
+                let mut err = 0.0;
+                for (i, (nv, &xv)) in next.iter_mut().zip(x).enumerate() {
+                    let sum = f64::from_bits(acc[c * CHUNK + i].swap(0, Relaxed));
+                    *nv = self.alpha * sum + base;
+                    err += (*nv - xv).abs();
+                }
+                err
+            })
+            .collect();
+        Ok(errs.iter().sum())
+    }
+
+    /// One power iteration with the ranks held in `ranks` (as bits), which the next ones are
+    /// summed into: the same arithmetic as [`Self::step`] without the copy of the ranks or the
+    /// error, which fixed iterations do not need.
+    fn step_in_place(&self, ranks: &[AtomicU64], contrib: &mut [f64]) -> Result<(), AlgoError> {
+        let rank = |v: usize| f64::from_bits(ranks[v].load(Relaxed));
+        let base = self.base(rank);
+        contrib
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(u, c)| *c = rank(u) * self.inverse_degree(u));
+        ranks.par_iter().for_each(|r| r.store(0, Relaxed));
+        pull(self.g, &self.pull_all, contrib, ranks)?;
+        ranks
+            .par_iter()
+            .for_each(|r| r.store((self.alpha * f64::from_bits(r.load(Relaxed)) + base).to_bits(), Relaxed));
+        Ok(())
+    }
+}
+
+/// The vertices without out-edges, one bit each.
+struct Dangling {
+    bits: Vec<u64>,
+}
+
+impl Dangling {
+    /// The dangling vertices of `g`.
+    fn of(g: &SelectiveGraph) -> Self {
+        let n = g.num_vertices();
+        let bits = (0..n.div_ceil(64))
+            .into_par_iter()
+            .map(|w| {
+                (0..64)
+                    .filter(|&i| {
+                        let v = w * 64 + i;
+                        v < n && g.degree(Direction::Out, v as u32) == 0
+                    })
+                    .fold(0u64, |word, i| word | 1 << i)
+            })
+            .collect();
+        Dangling { bits }
+    }
+
+    /// `Σ f(v)` over the dangling vertices in ascending order, in blocks of [`det_sum`]'s size:
+    /// the same sum, bit for bit, as [`det_sum`] over a list of them.
+    fn sum(&self, f: impl Fn(usize) -> f64) -> f64 {
+        // The start of every sum of f64 (`-0.0` in today's std), so that zero terms sum alike.
+        let zero: f64 = std::iter::empty::<f64>().sum();
+        let mut blocks = Vec::new();
+        let (mut block, mut in_block) = (zero, 0);
+        for (w, &word) in self.bits.iter().enumerate() {
+            let mut rest = word;
+            while rest != 0 {
+                block += f(w * 64 + rest.trailing_zeros() as usize);
+                rest &= rest - 1;
+                in_block += 1;
+                if in_block == DET_SUM_BLOCK {
+                    blocks.push(std::mem::replace(&mut block, zero));
+                    in_block = 0;
+                }
+            }
+        }
+        if in_block > 0 {
+            blocks.push(block);
+        }
+        blocks.into_iter().sum()
+    }
 }
 
 /// `acc[v] = Σ_{u ∈ in(v)} contrib[u]` for every vertex with in-edges, summed per list in CSR

@@ -130,7 +130,7 @@ pub const RANDOMWALK: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_| PerVertex::BOUND,
+    memory: |_, _| PerVertex::BOUND,
 };
 
 /// The settings a run's options give.

@@ -44,7 +44,6 @@ use diskgraph_format::Direction;
 use rayon::prelude::*;
 
 use crate::bfs::selective::reach;
-use crate::bfs::UNVISITED;
 use crate::{AlgoError, Components};
 
 /// Label of a vertex not assigned to a component yet.
@@ -170,7 +169,7 @@ pub fn scc(g: &SelectiveGraph) -> Result<Components, AlgoError> {
         let fw = reach(g, pivot, false, &[Direction::Out])?;
         let bw = reach(g, pivot, false, &[Direction::In])?;
         iterations += fw.iterations + bw.iterations;
-        let both = |v: usize| fw.level[v].load(Relaxed) != UNVISITED && bw.level[v].load(Relaxed) != UNVISITED;
+        let both = |v: usize| fw.reached(v) && bw.reached(v);
         let smallest = (0..n)
             .into_par_iter()
             .find_first(|&v| both(v))

@@ -26,7 +26,7 @@ pub const SP: Algorithm = Algorithm {
         },
     ],
     verify: crate::bfs::verify::verify_levels,
-    memory: |_| PerVertex {
+    memory: |_, _| PerVertex {
         run: 12.0,
         verify: 12.25,
     },

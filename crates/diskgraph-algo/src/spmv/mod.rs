@@ -135,7 +135,7 @@ pub const SPMV: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_| PerVertex::BOUND,
+    memory: |_, _| PerVertex::BOUND,
 };
 
 /// Whether the run multiplies by the edge weights (`--weighted`).

@@ -81,7 +81,7 @@ pub const SSSP: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_| PerVertex::BOUND,
+    memory: |_, _| PerVertex::BOUND,
 };
 
 /// The distances, the vertices reached and the farthest distance.

@@ -72,7 +72,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_| PerVertex::BOUND,
+    memory: |_, _| PerVertex::BOUND,
 };
 
 /// The counts, the total and the vertex in most triangles (the smallest original ID among

@@ -97,11 +97,17 @@ pub const WCC: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_| PerVertex {
-        // Two u32 label arrays while running, then the labels (u32), the smallest vertex of
-        // each (u32) and the u64 result; the verifier's representatives, union-find forest and
-        // label of each root (u32 each) beside the result.
-        run: 16.0,
+    memory: |_, engine| PerVertex {
+        run: match engine {
+            // The levels of the giant component's search, turned into the labels in place
+            // (8 bytes each), then the labels (u32) and the u64 result.
+            EngineKind::Selective => 12.0,
+            // Two u32 label arrays while running, then the labels (u32), the smallest vertex
+            // of each (u32) and the u64 result.
+            _ => 16.0,
+        },
+        // The verifier's representatives, union-find forest and label of each root (u32 each)
+        // beside the result.
         verify: 20.0,
     },
 };
@@ -117,15 +123,8 @@ pub(crate) fn present(c: Components, run: &Run) -> Outcome {
     let largest = c.largest().map_or(0, |(_, size)| size);
     let count = c.count();
     let labels: Vec<u64> = if vertices.ascending() {
-        let mut smallest = vec![u32::MAX; vertices.len()];
-        for (v, &l) in c.labels.iter().enumerate() {
-            let s = &mut smallest[l as usize];
-            *s = (*s).min(v as u32);
-        }
-        c.labels
-            .par_iter()
-            .map(|&l| vertices.id(smallest[l as usize]))
-            .collect()
+        // A label is its component's smallest vertex, so its ID is the smallest ID.
+        c.labels.par_iter().map(|&l| vertices.id(l)).collect()
     } else {
         let ids = vertices.ids();
         let mut smallest = vec![u64::MAX; ids.len()];

@@ -14,7 +14,7 @@
 //!
 //! Directed graphs need their in-edges (both directions are followed).
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::selective::{EdgeFn, EdgeMapOptions, FrontierBuilder, SelectiveGraph, VertexSubset};
 use diskgraph_engine::Engine;
@@ -22,21 +22,22 @@ use diskgraph_engine::EngineError;
 use diskgraph_format::Direction;
 use rayon::prelude::*;
 
-use crate::bfs::selective::reach;
-use crate::bfs::UNVISITED;
+use crate::bfs::selective::{reach, UNREACHED};
 use crate::AlgoError;
 use crate::Components;
 
-/// Label propagation as an [`EdgeFn`]: lower `d`'s label to `s`'s.
+/// Label propagation as an [`EdgeFn`]: lower `d`'s label to `s`'s. The giant component's
+/// vertices, and only they, hold its label: it is the smallest of them, and no other vertex
+/// reaches them.
 struct Propagate<'a> {
-    label: &'a [AtomicU32],
-    giant: &'a [AtomicU32],
+    label: &'a [AtomicU64],
+    giant_label: u64,
 }
 
 impl EdgeFn for Propagate<'_> {
     #[inline]
     fn cond(&self, d: u32) -> bool {
-        self.giant[d as usize].load(Relaxed) == UNVISITED
+        self.label[d as usize].load(Relaxed) != self.giant_label
     }
 
     #[inline]
@@ -71,26 +72,25 @@ pub fn wcc(g: &SelectiveGraph) -> Result<Components, AlgoError> {
     // 1. The hub's component.
     let giant = reach(g, hub, false, dirs)?;
     let mut iterations = giant.iterations;
-    let giant = giant.level;
-    let giant_label = (0..n as u32)
+    let giant_label = (0..n)
         .into_par_iter()
-        .filter(|&v| giant[v as usize].load(Relaxed) != UNVISITED)
+        .filter(|&v| giant.reached(v))
         .min()
-        .expect("the hub is in its component");
-    let label: Vec<AtomicU32> = (0..n as u32)
-        .into_par_iter()
-        .map(|v| {
-            AtomicU32::new(if giant[v as usize].load(Relaxed) != UNVISITED {
-                giant_label
-            } else {
-                v
-            })
-        })
-        .collect();
+        .expect("the hub is in its component") as u64;
+    // The levels become the labels in place: the giant component's for its vertices, every
+    // other vertex its own.
+    let label = giant.level;
+    label.par_iter().enumerate().for_each(|(v, l)| {
+        if l.load(Relaxed) == UNREACHED {
+            l.store(v as u64, Relaxed);
+        } else {
+            l.store(giant_label, Relaxed);
+        }
+    });
     // 2. Label propagation on the rest.
     let f = Propagate {
         label: &label,
-        giant: &giant,
+        giant_label,
     };
     let mut frontier = VertexSubset::from_fn(n, |v| f.cond(v) && degree(v) > 0);
     let mut next = FrontierBuilder::new(n);
@@ -102,7 +102,7 @@ pub fn wcc(g: &SelectiveGraph) -> Result<Components, AlgoError> {
         frontier = next.take();
     }
     Ok(Components {
-        labels: label.into_par_iter().map(AtomicU32::into_inner).collect(),
+        labels: label.into_par_iter().map(|l| l.into_inner() as u32).collect(),
         iterations,
     })
 }

@@ -23,7 +23,7 @@ use diskgraph_format::Direction;
 use super::frontier::bit;
 use super::piece::Closures;
 use super::ranges::ListWindow;
-use super::retained::LocalStash;
+use super::retained::{LocalStash, Stash};
 use super::{EngineError, FrontierBuilder, SchedulerKind, SelectiveGraph, VertexSubset};
 
 /// Consider pulling only when the frontier's lists hold more than `1 / PULL_CHECK_DIVISOR` of
@@ -209,7 +209,7 @@ impl SelectiveGraph {
         let stash = if opts.weights { None } else { self.stash(back) };
         let keep_activated = stash.as_ref().is_some_and(|s| {
             self.physical(back) == self.physical(opts.along)
-                && candidates.sum_by(|d| 4 * self.degree(back, d) + 16) <= s.capacity()
+                && candidates.sum_by(|d| Stash::cost(self.degree(back, d))) <= s.capacity()
         });
         let compute = Closures::new(
             || (out.local(), LocalStash::default()),
@@ -249,7 +249,7 @@ impl SelectiveGraph {
             read(candidates, ListWindow::Whole)?;
         }
         if let Some(stash) = stash {
-            self.set_retained(stash.finish());
+            self.retain(stash);
         }
         Ok(())
     }

@@ -504,7 +504,10 @@ impl SelectiveGraph {
 
     /// A stash for lists of direction `d`, when retention is on.
     pub(crate) fn stash(&self, d: Direction) -> Option<retained::Stash> {
-        (self.retain_capacity > 0).then(|| retained::Stash::new(self.physical(d), self.n, self.retain_capacity))
+        (self.retain_capacity > 0).then(|| {
+            let capacity = retained::stash_capacity(self.retain_capacity, self.n);
+            retained::Stash::new(self.physical(d), self.n, capacity)
+        })
     }
 
     /// The retained lists of direction `d`, if any.
@@ -513,11 +516,17 @@ impl SelectiveGraph {
         g.as_ref().filter(|g| g.dir == self.physical(d)).cloned()
     }
 
-    /// Makes `g` the retained lists (dropping the previous ones).
-    pub(crate) fn set_retained(&self, g: Option<retained::Generation>) {
-        if let Some(g) = &g {
-            self.retained_peak.fetch_max(g.bytes(), Relaxed);
-        }
+    /// Makes the lists `stash` kept the retained lists, dropping the previous ones; the peak
+    /// counts both generations and the stash's bookkeeping, all held while it is finished.
+    pub(crate) fn retain(&self, stash: retained::Stash) {
+        let held = self
+            .retained
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map_or(0, |g| g.bytes());
+        self.retained_peak.fetch_max(held + stash.charged(), Relaxed);
+        let g = stash.finish();
         *self.retained.write().unwrap_or_else(|e| e.into_inner()) = g.map(Arc::new);
     }
 

@@ -1,10 +1,13 @@
-//! An offsets index held in about half its size: the selective engine's arc offsets and the
-//! byte offsets of compressed lists, `n + 1` non-decreasing entries each.
+//! An offsets index held in about a quarter of its size: the selective engine's arc offsets and
+//! the byte offsets of compressed lists, `n + 1` non-decreasing entries each.
 //!
-//! Entries are kept as one `u64` base per [`BLOCK`] vertices and a `u32` delta per entry
-//! (4.125 bytes per vertex instead of 8): what a billion-edge graph's O(V) state can afford
-//! (Kronecker 28 has 268 M vertices; its two 8-byte indexes alone would be 4.3 GB). An index
-//! where some block spans 2³² or more arcs (or bytes) stays whole, as does one loaded earlier and
+//! Entries are kept as one `u64` base per [`BLOCK`] vertices and a `u16` delta per entry
+//! (2.125 bytes per vertex instead of 8): what a billion-edge graph's O(V) state can afford
+//! (Kronecker 28 has 268 M vertices; its two 8-byte indexes alone would be 4.3 GB). A block
+//! spanning 2¹⁶ or more arcs (or bytes) is wide: its deltas are `u32`s of their own, found
+//! through its first two narrow slots, and its base is marked. Blocks span disjoint ranges, so
+//! wide blocks take at most [`WIDE_BYTES_PER_UNIT`] bytes per arc (or byte) of the whole index.
+//! An index where some block spans 2³² or more stays whole, as does one loaded earlier and
 //! shared with other runs ([`GraphIndex`](crate::GraphIndex)): it costs nothing more here.
 //!
 //! The index is read in pieces of [`PIECE`] entries and packed as it comes, so the whole 8-byte
@@ -22,18 +25,28 @@ pub(crate) const BLOCK: usize = 64;
 /// Entries read per piece while loading.
 const PIECE: u64 = 1 << 20;
 
-/// Bytes per vertex a packed index holds.
-pub const PACKED_BYTES_PER_VERTEX: f64 = 4.0 + 8.0 / BLOCK as f64;
+/// Bytes per vertex a packed index holds, besides its wide blocks.
+pub const PACKED_BYTES_PER_VERTEX: f64 = 2.0 + 8.0 / BLOCK as f64;
+
+/// At most the bytes of wide blocks per unit (arc, or byte of compressed lists) the index
+/// spans: a wide block spans at least 2¹⁶ units and holds [`BLOCK`] `u32`s.
+pub const WIDE_BYTES_PER_UNIT: f64 = (4 * BLOCK) as f64 / 65536.0;
+
+/// Marks the base of a wide block.
+const WIDE: u64 = 1 << 63;
 
 /// An offsets index, packed or whole.
 #[derive(Clone)]
 pub enum Offsets {
-    /// A base per [`BLOCK`] entries and a delta per entry.
+    /// A base per [`BLOCK`] entries and a delta per entry (see the module docs).
     Packed {
-        /// `entry[i * BLOCK]`.
+        /// `entry[i * BLOCK]`, with [`WIDE`] set when the block is wide.
         base: Vec<u64>,
-        /// `entry[i] - base[i / BLOCK]`.
-        delta: Vec<u32>,
+        /// `entry[i] - base[i / BLOCK]` in a narrow block; a wide block's first two slots hold
+        /// where its deltas start in `wide`, in [`BLOCK`]s (low half first).
+        narrow: Vec<u16>,
+        /// The deltas of the wide blocks, [`BLOCK`] each.
+        wide: Vec<u32>,
     },
     /// Every entry (shared with a loaded [`GraphIndex`](crate::GraphIndex), or too wide).
     Whole(Arc<Vec<u64>>),
@@ -108,7 +121,16 @@ impl Offsets {
     #[inline]
     pub fn get(&self, i: usize) -> u64 {
         match self {
-            Offsets::Packed { base, delta } => base[i / BLOCK] + u64::from(delta[i]),
+            Offsets::Packed { base, narrow, wide } => {
+                let b = base[i / BLOCK];
+                if b & WIDE == 0 {
+                    b + u64::from(narrow[i])
+                } else {
+                    let first = i / BLOCK * BLOCK;
+                    let at = u32::from(narrow[first]) as usize | (narrow[first + 1] as usize) << 16;
+                    (b & !WIDE) + u64::from(wide[at * BLOCK + i % BLOCK])
+                }
+            }
             Offsets::Whole(w) => w[i],
         }
     }
@@ -116,7 +138,7 @@ impl Offsets {
     /// Number of entries (`n + 1`).
     pub fn len(&self) -> usize {
         match self {
-            Offsets::Packed { delta, .. } => delta.len(),
+            Offsets::Packed { narrow, .. } => narrow.len(),
             Offsets::Whole(w) => w.len(),
         }
     }
@@ -145,17 +167,24 @@ impl Offsets {
     pub fn count_at_most(&self, x: u64) -> usize {
         match self {
             Offsets::Whole(w) => w.partition_point(|&o| o <= x),
-            Offsets::Packed { base, delta } => {
+            Offsets::Packed { base, narrow, .. } => {
                 // The blocks whose first entry is at most x, then within the last of them.
-                let b = base.partition_point(|&o| o <= x);
+                let b = base.partition_point(|&o| o & !WIDE <= x);
                 if b == 0 {
                     return 0;
                 }
                 let from = (b - 1) * BLOCK;
-                let to = (from + BLOCK).min(delta.len());
-                let rest = x - base[b - 1];
-                let within = delta[from..to].partition_point(|&d| u64::from(d) <= rest);
-                from + within
+                let to = (from + BLOCK).min(narrow.len());
+                let (mut lo, mut hi) = (from, to);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if self.get(mid) <= x {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lo
             }
         }
     }
@@ -163,7 +192,9 @@ impl Offsets {
     /// Bytes held (a whole index shared with a loaded graph index included).
     pub fn bytes(&self) -> u64 {
         match self {
-            Offsets::Packed { base, delta } => 8 * base.len() as u64 + 4 * delta.len() as u64,
+            Offsets::Packed { base, narrow, wide } => {
+                8 * base.len() as u64 + 2 * narrow.len() as u64 + 4 * wide.len() as u64
+            }
             Offsets::Whole(w) => 8 * w.len() as u64,
         }
     }
@@ -187,11 +218,13 @@ fn prev_of(whole: &Option<Vec<u64>>, packer: &Packer) -> u64 {
     }
 }
 
-/// Packs entries as they come.
+/// Packs entries as they come: a block's entries wait in `pending` until it is whole.
 #[derive(Default)]
 struct Packer {
     base: Vec<u64>,
-    delta: Vec<u32>,
+    narrow: Vec<u16>,
+    wide: Vec<u32>,
+    pending: Vec<u64>,
     last: u64,
 }
 
@@ -199,25 +232,49 @@ impl Packer {
     /// Appends `entries`; false (nothing of them appended) when one is 2³² or more past its
     /// block's base.
     fn push(&mut self, entries: &[u64]) -> bool {
-        let before = (self.base.len(), self.delta.len());
+        let before = (
+            self.base.len(),
+            self.narrow.len(),
+            self.wide.len(),
+            self.pending.clone(),
+        );
         for &o in entries {
-            if self.delta.len().is_multiple_of(BLOCK) {
-                self.base.push(o);
+            if self.pending.first().is_some_and(|&b| o - b > u64::from(u32::MAX)) {
+                self.base.truncate(before.0);
+                self.narrow.truncate(before.1);
+                self.wide.truncate(before.2);
+                self.pending = before.3;
+                return false;
             }
-            let d = o - self.base[self.base.len() - 1];
-            match u32::try_from(d) {
-                Ok(d) => self.delta.push(d),
-                Err(_) => {
-                    self.base.truncate(before.0);
-                    self.delta.truncate(before.1);
-                    return false;
-                }
+            self.pending.push(o);
+            if self.pending.len() == BLOCK {
+                self.flush();
             }
         }
         if let Some(&o) = entries.last() {
             self.last = o;
         }
         true
+    }
+
+    /// Stores the pending block (a whole one, or the last, shorter one).
+    fn flush(&mut self) {
+        let Some(&first) = self.pending.first() else {
+            return;
+        };
+        let span = self.pending[self.pending.len() - 1] - first;
+        if span <= u64::from(u16::MAX) || self.pending.len() < 2 {
+            self.base.push(first);
+            self.narrow.extend(self.pending.iter().map(|&o| (o - first) as u16));
+        } else {
+            let at = self.wide.len() / BLOCK;
+            self.base.push(first | WIDE);
+            self.narrow.extend([at as u16, (at >> 16) as u16]);
+            self.narrow.extend(std::iter::repeat_n(0, self.pending.len() - 2));
+            self.wide.extend(self.pending.iter().map(|&o| (o - first) as u32));
+            self.wide.resize(self.wide.len().next_multiple_of(BLOCK), 0);
+        }
+        self.pending.clear();
     }
 
     /// The entries pushed so far, whole.
@@ -228,11 +285,14 @@ impl Packer {
 
     /// The packed index.
     fn finish(mut self) -> Offsets {
+        self.flush();
         self.base.shrink_to_fit();
-        self.delta.shrink_to_fit();
+        self.narrow.shrink_to_fit();
+        self.wide.shrink_to_fit();
         Offsets::Packed {
             base: self.base,
-            delta: self.delta,
+            narrow: self.narrow,
+            wide: self.wide,
         }
     }
 }
@@ -263,6 +323,40 @@ mod tests {
                 assert_eq!(p.count_at_most(x), whole.partition_point(|&o| o <= x), "n {n} x {x}");
             }
         }
+    }
+
+    #[test]
+    fn wide_blocks_keep_their_entries_and_stay_within_their_bound() {
+        // Blocks alternately narrow and wide (a hub of 70,000 arcs every other block), and a
+        // short last block that is wide.
+        let mut whole = vec![0u64];
+        for v in 0..(BLOCK * 9 + 5) {
+            let d = if v % (2 * BLOCK) == 7 || v == BLOCK * 9 + 1 {
+                70_000
+            } else {
+                v as u64 % 3
+            };
+            whole.push(whole[v] + d);
+        }
+        let p = Offsets::pack(&whole);
+        let Offsets::Packed { wide, .. } = &p else {
+            panic!("not packed")
+        };
+        assert_eq!(wide.len(), 6 * BLOCK);
+        assert!(wide.len() as f64 * 4.0 <= WIDE_BYTES_PER_UNIT * p.last() as f64);
+        for (i, &o) in whole.iter().enumerate() {
+            assert_eq!(p.get(i), o, "entry {i}");
+        }
+        for x in (0..=whole.last().unwrap() + 2).step_by(97) {
+            assert_eq!(p.count_at_most(x), whole.partition_point(|&o| o <= x), "x {x}");
+        }
+        // Pushed in pieces that split blocks, the same index.
+        let mut packer = Packer::default();
+        for piece in whole.chunks(37) {
+            assert!(packer.push(piece));
+        }
+        let q = packer.finish();
+        assert!((0..whole.len()).all(|i| q.get(i) == whole[i]));
     }
 
     #[test]

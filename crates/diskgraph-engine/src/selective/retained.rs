@@ -10,7 +10,11 @@
 //!
 //! A [`Stash`] collects lists during a round (workers fill [`LocalStash`]es and hand them over
 //! when their read is done), refusing lists once its capacity is used; [`Stash::finish`] turns
-//! it into a [`Generation`], which replaces the previous one. Rounds consult the current
+//! it into a [`Generation`], which replaces the previous one. The previous generation is held
+//! while the next is collected and copied into place, so a stash charges each list for its
+//! worker's copy, its place in the generation and the bookkeeping between them, and gets only
+//! the part of the retention share that leaves room for the previous generation
+//! ([`stash_capacity`]): both together stay within the share. Rounds consult the current
 //! generation first: its lists are delivered from memory and left out of the reads. Only whole
 //! lists are kept, keyed by physical adjacency file, and only for rounds without weights.
 
@@ -172,6 +176,21 @@ pub(crate) struct LocalStash {
 /// the same [`Generation`]).
 const PER_LIST_BYTES: u64 = diskgraph_format::STATIC_LIST_OVERHEAD_BYTES;
 
+/// Bytes a stash charges a kept list besides twice its edges (the worker's copy and the
+/// generation's): its vertex and length in the worker's stash (8), its entry in the sort of
+/// [`Stash::finish`] (24), the vertex and start handed to the generation (12) and the
+/// generation's own per-list bytes.
+const KEPT_LIST_BYTES: u64 = 44 + PER_LIST_BYTES;
+
+/// The capacity of a stash when `retain` bytes are to hold it and the previous generation at
+/// once. A generation takes at most half of what its stash charged beyond the membership
+/// bitmap (every list is charged twice its edges and more than twice its own bytes), so a
+/// stash of `S` beside a generation of at most `b + (S - b) / 2` (`b` the bitmap) stays within
+/// `retain` when `S = (retain - b / 2) * 2 / 3`.
+pub(crate) fn stash_capacity(retain: u64, n: usize) -> u64 {
+    retain.saturating_sub(Generation::bytes_for(n, 0, 0) / 2) / 3 * 2
+}
+
 impl Stash {
     /// A stash for lists of direction `dir` of a graph of `n` vertices; `capacity` bytes
     /// include the membership bitmap.
@@ -190,9 +209,19 @@ impl Stash {
         self.capacity
     }
 
+    /// Bytes charged so far.
+    pub(crate) fn charged(&self) -> u64 {
+        self.used.load(Relaxed)
+    }
+
+    /// Bytes a list of `len` edges is charged.
+    pub(crate) fn cost(len: u64) -> u64 {
+        len * 8 + KEPT_LIST_BYTES
+    }
+
     /// Keeps `v`'s whole list in `local` when the capacity allows; false when it is full.
     pub(crate) fn keep(&self, local: &mut LocalStash, v: u32, list: &[u32]) -> bool {
-        let cost = list.len() as u64 * 4 + PER_LIST_BYTES;
+        let cost = Self::cost(list.len() as u64);
         if self.used.fetch_add(cost, Relaxed) + cost > self.capacity {
             self.used.fetch_sub(cost, Relaxed);
             return false;
@@ -306,9 +335,32 @@ mod tests {
     }
 
     #[test]
+    fn a_stash_beside_the_previous_generation_stays_within_the_share() {
+        let (n, retain) = (100_000, 1u64 << 20);
+        let mut held = 0;
+        for round in 0..4u32 {
+            let stash = Stash::new(Direction::Out, n, stash_capacity(retain, n));
+            let mut local = LocalStash::default();
+            let list: Vec<u32> = (0..64).collect();
+            let mut v = 0;
+            while v < n as u32 && stash.keep(&mut local, v, &list[..((v + round) % 65) as usize]) {
+                v += 1;
+            }
+            assert!(v < n as u32, "the stash filled up");
+            stash.merge(local);
+            assert!(
+                held + stash.charged() <= retain,
+                "round {round}: {held} + {}",
+                stash.charged()
+            );
+            held = stash.finish().expect("kept").bytes();
+        }
+    }
+
+    #[test]
     fn a_full_stash_refuses_lists() {
         let fixed = Generation::bytes_for(100, 0, 0);
-        let stash = Stash::new(Direction::Out, 100, fixed + 2 * (PER_LIST_BYTES + 8));
+        let stash = Stash::new(Direction::Out, 100, fixed + 2 * Stash::cost(2));
         let mut a = LocalStash::default();
         assert!(stash.keep(&mut a, 1, &[1, 2]));
         assert!(stash.keep(&mut a, 2, &[1, 2]));
