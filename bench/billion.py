@@ -6,7 +6,7 @@ the Graph500 benchmark (validated searches) on the same graph. The device's sequ
 measured in the same invocation, on the graph's largest file.
 
     python3 bench/billion.py --scales 23,24,25 [--work DIR] [--codec vbyte|plain] [--cgroup 4GiB]
-        [--import-memory 2GiB] [--memory 3GiB] [--only bfs,wcc,pagerank,kcore] [--roots 64]
+        [--import-memory 2GiB] [--memory 3GiB] [--only bfs,wcc,pagerank,kcore] [--engine auto] [--roots 64]
         [--keep] [--reuse] [--from-file] [--baseline-scale 25]
 
 With `--from-file` the graph is also imported from a bin32 edge list of the same edges (written
@@ -152,7 +152,8 @@ def make_graph(dg: str, a: argparse.Namespace, scale: int, path: Path) -> dict:
 
 def run_algorithm(dg: str, a: argparse.Namespace, graph: Path, algorithm: str, group: MemoryCgroup) -> dict:
     stats = graph.parent / f"{algorithm}.stats.json"
-    cmd = [dg, "run", algorithm, str(graph), "--memory", a.memory, "--verify", "--stats", str(stats), *OPTIONS.get(algorithm, [])]
+    cmd = [dg, "run", algorithm, str(graph), "--memory", a.memory, "--engine", a.engine, "--verify", "--stats", str(stats),
+           *OPTIONS.get(algorithm, [])]
     drop_caches()
     group.reset_max()
     m = Measured(timed(cmd), cgroup=group).check()
@@ -232,6 +233,7 @@ def main() -> None:
     ap.add_argument("--import-memory", default="2GiB")
     ap.add_argument("--memory", default="3GiB", help="--memory of every run")
     ap.add_argument("--only", default="bfs,wcc,pagerank,kcore")
+    ap.add_argument("--engine", default="auto", help="engine of every run (selective compares scales alike)")
     ap.add_argument("--roots", type=int, default=64)
     ap.add_argument("--from-file", action="store_true")
     ap.add_argument("--keep", action="store_true")

@@ -781,7 +781,6 @@ fn ascending_by_id(values: Values, ids: &[u64], ranking: &IdRanking) -> (Values,
 pub fn verify(graph: &GraphDir, req: &RunRequest, out: &RunOutput) -> Result<Verified, AlgoError> {
     let alg = find(&req.algorithm)?;
     let vertices = Vertices::load(graph)?;
-    let names = graph.names()?;
     let wrong = |violation: String| AlgoError::WrongAnswer {
         algorithm: alg.name,
         violation,
@@ -790,6 +789,12 @@ pub fn verify(graph: &GraphDir, req: &RunRequest, out: &RunOutput) -> Result<Ver
     let n = vertices.len();
     if out.vertex_ids.len() != n {
         return Err(wrong(format!("{} rows for {n} vertices", out.vertex_ids.len())));
+    }
+    // Rows already in internal order (a graph that names each vertex by itself, or a run asked
+    // for no ID order) are checked where they are; others are put in it.
+    let internal = (0..n).all(|i| resolver.get(out.vertex_ids[i]) == Some(i as u32));
+    if internal {
+        return check_internal(graph, alg, req, &vertices, &out.values, &out.stats);
     }
     // Row i of the output is internal vertex rows[i].
     let mut rows = Vec::with_capacity(n);
@@ -803,8 +808,42 @@ pub fn verify(graph: &GraphDir, req: &RunRequest, out: &RunOutput) -> Result<Ver
             _ => return Err(wrong(format!("a row for {id}, which is no vertex or has two rows"))),
         }
     }
+    drop(seen);
     let values = internal_order(&out.values, &rows);
-    let recorded = |name: &str| out.stats.settings.get(name);
+    drop(rows);
+    check_internal(graph, alg, req, &vertices, &values, &out.stats)
+}
+
+/// Checks the answer of a run of `req` on `graph` whose values are in internal vertex order (a
+/// request with [`RunRequest::in_id_order`] false gives them so), as [`verify`] does: for a
+/// caller that no longer holds the rows' IDs (Graph500's searches, which keep 8 bytes a vertex
+/// less).
+pub fn verify_internal(
+    graph: &GraphDir,
+    req: &RunRequest,
+    values: &Values,
+    stats: &RunStats,
+) -> Result<Verified, AlgoError> {
+    let alg = find(&req.algorithm)?;
+    let vertices = Vertices::load(graph)?;
+    check_internal(graph, alg, req, &vertices, values, stats)
+}
+
+/// The verifier of `alg` on `values` in internal order, with the sources `stats` recorded.
+fn check_internal(
+    graph: &GraphDir,
+    alg: &Algorithm,
+    req: &RunRequest,
+    vertices: &Vertices,
+    values: &Values,
+    stats: &RunStats,
+) -> Result<Verified, AlgoError> {
+    let names = graph.names()?;
+    let wrong = |violation: String| AlgoError::WrongAnswer {
+        algorithm: alg.name,
+        violation,
+    };
+    let recorded = |name: &str| stats.settings.get(name);
     let source = match alg.source_option() {
         Some(_) => Some(match recorded("source").and_then(serde_json::Value::as_u64) {
             Some(id) => vertices.resolve(id)?,
@@ -823,23 +862,23 @@ pub fn verify(graph: &GraphDir, req: &RunRequest, out: &RunOutput) -> Result<Ver
                 })
                 .collect::<Result<Vec<u32>, AlgoError>>()?,
         ),
-        (Some(spec), None) => Some(resolve_sources(alg.name, spec, &req.params, &vertices)?),
+        (Some(spec), None) => Some(resolve_sources(alg.name, spec, &req.params, vertices)?),
         (None, _) => None,
     };
     let run = Run {
         params: &req.params,
-        vertices: &vertices,
+        vertices,
         names: names.as_ref(),
         source,
         sources,
     };
-    let settings = out.stats.settings.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let settings = stats.settings.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let check = Check::new(
         alg.name,
         graph,
         &run,
-        &values,
-        (out.stats.iterations, out.stats.converged),
+        values,
+        (stats.iterations, stats.converged),
         settings,
     );
     (alg.verify)(&check)

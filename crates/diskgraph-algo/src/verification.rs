@@ -32,6 +32,10 @@ const MIN_BUFFER: usize = 64 << 10;
 /// The most: beyond this, larger reads gain nothing.
 const MAX_BUFFER: usize = 8 << 20;
 
+/// What [`Check::vertex_values`] gives a vertex whose value names no vertex (internal IDs are
+/// below `u32::MAX`).
+pub const NO_VERTEX: u32 = u32::MAX;
+
 /// An answer to check, with the run that gave it and the graph it is about.
 pub struct Check<'a> {
     /// The algorithm that computed it.
@@ -143,13 +147,13 @@ impl<'a> Check<'a> {
         }
     }
 
-    /// Values that name vertices by original ID (parents, labels), as internal IDs: `None` for
-    /// a value that names none (a negative one, or `u64::MAX` among unsigned values). A value
-    /// that is no vertex's ID is an error naming the vertex it belongs to.
-    pub fn vertex_values(&self) -> Result<Vec<Option<u32>>, AlgoError> {
+    /// Values that name vertices by original ID (parents, labels), as internal IDs:
+    /// [`NO_VERTEX`] for a value that names none (a negative one, or `u64::MAX` among unsigned
+    /// values). A value that is no vertex's ID is an error naming the vertex it belongs to.
+    pub fn vertex_values(&self) -> Result<Vec<u32>, AlgoError> {
         let resolver = self.run.vertices.resolver();
-        let resolve = |v: usize, id: u64| -> Result<Option<u32>, AlgoError> {
-            resolver.get(id).map(Some).ok_or_else(|| {
+        let resolve = |v: usize, id: u64| -> Result<u32, AlgoError> {
+            resolver.get(id).ok_or_else(|| {
                 self.wrong(format!(
                     "vertex {} has value {id}, which is no vertex's ID",
                     self.label(v as u32)
@@ -160,12 +164,12 @@ impl<'a> Check<'a> {
             Values::Signed(values) => values
                 .iter()
                 .enumerate()
-                .map(|(v, &x)| if x < 0 { Ok(None) } else { resolve(v, x as u64) })
+                .map(|(v, &x)| if x < 0 { Ok(NO_VERTEX) } else { resolve(v, x as u64) })
                 .collect(),
             Values::Unsigned(values) => values
                 .iter()
                 .enumerate()
-                .map(|(v, &x)| if x == u64::MAX { Ok(None) } else { resolve(v, x) })
+                .map(|(v, &x)| if x == u64::MAX { Ok(NO_VERTEX) } else { resolve(v, x) })
                 .collect(),
             _ => Err(self.wrong("the values are not vertex IDs")),
         }

@@ -98,8 +98,12 @@ pub const BFS: Algorithm = Algorithm {
         // Levels (u32) and their i64 form; with parents, parents (u32) and their i64 form and
         // the parents as IDs.
         (false, _) => PerVertex { run: 12.0, verify: 12.25 },
-        // The result, the parents resolved (8), their depths (8), a u32 copy, a bitmap.
-        (true, _) => PerVertex { run: 24.0, verify: 28.25 },
+        // Levels and parents in 8-byte words, the parents becoming the result in place; the
+        // result, the parents resolved (u32), their depths (i64), the levels compacted (at
+        // most u32) and a bitmap.
+        (true, EngineKind::Selective) => PerVertex { run: 16.0, verify: 24.25 },
+        // Levels and parents (u32), their i64 forms.
+        (true, _) => PerVertex { run: 24.0, verify: 24.25 },
     },
 };
 
@@ -117,14 +121,15 @@ pub(crate) fn present(r: Bfs, run: &Run, parents: bool) -> Outcome {
             let values = if wide {
                 // Original IDs beyond i64: parents are unsigned, u64::MAX marks unreached.
                 Values::Unsigned(
-                    p.iter()
-                        .map(|&x| if x < 0 { u64::MAX } else { vertices.id(x as u32) })
+                    p.into_iter()
+                        .map(|x| if x < 0 { u64::MAX } else { vertices.id(x as u32) })
                         .collect(),
                 )
             } else {
+                // In place: the internal parents become their IDs.
                 Values::Signed(
-                    p.iter()
-                        .map(|&x| if x < 0 { -1 } else { vertices.id(x as u32) as i64 })
+                    p.into_iter()
+                        .map(|x| if x < 0 { -1 } else { vertices.id(x as u32) as i64 })
                         .collect(),
                 )
             };

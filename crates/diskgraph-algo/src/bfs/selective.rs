@@ -9,18 +9,19 @@
 //! a directed graph; without them every level pushes. Levels are deterministic; parents are a
 //! valid BFS tree.
 //!
-//! Levels are held in 8-byte words although they fit in four: the result is an `i64` per
-//! vertex, and the words become it in place, so a run holds 8 bytes a vertex where a `u32`
-//! array and its `i64` copy would take 12 (wcc turns them into its labels the same way).
+//! Levels (and parents) are held in 8-byte words although they fit in four: the result is an
+//! `i64` per vertex, and the words become it in place, so a run holds 8 bytes a vertex where a
+//! `u32` array and its `i64` copy would take 12 (wcc turns the levels into its labels the same
+//! way).
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::selective::{EdgeFn, EdgeMapOptions, FrontierBuilder, SelectiveGraph, VertexSubset};
 use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
 use rayon::prelude::*;
 
-use crate::bfs::{signed, to_i64, UNVISITED};
+use crate::bfs::{signed, UNVISITED};
 use crate::AlgoError;
 use crate::Bfs;
 
@@ -32,7 +33,9 @@ pub fn bfs(g: &SelectiveGraph, source: u32, want_parents: bool) -> Result<Bfs, A
     Ok(Bfs {
         // In place: an 8-byte atomic and an i64 have the same size and alignment.
         levels: r.level.into_iter().map(|l| signed(l.into_inner() as u32)).collect(),
-        parents: r.parent.map(to_i64),
+        parents: r
+            .parent
+            .map(|p| p.into_iter().map(|x| signed(x.into_inner() as u32)).collect()),
         iterations: r.iterations,
         edges_processed: g.edges_delivered() - edges_before,
     })
@@ -45,8 +48,9 @@ pub(crate) const UNREACHED: u64 = UNVISITED as u64;
 pub(crate) struct Reach {
     /// Level of every vertex, [`UNREACHED`] when unreached (see the module doc for the width).
     pub level: Vec<AtomicU64>,
-    /// Parent of every vertex when asked for.
-    pub parent: Option<Vec<AtomicU32>>,
+    /// Parent of every vertex when asked for, [`UNREACHED`] when unreached (8 bytes each, like
+    /// the levels, to become the result in place).
+    pub parent: Option<Vec<AtomicU64>>,
     /// Levels expanded.
     pub iterations: usize,
 }
@@ -66,7 +70,7 @@ impl Reach {
 /// One BFS level as an [`EdgeFn`].
 struct Claim<'a> {
     level: &'a [AtomicU64],
-    parent: Option<&'a [AtomicU32]>,
+    parent: Option<&'a [AtomicU64]>,
     next: u32,
 }
 
@@ -84,7 +88,7 @@ impl EdgeFn for Claim<'_> {
             .is_ok();
         if won {
             if let Some(p) = self.parent {
-                p[d as usize].store(s, Relaxed);
+                p[d as usize].store(u64::from(s), Relaxed);
             }
         }
         won
@@ -103,8 +107,8 @@ pub(crate) fn reach(
     let level: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(UNREACHED)).collect();
     level[source as usize].store(0, Relaxed);
     let parent = want_parents.then(|| {
-        let p: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNVISITED)).collect();
-        p[source as usize].store(source, Relaxed);
+        let p: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(UNREACHED)).collect();
+        p[source as usize].store(u64::from(source), Relaxed);
         p
     });
     let mut frontier = VertexSubset::single(n, source);

@@ -13,7 +13,7 @@ use diskgraph_format::Direction;
 
 use rayon::prelude::*;
 
-use crate::verification::{AtomicBits, Check, Verified};
+use crate::verification::{AtomicBits, Check, Verified, NO_VERTEX};
 use crate::AlgoError;
 
 /// Checks a BFS answer: its levels, or with `parents` its tree.
@@ -48,7 +48,7 @@ pub(crate) fn check_levels(
     check: &Check,
     source: u32,
     levels: &[i64],
-    parents: Option<&[Option<u32>]>,
+    parents: Option<&[u32]>,
 ) -> Result<(u64, i64), AlgoError> {
     let n = check.num_vertices();
     if levels.len() != n {
@@ -72,16 +72,11 @@ pub(crate) fn check_levels(
     // The pass reads a level per arc at random: in a byte each when the levels allow it, so
     // that they stay in the cache.
     let witnessed = AtomicBits::new(n);
-    let parents: Option<Vec<u32>> = parents.map(|p| p.iter().map(|&x| x.unwrap_or(NONE)).collect());
     let deepest = levels.iter().copied().max().unwrap_or(0);
     match deepest {
-        d if d < i64::from(u8::MAX) => {
-            arcs_within_levels(check, &compact::<u8>(levels), parents.as_deref(), &witnessed)
-        }
-        d if d < i64::from(u16::MAX) => {
-            arcs_within_levels(check, &compact::<u16>(levels), parents.as_deref(), &witnessed)
-        }
-        _ => arcs_within_levels(check, &compact::<u32>(levels), parents.as_deref(), &witnessed),
+        d if d < i64::from(u8::MAX) => arcs_within_levels(check, &compact::<u8>(levels), parents, &witnessed),
+        d if d < i64::from(u16::MAX) => arcs_within_levels(check, &compact::<u16>(levels), parents, &witnessed),
+        _ => arcs_within_levels(check, &compact::<u32>(levels), parents, &witnessed),
     }?;
     let mut reached = 0;
     let mut depth = 0;
@@ -93,7 +88,7 @@ pub(crate) fn check_levels(
         reached += 1;
         depth = depth.max(lv);
         if v != source && !witnessed.contains(v) {
-            return Err(check.wrong(match &parents {
+            return Err(check.wrong(match parents {
                 Some(p) => format!(
                     "vertex {}'s parent {} is not an in-neighbour of it (no arc {} -> {})",
                     check.label(v),
@@ -111,9 +106,6 @@ pub(crate) fn check_levels(
     }
     Ok((reached, depth))
 }
-
-/// Parent of a vertex without one, in the compact parents.
-const NONE: u32 = u32::MAX;
 
 /// A level in fewer bytes: `MAX` for unreached.
 trait Level: Copy + Send + Sync + Into<u32> + TryFrom<i64> {
@@ -219,17 +211,18 @@ fn arcs_within_levels<L: Level>(
 
 /// Each vertex's depth in the parent tree (`-1` without a parent), checking that the source is
 /// its own parent and every other parent chain ends at the source without a cycle.
-fn depths(check: &Check, source: u32, parents: &[Option<u32>]) -> Result<Vec<i64>, AlgoError> {
+fn depths(check: &Check, source: u32, parents: &[u32]) -> Result<Vec<i64>, AlgoError> {
     const UNKNOWN: i64 = -2;
     let n = check.num_vertices();
     if parents.len() != n {
         return Err(check.wrong(format!("{} parents for {n} vertices", parents.len())));
     }
-    if parents[source as usize] != Some(source) {
+    if parents[source as usize] != source {
+        let p = parents[source as usize];
         return Err(check.wrong(format!(
             "the source {} is not its own parent ({})",
             check.label(source),
-            parents[source as usize].map_or("none".into(), |p| check.label(p))
+            if p == NO_VERTEX { "none".into() } else { check.label(p) }
         )));
     }
     let mut depth = vec![UNKNOWN; n];
@@ -239,10 +232,11 @@ fn depths(check: &Check, source: u32, parents: &[Option<u32>]) -> Result<Vec<i64
         // Up the parents to a vertex of known depth, then down again giving each its depth.
         let mut v = start;
         while depth[v as usize] == UNKNOWN {
-            let Some(p) = parents[v as usize] else {
+            let p = parents[v as usize];
+            if p == NO_VERTEX {
                 depth[v as usize] = -1;
                 break;
-            };
+            }
             chain.push(v);
             if chain.len() > n || p == v {
                 return Err(check.wrong(format!(
