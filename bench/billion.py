@@ -162,7 +162,8 @@ def run_algorithm(dg: str, a: argparse.Namespace, graph: Path, algorithm: str, g
     row = {
         "engine": s.get("engine"),
         "seconds": m.seconds,
-        "compute_seconds": s.get("seconds"),
+        "compute_seconds": s.get("compute_seconds"),
+        "load_seconds": s.get("load_seconds"),
         "bytes_read": s.get("bytes_read", 0),
         "verify_seconds": s.get("verify_seconds", 0.0),
         "peak_rss": m.peak_rss,
@@ -224,6 +225,51 @@ def memory_baseline(dg: str, a: argparse.Namespace) -> dict:
     return result
 
 
+def run_seconds(run: dict) -> float:
+    """A run's time without its verification (the process's wall time less the verifier's)."""
+    return run["seconds"] - run.get("verify_seconds", 0.0)
+
+
+def table(results: dict, codec: str) -> str:
+    """docs/BENCHMARKS.md's tables for the scales of `results` with `codec` lists."""
+    rows = sorted((r for r in results.values() if r.get("codec") == codec), key=lambda r: r["scale"])
+    gb = lambda b: f"{b / 1e9:.2f}"
+    out = ["| scale | vertices | arcs | on disk GB (plain) | import s | peak disk | import peak RSS GiB | device GB/s |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        plain = 4 * r["arcs"] + 8 * (r["vertices"] + 1)
+        disk = f"{gb(r['import_peak_disk'])} ({r['import_peak_disk'] / r['graph_bytes']:.2f}x)" if "import_peak_disk" in r else "-"
+        out.append(f"| {r['scale']} | {r['vertices']:,} | {r['arcs']:,} | {gb(r['graph_bytes'])} ({gb(plain)}) | "
+                   f"{r.get('import_seconds', 0):.0f} | {disk} | {r.get('import_peak_rss', 0) / 2**30:.2f} | "
+                   f"{r.get('device_bytes_per_second', 0) / 1e9:.2f} |")
+    algorithms = [a for a in ("bfs", "wcc", "pagerank", "kcore") if any(a in r.get("runs", {}) for r in rows)]
+    out += ["", "| scale | algorithm | engine | run s | GB read | verify s | peak RSS GiB | × previous scale |",
+            "|---|---|---|---:|---:|---:|---:|---:|"]
+    for alg in algorithms:
+        previous = None
+        for r in rows:
+            run = r.get("runs", {}).get(alg)
+            if not run:
+                previous = None
+                continue
+            growth = "-"
+            if previous and previous[0] == r["scale"] - 1 and previous[1]["engine"] == run["engine"]:
+                growth = f"{run_seconds(run) / run_seconds(previous[1]):.2f}"
+            out.append(f"| {r['scale']} | {alg} | {run['engine']} | {run_seconds(run):.1f} | {gb(run['bytes_read'])} | "
+                       f"{run['verify_seconds']:.1f} | {run['peak_rss'] / 2**30:.2f} | {growth} |")
+            previous = (r["scale"], run)
+    g500 = [r for r in rows if "graph500" in r]
+    if g500:
+        out += ["", "| scale | searches validated | harmonic-mean TEPS | min | max | mean validation s | × memory engine's |",
+                "|---|---:|---:|---:|---:|---:|---:|"]
+        for r in g500:
+            g = r["graph500"]
+            of = f"{g['of_baseline']:.2f}" if "of_baseline" in g else "-"
+            out.append(f"| {r['scale']} | {g['validated']} | {g['harmonic_mean_teps'] / 1e6:.1f} M | "
+                       f"{g['min_teps'] / 1e6:.1f} M | {g['max_teps'] / 1e6:.1f} M | {g['mean_validate_seconds']:.1f} | {of} |")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scales", default="23,24,25")
@@ -241,7 +287,11 @@ def main() -> None:
     ap.add_argument("--baseline-scale", type=int, default=0,
                     help="also run the memory engine's Graph500 on this scale, in RAM, as the TEPS baseline")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out" / "billion.json")
+    ap.add_argument("--table", action="store_true", help="print the tables of --out's results and stop")
     a = ap.parse_args()
+    if a.table:
+        print(table(json.loads(a.out.read_text()), a.codec))
+        return
     dg = diskgraph_binary()
     hold_freed_pages()
     a.work.mkdir(parents=True, exist_ok=True)
@@ -261,7 +311,11 @@ def main() -> None:
                 row.update(make_graph(dg, a, scale, graph))
             row["device_bytes_per_second"] = device_rate(dg, graph)
             print(f"  device: {row['device_bytes_per_second'] / 1e9:.2f} GB/s sequential", flush=True)
-            row["runs"] = {alg: run_algorithm(dg, a, graph, alg, group) for alg in a.only.split(",") if alg}
+            # A reused graph keeps the runs not made again.
+            row["runs"] = dict(results.get(f"{scale}-{a.codec}", {}).get("runs", {})) if a.reuse else {}
+            row["runs"].update({alg: run_algorithm(dg, a, graph, alg, group) for alg in a.only.split(",") if alg})
+            if a.reuse and "graph500" in results.get(f"{scale}-{a.codec}", {}):
+                row["graph500"] = results[f"{scale}-{a.codec}"]["graph500"]
             if a.roots:
                 row["graph500"] = graph500(dg, a, graph, group)
                 if baseline:

@@ -18,10 +18,16 @@ use crate::write::DataFileWriter;
 
 /// Arcs [`ListWriter::push`] gathers before it writes them as one batch.
 const PUSH_BATCH_ARCS: usize = 1 << 20;
+/// List ends written to the index at once.
+const ENDS_PIECE: usize = 1 << 16;
 /// Arcs of a batch encoded per parallel task, at least.
 const TASK_ARCS: u64 = 1 << 14;
 /// Arcs of a batch encoded per parallel task, at most (a list longer than it is one task).
 const MAX_TASK_ARCS: u64 = 1 << 20;
+
+/// Bytes an arc encodes to, at most, with any codec (a gap and its share of the list's
+/// header), for [`ListWriter::buffer_bytes`].
+const MAX_ENCODED_BYTES_PER_ARC: u64 = 6;
 
 /// How a graph's lists are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +135,19 @@ pub struct ListWriter {
 }
 
 impl ListWriter {
+    /// Bytes a writer holds besides the batches handed to it, at most, with `encoding` on a
+    /// pool of `threads`: a group of encoding tasks' output (four tasks a thread, each of at
+    /// most [`MAX_TASK_ARCS`] arcs) and the files' write buffers (up to four files, two
+    /// buffers' worth each). An import budgets it beside its placement buffer.
+    pub fn buffer_bytes(encoding: ListEncoding, threads: usize) -> u64 {
+        let files = 8 * crate::write::WRITE_BUFFER as u64;
+        let encoded = match encoding.codec() {
+            Some(_) => 4 * threads as u64 * MAX_TASK_ARCS * MAX_ENCODED_BYTES_PER_ARC,
+            None => 0,
+        };
+        files + encoded
+    }
+
     /// Creates the files of direction `prefix` (`out` or `in`) in the graph directory `dir`
     /// (errors name them in `published`).
     pub(crate) fn create(
@@ -246,8 +265,11 @@ impl ListWriter {
             "ListWriter: weights must come exactly on a weighted writer, one per target"
         );
         let base = self.count;
-        let ends: Vec<u64> = offsets[1..].iter().map(|o| base + o).collect();
-        self.idx.write_u64s(&ends)?;
+        // In pieces: a copy of a large batch's offsets would be 8 bytes a vertex beside it.
+        for piece in offsets[1..].chunks(ENDS_PIECE) {
+            let ends: Vec<u64> = piece.iter().map(|o| base + o).collect();
+            self.idx.write_u64s(&ends)?;
+        }
         if let Some(adj) = &mut self.adj {
             adj.write_u32s(targets)?;
         }

@@ -20,7 +20,7 @@ use crate::list_writer::{EncodedLists, ListEncoding, ListWriter};
 use crate::manifest::{Manifest, IDS, MANIFEST, NAMES_BIN, NAMES_IDX};
 use crate::names::VertexNames;
 
-const WRITE_BUFFER: usize = 1 << 20;
+pub(crate) const WRITE_BUFFER: usize = 1 << 20;
 
 /// Writes one data file: buffers, checksums the logical bytes, pads to [`PAGE`](crate::PAGE) on finish.
 pub struct DataFileWriter {

@@ -111,6 +111,12 @@ pub trait EdgeSource: Send {
         Vec::new()
     }
 
+    /// Bytes the source holds besides the batch it hands out, at most (a generator's chunks
+    /// generated ahead); the importer budgets them beside its own buffers.
+    fn buffered_bytes(&self) -> u64 {
+        0
+    }
+
     /// Whether [`EdgeSource::rewind`] can start the input over: regular files (plain or gzip)
     /// and generators can, standard input, pipes and the library API's edge stream cannot (the
     /// importer then keeps a copy of the edges it reads; see `crate::import`).

@@ -25,6 +25,11 @@ pub(crate) const CHUNK_EDGES: u64 = 1 << 18;
 /// The most chunks generated at once (about 6 MiB each).
 pub(crate) const MAX_WAVE: usize = 32;
 
+/// Chunks generated at once: one per thread.
+fn wave() -> usize {
+    rayon::current_num_threads().clamp(2, MAX_WAVE)
+}
+
 /// A generator made of independent chunks.
 pub(crate) trait ChunkGen: Send + Sync + 'static {
     /// How many chunks there are.
@@ -44,7 +49,7 @@ struct Producer {
 impl Producer {
     /// Starts generating `generator`'s chunks from chunk 0.
     fn start<G: ChunkGen>(generator: Arc<G>) -> Producer {
-        let wave = rayon::current_num_threads().clamp(2, MAX_WAVE);
+        let wave = wave();
         // A wave queued while the next is generated.
         let (send, chunks) = mpsc::sync_channel(wave);
         let (spent, reuse) = mpsc::sync_channel::<Vec<RawEdge>>(2 * wave);
@@ -146,6 +151,13 @@ impl<G: ChunkGen> EdgeSource for Chunked<G> {
             self.emitted += out.len() as u64;
             return Ok(true);
         }
+    }
+
+    fn buffered_bytes(&self) -> u64 {
+        // A wave generating, one queued, the spent buffers waiting for reuse (two waves) and
+        // the one handed out.
+        let chunks = 4 * wave() as u64 + 1;
+        chunks * CHUNK_EDGES * std::mem::size_of::<RawEdge>() as u64
     }
 
     fn progress(&self) -> (u64, Option<u64>) {

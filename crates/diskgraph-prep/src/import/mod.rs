@@ -151,6 +151,10 @@ pub fn import(
 
     // 1. First read.
     let mut input = Input::new(source, &scratch)?;
+    // What the counters, IDs and placement get: the budget less the writer's buffers and the
+    // input's own.
+    let side_buffers = ListWriter::buffer_bytes(opts.encoding, rayon::current_num_threads()) + input.buffered_bytes();
+    let memory = memory.saturating_sub(side_buffers).max(MIN_MEMORY);
     let mut ids = IdCollector::new(&scratch, (memory / 4) as usize);
     let mut counts = Speculative::new((memory / 2) as usize, directed);
     let mut batch: Vec<RawEdge> = Vec::new();

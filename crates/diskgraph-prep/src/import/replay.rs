@@ -77,6 +77,11 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// Bytes the source holds besides its batches (see [`EdgeSource::buffered_bytes`]).
+    pub(crate) fn buffered_bytes(&self) -> u64 {
+        self.source.buffered_bytes()
+    }
+
     /// Progress of the current read: the source's units, or spool bytes.
     pub(crate) fn progress(&self) -> (u64, Option<u64>) {
         match (&self.spool, self.reads) {
