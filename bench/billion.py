@@ -226,7 +226,10 @@ def memory_baseline(dg: str, a: argparse.Namespace) -> dict:
 
 
 def run_seconds(run: dict) -> float:
-    """A run's time without its verification (the process's wall time less the verifier's)."""
+    """A run's time: loading the engine and computing, from its stats (older records: the
+    process's wall time less the verifier's, which adds the process's start)."""
+    if run.get("compute_seconds") is not None:
+        return run["compute_seconds"] + (run.get("load_seconds") or 0.0)
     return run["seconds"] - run.get("verify_seconds", 0.0)
 
 
