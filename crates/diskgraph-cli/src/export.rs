@@ -17,7 +17,7 @@ pub struct Args {
     /// Output file: .el, .wel, .snap, .mtx, .parquet, .csv, or .txt/.tsv (SNAP text unless --format says otherwise).
     #[arg(short, long)]
     output: PathBuf,
-    /// Output format: el|wel|snap|mtx|parquet (original IDs) or csv (vertex names when the graph has them) [default: by the output's extension].
+    /// Output format: el|wel|snap|mtx|parquet|bin32|bin64 (original IDs; bin32 and bin64 raw little-endian pairs, edges only) or csv (vertex names when the graph has them) [default: by the output's extension].
     #[arg(long, value_parser = ExportFormat::parse)]
     format: Option<ExportFormat>,
     /// Replace an existing output.

@@ -81,6 +81,50 @@ fn parquet_rows(path: &Path) -> (Vec<String>, Vec<Vec<Field>>) {
 }
 
 #[test]
+fn binary_exports_import_back_to_the_same_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let el = |g: &Path, name: &str| {
+        let out = d.join(name);
+        ok(&["export", s(g), "-o", s(&out), "--force"]);
+        std::fs::read_to_string(out).unwrap()
+    };
+    // Directed, with a reciprocal pair; then undirected, each edge written once and doubled
+    // again by the import.
+    let cases = [
+        ("10 20\n20 30\n30 10\n20 10\n", &[][..]),
+        ("1 2\n2 3\n3 1\n", &["--undirected"][..]),
+    ];
+    for (i, (text, flags)) in cases.into_iter().enumerate() {
+        let case = d.join(format!("case{i}"));
+        std::fs::create_dir(&case).unwrap();
+        let g = graph(&case, "e.el", text, flags);
+        for format in ["bin32", "bin64"] {
+            let bin = d.join(format!("e.{format}"));
+            let printed = ok(&["export", s(&g), "-o", s(&bin), "--force"]);
+            let edges = text.lines().count();
+            assert!(printed.contains(&format!("{edges} edges written")), "{printed}");
+            let width = if format == "bin32" { 4 } else { 8 };
+            assert_eq!(std::fs::metadata(&bin).unwrap().len(), (edges * 2 * width) as u64);
+            let again = d.join("again");
+            let mut args = vec!["import", s(&bin), "--format", format, "-o", s(&again), "--force"];
+            args.extend_from_slice(flags);
+            ok(&args);
+            assert_eq!(el(&again, "b.el"), el(&g, "a.el"), "{format} {flags:?}");
+        }
+    }
+    // An ID beyond 2^32 goes only to bin64.
+    let g = graph(d, "w.el", "1 5000000000\n", &[]);
+    let msg = fails(&["export", s(&g), "-o", s(&d.join("w.bin32"))]);
+    assert!(msg.contains("beyond bin32") && msg.contains("bin64"), "{msg}");
+    assert!(!d.join("w.bin32").exists());
+    ok(&["export", s(&g), "-o", s(&d.join("w.bin64"))]);
+    let bytes = std::fs::read(d.join("w.bin64")).unwrap();
+    assert_eq!(bytes[..8], 1u64.to_le_bytes());
+    assert_eq!(bytes[8..], 5_000_000_000u64.to_le_bytes());
+}
+
+#[test]
 fn export_writes_the_format_its_extension_names() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -129,7 +173,7 @@ fn export_writes_the_format_its_extension_names() {
     let msg = fails(&["export", s(&g), "-o", s(&d.join("g.xlsx"))]);
     assert!(msg.contains("unknown extension .xlsx"), "{msg}");
     assert!(
-        msg.contains(".el, .wel, .snap, .txt, .tsv, .mtx, .parquet or .csv"),
+        msg.contains(".el, .wel, .snap, .txt, .tsv, .mtx, .parquet, .csv, .bin32 or .bin64"),
         "{msg}"
     );
     let msg = fails(&["export", s(&g), "-o", s(&d.join("x.parquet")), "--format", "el"]);

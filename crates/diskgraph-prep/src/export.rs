@@ -1,5 +1,7 @@
 //! Writing a graph back out in original IDs: as text (GAP `.el`/`.wel`, SNAP text, Matrix
-//! Market) or as Parquet (columns `src`, `dst` and, for a weighted graph, `weight`: what
+//! Market), as raw binary pairs (`bin32`/`bin64`: little-endian IDs, the edges only, what
+//! `import --format bin32|bin64` reads; streamed from the lists, so any size exports in a few
+//! MiB), or as Parquet (columns `src`, `dst` and, for a weighted graph, `weight`: what
 //! `diskgraph.from_parquet` reads); or as CSV (`source,target[,weight]` header), which writes
 //! vertex names when the graph has them (original IDs otherwise), quoting each name the
 //! importer would otherwise read differently, so a graph imported from a CSV of names exports
@@ -34,6 +36,10 @@ pub enum ExportFormat {
     Parquet,
     /// CSV with a header, vertex names (or IDs), and weights if any.
     Csv,
+    /// Little-endian `u32` pairs, no header, no weights (every ID below 2³²).
+    Bin32,
+    /// Little-endian `u64` pairs, no header, no weights.
+    Bin64,
 }
 
 /// Edges per Parquet row group.
@@ -50,10 +56,12 @@ pub const EXTENSIONS: &[(&str, ExportFormat)] = &[
     ("mtx", ExportFormat::Mtx),
     ("parquet", ExportFormat::Parquet),
     ("csv", ExportFormat::Csv),
+    ("bin32", ExportFormat::Bin32),
+    ("bin64", ExportFormat::Bin64),
 ];
 
 impl ExportFormat {
-    /// Parses `el|wel|snap|mtx|parquet|csv`.
+    /// Parses `el|wel|snap|mtx|parquet|csv|bin32|bin64`.
     pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "el" => ExportFormat::El,
@@ -62,7 +70,9 @@ impl ExportFormat {
             "mtx" => ExportFormat::Mtx,
             "parquet" => ExportFormat::Parquet,
             "csv" => ExportFormat::Csv,
-            _ => bail!("unknown export format {s:?} (expected el, wel, snap, mtx, parquet or csv)"),
+            "bin32" => ExportFormat::Bin32,
+            "bin64" => ExportFormat::Bin64,
+            _ => bail!("unknown export format {s:?} (expected el, wel, snap, mtx, parquet, csv, bin32 or bin64)"),
         })
     }
 
@@ -75,12 +85,14 @@ impl ExportFormat {
             ExportFormat::Mtx => "mtx",
             ExportFormat::Parquet => "parquet",
             ExportFormat::Csv => "csv",
+            ExportFormat::Bin32 => "bin32",
+            ExportFormat::Bin64 => "bin64",
         }
     }
 
     /// Whether the format is text.
     pub fn is_text(self) -> bool {
-        self != ExportFormat::Parquet
+        !matches!(self, ExportFormat::Parquet | ExportFormat::Bin32 | ExportFormat::Bin64)
     }
 }
 
@@ -108,9 +120,23 @@ pub fn export(
             output.display()
         );
     }
-    progress.phase("loading lists", None);
-    let csr = graph.load_csr(Direction::Out, true)?;
     let ids = graph.original_ids()?;
+    if let ExportFormat::Bin32 | ExportFormat::Bin64 = format {
+        if format == ExportFormat::Bin32 && ids.last().is_some_and(|&id| id > u64::from(u32::MAX)) {
+            bail!(
+                "{}: vertex IDs reach {}, beyond bin32's 2^32; export it as bin64",
+                graph.path().display(),
+                ids.last().copied().unwrap_or(0)
+            );
+        }
+    }
+    let csr = match format {
+        ExportFormat::Bin32 | ExportFormat::Bin64 => None,
+        _ => {
+            progress.phase("loading lists", None);
+            Some(graph.load_csr(Direction::Out, true)?)
+        }
+    };
     let names = match format {
         ExportFormat::Csv => graph.names()?,
         _ => None,
@@ -125,10 +151,11 @@ pub fn export(
     ));
     stop_point(progress)?;
     progress.phase("writing edges", Some(m.num_edges));
-    let written = match format {
-        ExportFormat::Parquet => write_parquet(&csr, &ids, m, &tmp, progress),
-        ExportFormat::Csv => write_csv(&csr, &ids, names.as_ref(), m, &tmp, progress),
-        _ => write_edges(&csr, &ids, m, format, &tmp, progress),
+    let written = match (format, &csr) {
+        (ExportFormat::Parquet, Some(csr)) => write_parquet(csr, &ids, m, &tmp, progress),
+        (ExportFormat::Csv, Some(csr)) => write_csv(csr, &ids, names.as_ref(), m, &tmp, progress),
+        (_, Some(csr)) => write_edges(csr, &ids, m, format, &tmp, progress),
+        (_, None) => write_binary(graph, &ids, format == ExportFormat::Bin64, &tmp, progress),
     }
     .and_then(|count| stop_point(progress).map(|()| count))
     .with_context(|| format!("cannot write {}", output.display()));
@@ -143,6 +170,36 @@ pub fn export(
             Err(e)
         }
     }
+}
+
+/// Bytes of the lists read at once by [`write_binary`].
+const STREAM_BUFFER: usize = 4 << 20;
+
+/// Writes the edges of `graph` (undirected ones once, source ≤ target) as little-endian pairs of
+/// original IDs `ids`, `u64`s when `wide`, else `u32`s (checked to fit by the caller), reading
+/// the lists as a stream.
+fn write_binary(graph: &GraphDir, ids: &[u64], wide: bool, path: &Path, progress: &mut dyn Progress) -> Result<u64> {
+    let directed = graph.manifest().directed;
+    let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    let mut arcs = diskgraph_format::ArcStream::open(graph, Direction::Out, false, STREAM_BUFFER)?;
+    let mut write = |id: u64| match wide {
+        true => w.write_all(&id.to_le_bytes()),
+        false => w.write_all(&(id as u32).to_le_bytes()),
+    };
+    let (mut count, mut ticker) = (0u64, Ticker::new());
+    while let Some((u, _)) = arcs.next_vertex()? {
+        while let Some((v, _)) = arcs.next_arc()? {
+            if !directed && v < u {
+                continue;
+            }
+            write(ids[u as usize])?;
+            write(ids[v as usize])?;
+            count += 1;
+            ticker.tick(progress, count)?;
+        }
+    }
+    w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    Ok(count)
 }
 
 fn write_edges(
@@ -176,7 +233,12 @@ fn write_edges(
             writeln!(w, "# Nodes: {} Edges: {}", m.num_vertices, m.num_edges)?;
             writeln!(w, "# FromNodeId\tToNodeId{}", if with_weight { "\tWeight" } else { "" })?;
         }
-        ExportFormat::El | ExportFormat::Wel | ExportFormat::Parquet | ExportFormat::Csv => {}
+        ExportFormat::El
+        | ExportFormat::Wel
+        | ExportFormat::Parquet
+        | ExportFormat::Csv
+        | ExportFormat::Bin32
+        | ExportFormat::Bin64 => {}
     }
     let sep = if format == ExportFormat::Snap { '\t' } else { ' ' };
     let mut count = 0u64;
