@@ -219,15 +219,17 @@ pub fn import(
         <u32 as Slot>::BYTES_PER_ARC
     };
     let n_bytes = 4 * n;
+    // The ID table stays in memory while the lists are placed (IDs are ranked as they come).
+    let id_table = vertex_ids.memory_bytes();
     let planned = match (&out_counts, &in_counts, directed) {
         (Some(out), inn, _) if inn.is_some() || !directed => Some(
             1 + reads_planned(
                 out,
-                placement_budget(memory, n_bytes * (1 + u64::from(directed))),
+                placement_budget(memory, id_table + n_bytes * (1 + u64::from(directed))),
                 per_arc,
-            ) + inn
-                .as_ref()
-                .map_or(0, |c| reads_planned(c, placement_budget(memory, n_bytes), per_arc)),
+            ) + inn.as_ref().map_or(0, |c| {
+                reads_planned(c, placement_budget(memory, id_table + n_bytes), per_arc)
+            }),
         ),
         _ => None,
     };
@@ -247,12 +249,13 @@ pub fn import(
             false => build_side::<u32>,
             true => build_side::<u64>,
         };
-        // While the out-lists are placed, the in-counts wait in memory.
-        let held = if side == Side::Out && counts.is_some() && directed {
-            n_bytes
-        } else {
-            0
-        };
+        // While the out-lists are placed, the in-counts wait in memory; the ID table throughout.
+        let held = id_table
+            + if side == Side::Out && counts.is_some() && directed {
+                n_bytes
+            } else {
+                0
+            };
         let stats = build(
             &mut reader,
             &vertex_ids,
