@@ -1,14 +1,13 @@
 //! `ListScan` hands out every list and weight exactly as the CSR holds them, whatever the
 //! buffer, and refuses a neighbour that is no vertex.
 
-use std::collections::BTreeMap;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use diskgraph_format::{
-    Direction, FormatError, GraphBuilder, GraphDir, ListScan, Manifest, FORMAT_NAME, FORMAT_VERSION,
-};
+use diskgraph_format::{Direction, FormatError, GraphBuilder, GraphDir, ListScan};
 use proptest::prelude::*;
+
+mod common;
 
 /// Writes a weighted directed graph of `n` vertices with the sorted `arcs`.
 fn write(path: &Path, n: u64, arcs: &[(u32, u32)]) {
@@ -26,24 +25,9 @@ fn write(path: &Path, n: u64, arcs: &[(u32, u32)]) {
         inn.push(v, u, weight(u, v)).unwrap();
     }
     files.extend(inn.finish().unwrap());
-    b.publish(&Manifest {
-        format: FORMAT_NAME.into(),
-        version: FORMAT_VERSION,
-        num_vertices: n,
-        num_edges: arcs.len() as u64,
-        num_arcs: arcs.len() as u64,
-        num_self_loops: arcs.iter().filter(|a| a.0 == a.1).count() as u64,
-        directed: true,
-        weighted: true,
-        multi_edges: true,
-        ordering: "original".into(),
-        ids_remapped: false,
-        files: files.into_iter().collect(),
-        layouts: vec![],
-        tool: "test".into(),
-        source: BTreeMap::new(),
-    })
-    .unwrap();
+    let loops = arcs.iter().filter(|a| a.0 == a.1).count() as u64;
+    b.publish(&common::manifest(n, arcs.len() as u64, loops, true, true, files))
+        .unwrap();
 }
 
 /// A vertex, its list and its weights, as a scan hands them out.
