@@ -118,12 +118,13 @@ impl Speculative {
             self.inn = None;
             return Ok(());
         }
-        bump(&mut self.out, e.src)?;
+        let cap = self.cap as usize;
+        bump(&mut self.out, e.src, cap)?;
         if shape.undirected && e.src != e.dst {
-            bump(&mut self.out, e.dst)?;
+            bump(&mut self.out, e.dst, cap)?;
         }
         if let Some(inn) = &mut self.inn {
-            bump(inn, e.dst)?;
+            bump(inn, e.dst, cap)?;
         }
         Ok(())
     }
@@ -143,17 +144,23 @@ impl Speculative {
                 ids.for_each(|r, id| c[r] = if (id as usize) < seen { c[id as usize] } else { 0 });
             }
             c.truncate(n);
+            // The budget counts 4 bytes a vertex from here on: the room of IDs never seen goes.
+            c.shrink_to_fit();
             c
         };
         Some((rank(self.out), self.inn.map(rank)))
     }
 }
 
+/// Counts one arc of `id` (below `cap`), growing `counts` by doubling but never past `cap`
+/// entries: the budget allows `cap`, and a vector's own growth would overshoot it.
 #[inline]
-fn bump(counts: &mut Vec<u32>, id: u64) -> Result<()> {
+fn bump(counts: &mut Vec<u32>, id: u64, cap: usize) -> Result<()> {
     let i = id as usize;
     if i >= counts.len() {
-        counts.resize((i + 1).max(2 * counts.len()), 0);
+        let want = (i + 1).max((2 * counts.len()).min(cap));
+        counts.reserve_exact(want - counts.len());
+        counts.resize(want, 0);
     }
     counts[i] = counts[i].checked_add(1).ok_or_else(|| too_many_arcs(id))?;
     Ok(())
@@ -608,6 +615,28 @@ mod tests {
             ]
         );
         assert_eq!(reads_planned(&[1, 2, 0, 30, 5, 5], 50, 4), 4);
+    }
+
+    #[test]
+    fn speculative_counts_stay_within_their_cap_and_shrink_to_the_vertices() {
+        let shape = Shape {
+            undirected: true,
+            keep_loops: false,
+            keep_duplicates: false,
+        };
+        // Room for 1000 IDs: doubling from the first ID's 601 entries would reach 1202.
+        let mut counts = Speculative::new(4 * 1000, false);
+        let dir = tempfile::tempdir().unwrap();
+        let mut ids = super::super::ids::IdCollector::new(dir.path(), 1 << 20);
+        for (src, dst) in [(3, 600), (700, 999), (3, 999)] {
+            counts.count(&RawEdge { src, dst, weight: None }, &shape).unwrap();
+            ids.insert(src).unwrap();
+            ids.insert(dst).unwrap();
+        }
+        assert!(counts.out.capacity() <= 1000, "{} entries held", counts.out.capacity());
+        let ids = ids.finish(None).unwrap();
+        let (ranked, inn) = counts.into_ranked(&ids).unwrap();
+        assert_eq!((ranked, inn), (vec![2, 1, 1, 2], None));
     }
 
     #[test]
