@@ -12,7 +12,8 @@
 //!   ([`PerVertex::verify`](crate::descriptor::PerVertex::verify); without `--verify`, the result
 //!   alone, [`RESULT_BYTES`]);
 //! - at the end, the result and the rows' IDs ([`OUTPUT_BYTES`]), and on a reordered graph their
-//!   copies in ID order ([`REORDERED_OUTPUT_BYTES`]).
+//!   copies in ID order ([`REORDERED_OUTPUT_BYTES`]); a graph that names each vertex by itself
+//!   holds no IDs for its rows ([`RowIds::Identity`](crate::RowIds::Identity)): the result alone.
 //!
 //! The memory engine holds its CSR besides ([`Footprint::per_arc`], and 8 bytes a vertex of
 //! offsets per direction). The smallest budget is the engine's least (buffers, claims, caches,
@@ -61,7 +62,8 @@ pub struct Footprint {
     /// The original IDs per vertex held throughout ([`IDS_BYTES`], or 0 when the graph names
     /// each vertex by itself).
     pub ids_per_vertex: f64,
-    /// The output's bytes per vertex ([`OUTPUT_BYTES`] or [`REORDERED_OUTPUT_BYTES`]).
+    /// The output's bytes per vertex ([`RESULT_BYTES`] on a graph that names each vertex by
+    /// itself, else [`OUTPUT_BYTES`] or [`REORDERED_OUTPUT_BYTES`]).
     pub output_per_vertex: f64,
 }
 
@@ -95,10 +97,10 @@ impl Footprint {
                 _ => 0.0,
             },
             ids_per_vertex: if m.ids_remapped { IDS_BYTES } else { 0.0 },
-            output_per_vertex: if m.ids_ascending() {
-                OUTPUT_BYTES
-            } else {
-                REORDERED_OUTPUT_BYTES
+            output_per_vertex: match (m.ids_remapped, m.ids_ascending()) {
+                (false, _) => RESULT_BYTES,
+                (true, true) => OUTPUT_BYTES,
+                (true, false) => REORDERED_OUTPUT_BYTES,
             },
         }
     }
@@ -186,7 +188,8 @@ pub fn budget_text() -> String {
          is refused, naming the least it needs (a run's stats record memory_per_vertex and minimum_memory).\n\
          Bytes a vertex: the largest of the engine's and the algorithm's while running, the algorithm's \
          after (the result, and the verifier's arrays with --verify; {RESULT_BYTES} without) and the \
-         output's ({OUTPUT_BYTES}: the result and the IDs; {REORDERED_OUTPUT_BYTES} on a reordered graph), \
+         output's ({RESULT_BYTES}; {OUTPUT_BYTES} with the IDs of a graph whose IDs were remapped, \
+         {REORDERED_OUTPUT_BYTES} on a reordered graph), \
          plus {IDS_BYTES} throughout when the graph's IDs were remapped.\n\
          Engines, a direction of lists: memory {} and 4 an arc (8 weighted); selective {} ({} with compressed \
          lists), of which {SELECTIVE_ROUND_BYTES} frontiers and rounds; sync {} ({} with --index-summary); \

@@ -30,6 +30,7 @@ pub mod pagerank;
 mod parallel;
 pub mod randomwalk;
 pub mod registry;
+pub mod row_ids;
 pub mod scc;
 pub mod sp;
 pub mod spmv;
@@ -47,6 +48,7 @@ pub use descriptor::{Algorithm, Outcome, PerVertex, ResultKind, Run, ValueType, 
 pub use diameter::{diameter, Diameter, DEFAULT_SWEEPS};
 pub use error::AlgoError;
 pub use kcore::{kcore, KCore};
+pub use row_ids::RowIds;
 pub use mis::{mis, Mis, MisMethod};
 pub use msbfs::{msbfs, MultiBfs};
 pub use mst::{mst, Mst};

@@ -26,6 +26,7 @@ use serde_json::json;
 
 use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
 use crate::footprint::Footprint;
+use crate::row_ids::RowIds;
 use crate::verification::{Check, Verified};
 use crate::{
     apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, randomwalk, scc, sp, spmv, sssp, streaming, triangles,
@@ -142,8 +143,9 @@ pub struct RunOutput {
     /// One value per vertex.
     pub values: Values,
     /// Original ID of each vertex (parallel to `values`): ascending, unless the request asked
-    /// for no ID order ([`RunRequest::in_id_order`]).
-    pub vertex_ids: Vec<u64>,
+    /// for no ID order ([`RunRequest::in_id_order`]); no table on a graph that names each vertex
+    /// by itself.
+    pub vertex_ids: RowIds,
     /// What the run did and cost.
     pub stats: RunStats,
     /// A few lines describing the answer (reached vertices, component count, top ranks...).
@@ -699,8 +701,12 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
     // A reordered graph's internal order is not its original-ID order: rows go out by ID.
     let by_id = req.in_id_order.then(|| vertices.ranking()).flatten();
     let (values, vertex_ids) = match by_id {
-        None => (outcome.values, Arc::unwrap_or_clone(vertices.into_ids())),
-        Some(ranking) => ascending_by_id(outcome.values, vertices.ids(), &ranking),
+        None if vertices.is_identity() => (outcome.values, RowIds::Identity(vertices.len())),
+        None => (outcome.values, RowIds::Listed(Arc::unwrap_or_clone(vertices.into_ids()))),
+        Some(ranking) => {
+            let (values, ids) = ascending_by_id(outcome.values, vertices.ids(), &ranking);
+            (values, RowIds::Listed(ids))
+        }
     };
     if req.index.is_some() {
         stats.settings.insert("index_preloaded".into(), json!(true));
@@ -792,14 +798,14 @@ pub fn verify(graph: &GraphDir, req: &RunRequest, out: &RunOutput) -> Result<Ver
     }
     // Rows already in internal order (a graph that names each vertex by itself, or a run asked
     // for no ID order) are checked where they are; others are put in it.
-    let internal = (0..n).all(|i| resolver.get(out.vertex_ids[i]) == Some(i as u32));
+    let internal = (0..n).all(|i| resolver.get(out.vertex_ids.get(i)) == Some(i as u32));
     if internal {
         return check_internal(graph, alg, req, &vertices, &out.values, &out.stats);
     }
     // Row i of the output is internal vertex rows[i].
     let mut rows = Vec::with_capacity(n);
     let mut seen = vec![false; n];
-    for &id in &out.vertex_ids {
+    for id in out.vertex_ids.iter() {
         match resolver.get(id) {
             Some(v) if !seen[v as usize] => {
                 seen[v as usize] = true;

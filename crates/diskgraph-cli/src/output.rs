@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use diskgraph_algo::msbfs::UNREACHED;
-use diskgraph_algo::Values;
+use diskgraph_algo::{RowIds, Values};
 use diskgraph_format::VertexNames;
 
 /// The extensions of the result formats [`write_values`] writes.
@@ -29,7 +29,7 @@ pub const RESULT_FORMATS: &[&str] = &["tsv", "npy", "parquet"];
 /// `vertex_values` says they are original vertex IDs.
 pub fn write_values(
     path: &Path,
-    ids: &[u64],
+    ids: &RowIds,
     names: Option<&VertexNames>,
     values: &Values,
     vertex_values: bool,
@@ -101,7 +101,7 @@ fn write_vertex(w: &mut impl Write, id: u64, names: Option<&VertexNames>) -> std
 
 fn write_tsv(
     path: &Path,
-    ids: &[u64],
+    ids: &RowIds,
     names: Option<&VertexNames>,
     values: &Values,
     vertex_values: bool,
@@ -109,7 +109,7 @@ fn write_tsv(
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     let n = ids.len();
     let value_names = names.filter(|_| vertex_values);
-    for (k, &id) in ids.iter().enumerate() {
+    for (k, id) in ids.iter().enumerate() {
         write_vertex(&mut w, id, names)?;
         match values {
             Values::Signed(v) => match u64::try_from(v[k]) {
@@ -136,7 +136,7 @@ fn write_tsv(
     Ok(())
 }
 
-fn write_npy(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
+fn write_npy(path: &Path, ids: &RowIds, values: &Values) -> Result<()> {
     let n = ids.len();
     // Each vertex's value bytes: one 8-byte value, or one per source.
     let (descr, width) = match values {
@@ -173,7 +173,7 @@ fn write_npy(path: &Path, ids: &[u64], values: &Values) -> Result<()> {
     Ok(())
 }
 
-fn write_parquet(path: &Path, ids: &[u64], names: Option<&VertexNames>, values: &Values) -> Result<()> {
+fn write_parquet(path: &Path, ids: &RowIds, names: Option<&VertexNames>, values: &Values) -> Result<()> {
     use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
     use parquet::file::properties::WriterProperties;
     use parquet::file::writer::SerializedFileWriter;
@@ -204,13 +204,13 @@ fn write_parquet(path: &Path, ids: &[u64], names: Option<&VertexNames>, values: 
         let mut column = 0;
         while let Some(mut col) = rg.next_column()? {
             if let (0, Some(names)) = (column, names) {
-                let v: Vec<ByteArray> = ids[start..end]
-                    .iter()
-                    .map(|&x| ByteArray::from(names.get(x).unwrap_or_default()))
+                let v: Vec<ByteArray> = ids
+                    .range(start..end)
+                    .map(|x| ByteArray::from(names.get(x).unwrap_or_default()))
                     .collect();
                 col.typed::<ByteArrayType>().write_batch(&v, None, None)?;
             } else if column == 0 {
-                let v: Vec<i64> = ids[start..end].iter().map(|&x| x as i64).collect();
+                let v: Vec<i64> = ids.range(start..end).map(|x| x as i64).collect();
                 col.typed::<Int64Type>().write_batch(&v, None, None)?;
             } else {
                 match values {

@@ -80,9 +80,9 @@ fn one_wrong_value(out: &mut RunOutput) {
     match &mut out.values {
         Values::Signed(parents) => {
             let v = (0..parents.len())
-                .find(|&v| parents[v] >= 0 && parents[v] != out.vertex_ids[v] as i64)
+                .find(|&v| parents[v] >= 0 && parents[v] != out.vertex_ids.get(v) as i64)
                 .expect("a reached vertex besides the root");
-            parents[v] = out.vertex_ids[v] as i64;
+            parents[v] = out.vertex_ids.get(v) as i64;
         }
         Values::Float(dist) => {
             let v = dist

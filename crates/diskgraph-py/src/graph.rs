@@ -536,7 +536,7 @@ impl PyGraph {
             }
         };
         let stats = json_to_py(py, &out.stats)?;
-        Ok((values, out.vertex_ids.into_pyarray(py), stats, out.summary))
+        Ok((values, out.vertex_ids.into_vec().into_pyarray(py), stats, out.summary))
     }
 
     /// Loads selection ``basc`` into a static cache once, as ``options`` say (``memory``,
