@@ -48,12 +48,12 @@ pub use descriptor::{Algorithm, Outcome, PerVertex, ResultKind, Run, ValueType, 
 pub use diameter::{diameter, Diameter, DEFAULT_SWEEPS};
 pub use error::AlgoError;
 pub use kcore::{kcore, KCore};
-pub use row_ids::RowIds;
 pub use mis::{mis, Mis, MisMethod};
 pub use msbfs::{msbfs, MultiBfs};
 pub use mst::{mst, Mst};
 pub use pagerank::{PageRank, PageRankResult};
 pub use randomwalk::{RandomWalk, RandomWalkResult};
+pub use row_ids::RowIds;
 pub use scc::scc;
 pub use spmv::{spmv, Semiring, Spmv};
 pub use sssp::{sssp, sssp_with_delta, Sssp};

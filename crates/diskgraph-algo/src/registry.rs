@@ -702,7 +702,10 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
     let by_id = req.in_id_order.then(|| vertices.ranking()).flatten();
     let (values, vertex_ids) = match by_id {
         None if vertices.is_identity() => (outcome.values, RowIds::Identity(vertices.len())),
-        None => (outcome.values, RowIds::Listed(Arc::unwrap_or_clone(vertices.into_ids()))),
+        None => (
+            outcome.values,
+            RowIds::Listed(Arc::unwrap_or_clone(vertices.into_ids())),
+        ),
         Some(ranking) => {
             let (values, ids) = ascending_by_id(outcome.values, vertices.ids(), &ranking);
             (values, RowIds::Listed(ids))

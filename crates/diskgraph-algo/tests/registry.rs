@@ -497,6 +497,34 @@ fn rows_hold_ids_only_when_the_graph_remapped_them() {
 }
 
 #[test]
+fn wcc_counts_the_components_and_the_largest_alike_on_every_engine() {
+    for naming in [Naming::Dense, Naming::Sparse, Naming::Reordered] {
+        // Sparse: many components, isolated vertices among them.
+        let f = fixture("rmat", gen::rmat(10, 600, false, 11), Keep::all(), naming);
+        let mut seen = Vec::new();
+        for engine in ["memory", "selective", "sync"] {
+            let req = request("wcc", engine, 1 << 30).with(&VERIFY, Value::Flag(true));
+            let out = registry::run(&f.graph, &req).unwrap();
+            let Values::Unsigned(labels) = &out.values else {
+                panic!("{:?}", out.values)
+            };
+            let mut sizes = std::collections::HashMap::new();
+            labels.iter().for_each(|&l| *sizes.entry(l).or_insert(0u64) += 1);
+            let setting = |name: &str| out.stats.settings[name].as_u64().unwrap();
+            let ctx = format!("{naming:?} on {engine}");
+            assert!(sizes.len() > 100, "{ctx}: {} components", sizes.len());
+            assert_eq!(setting("components"), sizes.len() as u64, "{ctx}");
+            assert_eq!(setting("largest"), *sizes.values().max().unwrap(), "{ctx}");
+            seen.push(out.values);
+        }
+        assert!(
+            seen.windows(2).all(|w| w[0] == w[1]),
+            "{naming:?}: the engines' labels differ"
+        );
+    }
+}
+
+#[test]
 fn a_run_below_its_stated_minimum_is_refused_before_reading_and_runs_at_it() {
     let el = gen::rmat(12, 32 << 10, false, 73);
     let f = fixture("rmat", el, Keep::all(), Naming::Dense);

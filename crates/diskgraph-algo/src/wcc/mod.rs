@@ -72,7 +72,7 @@ pub const WCC: Algorithm = Algorithm {
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| Ok(present(selective::wcc(g)?, run))),
+            run: Runner::Selective(|g, run| Ok(present_in_place(selective::label_words(g)?, run))),
         },
         Variant {
             needs: Needs::NONE,
@@ -99,18 +99,56 @@ pub const WCC: Algorithm = Algorithm {
     verify: verify::verify,
     memory: |_, engine| PerVertex {
         run: match engine {
-            // The levels of the giant component's search, turned into the labels in place
-            // (8 bytes each), then the labels (u32) and the u64 result.
-            EngineKind::Selective => 12.0,
+            // The levels of the giant component's search, turned into the labels and then the
+            // result in place (8 bytes each). A reordered graph's labels go through `present`
+            // (20 at most), within its output's 36.
+            EngineKind::Selective => 8.0,
             // Two u32 label arrays while running, then the labels (u32), the smallest vertex
             // of each (u32) and the u64 result.
             _ => 16.0,
         },
-        // The verifier's representatives, union-find forest and label of each root (u32 each)
-        // beside the result.
-        verify: 20.0,
+        // The verifier's union-find forest (u32) beside the result; on a reordered graph also
+        // each vertex's label vertex and each root's label (u32 each): 20, within its output's
+        // 36.
+        verify: 12.0,
     },
 };
+
+/// [`present`] for labels in the selective search's words. When the IDs ascend with the
+/// vertices, the words become the result in place and nothing is held beside them: each
+/// component's size is counted in the high half of its label vertex's word (a label and a size
+/// are each below 2³²). Otherwise the labels go through [`present`].
+pub(crate) fn present_in_place(found: selective::LabelWords, run: &Run) -> Outcome {
+    const LABEL: u64 = u32::MAX as u64;
+    let vertices = run.vertices;
+    let words = found.words;
+    if !vertices.ascending() {
+        let labels = words.into_par_iter().map(|w| w.into_inner() as u32).collect();
+        let c = Components {
+            labels,
+            iterations: found.iterations,
+        };
+        return present(c, run);
+    }
+    words.par_iter().for_each(|w| {
+        words[(w.load(Relaxed) & LABEL) as usize].fetch_add(1 << 32, Relaxed);
+    });
+    // The number of label vertices, and the largest size with the smallest label among equals.
+    let (count, (largest, _)) = words
+        .par_iter()
+        .enumerate()
+        .filter_map(|(v, w)| {
+            let w = w.load(Relaxed);
+            (w & LABEL == v as u64).then_some((1usize, (w >> 32, std::cmp::Reverse(v))))
+        })
+        .reduce(|| (0, (0, std::cmp::Reverse(0))), |a, b| (a.0 + b.0, a.1.max(b.1)));
+    // Sequential, so that the words' allocation becomes the result's.
+    let labels: Vec<u64> = words
+        .into_iter()
+        .map(|w| vertices.id((w.into_inner() & LABEL) as u32))
+        .collect();
+    outcome(labels, count, largest, found.iterations)
+}
 
 /// Components labelled by the smallest original ID of each, their number and the largest.
 ///
@@ -134,9 +172,14 @@ pub(crate) fn present(c: Components, run: &Run) -> Outcome {
         }
         c.labels.par_iter().map(|&l| smallest[l as usize]).collect()
     };
+    outcome(labels, count, largest, c.iterations)
+}
+
+/// The outcome of labels by original ID, with their `count` and the `largest` component's size.
+fn outcome(labels: Vec<u64>, count: usize, largest: u64, iterations: usize) -> Outcome {
     let summary = format!("{count} components, largest has {largest} vertices");
     Outcome::new(Values::Unsigned(labels), summary)
-        .iterations(c.iterations as u64)
+        .iterations(iterations as u64)
         .vertex_valued()
         .setting("components", json!(count))
         .setting("largest", json!(largest))

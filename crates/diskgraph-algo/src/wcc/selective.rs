@@ -51,9 +51,32 @@ impl EdgeFn for Propagate<'_> {
 /// Weakly connected components (see the module doc); labels are each component's smallest
 /// vertex, as for the memory engine.
 pub fn wcc(g: &SelectiveGraph) -> Result<Components, AlgoError> {
+    let found = label_words(g)?;
+    Ok(Components {
+        labels: found.words.into_par_iter().map(|l| l.into_inner() as u32).collect(),
+        iterations: found.iterations,
+    })
+}
+
+/// The components as [`label_words`] leaves them: each vertex's label in the 8-byte word its
+/// level had during the search.
+pub struct LabelWords {
+    /// The label (the component's smallest vertex) of each vertex.
+    pub words: Vec<AtomicU64>,
+    /// Traversal levels plus label-propagation rounds.
+    pub iterations: usize,
+}
+
+/// Weakly connected components (see the module doc) in the search's own words, which a caller
+/// can turn into the result in place ([`present_in_place`](super::present_in_place)): the run
+/// holds 8 bytes a vertex beside the engine.
+pub fn label_words(g: &SelectiveGraph) -> Result<LabelWords, AlgoError> {
     let n = g.num_vertices();
     if n == 0 {
-        return Ok(Components::default());
+        return Ok(LabelWords {
+            words: Vec::new(),
+            iterations: 0,
+        });
     }
     if !g.has(Direction::In) {
         return Err(EngineError::MissingInEdges.into());
@@ -101,8 +124,8 @@ pub fn wcc(g: &SelectiveGraph) -> Result<Components, AlgoError> {
         }
         frontier = next.take();
     }
-    Ok(Components {
-        labels: label.into_par_iter().map(|l| l.into_inner() as u32).collect(),
+    Ok(LabelWords {
+        words: label,
         iterations,
     })
 }

@@ -4,7 +4,10 @@
 //! connected — and each label the smallest original ID of its component; the component count
 //! the run reports equals the labels'.
 //!
-//! The labelling checks ([`labelled`]) serve scc's verifier too.
+//! Each tree's root is its smallest vertex (links only go down), so when the IDs ascend with
+//! the vertices every vertex's label must be its root's ID: the check holds the forest (4 bytes
+//! a vertex) beside the labels and nothing else. A reordered graph's labels are checked through
+//! each vertex's label vertex ([`labelled`], which serves scc's verifier too).
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -16,21 +19,12 @@ use crate::AlgoError;
 
 /// Checks a WCC answer.
 pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
+    if check.vertices().ascending() {
+        return verify_by_roots(check);
+    }
     let rep = labelled(check)?;
     let n = check.num_vertices();
-    let forest = UnionFind::new(n);
-    // An undirected graph stores each edge both ways: joining along the arcs to larger vertices
-    // joins every edge once.
-    let every_arc = check.directed();
-    check.par_lists(Direction::Out, false, |u, list, _| {
-        // Lists ascend (the format's rule): the larger ends are a suffix.
-        let from = match every_arc {
-            true => 0,
-            false => list.partition_point(|&v| v <= u),
-        };
-        list[from..].iter().for_each(|&v| forest.union(u, v));
-        Ok(())
-    })?;
+    let forest = components(check)?;
     // Same label exactly when connected: every vertex with its label's vertex, and every
     // union-find tree with one label.
     let mut label_of_root = vec![u32::MAX; n];
@@ -58,10 +52,65 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         }
     }
     let components = label_of_root.iter().filter(|&&l| l != u32::MAX).count();
-    Ok(Verified(format!(
+    Ok(verified(check, components))
+}
+
+/// Checks a WCC answer on a graph whose IDs ascend with its vertices: every vertex labelled
+/// with its union-find root's ID, and as many components reported as there are roots.
+fn verify_by_roots(check: &Check) -> Result<Verified, AlgoError> {
+    let n = check.num_vertices();
+    let labels = check.unsigned()?;
+    if labels.len() != n {
+        return Err(check.wrong(format!("{} labels for {n} vertices", labels.len())));
+    }
+    let forest = components(check)?;
+    let vertices = check.vertices();
+    let mislabelled = (0..n as u32)
+        .into_par_iter()
+        .find_first(|&v| labels[v as usize] != vertices.id(forest.find(v)));
+    if let Some(v) = mislabelled {
+        return Err(check.wrong(format!(
+            "vertex {} is labelled {}, yet the smallest ID of its component is {}",
+            check.label(v),
+            labels[v as usize],
+            check.label(forest.find(v))
+        )));
+    }
+    let roots = (0..n as u32).into_par_iter().filter(|&v| forest.find(v) == v).count();
+    let reported = check.number_setting("components")?;
+    if reported != roots as f64 {
+        return Err(check.wrong(format!(
+            "the run reports {reported} components, the labels make {roots}"
+        )));
+    }
+    Ok(verified(check, roots))
+}
+
+/// The components of the graph (direction ignored), by a union-find over one pass of the
+/// out-lists.
+fn components(check: &Check) -> Result<UnionFind, AlgoError> {
+    let forest = UnionFind::new(check.num_vertices());
+    // An undirected graph stores each edge both ways: joining along the arcs to larger vertices
+    // joins every edge once.
+    let every_arc = check.directed();
+    check.par_lists(Direction::Out, false, |u, list, _| {
+        // Lists ascend (the format's rule): the larger ends are a suffix.
+        let from = match every_arc {
+            true => 0,
+            false => list.partition_point(|&v| v <= u),
+        };
+        list[from..].iter().for_each(|&v| forest.union(u, v));
+        Ok(())
+    })?;
+    Ok(forest)
+}
+
+/// The verdict of a WCC answer with `components` components.
+fn verified(check: &Check, components: usize) -> Verified {
+    Verified(format!(
         "{components} weakly connected components: the labels join exactly the vertices a union-find over every arc joins, each the smallest ID of its component ({})",
         check.passes_made()
-    )))
+    ))
 }
 
 /// Checks the labelling of components (wcc and scc): each label is the original ID of a vertex
