@@ -320,7 +320,8 @@ def main() -> None:
             graph = a.work / f"kron{scale}"
             row = {"scale": scale, "codec": a.codec, "cgroup": a.cgroup, "memory": a.memory}
             if a.reuse and (graph / "manifest.json").exists():
-                row.update({k: v for k, v in results.get(f"{scale}-{a.codec}", {}).items() if "import" in k})
+                row.update({k: v for k, v in results.get(f"{scale}-{a.codec}", {}).items()
+                            if "import" in k or k.startswith("file_")})
                 row.update(graph_size(dg, graph))
             else:
                 row.update(make_graph(dg, a, scale, graph))
