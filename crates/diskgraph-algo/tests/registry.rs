@@ -528,7 +528,7 @@ fn wcc_counts_the_components_and_the_largest_alike_on_every_engine() {
 fn a_run_below_its_stated_minimum_is_refused_before_reading_and_runs_at_it() {
     let el = gen::rmat(12, 32 << 10, false, 73);
     let f = fixture("rmat", el, Keep::all(), Naming::Dense);
-    for alg in ["bfs", "wcc", "pagerank", "kcore"] {
+    for alg in ["bfs", "sp", "wcc", "pagerank", "kcore"] {
         let req = request(alg, "selective", 1 << 30).with(&VERIFY, Value::Flag(true));
         let least = registry::minimum_memory(&f.graph, &req).unwrap();
         // The run's state (bytes a vertex × vertices) is part of the least.
