@@ -25,7 +25,7 @@ use anyhow::{bail, Context, Result};
 use diskgraph_algo::bfs::PARENTS;
 use diskgraph_algo::options::SOURCE;
 use diskgraph_algo::registry::{self, RunOutput, RunRequest};
-use diskgraph_algo::{AlgoError, Values};
+use diskgraph_algo::{AlgoError, RowIds, Values};
 use diskgraph_engine::engine_options::{ENGINE, MEMORY, THREADS};
 use diskgraph_engine::options::Value;
 use diskgraph_engine::Source;
@@ -543,7 +543,7 @@ fn kernel_run(
             tamper(&mut out);
         }
         // The rows are in internal order (`in_id_order` false): their IDs go before the check.
-        drop(std::mem::take(&mut out.vertex_ids));
+        out.vertex_ids = RowIds::default();
         let started = Instant::now();
         registry::verify_internal(graph, &req, &out.values, &out.stats)
             .with_context(|| format!("{kernel} from {root} fails validation"))?;

@@ -90,10 +90,11 @@ fn binary_exports_import_back_to_the_same_graph() {
         std::fs::read_to_string(out).unwrap()
     };
     // Directed, with a reciprocal pair; then undirected, each edge written once and doubled
-    // again by the import.
+    // again by the import; then IDs 0..n, which the export writes without an ID table.
     let cases = [
         ("10 20\n20 30\n30 10\n20 10\n", &[][..]),
         ("1 2\n2 3\n3 1\n", &["--undirected"][..]),
+        ("0 1\n1 2\n2 0\n", &["--undirected"][..]),
     ];
     for (i, (text, flags)) in cases.into_iter().enumerate() {
         let case = d.join(format!("case{i}"));

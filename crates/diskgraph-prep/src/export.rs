@@ -120,19 +120,23 @@ pub fn export(
             output.display()
         );
     }
-    let ids = graph.original_ids()?;
-    if let ExportFormat::Bin32 | ExportFormat::Bin64 = format {
-        if format == ExportFormat::Bin32 && ids.last().is_some_and(|&id| id > u64::from(u32::MAX)) {
-            bail!(
-                "{}: vertex IDs reach {}, beyond bin32's 2^32; export it as bin64",
-                graph.path().display(),
-                ids.last().copied().unwrap_or(0)
-            );
-        }
+    let binary = matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64);
+    // The binary formats stream the lists: a graph that names each vertex by itself needs no
+    // ID table for them (8 bytes a vertex).
+    let ids = match binary && !m.ids_remapped {
+        true => Vec::new(),
+        false => graph.original_ids()?,
+    };
+    if format == ExportFormat::Bin32 && ids.last().is_some_and(|&id| id > u64::from(u32::MAX)) {
+        bail!(
+            "{}: vertex IDs reach {}, beyond bin32's 2^32; export it as bin64",
+            graph.path().display(),
+            ids.last().copied().unwrap_or(0)
+        );
     }
-    let csr = match format {
-        ExportFormat::Bin32 | ExportFormat::Bin64 => None,
-        _ => {
+    let csr = match binary {
+        true => None,
+        false => {
             progress.phase("loading lists", None);
             Some(graph.load_csr(Direction::Out, true)?)
         }
@@ -155,7 +159,10 @@ pub fn export(
         (ExportFormat::Parquet, Some(csr)) => write_parquet(csr, &ids, m, &tmp, progress),
         (ExportFormat::Csv, Some(csr)) => write_csv(csr, &ids, names.as_ref(), m, &tmp, progress),
         (_, Some(csr)) => write_edges(csr, &ids, m, format, &tmp, progress),
-        (_, None) => write_binary(graph, &ids, format == ExportFormat::Bin64, &tmp, progress),
+        (_, None) => {
+            let ids = m.ids_remapped.then_some(ids.as_slice());
+            write_binary(graph, ids, format == ExportFormat::Bin64, &tmp, progress)
+        }
     }
     .and_then(|count| stop_point(progress).map(|()| count))
     .with_context(|| format!("cannot write {}", output.display()));
@@ -176,9 +183,16 @@ pub fn export(
 const STREAM_BUFFER: usize = 4 << 20;
 
 /// Writes the edges of `graph` (undirected ones once, source ≤ target) as little-endian pairs of
-/// original IDs `ids`, `u64`s when `wide`, else `u32`s (checked to fit by the caller), reading
-/// the lists as a stream.
-fn write_binary(graph: &GraphDir, ids: &[u64], wide: bool, path: &Path, progress: &mut dyn Progress) -> Result<u64> {
+/// original IDs (`ids`, or the vertices themselves when `None`), `u64`s when `wide`, else `u32`s
+/// (checked to fit by the caller), reading the lists as a stream.
+fn write_binary(
+    graph: &GraphDir,
+    ids: Option<&[u64]>,
+    wide: bool,
+    path: &Path,
+    progress: &mut dyn Progress,
+) -> Result<u64> {
+    let id = |v: u32| ids.map_or(u64::from(v), |ids| ids[v as usize]);
     let directed = graph.manifest().directed;
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     let mut arcs = diskgraph_format::ArcStream::open(graph, Direction::Out, false, STREAM_BUFFER)?;
@@ -192,8 +206,8 @@ fn write_binary(graph: &GraphDir, ids: &[u64], wide: bool, path: &Path, progress
             if !directed && v < u {
                 continue;
             }
-            write(ids[u as usize])?;
-            write(ids[v as usize])?;
+            write(id(u))?;
+            write(id(v))?;
             count += 1;
             ticker.tick(progress, count)?;
         }
