@@ -136,7 +136,8 @@ fn compact<L: Level>(levels: &[i64]) -> Vec<L> {
 /// one level down; the vertices one level down from an in-neighbour (with `parents`, from their
 /// parent) go to `witnessed`. An undirected graph stores each edge both ways, so its edges are
 /// taken once, from the smaller end, and checked in both directions: half the levels read at
-/// random.
+/// random. There each vertex's parent is looked up in the vertex's own list (the arc back to
+/// it), so the parents are read in order, once each, not at random for every arc.
 fn arcs_within_levels<L: Level>(
     check: &Check,
     levels: &[L],
@@ -147,10 +148,9 @@ fn arcs_within_levels<L: Level>(
     // Whether the arc `u -> v` between levels `lu` and `lv` breaks the rules (kept apart from
     // the message, so the loops below stay tight).
     let breaks = |lu: u32, lv: u32| lu != unreached && (lv == unreached || lv > lu + 1);
-    let tree_arc = |u: u32, lu: u32, v: u32, lv: u32| match parents {
-        Some(p) => p[v as usize] == u,
-        None => lu != unreached && lv == lu + 1,
-    };
+    // One level down along an arc from a reached vertex: the levels come from the parents'
+    // depths, so every tree arc is one.
+    let level_down = |lu: u32, lv: u32| lu != unreached && lv == lu + 1;
     let broken = |u: u32, lu: u32, v: u32, lv: u32| -> AlgoError {
         match lv == unreached {
             true => check.wrong(format!(
@@ -180,7 +180,7 @@ fn arcs_within_levels<L: Level>(
                 if breaks(lu, lv) {
                     return Err(broken(u, lu, v, lv));
                 }
-                if tree_arc(u, lu, v, lv) {
+                if level_down(lu, lv) && parents.is_none_or(|p| p[v as usize] == u) {
                     witnessed.insert(v);
                 }
             }
@@ -189,6 +189,13 @@ fn arcs_within_levels<L: Level>(
     }
     check.par_lists(Direction::Out, false, |u, list, _| {
         let lu: u32 = levels[u as usize].into();
+        if let Some(p) = parents {
+            // The arc `P(u) -> u` is stored as `u -> P(u)` too.
+            let pu = p[u as usize];
+            if pu != NO_VERTEX && list.binary_search(&pu).is_ok() {
+                witnessed.insert(u);
+            }
+        }
         // Lists ascend (the format's rule): the larger ends are a suffix.
         for &v in &list[list.partition_point(|&v| v <= u)..] {
             let lv: u32 = levels[v as usize].into();
@@ -198,11 +205,13 @@ fn arcs_within_levels<L: Level>(
             if breaks(lv, lu) {
                 return Err(broken(v, lv, u, lu));
             }
-            if tree_arc(u, lu, v, lv) {
-                witnessed.insert(v);
-            }
-            if tree_arc(v, lv, u, lu) {
-                witnessed.insert(u);
+            if parents.is_none() {
+                if level_down(lu, lv) {
+                    witnessed.insert(v);
+                }
+                if level_down(lv, lu) {
+                    witnessed.insert(u);
+                }
             }
         }
         Ok(())

@@ -42,6 +42,19 @@ pub fn mutants(algorithm: &str, f: &Fixture, out: &RunOutput) -> Vec<Mutant> {
                 set_vertex(o, v, f.id(source as u32));
                 true
             });
+            make("a parent one level up with no arc to the vertex", &|o| {
+                let arcs: std::collections::HashSet<(u32, u32)> = f.test.arcs.iter().copied().collect();
+                let pair = (0..n).filter(|&v| depth[v] >= 1).find_map(|v| {
+                    (0..n)
+                        .find(|&w| depth[w] == depth[v] - 1 && !arcs.contains(&(w as u32, v as u32)))
+                        .map(|w| (v, w))
+                });
+                let Some((v, w)) = pair else {
+                    return false;
+                };
+                set_vertex(o, v, f.id(w as u32));
+                true
+            });
             make("a vertex its own parent", &|o| {
                 let Some(v) = (0..n).find(|&v| depth[v] >= 1) else {
                     return false;
