@@ -14,8 +14,6 @@
 //! 2: `r ≤ 2 αᵏ` is required, a weaker check (a slightly wrong rank passes it when `k` is
 //! small).
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
 use diskgraph_format::Direction;
 
 use rayon::prelude::*;
@@ -25,6 +23,9 @@ use crate::AlgoError;
 
 /// How far the ranks' sum may be from 1.
 const SUM_TOLERANCE: f64 = 1e-9;
+
+/// Vertices whose moves one task sums.
+const MOVE_BLOCK: usize = 4096;
 
 /// Checks a PageRank answer.
 pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
@@ -63,21 +64,34 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     drop(degree);
     let nf = n as f64;
     let base = alpha * dangling / nf + (1.0 - alpha) / nf;
-    let moved: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    check.par_lists(Direction::In, false, |v, list, _| {
-        let pulled: f64 = list.iter().map(|&u| share[u as usize]).sum();
-        let by = (alpha * pulled + base - x[v as usize]).abs();
-        moved[v as usize].store(by.to_bits(), Relaxed);
+    // The change summed, and the vertex that moves most, per block of vertices in parallel and
+    // then over the blocks in order: no per-vertex array beside the ranks and shares.
+    let (mut change, mut most, mut at) = (0.0f64, 0.0f64, 0u32);
+    check.batches(Direction::In, false, |batch| {
+        let blocks: Vec<(f64, f64, u32)> = (0..batch.len().div_ceil(MOVE_BLOCK))
+            .into_par_iter()
+            .map(|b| {
+                let (mut sum, mut most, mut at) = (0.0f64, 0.0f64, 0u32);
+                for i in b * MOVE_BLOCK..((b + 1) * MOVE_BLOCK).min(batch.len()) {
+                    let v = batch.vertices().start + i as u32;
+                    let pulled: f64 = batch.list(i).iter().map(|&u| share[u as usize]).sum();
+                    let by = (alpha * pulled + base - x[v as usize]).abs();
+                    sum += by;
+                    if by > most {
+                        (most, at) = (by, v);
+                    }
+                }
+                (sum, most, at)
+            })
+            .collect();
+        for (sum, m, v) in blocks {
+            change += sum;
+            if m > most {
+                (most, at) = (m, v);
+            }
+        }
         Ok(())
     })?;
-    let (mut change, mut most, mut at) = (0.0f64, 0.0f64, 0);
-    for (v, m) in moved.iter().enumerate() {
-        let m = f64::from_bits(m.load(Relaxed));
-        change += m;
-        if m > most {
-            (most, at) = (m, v);
-        }
-    }
     let (bound, promise) = match (settings.fixed_iterations, check.converged) {
         (Some(k), _) => (
             2.0 * alpha.powi(k as i32),
@@ -100,8 +114,8 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     if change >= bound + slack {
         return Err(check.wrong(format!(
             "one more power-iteration sweep moves the ranks by {change:.3e} in L1, not under {bound:.3e} = {promise}; vertex {} moves most, from {:e} by {most:.3e}",
-            check.label(at as u32),
-            x[at]
+            check.label(at),
+            x[at as usize]
         )));
     }
     Ok(Verified(format!(
