@@ -171,6 +171,8 @@ def run_algorithm(dg: str, a: argparse.Namespace, graph: Path, algorithm: str, g
         "verify_seconds": s.get("verify_seconds", 0.0),
         "peak_rss": m.peak_rss,
         "cgroup_peak": group.max_usage(),
+        "memory": a.memory,
+        "cgroup": a.cgroup,
     }
     print(f"  {algorithm}: {m.seconds:.1f} s on {row['engine']}, read {row['bytes_read'] / 1e9:.1f} GB, verify "
           f"{row['verify_seconds']:.1f} s, peak RSS {m.peak_rss / 2**30:.2f} GiB, cgroup peak {row['cgroup_peak'] / 2**30:.2f} GiB",
@@ -200,6 +202,8 @@ def graph500(dg: str, a: argparse.Namespace, graph: Path, group: MemoryCgroup | 
         "wall_seconds": m.seconds,
         "peak_rss": m.peak_rss,
         "cgroup_peak": group.max_usage() if group else 0,
+        "memory": memory or a.memory,
+        "cgroup": a.cgroup if group else "none",
     }
     print(f"  graph500: {result['validated']} searches validated on {result['engine']}, harmonic mean "
           f"{result['harmonic_mean_teps'] / 1e6:.0f} M TEPS (min {result['min_teps'] / 1e6:.0f}, max "
@@ -258,8 +262,8 @@ def table(results: dict, codec: str) -> str:
             out.append(import_row(r, "bin32 file", "file_import", r.get("file_vertices", r["vertices"]),
                                   r["file_graph_bytes"]))
     algorithms = [a for a in ("bfs", "wcc", "pagerank", "kcore") if any(a in r.get("runs", {}) for r in rows)]
-    out += ["", "| scale | algorithm | engine | run s | GB read | verify s | peak RSS GiB | × previous scale |",
-            "|---|---|---|---:|---:|---:|---:|---:|"]
+    out += ["", "| scale | algorithm | engine | cgroup | run s | GB read | verify s | peak RSS GiB | × previous scale |",
+            "|---|---|---|---|---:|---:|---:|---:|---:|"]
     for alg in algorithms:
         previous = None
         for r in rows:
@@ -270,17 +274,19 @@ def table(results: dict, codec: str) -> str:
             growth = "-"
             if previous and previous[0] == r["scale"] - 1 and previous[1]["engine"] == run["engine"]:
                 growth = f"{run_seconds(run) / run_seconds(previous[1]):.2f}"
-            out.append(f"| {r['scale']} | {alg} | {run['engine']} | {run_seconds(run):.1f} | {gb(run['bytes_read'])} | "
+            # Runs recorded before each kept its own limit ran in their row's.
+            cgroup = run.get("cgroup", r["cgroup"])
+            out.append(f"| {r['scale']} | {alg} | {run['engine']} | {cgroup} | {run_seconds(run):.1f} | {gb(run['bytes_read'])} | "
                        f"{run['verify_seconds']:.1f} | {run['peak_rss'] / 2**30:.2f} | {growth} |")
             previous = (r["scale"], run)
     g500 = [r for r in rows if "graph500" in r]
     if g500:
-        out += ["", "| scale | searches validated | harmonic-mean TEPS | min | max | mean validation s | × memory engine's |",
-                "|---|---:|---:|---:|---:|---:|---:|"]
+        out += ["", "| scale | cgroup | searches validated | harmonic-mean TEPS | min | max | mean validation s | "
+                "× memory engine's |", "|---|---|---:|---:|---:|---:|---:|---:|"]
         for r in g500:
             g = r["graph500"]
             of = f"{g['of_baseline']:.2f}" if "of_baseline" in g else "-"
-            out.append(f"| {r['scale']} | {g['validated']} | {g['harmonic_mean_teps'] / 1e6:.1f} M | "
+            out.append(f"| {r['scale']} | {g.get('cgroup', r['cgroup'])} | {g['validated']} | {g['harmonic_mean_teps'] / 1e6:.1f} M | "
                        f"{g['min_teps'] / 1e6:.1f} M | {g['max_teps'] / 1e6:.1f} M | {g['mean_validate_seconds']:.1f} | {of} |")
     return "\n".join(out)
 
