@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
-use diskgraph_algo::{bc, bfs, msbfs, options, spmv, wcc, AlgoError, RowIds, Values};
+use diskgraph_algo::{bc, bfs, msbfs, options, randomwalk, spmv, wcc, AlgoError, RowIds, Values};
 use diskgraph_engine::engine_options::{ADJACENCY, BASC, ENGINE, LAYOUT, MAX_REQUEST, MEMORY, VERIFY};
 use diskgraph_engine::options::Value;
 use diskgraph_engine::{EngineError, EngineKind, Source, Sources};
@@ -528,14 +528,35 @@ fn wcc_counts_the_components_and_the_largest_alike_on_every_engine() {
 fn a_run_below_its_stated_minimum_is_refused_before_reading_and_runs_at_it() {
     let el = gen::rmat(12, 32 << 10, false, 73);
     let f = fixture("rmat", el, Keep::all(), Naming::Dense);
-    for alg in ["bfs", "sp", "wcc", "pagerank", "kcore"] {
-        let req = request(alg, "selective", 1 << 30).with(&VERIFY, Value::Flag(true));
+    let n = f.graph.manifest().num_vertices;
+    let verified = |alg| request(alg, "selective", 1 << 30).with(&VERIFY, Value::Flag(true));
+    let mut requests: Vec<RunRequest> = [
+        "bfs",
+        "sp",
+        "wcc",
+        "pagerank",
+        "kcore",
+        "spmv",
+        "randomwalk",
+        "triangles",
+        "msbfs",
+        "sssp",
+    ]
+    .into_iter()
+    .map(verified)
+    .collect();
+    // The options that change the arrays: a given x, held beside its copy; more walks than
+    // vertices, whose lists then reach an entry a vertex.
+    requests.push(verified("spmv").with(&spmv::X, Value::Vector(vec![1.0; n as usize].into())));
+    requests.push(verified("randomwalk").with(&randomwalk::WALKS, Value::Count(4 * n)));
+    for req in requests {
+        let alg = req.algorithm.clone();
         let least = registry::minimum_memory(&f.graph, &req).unwrap();
         // The run's state (bytes a vertex × vertices) is part of the least.
         let at = registry::run(&f.graph, &req.clone().with(&MEMORY, Value::Size(least)))
             .unwrap_or_else(|e| panic!("{alg} at its least {least}: {e}"));
         assert_eq!(at.stats.minimum_memory, least, "{alg}");
-        let n = f.graph.manifest().num_vertices as f64;
+        let n = n as f64;
         assert!(
             at.stats.memory_per_vertex >= diskgraph_algo::footprint::RESULT_BYTES,
             "{alg}: {}",

@@ -20,8 +20,8 @@ pub fn msbfs(g: &SelectiveGraph, sources: &[u32], want_matrix: bool) -> Result<M
     let mut state = State::new(n, sources, want_matrix)?;
     let edges_before = g.edges_delivered();
     while !state.frontier.is_empty() {
-        let frontier = std::mem::take(&mut state.frontier);
-        let active = VertexSubset::from_vertices(n, frontier.clone());
+        // The frontier as the round's subset: no copy of the list beside it.
+        let active = VertexSubset::from_vertices(n, std::mem::take(&mut state.frontier));
         let touched = Mutex::new(Vec::new());
         g.for_each_piece_with(
             Direction::Out,
@@ -31,7 +31,9 @@ pub fn msbfs(g: &SelectiveGraph, sources: &[u32], want_matrix: bool) -> Result<M
             |t, u, p| state.expand(u, p.targets, t),
             |t| touched.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&t),
         )?;
-        state.settle(&frontier, touched.into_inner().unwrap_or_else(|e| e.into_inner()));
+        active.par_for_each(|u| state.stop_visiting(u));
+        drop(active);
+        state.settle(&[], touched.into_inner().unwrap_or_else(|e| e.into_inner()));
     }
     Ok(state.finish(g.edges_delivered() - edges_before))
 }

@@ -40,7 +40,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
-use diskgraph_engine::{Engine, EngineError, MemoryGraph};
+use diskgraph_engine::{Engine, EngineError, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -130,7 +130,22 @@ pub const RANDOMWALK: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex::BOUND,
+    memory: |_, engine| match engine {
+        // The visits and the walks at this step and the next (u64 each), the visits becoming
+        // the result in place; part 1 of a step adds the vertices holding walks, those to read
+        // and those a restart reached first (u32 each) and the kept arcs (8 at most). Those
+        // lists have an entry per vertex at most but also one per walk or source slot at most,
+        // which the figure, per vertex, cannot scale by: taken at n, as with walks and slots
+        // beyond n (with the defaults, 10,000 walks and 64 slots, on a large graph they are a
+        // few hundred kilobytes and the run holds 24 a vertex). The verifier: the result, the
+        // walks dealt to each vertex and its in-neighbours' visits (u64 each) and a bitmap of
+        // the sources.
+        EngineKind::Selective => PerVertex {
+            run: 44.0,
+            verify: 24.125,
+        },
+        _ => PerVertex::BOUND,
+    },
 };
 
 /// The settings a run's options give.

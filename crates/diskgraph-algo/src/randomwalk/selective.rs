@@ -18,8 +18,9 @@
 //!    in any order. A piece draws again with [`step`] for the same `(seed, v, t)` and keeps the
 //!    arcs in its range. A list longer than a block can come in many pieces (reads end at block
 //!    boundaries), so for those part 1 keeps the arcs drawn, sorted, and each piece takes its
-//!    range by binary search instead of drawing again; at most `n` arcs are kept a step (pieces
-//!    of the others draw again), so the state stays O(V).
+//!    range by binary search instead of drawing again; at most `8n` bytes are kept a step (a
+//!    vertex's walks at 8 bytes each and `KEPT_OVERHEAD` for its entry; pieces of the others
+//!    draw again), so the state stays O(V).
 //!
 //! Memory beside the engine's budget, which carries the reads: the visits and the walk counts of
 //! this step and the next (24 bytes a vertex), the vertices holding walks and those to read, and
@@ -37,6 +38,11 @@ use super::{step, RandomWalk, RandomWalkResult, Start, Walk};
 use crate::parallel::chunk_len;
 use crate::stop::Poll;
 use crate::AlgoError;
+
+/// What a vertex's kept arcs cost beside 8 bytes a walk, in 8-byte units: its entry (a vertex
+/// and a vector, 32 bytes) in its chunk's list and in the step's, the allocator's header and
+/// rounding (24 at most), and the chunk list's unused capacity (32 at most).
+const KEPT_OVERHEAD: u64 = 15;
 
 /// What part 1 of a step found over a chunk of the vertices holding walks.
 #[derive(Default)]
@@ -87,7 +93,8 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
         cancel.check()?;
         let last = t == settings.length;
         let (now_, next_) = (&now, &next);
-        // Walks whose arcs are kept this step (a bound on the arcs: restarts are counted too).
+        // The kept arcs' cost this step, in 8-byte units (a bound on the arcs: restarts are
+        // counted too).
         let kept = AtomicU64::new(0);
         let parts: Vec<Drawn> = active
             .par_chunks(chunk_len(active.len(), 256))
@@ -105,10 +112,13 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
                         continue;
                     }
                     let degree = g.degree(Direction::Out, v);
+                    let cost = count.saturating_add(KEPT_OVERHEAD);
                     let keep = pieces_cut
                         && degree > block_edges
-                        && kept.fetch_add(count, Relaxed).saturating_add(count) <= n as u64;
-                    let (mut arcs, mut followed) = (Vec::new(), 0u64);
+                        && kept.fetch_add(cost, Relaxed).saturating_add(cost) <= n as u64;
+                    // Room for every walk at once: no growth beyond what was counted.
+                    let mut arcs = Vec::with_capacity(if keep { count as usize } else { 0 });
+                    let mut followed = 0u64;
                     step(
                         &walk,
                         v,
@@ -138,13 +148,20 @@ pub fn randomwalk(g: &SelectiveGraph, settings: &RandomWalk, sources: &[u32]) ->
             })
             .collect();
         cancel.check()?;
-        // The chunks are in vertex order, so their lists concatenate ascending.
-        let (mut arrived, mut to_read, mut drawn) = (Vec::new(), Vec::new(), Vec::new());
-        for mut p in parts {
+        // Not read again this step: the arrivals make the next one.
+        drop(std::mem::take(&mut active));
+        // The chunks are in vertex order, so their lists concatenate ascending, each into a
+        // vector of its final length.
+        let sum = |f: fn(&Drawn) -> usize| parts.iter().map(f).sum::<usize>();
+        let mut arrived = Vec::with_capacity(sum(|p| p.arrived.len()));
+        let mut to_read = Vec::with_capacity(sum(|p| p.to_read.len()));
+        let mut drawn = Vec::with_capacity(sum(|p| p.arcs.len()));
+        for p in parts {
             moves += p.moves;
-            arrived.append(&mut p.arrived);
-            to_read.append(&mut p.to_read);
-            drawn.append(&mut p.arcs);
+            // Each of the chunk's vectors is freed once copied.
+            arrived.extend(p.arrived);
+            to_read.extend(p.to_read);
+            drawn.extend(p.arcs);
         }
         if !to_read.is_empty() {
             let round = VertexSubset::from_vertices(n, to_read);

@@ -11,7 +11,7 @@
 //! shows in `y` as it does in a sum.
 
 use diskgraph_engine::options::{Choice, Default, Engines, OptionKind, OptionSpec};
-use diskgraph_engine::{Engine, MemoryGraph};
+use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -135,7 +135,23 @@ pub const SPMV: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex::BOUND,
+    memory: |p, engine| {
+        // A given --x is held by the options, in ID order, for the whole run (8).
+        let given = if p.is_given(&X) { 8.0 } else { 0.0 };
+        match engine {
+            // x (f64: the ones, or the given x in internal order) and the sums (f64 bits in
+            // atomics, which become y in place); the vertices with in-arcs, a bitmap or a list
+            // of at most n / 20 (u32), made from a bitmap through lists per chunk and their
+            // concatenation (1/8 + 2 × 0.2 at most). The verifier: y and x again (f64 each);
+            // with a given x, besides the options' copy, the rows by ID and their order (u32
+            // each) that put it in internal order on a graph whose IDs do not ascend.
+            EngineKind::Selective => PerVertex {
+                run: 16.525 + given,
+                verify: 16.0 + 2.0 * given,
+            },
+            _ => PerVertex::BOUND,
+        }
+    },
 };
 
 /// Whether the run multiplies by the edge weights (`--weighted`).

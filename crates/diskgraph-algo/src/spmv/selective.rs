@@ -6,7 +6,6 @@
 use diskgraph_engine::selective::{SelectiveGraph, VertexSubset};
 use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
-use rayon::prelude::*;
 
 use crate::parallel::{accumulate_with, atomics};
 use crate::spmv::{check_x, dot, Semiring};
@@ -32,8 +31,11 @@ pub fn spmv(g: &SelectiveGraph, x: &[f64], weighted: bool, semiring: Semiring) -
             |a, b| semiring.combine(a, b),
         );
     })?;
+    drop(all);
     Ok(Spmv {
-        y: acc.into_par_iter().map(|a| f64::from_bits(a.into_inner())).collect(),
+        // Sequential `into_iter().map().collect()` converts in place (an atomic has its
+        // integer's layout, and `f64` the same): no second array of 8 bytes a vertex.
+        y: acc.into_iter().map(|a| f64::from_bits(a.into_inner())).collect(),
         edges_processed: g.edges_delivered() - edges_before,
     })
 }

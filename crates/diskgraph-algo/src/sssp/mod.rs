@@ -81,7 +81,16 @@ pub const SSSP: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex::BOUND,
+    // Running, the bound stands on every engine: Δ-stepping on a weighted graph queues a vertex
+    // again each time its distance drops into a later bucket (the stale entries stay until
+    // their bucket comes up), and holds a map entry and a vector for each bucket in use, as many
+    // as the distances span over Δ; neither is bounded per vertex. (An unweighted graph runs as
+    // a BFS, its levels and their f64 copy: 16 on the selective engine.) The verifier, the same
+    // on every engine: the result and a bitmap of the vertices grounded.
+    memory: |_, _| PerVertex {
+        run: PerVertex::BOUND.run,
+        verify: 8.125,
+    },
 };
 
 /// The distances, the vertices reached and the farthest distance.

@@ -107,8 +107,11 @@ pub fn triangles(g: &SelectiveGraph) -> Result<Triangles, AlgoError> {
         chunks += 1;
         lo = hi;
     }
+    drop((all, degree, slot));
     Ok(Triangles {
-        per_vertex: count.into_par_iter().map(AtomicU64::into_inner).collect(),
+        // Sequential `into_iter().map().collect()` converts in place (an atomic has its
+        // integer's layout): no second array of 8 bytes a vertex.
+        per_vertex: count.into_iter().map(AtomicU64::into_inner).collect(),
         total: total.into_inner(),
         chunks,
         oriented_bytes: peak,
