@@ -152,8 +152,8 @@ fn directed_graphs_without_in_edges_give_the_same_answers() {
             for b in [
                 b,
                 bfs(&with_in, s, false).unwrap(),
-                bfs::selective::bfs(&sel_with_in, s, false).unwrap(),
-                bfs::selective::bfs(&sel_without, s, false).unwrap(),
+                bfs::selective::bfs(&sel_with_in, s).unwrap(),
+                bfs::selective::bfs(&sel_without, s).unwrap(),
             ] {
                 assert_eq!((&b.levels, b.iterations), (&levels, depth + 1), "{name}, source {s}");
             }
@@ -221,7 +221,7 @@ fn sources_out_of_range_and_bad_inputs_are_refused() {
     assert!(out_of_range(sssp(&m, 100).map(drop)));
     assert!(out_of_range(diameter(&m, 100, 2, None).map(drop)));
     let g = open_selective(&f, true);
-    assert!(out_of_range(bfs::selective::bfs(&g, 100, false).map(drop)));
+    assert!(out_of_range(bfs::selective::bfs(&g, 100).map(drop)));
     assert!(out_of_range(sssp::selective::sssp(&g, 100).map(drop)));
     let open_stream = |weights| {
         let opts = StreamOptions {

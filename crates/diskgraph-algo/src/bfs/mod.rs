@@ -68,9 +68,9 @@ pub const BFS: Algorithm = Algorithm {
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| {
-                let parents = run.params.flag(&PARENTS);
-                Ok(present(selective::bfs(g, run.source(), parents)?, run, parents))
+            run: Runner::Selective(|g, run| match run.params.flag(&PARENTS) {
+                true => Ok(present_tree(selective::tree(g, run.source())?, run)),
+                false => Ok(present(selective::bfs(g, run.source())?, run, false)),
             }),
         },
         Variant {
@@ -98,56 +98,66 @@ pub const BFS: Algorithm = Algorithm {
         // Levels (u32) and their i64 form; with parents, parents (u32) and their i64 form and
         // the parents as IDs.
         (false, _) => PerVertex { run: 12.0, verify: 12.25 },
-        // Levels and parents in 8-byte words, the parents becoming the result in place; the
-        // result, the parents resolved (u32), their depths (i64), the levels compacted (at
-        // most u32) and a bitmap.
-        (true, EngineKind::Selective) => PerVertex { run: 16.0, verify: 24.25 },
+        // A word packing level and parent, which becomes the result in place; the result,
+        // the parents resolved (u32; read from the result itself when the graph names each
+        // vertex by itself, 14.125 in all then), their depths (u32), the depths in a byte or
+        // two when they allow it, and a bitmap.
+        (true, EngineKind::Selective) => PerVertex { run: 8.0, verify: 18.125 },
         // Levels and parents (u32), their i64 forms.
-        (true, _) => PerVertex { run: 24.0, verify: 24.25 },
+        (true, _) => PerVertex { run: 24.0, verify: 18.125 },
     },
 };
 
 /// The outcome of a traversal from `run`'s source: the levels, or with `parents` each vertex's
 /// parent as an original ID.
 pub(crate) fn present(r: Bfs, run: &Run, parents: bool) -> Outcome {
-    let vertices = run.vertices;
-    let n = vertices.len();
-    let reached = r.levels.par_iter().filter(|&&l| l >= 0).count();
+    if parents {
+        return present_tree(Tree::of(r), run);
+    }
+    let reached = r.levels.par_iter().filter(|&&l| l >= 0).count() as u64;
     let depth = r.levels.par_iter().copied().max().unwrap_or(-1);
-    let summary = format!("reached {reached} of {n} vertices, max depth {depth}");
-    let (values, parents) = match r.parents {
-        Some(p) if parents => {
-            let wide = !vertices.is_identity() && vertices.ids().iter().max().is_some_and(|&max| max > i64::MAX as u64);
-            let values = if wide {
-                // Original IDs beyond i64: parents are unsigned, u64::MAX marks unreached.
-                Values::Unsigned(
-                    p.into_iter()
-                        .map(|x| if x < 0 { u64::MAX } else { vertices.id(x as u32) })
-                        .collect(),
-                )
-            } else {
-                // In place: the internal parents become their IDs.
-                Values::Signed(
-                    p.into_iter()
-                        .map(|x| if x < 0 { -1 } else { vertices.id(x as u32) as i64 })
-                        .collect(),
-                )
-            };
-            (values, true)
-        }
-        _ => (Values::Signed(r.levels), false),
-    };
-    let outcome = Outcome::new(values, summary)
+    Outcome::new(Values::Signed(r.levels), summary(run, reached, depth))
         .iterations(r.iterations as u64)
         .edges(r.edges_processed)
-        .setting("source", json!(run.id(run.source())));
-    match parents {
-        true => outcome
-            .setting("parents", json!(true))
-            .setting("value", json!("parent"))
-            .vertex_valued(),
-        false => outcome,
-    }
+        .setting("source", json!(run.id(run.source())))
+}
+
+/// The outcome of a search for the tree: each vertex's parent as an original ID.
+pub(crate) fn present_tree(t: Tree, run: &Run) -> Outcome {
+    let vertices = run.vertices;
+    let wide = !vertices.is_identity() && vertices.ids().iter().max().is_some_and(|&max| max > i64::MAX as u64);
+    let values = if wide {
+        // Original IDs beyond i64: parents are unsigned, u64::MAX marks unreached.
+        Values::Unsigned(
+            t.parents
+                .into_iter()
+                .map(|x| if x < 0 { u64::MAX } else { vertices.id(x as u32) })
+                .collect(),
+        )
+    } else {
+        // In place: the internal parents become their IDs.
+        Values::Signed(
+            t.parents
+                .into_iter()
+                .map(|x| if x < 0 { -1 } else { vertices.id(x as u32) as i64 })
+                .collect(),
+        )
+    };
+    Outcome::new(values, summary(run, t.reached, t.depth))
+        .iterations(t.iterations as u64)
+        .edges(t.edges_processed)
+        .setting("source", json!(run.id(run.source())))
+        .setting("parents", json!(true))
+        .setting("value", json!("parent"))
+        .vertex_valued()
+}
+
+/// A traversal's summary line.
+fn summary(run: &Run, reached: u64, depth: i64) -> String {
+    format!(
+        "reached {reached} of {} vertices, max depth {depth}",
+        run.vertices.len()
+    )
 }
 
 /// Internal level/parent value of a vertex not reached yet.
@@ -174,6 +184,38 @@ pub struct Bfs {
     /// Edges examined (top-down: every out-edge of the frontier; bottom-up: in-edges scanned up
     /// to the first frontier parent).
     pub edges_processed: u64,
+}
+
+/// A BFS tree with what its summary needs of the levels: the selective engine keeps no levels
+/// beside the parents (see [`selective::tree`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tree {
+    /// BFS-tree parent of each vertex (`-1` when unreached, the source's parent is itself).
+    pub parents: Vec<i64>,
+    /// Vertices reached.
+    pub reached: u64,
+    /// The deepest level.
+    pub depth: i64,
+    /// Frontiers expanded.
+    pub iterations: usize,
+    /// Edges examined.
+    pub edges_processed: u64,
+}
+
+impl Tree {
+    /// The tree of a search that kept its levels and parents.
+    ///
+    /// # Panics
+    /// When `r` holds no parents.
+    fn of(r: Bfs) -> Tree {
+        Tree {
+            reached: r.levels.par_iter().filter(|&&l| l >= 0).count() as u64,
+            depth: r.levels.par_iter().copied().max().unwrap_or(-1),
+            parents: r.parents.expect("a search for the tree"),
+            iterations: r.iterations,
+            edges_processed: r.edges_processed,
+        }
+    }
 }
 
 /// Breadth-first search from `source` over the out-edges, direction-optimizing when in-edges are

@@ -9,10 +9,12 @@
 //! a directed graph; without them every level pushes. Levels are deterministic; parents are a
 //! valid BFS tree.
 //!
-//! Levels (and parents) are held in 8-byte words although they fit in four: the result is an
-//! `i64` per vertex, and the words become it in place, so a run holds 8 bytes a vertex where a
-//! `u32` array and its `i64` copy would take 12 (wcc turns the levels into its labels the same
-//! way).
+//! Levels are held in 8-byte words although they fit in four: the result is an `i64` per
+//! vertex, and the words become it in place, so a run holds 8 bytes a vertex where a `u32` array
+//! and its `i64` copy would take 12 (wcc turns the levels into its labels the same way). A
+//! search for the tree ([`tree`]) packs each vertex's level and parent in its word (level in
+//! the high half), claimed by one compare-and-swap, and the words become the parents in place:
+//! 8 bytes a vertex for the tree too.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -21,21 +23,42 @@ use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
 use rayon::prelude::*;
 
-use crate::bfs::{signed, UNVISITED};
+use crate::bfs::{signed, Tree, UNVISITED};
 use crate::AlgoError;
 use crate::Bfs;
 
-/// BFS from `source` along out-edges (see the module doc); `want_parents` also records a tree.
-pub fn bfs(g: &SelectiveGraph, source: u32, want_parents: bool) -> Result<Bfs, AlgoError> {
+/// BFS levels from `source` along out-edges (see the module doc).
+pub fn bfs(g: &SelectiveGraph, source: u32) -> Result<Bfs, AlgoError> {
     g.check_vertex(source)?;
     let edges_before = g.edges_delivered();
-    let r = reach(g, source, want_parents, &[Direction::Out])?;
+    let r = reach(g, source, &[Direction::Out])?;
     Ok(Bfs {
         // In place: an 8-byte atomic and an i64 have the same size and alignment.
         levels: r.level.into_iter().map(|l| signed(l.into_inner() as u32)).collect(),
-        parents: r
-            .parent
-            .map(|p| p.into_iter().map(|x| signed(x.into_inner() as u32)).collect()),
+        parents: None,
+        iterations: r.iterations,
+        edges_processed: g.edges_delivered() - edges_before,
+    })
+}
+
+/// A BFS tree from `source` along out-edges, each vertex's level and parent packed in one word
+/// (see the module doc).
+pub fn tree(g: &SelectiveGraph, source: u32) -> Result<Tree, AlgoError> {
+    g.check_vertex(source)?;
+    let edges_before = g.edges_delivered();
+    let r = search(g, source, &[Direction::Out], true)?;
+    let (reached, depth) = r
+        .level
+        .par_iter()
+        .map(|w| w.load(Relaxed))
+        .filter(|&w| w != UNREACHED)
+        .fold(|| (0u64, 0u64), |(count, deepest), w| (count + 1, deepest.max(w >> 32)))
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1.max(b.1)));
+    Ok(Tree {
+        // In place, as the levels above; an unreached word's low half is `UNVISITED`.
+        parents: r.level.into_iter().map(|w| signed(w.into_inner() as u32)).collect(),
+        reached,
+        depth: depth as i64,
         iterations: r.iterations,
         edges_processed: g.edges_delivered() - edges_before,
     })
@@ -46,11 +69,9 @@ pub(crate) const UNREACHED: u64 = UNVISITED as u64;
 
 /// What [`reach`] found.
 pub(crate) struct Reach {
-    /// Level of every vertex, [`UNREACHED`] when unreached (see the module doc for the width).
+    /// Level of every vertex, [`UNREACHED`] when unreached (see the module doc for the width);
+    /// for [`tree`], the level in the high half and the parent in the low.
     pub level: Vec<AtomicU64>,
-    /// Parent of every vertex when asked for, [`UNREACHED`] when unreached (8 bytes each, like
-    /// the levels, to become the result in place).
-    pub parent: Option<Vec<AtomicU64>>,
     /// Levels expanded.
     pub iterations: usize,
 }
@@ -70,7 +91,8 @@ impl Reach {
 /// One BFS level as an [`EdgeFn`].
 struct Claim<'a> {
     level: &'a [AtomicU64],
-    parent: Option<&'a [AtomicU64]>,
+    /// Whether a claimed word packs the parent beside the level.
+    tree: bool,
     next: u32,
 }
 
@@ -82,35 +104,33 @@ impl EdgeFn for Claim<'_> {
 
     #[inline]
     fn update(&self, s: u32, d: u32, _w: f32) -> bool {
-        let l = &self.level[d as usize];
-        let won = l
-            .compare_exchange(UNREACHED, u64::from(self.next), Relaxed, Relaxed)
-            .is_ok();
-        if won {
-            if let Some(p) = self.parent {
-                p[d as usize].store(u64::from(s), Relaxed);
-            }
-        }
-        won
+        let word = match self.tree {
+            true => packed(self.next, s),
+            false => u64::from(self.next),
+        };
+        self.level[d as usize]
+            .compare_exchange(UNREACHED, word, Relaxed, Relaxed)
+            .is_ok()
     }
 }
 
-/// BFS from `source` following the edges of every direction in `along` (`[Out]`: a BFS;
+/// A tree word: `level` in the high half, `parent` in the low. Never [`UNREACHED`]: a level
+/// above 0 sets the high half, and the source's word is its own index, below `UNVISITED`.
+fn packed(level: u32, parent: u32) -> u64 {
+    u64::from(level) << 32 | u64::from(parent)
+}
+
+/// BFS levels from `source` following the edges of every direction in `along` (`[Out]`: a BFS;
 /// `[Out, In]`: the weakly connected component of `source`).
-pub(crate) fn reach(
-    g: &SelectiveGraph,
-    source: u32,
-    want_parents: bool,
-    along: &[Direction],
-) -> Result<Reach, AlgoError> {
+pub(crate) fn reach(g: &SelectiveGraph, source: u32, along: &[Direction]) -> Result<Reach, AlgoError> {
+    search(g, source, along, false)
+}
+
+/// [`reach`], with `tree` each word packing the vertex's parent beside its level.
+fn search(g: &SelectiveGraph, source: u32, along: &[Direction], tree: bool) -> Result<Reach, AlgoError> {
     let n = g.num_vertices();
     let level: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(UNREACHED)).collect();
-    level[source as usize].store(0, Relaxed);
-    let parent = want_parents.then(|| {
-        let p: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(UNREACHED)).collect();
-        p[source as usize].store(u64::from(source), Relaxed);
-        p
-    });
+    level[source as usize].store(if tree { packed(0, source) } else { 0 }, Relaxed);
     let mut frontier = VertexSubset::single(n, source);
     let mut next = FrontierBuilder::new(n);
     let mut depth = 0u32;
@@ -119,7 +139,7 @@ pub(crate) fn reach(
         iterations += 1;
         let f = Claim {
             level: &level,
-            parent: parent.as_deref(),
+            tree,
             next: depth + 1,
         };
         for &d in along {
@@ -128,9 +148,5 @@ pub(crate) fn reach(
         frontier = next.take();
         depth += 1;
     }
-    Ok(Reach {
-        level,
-        parent,
-        iterations,
-    })
+    Ok(Reach { level, iterations })
 }

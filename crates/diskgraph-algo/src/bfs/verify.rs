@@ -13,6 +13,7 @@ use diskgraph_format::Direction;
 
 use rayon::prelude::*;
 
+use crate::bfs::UNVISITED;
 use crate::verification::{AtomicBits, Check, Verified, NO_VERTEX};
 use crate::AlgoError;
 
@@ -20,9 +21,28 @@ use crate::AlgoError;
 pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     let source = check.run.source();
     if check.run.params.flag(&super::PARENTS) {
-        let parents = check.vertex_values()?;
-        let levels = depths(check, source, &parents)?;
-        let (reached, depth) = check_levels(check, source, &levels, Some(&parents))?;
+        let parents = Parents::of(check)?;
+        let depth = depths(check, source, &parents)?;
+        // The pass reads a level per arc at random: in a byte each when the depths allow it.
+        let deepest = depth
+            .par_iter()
+            .filter(|&&d| d != UNVISITED)
+            .max()
+            .copied()
+            .unwrap_or(0);
+        let (reached, depth) = match deepest {
+            d if d < u32::from(u8::MAX) => {
+                let narrow = narrow::<u8>(&depth);
+                drop(depth);
+                check_compact(check, source, &narrow, Some(&parents))
+            }
+            d if d < u32::from(u16::MAX) => {
+                let narrow = narrow::<u16>(&depth);
+                drop(depth);
+                check_compact(check, source, &narrow, Some(&parents))
+            }
+            _ => check_compact(check, source, &depth, Some(&parents)),
+        }?;
         return Ok(Verified(format!(
             "a BFS tree of {reached} vertices, depth {depth}, by Graph500's rules: the source its own parent, no cycle, every parent an in-neighbour one level up, no arc spanning more than one level down or leaving the tree ({})",
             check.passes_made()
@@ -31,25 +51,70 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     verify_levels(check)
 }
 
+/// Each vertex's parent as an internal vertex: read from the answer itself on a graph that names
+/// each vertex by itself (its values are internal vertices already), resolved once otherwise.
+enum Parents<'a> {
+    /// The answer's values, each checked to be `-1` or a vertex.
+    Direct(&'a [i64]),
+    /// Resolved from original IDs, [`NO_VERTEX`] for none.
+    Resolved(Vec<u32>),
+}
+
+impl<'a> Parents<'a> {
+    /// The parents of `check`'s answer.
+    fn of(check: &Check<'a>) -> Result<Self, AlgoError> {
+        let n = check.num_vertices();
+        match check.signed() {
+            Ok(values) if check.vertices().is_identity() => {
+                if values.len() != n {
+                    return Err(check.wrong(format!("{} parents for {n} vertices", values.len())));
+                }
+                match values.par_iter().position_first(|&x| x >= n as i64) {
+                    Some(v) => Err(check.wrong(format!(
+                        "vertex {} has value {}, which is no vertex's ID",
+                        check.label(v as u32),
+                        values[v]
+                    ))),
+                    None => Ok(Parents::Direct(values)),
+                }
+            }
+            _ => Ok(Parents::Resolved(check.vertex_values()?)),
+        }
+    }
+
+    /// Number of vertices with a parent entry.
+    fn len(&self) -> usize {
+        match self {
+            Parents::Direct(p) => p.len(),
+            Parents::Resolved(p) => p.len(),
+        }
+    }
+
+    /// The parent of `v`, [`NO_VERTEX`] for none.
+    #[inline]
+    fn get(&self, v: u32) -> u32 {
+        match self {
+            Parents::Direct(p) => match p[v as usize] {
+                x if x < 0 => NO_VERTEX,
+                x => x as u32,
+            },
+            Parents::Resolved(p) => p[v as usize],
+        }
+    }
+}
+
 /// Checks an answer of hop distances from the run's source (bfs levels, sp).
 pub(crate) fn verify_levels(check: &Check) -> Result<Verified, AlgoError> {
-    let (reached, depth) = check_levels(check, check.run.source(), check.signed()?, None)?;
+    let (reached, depth) = check_levels(check, check.run.source(), check.signed()?)?;
     Ok(Verified(format!(
         "hop distances of {reached} vertices (max {depth}) by Graph500's rules: the source alone at 0, every arc spanning at most one level down and none leaving the reached set, every reached vertex an in-neighbour one level up ({})",
         check.passes_made()
     )))
 }
 
-/// Checks that `levels` (`-1` unreached) are the hop distances from `source` along out-arcs,
-/// and with `parents` that each reached vertex's parent is an in-neighbour (its level one less
-/// is what `levels`, made from the parents, says already). Returns the vertices reached and the
-/// largest level.
-pub(crate) fn check_levels(
-    check: &Check,
-    source: u32,
-    levels: &[i64],
-    parents: Option<&[u32]>,
-) -> Result<(u64, i64), AlgoError> {
+/// Checks that `levels` (`-1` unreached) are the hop distances from `source` along out-arcs.
+/// Returns the vertices reached and the largest level.
+pub(crate) fn check_levels(check: &Check, source: u32, levels: &[i64]) -> Result<(u64, i64), AlgoError> {
     let n = check.num_vertices();
     if levels.len() != n {
         return Err(check.wrong(format!("{} levels for {n} vertices", levels.len())));
@@ -68,21 +133,35 @@ pub(crate) fn check_levels(
             levels[v]
         )));
     }
-    // Reached vertices with an in-neighbour one level up (with parents: their parent's arc).
     // The pass reads a level per arc at random: in a byte each when the levels allow it, so
     // that they stay in the cache.
+    match levels.iter().copied().max().unwrap_or(0) {
+        d if d < i64::from(u8::MAX) => check_compact(check, source, &compact::<u8>(levels), None),
+        d if d < i64::from(u16::MAX) => check_compact(check, source, &compact::<u16>(levels), None),
+        _ => check_compact(check, source, &compact::<u32>(levels), None),
+    }
+}
+
+/// The pass of the checks over levels in fewer bytes (the source alone at 0), and with
+/// `parents` that each reached vertex's parent is an in-neighbour (its level one less is what
+/// the levels, made from the parents, say already). Returns the vertices reached and the largest
+/// level.
+fn check_compact<L: Level>(
+    check: &Check,
+    source: u32,
+    levels: &[L],
+    parents: Option<&Parents>,
+) -> Result<(u64, i64), AlgoError> {
+    let n = check.num_vertices();
+    let unreached: u32 = L::UNREACHED.into();
+    // Reached vertices with an in-neighbour one level up (with parents: their parent's arc).
     let witnessed = AtomicBits::new(n);
-    let deepest = levels.iter().copied().max().unwrap_or(0);
-    match deepest {
-        d if d < i64::from(u8::MAX) => arcs_within_levels(check, &compact::<u8>(levels), parents, &witnessed),
-        d if d < i64::from(u16::MAX) => arcs_within_levels(check, &compact::<u16>(levels), parents, &witnessed),
-        _ => arcs_within_levels(check, &compact::<u32>(levels), parents, &witnessed),
-    }?;
+    arcs_within_levels(check, levels, parents, &witnessed)?;
     let mut reached = 0;
     let mut depth = 0;
     for v in 0..n as u32 {
-        let lv = levels[v as usize];
-        if lv < 0 {
+        let lv: u32 = levels[v as usize].into();
+        if lv == unreached {
             continue;
         }
         reached += 1;
@@ -92,8 +171,8 @@ pub(crate) fn check_levels(
                 Some(p) => format!(
                     "vertex {}'s parent {} is not an in-neighbour of it (no arc {} -> {})",
                     check.label(v),
-                    check.label(p[v as usize]),
-                    check.label(p[v as usize]),
+                    check.label(p.get(v)),
+                    check.label(p.get(v)),
                     check.label(v)
                 ),
                 None => format!(
@@ -104,7 +183,7 @@ pub(crate) fn check_levels(
             }));
         }
     }
-    Ok((reached, depth))
+    Ok((reached, i64::from(depth)))
 }
 
 /// A level in fewer bytes: `MAX` for unreached.
@@ -132,7 +211,20 @@ fn compact<L: Level>(levels: &[i64]) -> Vec<L> {
         .collect()
 }
 
-/// The pass of [`check_levels`]: every arc from a reached vertex leads to a reached one at most
+/// Depths (`u32`, [`UNVISITED`] unreached, the rest below `L::UNREACHED`) as `L`s.
+fn narrow<L: Level>(depths: &[u32]) -> Vec<L> {
+    depths
+        .par_iter()
+        .map(|&d| {
+            L::try_from(i64::from(d))
+                .ok()
+                .filter(|_| d != UNVISITED)
+                .unwrap_or(L::UNREACHED)
+        })
+        .collect()
+}
+
+/// The pass of [`check_compact`]: every arc from a reached vertex leads to a reached one at most
 /// one level down; the vertices one level down from an in-neighbour (with `parents`, from their
 /// parent) go to `witnessed`. An undirected graph stores each edge both ways, so its edges are
 /// taken once, from the smaller end, and checked in both directions: half the levels read at
@@ -141,7 +233,7 @@ fn compact<L: Level>(levels: &[i64]) -> Vec<L> {
 fn arcs_within_levels<L: Level>(
     check: &Check,
     levels: &[L],
-    parents: Option<&[u32]>,
+    parents: Option<&Parents>,
     witnessed: &AtomicBits,
 ) -> Result<(), AlgoError> {
     let unreached: u32 = L::UNREACHED.into();
@@ -180,7 +272,7 @@ fn arcs_within_levels<L: Level>(
                 if breaks(lu, lv) {
                     return Err(broken(u, lu, v, lv));
                 }
-                if level_down(lu, lv) && parents.is_none_or(|p| p[v as usize] == u) {
+                if level_down(lu, lv) && parents.is_none_or(|p| p.get(v) == u) {
                     witnessed.insert(v);
                 }
             }
@@ -191,7 +283,7 @@ fn arcs_within_levels<L: Level>(
         let lu: u32 = levels[u as usize].into();
         if let Some(p) = parents {
             // The arc `P(u) -> u` is stored as `u -> P(u)` too.
-            let pu = p[u as usize];
+            let pu = p.get(u);
             if pu != NO_VERTEX && list.binary_search(&pu).is_ok() {
                 witnessed.insert(u);
             }
@@ -218,16 +310,17 @@ fn arcs_within_levels<L: Level>(
     })
 }
 
-/// Each vertex's depth in the parent tree (`-1` without a parent), checking that the source is
-/// its own parent and every other parent chain ends at the source without a cycle.
-fn depths(check: &Check, source: u32, parents: &[u32]) -> Result<Vec<i64>, AlgoError> {
-    const UNKNOWN: i64 = -2;
+/// Each vertex's depth in the parent tree ([`UNVISITED`] without a parent), checking that the
+/// source is its own parent and every other parent chain ends at the source without a cycle.
+fn depths(check: &Check, source: u32, parents: &Parents) -> Result<Vec<u32>, AlgoError> {
+    // Depths stay below the vertex count, which is below this.
+    const UNKNOWN: u32 = UNVISITED - 1;
     let n = check.num_vertices();
     if parents.len() != n {
         return Err(check.wrong(format!("{} parents for {n} vertices", parents.len())));
     }
-    if parents[source as usize] != source {
-        let p = parents[source as usize];
+    if parents.get(source) != source {
+        let p = parents.get(source);
         return Err(check.wrong(format!(
             "the source {} is not its own parent ({})",
             check.label(source),
@@ -241,9 +334,9 @@ fn depths(check: &Check, source: u32, parents: &[u32]) -> Result<Vec<i64>, AlgoE
         // Up the parents to a vertex of known depth, then down again giving each its depth.
         let mut v = start;
         while depth[v as usize] == UNKNOWN {
-            let p = parents[v as usize];
+            let p = parents.get(v);
             if p == NO_VERTEX {
-                depth[v as usize] = -1;
+                depth[v as usize] = UNVISITED;
                 break;
             }
             chain.push(v);
@@ -257,7 +350,7 @@ fn depths(check: &Check, source: u32, parents: &[u32]) -> Result<Vec<i64>, AlgoE
             v = p;
         }
         let mut d = depth[v as usize];
-        if d < 0 && !chain.is_empty() {
+        if d == UNVISITED && !chain.is_empty() {
             return Err(check.wrong(format!(
                 "vertex {} has parent {}, which is unreached",
                 check.label(*chain.last().expect("not empty")),

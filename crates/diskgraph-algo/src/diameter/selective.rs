@@ -15,6 +15,6 @@ use crate::AlgoError;
 pub fn diameter(g: &SelectiveGraph, start: u32, rounds: usize, ids: Option<&[u64]>) -> Result<Diameter, AlgoError> {
     sweep(start, rounds, ids, |s| {
         g.check_vertex(s)?;
-        Ok(reach(g, s, false, &[Direction::Out])?.plain_levels())
+        Ok(reach(g, s, &[Direction::Out])?.plain_levels())
     })
 }

@@ -22,7 +22,7 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
     let (from, to) = (vertex("from")?, vertex("to")?);
     let bound = check.number_setting("bound")?;
     let levels = check.signed()?;
-    let (_, depth) = check_levels(check, from, levels, None)?;
+    let (_, depth) = check_levels(check, from, levels)?;
     if depth as f64 != bound || levels[to as usize] != depth {
         return Err(check.wrong(format!(
             "the bound is {bound}, yet the distances from {} go up to {depth}, and {} is at {}",

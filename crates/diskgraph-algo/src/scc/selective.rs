@@ -166,8 +166,8 @@ pub fn scc(g: &SelectiveGraph) -> Result<Components, AlgoError> {
     let mut iterations = trim(g, &label, Count::Degrees)?;
     // 2. Forward-backward from the pivot.
     if let Some(pivot) = pivot(g, &label) {
-        let fw = reach(g, pivot, false, &[Direction::Out])?;
-        let bw = reach(g, pivot, false, &[Direction::In])?;
+        let fw = reach(g, pivot, &[Direction::Out])?;
+        let bw = reach(g, pivot, &[Direction::In])?;
         iterations += fw.iterations + bw.iterations;
         let both = |v: usize| fw.reached(v) && bw.reached(v);
         let smallest = (0..n)

@@ -24,7 +24,7 @@ pub const SP: Algorithm = Algorithm {
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| Ok(present(selective::bfs(g, run.source(), false)?, run, false))),
+            run: Runner::Selective(|g, run| Ok(present(selective::bfs(g, run.source())?, run, false))),
         },
     ],
     verify: crate::bfs::verify::verify_levels,

@@ -55,7 +55,7 @@ pub fn sssp(g: &SelectiveGraph, source: u32) -> Result<Sssp, AlgoError> {
     check_opened(g)?;
     if !g.weighted() {
         let edges_before = g.edges_delivered();
-        let b = bfs(g, source, false)?;
+        let b = bfs(g, source)?;
         return Ok(Sssp {
             dist: b
                 .levels

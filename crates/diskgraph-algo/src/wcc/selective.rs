@@ -93,7 +93,7 @@ pub fn label_words(g: &SelectiveGraph) -> Result<LabelWords, AlgoError> {
         .max()
         .map_or(0, |(_, std::cmp::Reverse(v))| v);
     // 1. The hub's component.
-    let giant = reach(g, hub, false, dirs)?;
+    let giant = reach(g, hub, dirs)?;
     let mut iterations = giant.iterations;
     let giant_label = (0..n)
         .into_par_iter()
