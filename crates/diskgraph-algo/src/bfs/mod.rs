@@ -114,8 +114,7 @@ pub(crate) fn present(r: Bfs, run: &Run, parents: bool) -> Outcome {
     if parents {
         return present_tree(Tree::of(r), run);
     }
-    let reached = r.levels.par_iter().filter(|&&l| l >= 0).count() as u64;
-    let depth = r.levels.par_iter().copied().max().unwrap_or(-1);
+    let (reached, depth) = extent(&r.levels);
     Outcome::new(Values::Signed(r.levels), summary(run, reached, depth))
         .iterations(r.iterations as u64)
         .edges(r.edges_processed)
@@ -150,6 +149,12 @@ pub(crate) fn present_tree(t: Tree, run: &Run) -> Outcome {
         .setting("parents", json!(true))
         .setting("value", json!("parent"))
         .vertex_valued()
+}
+
+/// The vertices `levels` reach and the deepest level (`-1` for none).
+fn extent(levels: &[i64]) -> (u64, i64) {
+    let reached = levels.par_iter().filter(|&&l| l >= 0).count() as u64;
+    (reached, levels.par_iter().copied().max().unwrap_or(-1))
 }
 
 /// A traversal's summary line.
@@ -208,9 +213,10 @@ impl Tree {
     /// # Panics
     /// When `r` holds no parents.
     fn of(r: Bfs) -> Tree {
+        let (reached, depth) = extent(&r.levels);
         Tree {
-            reached: r.levels.par_iter().filter(|&&l| l >= 0).count() as u64,
-            depth: r.levels.par_iter().copied().max().unwrap_or(-1),
+            reached,
+            depth,
             parents: r.parents.expect("a search for the tree"),
             iterations: r.iterations,
             edges_processed: r.edges_processed,
