@@ -29,7 +29,7 @@ use diskgraph_algo::{AlgoError, RowIds, Values};
 use diskgraph_engine::engine_options::{ENGINE, MEMORY, THREADS};
 use diskgraph_engine::options::Value;
 use diskgraph_engine::Source;
-use diskgraph_format::{ArcStream, Direction, GraphDir};
+use diskgraph_format::{Direction, GraphDir, DEGREE_PIECE};
 use diskgraph_prep::generate::{generator, GeneratorSpec};
 use diskgraph_prep::{EdgeSource, ImportOptions, InputError, InputInfo, NoProgress, RawEdge};
 use rand::seq::index::sample;
@@ -229,19 +229,23 @@ struct Constructed {
     input_edges: u64,
 }
 
-/// Each vertex's degree, by original ID (a generated graph's input edges, whose ends are
-/// original IDs) or by internal ID (a graph's stored lists).
-struct Degrees {
-    by_id: bool,
-    degree: Vec<u32>,
+/// The degrees TEPS count.
+enum Degrees {
+    /// A generated graph's input edges per endpoint, by original ID (tallied while kernel 1
+    /// generated them).
+    Input(Vec<u32>),
+    /// A given graph's stored lists, read from its index as they are needed: 4 bytes a vertex
+    /// held would not fit beside a search of Kronecker 28 in 4 GiB.
+    Stored,
 }
 
 impl Degrees {
-    /// The degree of internal vertex `v` of original ID `id`.
-    fn of(&self, v: u32, id: u64) -> u32 {
-        match self.by_id {
-            true => self.degree[id as usize],
-            false => self.degree[v as usize],
+    /// Bytes the benchmark holds for them on a graph of `n` vertices (a piece of the index at a
+    /// time when stored).
+    fn bytes(&self, n: u64) -> u64 {
+        match self {
+            Degrees::Input(d) => 4 * d.len() as u64,
+            Degrees::Stored => 8 * DEGREE_PIECE.min(n + 1),
         }
     }
 }
@@ -304,10 +308,9 @@ pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Vec<Report>> {
     }
     let n = m.num_vertices;
     let scale = (n.max(1) as f64).log2().ceil() as u32;
-    let stored = stored_degrees(&graph)?;
-    let roots = search_keys(&graph, &stored, opts.roots, opts.seed)?;
+    let roots = search_keys(&graph, opts.roots, opts.seed)?;
     // A given graph's input is its stored edges.
-    let degree = input.unwrap_or(stored);
+    let degree = input.unwrap_or(Degrees::Stored);
     // The index is loaded once for every search when it is small beside the budget; a larger
     // one would take from each search's budget more than loading it again costs.
     let index_bytes = 8 * (n + 1);
@@ -317,10 +320,10 @@ pub fn run(opts: &Options, say: &mut dyn FnMut(&str)) -> Result<Vec<Report>> {
     };
     // Each search gets the budget less what the benchmark itself holds: the degrees and the
     // loaded index.
-    let held = 4 * degree.degree.len() as u64 + index.as_ref().map_or(0, |_| index_bytes);
+    let held = degree.bytes(n) + index.as_ref().map_or(0, |_| index_bytes);
     let search_memory = opts.memory.checked_sub(held).filter(|&m| m > 0).ok_or_else(|| {
         AlgoError::InvalidSetting(format!(
-            "--memory {} does not hold the benchmark's own {} (the degrees of {n} vertices)",
+            "--memory {} does not hold the benchmark's own {} (the degrees of {n} vertices and the index)",
             diskgraph_engine::human_bytes(opts.memory),
             diskgraph_engine::human_bytes(held)
         ))
@@ -389,10 +392,7 @@ fn construct(scale: u32, opts: &Options, path: &Path) -> Result<Constructed> {
     Ok(Constructed {
         graph: GraphDir::open(path)?,
         seconds,
-        input: Degrees {
-            by_id: true,
-            degree: source.degree,
-        },
+        input: Degrees::Input(source.degree),
         input_edges: source.edges,
     })
 }
@@ -446,38 +446,37 @@ impl EdgeSource for Tallied {
     }
 }
 
-/// Each vertex's stored degree (self-loops once), by internal ID.
-fn stored_degrees(graph: &GraphDir) -> Result<Degrees> {
-    let mut s = ArcStream::open(graph, Direction::Out, false, 4 << 20)?;
-    let mut degree = Vec::with_capacity(graph.manifest().num_vertices as usize);
-    while let Some((_, d)) = s.next_vertex()? {
-        degree.push(d.min(u64::from(u32::MAX)) as u32);
-    }
-    Ok(Degrees { by_id: false, degree })
-}
-
 /// `count` search keys drawn with `seed` among the vertices with an edge other than a
-/// self-loop (all of them when fewer): `(original ID, internal ID)`, in the order drawn.
-fn search_keys(graph: &GraphDir, stored: &Degrees, count: usize, seed: u64) -> Result<Vec<(u64, u32)>> {
-    let ids = graph.original_ids()?;
-    let loops_only = |v: u32| -> Result<bool> {
-        Ok(stored.degree[v as usize] == 1
-            && graph.manifest().num_self_loops > 0
-            && graph.read_list(Direction::Out, v)? == [v])
-    };
-    let candidates: Vec<u32> = (0..ids.len() as u32)
-        .filter(|&v| stored.degree[v as usize] > 0)
-        .collect();
+/// self-loop (all of them when fewer): `(original ID, internal ID)`, in the order drawn. Two
+/// passes over the index, holding only the keys drawn: one counts the vertices with an edge,
+/// the other finds the ones at the drawn ranks among them.
+fn search_keys(graph: &GraphDir, count: usize, seed: u64) -> Result<Vec<(u64, u32)>> {
+    let mut candidates = 0usize;
+    graph.for_each_degree(Direction::Out, |_, d| candidates += usize::from(d > 0))?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let drawn = sample(&mut rng, candidates, candidates.min(count.saturating_mul(2))).into_vec();
+    // (rank among the candidates, place in the draw), by rank.
+    let mut wanted: Vec<(usize, usize)> = drawn.iter().enumerate().map(|(k, &rank)| (rank, k)).collect();
+    wanted.sort_unstable();
+    let mut found = vec![(0u32, 0u64); drawn.len()];
+    let (mut rank, mut next) = (0usize, 0usize);
+    graph.for_each_degree(Direction::Out, |v, d| {
+        if d == 0 {
+            return;
+        }
+        if wanted.get(next).is_some_and(|&(r, _)| r == rank) {
+            found[wanted[next].1] = (v, d);
+            next += 1;
+        }
+        rank += 1;
+    })?;
+    let loops_only = |v: u32, d: u64| -> Result<bool> {
+        Ok(d == 1 && graph.manifest().num_self_loops > 0 && graph.read_list(Direction::Out, v)? == [v])
+    };
     let mut keys = Vec::new();
-    for i in sample(
-        &mut rng,
-        candidates.len(),
-        candidates.len().min(count.saturating_mul(2)),
-    ) {
-        let v = candidates[i];
-        if keys.len() < count && !loops_only(v)? {
-            keys.push((ids[v as usize], v));
+    for (v, d) in found {
+        if keys.len() < count && !loops_only(v, d)? {
+            keys.push((graph.original_id(v)?, v));
         }
     }
     if keys.is_empty() {
@@ -538,7 +537,7 @@ fn kernel_run(
         req.cancel = opts.cancel.clone();
         let mut out = registry::run(graph, &req).with_context(|| format!("{kernel} from {root}"))?;
         let time = out.stats.compute_seconds;
-        let nedge = component_edges(&out, degree);
+        let nedge = component_edges(&out, degree, graph)?;
         if let Some(tamper) = opts.tamper {
             tamper(&mut out);
         }
@@ -576,20 +575,33 @@ fn kernel_run(
 }
 
 /// Input edges within the component a search reached: half the input degrees of the reached
-/// vertices (each edge has both ends in it).
-fn component_edges(out: &RunOutput, degree: &Degrees) -> u64 {
-    let ids = &out.vertex_ids;
+/// vertices (each edge has both ends in it). The rows are in internal order.
+fn component_edges(out: &RunOutput, degree: &Degrees, graph: &GraphDir) -> Result<u64> {
     let reached = |i: usize| match &out.values {
         Values::Signed(v) => v[i] >= 0,
         Values::Unsigned(v) => v[i] != u64::MAX,
         Values::Float(v) => v[i].is_finite(),
         Values::Distances { .. } => false,
     };
-    let ends: u64 = (0..ids.len())
-        .filter(|&i| reached(i))
-        .map(|i| u64::from(degree.of(i as u32, ids.get(i))))
-        .sum();
-    ends / 2
+    let ends: u64 = match degree {
+        Degrees::Input(by_id) => {
+            let ids = &out.vertex_ids;
+            (0..ids.len())
+                .filter(|&i| reached(i))
+                .map(|i| u64::from(by_id[ids.get(i) as usize]))
+                .sum()
+        }
+        Degrees::Stored => {
+            let mut ends = 0;
+            graph.for_each_degree(Direction::Out, |v, d| {
+                if reached(v as usize) {
+                    ends += d;
+                }
+            })?;
+            ends
+        }
+    };
+    Ok(ends / 2)
 }
 
 /// Arguments of `diskgraph graph500`.

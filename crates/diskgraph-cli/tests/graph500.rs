@@ -203,3 +203,46 @@ fn refusals_say_why() {
     let out = diskgraph(&["graph500", "--scale", "0"]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_given_graph_s_searches_count_their_component_s_stored_edges() {
+    // Under sparse 64-bit IDs, compressed only: a path of 3 edges, a triangle with a pendant
+    // (4 edges), and a vertex whose one edge is a self-loop (never a key).
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("edges.txt");
+    std::fs::write(
+        &input,
+        "1000000000000 2000000000000\n2000000000000 3000000000000\n3000000000000 4000000000000\n\
+         7 8\n8 9\n9 7\n9 10\n55 55\n",
+    )
+    .unwrap();
+    let g = dir.path().join("g");
+    ok(&["import", s(&input), "-o", s(&g), "--undirected", "--compress", "vbyte"]);
+    let opts = Options {
+        graph: Some(g),
+        roots: 8,
+        memory: 512 << 10,
+        engines: vec!["selective".into()],
+        sssp: false,
+        ..Options::default()
+    };
+    let reports = run(&opts, &mut |_| {}).unwrap();
+    let mut roots = reports[0].roots.clone();
+    roots.sort_unstable();
+    assert_eq!(
+        roots,
+        [
+            7,
+            8,
+            9,
+            10,
+            1_000_000_000_000,
+            2_000_000_000_000,
+            3_000_000_000_000,
+            4_000_000_000_000
+        ],
+        "every vertex with an edge is a key, named by its original ID"
+    );
+    let bfs = &reports[0].bfs;
+    assert_eq!((bfs.validated, bfs.nedge.min, bfs.nedge.max), (8, 3.0, 4.0));
+}

@@ -19,6 +19,9 @@ use crate::manifest::{
 use crate::names::{check_offsets, VertexNames};
 use crate::shard_meta::ShardMeta;
 
+/// Index entries [`GraphDir::for_each_degree`] reads at a time (8 MiB).
+pub const DEGREE_PIECE: u64 = 1 << 20;
+
 /// Most generations opening a layout tries, each replaced by a writer before it was pinned,
 /// before it gives up ([`FormatError::LayoutReplaced`]).
 const OPEN_ATTEMPTS: u32 = 8;
@@ -328,6 +331,58 @@ impl GraphDir {
             self.manifest.num_arcs,
             stop,
         )
+    }
+
+    /// Calls `f(v, degree)` for every vertex in order, from the offset index of `dir` read in
+    /// pieces of [`DEGREE_PIECE`] entries: the degrees of a graph too large to hold them, in
+    /// 8 MiB. The index is checked as [`load_offsets`](Self::load_offsets) checks it; a fault is
+    /// an error naming the file and entry, once `f` has seen the degrees before it.
+    pub fn for_each_degree(&self, dir: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), FormatError> {
+        let (idx, _, _) = self.files_of(dir);
+        let path = self.file_path(idx);
+        let (count, last) = (self.manifest.num_vertices + 1, self.manifest.num_arcs);
+        let bad = |entry: u64, reason: String| FormatError::Index {
+            path: path.clone(),
+            entry,
+            reason,
+        };
+        let mut previous = 0;
+        let mut at = 0;
+        while at < count {
+            let piece: Vec<u64> = read_range(&path, at..(at + DEGREE_PIECE).min(count))?;
+            for (i, &o) in piece.iter().enumerate() {
+                let entry = at + i as u64;
+                if entry == 0 && o != 0 {
+                    return Err(bad(0, format!("first offset is {o}, expected 0")));
+                }
+                if o < previous || o > last {
+                    return Err(bad(
+                        entry,
+                        format!("offset {o} is below the previous {previous} or past num_arcs {last}"),
+                    ));
+                }
+                if entry > 0 {
+                    f((entry - 1) as u32, o - previous);
+                }
+                previous = o;
+            }
+            at += piece.len() as u64;
+        }
+        if previous != last {
+            return Err(bad(count - 1, format!("last offset {previous} != num_arcs {last}")));
+        }
+        Ok(())
+    }
+
+    /// Original ID of internal vertex `v` (`v` below V): one read of the ID table when IDs
+    /// were remapped.
+    pub fn original_id(&self, v: u32) -> Result<u64, FormatError> {
+        if self.manifest.ids_remapped {
+            let id: Vec<u64> = read_range(&self.file_path(IDS), u64::from(v)..u64::from(v) + 1)?;
+            Ok(id[0])
+        } else {
+            Ok(u64::from(v))
+        }
     }
 
     /// The list of vertex `v` in direction `dir` (`v` below V), every ID checked to be below V:

@@ -81,7 +81,17 @@ proptest! {
         let inn: Csr = g.load_csr(Direction::In, false).unwrap();
         prop_assert_eq!(inn.num_arcs(), arcs.len());
         let expect_ids: Vec<u64> = if remap { ids.clone() } else { (0..n).collect() };
-        prop_assert_eq!(g.original_ids().unwrap(), expect_ids);
+        prop_assert_eq!(&g.original_ids().unwrap(), &expect_ids);
+        for v in 0..n as u32 {
+            prop_assert_eq!(g.original_id(v).unwrap(), expect_ids[v as usize]);
+        }
+        for dir in [Direction::Out, Direction::In] {
+            let offsets = g.load_offsets(dir).unwrap();
+            let mut degrees = Vec::new();
+            g.for_each_degree(dir, |v, d| degrees.push((v, d))).unwrap();
+            let want: Vec<(u32, u64)> = offsets.windows(2).enumerate().map(|(v, w)| (v as u32, w[1] - w[0])).collect();
+            prop_assert_eq!(degrees, want);
+        }
         for entry in std::fs::read_dir(&path).unwrap() {
             let e = entry.unwrap();
             if e.file_name() != "manifest.json" {
@@ -161,4 +171,29 @@ fn open_rejects_inconsistent_manifests() {
     });
     std::fs::write(&mpath, serde_json::to_vec(&m).unwrap()).unwrap();
     GraphDir::open(&path).unwrap();
+}
+
+#[test]
+fn degrees_streamed_from_a_damaged_index_are_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    let arcs: Vec<(u32, u32, f32)> = (0..9).map(|v| (v, v + 1, 1.0)).collect();
+    write(&path, 10, &arcs, false, None, false);
+    // Opened first (opening checks the index), then entry 4 of the out-index (offset 4)
+    // made larger than entry 5.
+    let g = GraphDir::open(&path).unwrap();
+    let idx = path.join("out.idx");
+    let mut bytes = std::fs::read(&idx).unwrap();
+    bytes[4 * 8..5 * 8].copy_from_slice(&7u64.to_le_bytes());
+    std::fs::write(&idx, bytes).unwrap();
+    let mut seen = 0;
+    let err = g.for_each_degree(Direction::Out, |_, _| seen += 1).unwrap_err();
+    match &err {
+        FormatError::Index { path, entry, .. } => {
+            assert!(path.ends_with("out.idx") && *entry == 5, "{err}");
+        }
+        other => panic!("not an index error: {other}"),
+    }
+    // Vertex 3's degree (to the raised entry) is seen before entry 5 shows the fault.
+    assert_eq!(seen, 4, "the degrees before the fault only");
 }
