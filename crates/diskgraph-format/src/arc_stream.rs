@@ -186,7 +186,8 @@ impl Decoded {
     }
 }
 
-struct Chunked<T> {
+/// A file of `T`s read through one reused buffer: entries in order cost one read a buffer.
+pub(crate) struct Chunked<T> {
     path: PathBuf,
     file: File,
     len: u64,
@@ -196,7 +197,8 @@ struct Chunked<T> {
 }
 
 impl<T: bytemuck::Pod> Chunked<T> {
-    fn open(path: &Path, len: u64, buffer_bytes: usize) -> Result<Chunked<T>, FormatError> {
+    /// The `len` entries of `path`, read `buffer_bytes` at a time.
+    pub(crate) fn open(path: &Path, len: u64, buffer_bytes: usize) -> Result<Chunked<T>, FormatError> {
         Ok(Chunked {
             path: path.to_path_buf(),
             file: crate::input::open_file(path)?,
@@ -207,8 +209,9 @@ impl<T: bytemuck::Pod> Chunked<T> {
         })
     }
 
+    /// Entry `i` (a read when it is not in the buffer).
     #[inline]
-    fn get(&mut self, i: u64) -> Result<T, FormatError> {
+    pub(crate) fn get(&mut self, i: u64) -> Result<T, FormatError> {
         let off = i.wrapping_sub(self.start);
         if off < self.buf.len() as u64 {
             return Ok(self.buf[off as usize]);

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
+use crate::arc_stream::Chunked;
 use crate::basc_meta::BascMeta;
 use crate::compressed_layout::{read_lists_from, CompressedLayout};
 use crate::compressed_meta::CompressedMeta;
@@ -346,27 +347,21 @@ impl GraphDir {
             entry,
             reason,
         };
-        let mut previous = 0;
-        let mut at = 0;
-        while at < count {
-            let piece: Vec<u64> = read_range(&path, at..(at + DEGREE_PIECE).min(count))?;
-            for (i, &o) in piece.iter().enumerate() {
-                let entry = at + i as u64;
-                if entry == 0 && o != 0 {
-                    return Err(bad(0, format!("first offset is {o}, expected 0")));
-                }
-                if o < previous || o > last {
-                    return Err(bad(
-                        entry,
-                        format!("offset {o} is below the previous {previous} or past num_arcs {last}"),
-                    ));
-                }
-                if entry > 0 {
-                    f((entry - 1) as u32, o - previous);
-                }
-                previous = o;
+        let mut index = Chunked::<u64>::open(&path, count, 8 * DEGREE_PIECE as usize)?;
+        let mut previous = index.get(0)?;
+        if previous != 0 {
+            return Err(bad(0, format!("first offset is {previous}, expected 0")));
+        }
+        for entry in 1..count {
+            let o = index.get(entry)?;
+            if o < previous || o > last {
+                return Err(bad(
+                    entry,
+                    format!("offset {o} is below the previous {previous} or past num_arcs {last}"),
+                ));
             }
-            at += piece.len() as u64;
+            f((entry - 1) as u32, o - previous);
+            previous = o;
         }
         if previous != last {
             return Err(bad(count - 1, format!("last offset {previous} != num_arcs {last}")));
