@@ -315,19 +315,24 @@ impl SelectiveGraph {
         let parts = opts.partitions.unwrap_or(4 * io.config().compute_threads.max(1)).max(1);
         let open_dir = |d: Direction| -> Result<Adjacency, EngineError> {
             let (_, adj, wgt) = dir.files_of(d);
-            let offsets = match opts.index.as_ref().and_then(|i| i.offsets().get(d)) {
-                Some(o) if o.len() == n + 1 && o.last() == Some(&num_arcs) => Offsets::Whole(Arc::clone(o)),
-                Some(_) => {
-                    return Err(EngineError::IndexMismatch {
+            // The arc offsets and the compressed lists' byte offsets load side by side: each
+            // is a sequential read of its own file.
+            let (offsets, compressed) = rayon::join(
+                || match opts.index.as_ref().and_then(|i| i.offsets().get(d)) {
+                    Some(o) if o.len() == n + 1 && o.last() == Some(&num_arcs) => Ok(Offsets::Whole(Arc::clone(o))),
+                    Some(_) => Err(EngineError::IndexMismatch {
                         graph: dir.path().to_path_buf(),
-                    })
-                }
-                None => load_offsets(dir, d, stop)?,
-            };
-            let compressed = match &layout {
-                Some(l) => Some(compressed::CompressedLists::open(l, d, stop)?),
-                None => None,
-            };
+                    }),
+                    None => load_offsets(dir, d, stop),
+                },
+                || {
+                    layout
+                        .as_ref()
+                        .map(|l| compressed::CompressedLists::open(l, d, stop))
+                        .transpose()
+                },
+            );
+            let (offsets, compressed) = (offsets?, compressed?);
             let adj_path = compressed.as_ref().map_or_else(|| dir.file_path(adj), |c| c.path());
             let lists = io.open(&[&adj_path])?;
             let (weighted, weights_only) = if weighted {

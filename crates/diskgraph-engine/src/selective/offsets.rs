@@ -10,14 +10,17 @@
 //! An index where some block spans 2³² or more stays whole, as does one loaded earlier and
 //! shared with other runs ([`GraphIndex`](crate::GraphIndex)): it costs nothing more here.
 //!
-//! The index is read in pieces of [`PIECE`] entries and packed as it comes, so the whole 8-byte
-//! index is never in memory, and checked as [`GraphDir::load_offsets`] checks it.
+//! The index is read in pieces of [`PIECE`] entries through the I/O layer's
+//! [`SequentialReader`] (O_DIRECT, reads in flight while the last piece is packed, the page cache
+//! left alone) and packed as it comes, so the whole 8-byte index is never in memory, and checked
+//! as [`GraphDir::load_offsets`] checks it.
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use diskgraph_format::{read_range_stoppable, FormatError};
+use diskgraph_format::FormatError;
+use diskgraph_io::{IoError, ReadRequest, SequentialConfig, SequentialReader};
 
 /// Entries per base.
 pub(crate) const BLOCK: usize = 64;
@@ -76,35 +79,64 @@ impl Offsets {
             entry,
             reason,
         };
+        let requests: Vec<ReadRequest> = (0..count)
+            .step_by(PIECE as usize)
+            .map(|at| ReadRequest::from(8 * at..8 * (at + PIECE).min(count)))
+            .collect();
         let mut packer = Packer::default();
         let mut whole: Option<Vec<u64>> = None;
-        let mut at = 0u64;
-        while at < count {
-            let piece: Vec<u64> = read_range_stoppable(path, at..(at + PIECE).min(count), stop)?;
-            if at == 0 && piece[0] != 0 {
-                return Err(bad(0, format!("first offset is {}, expected 0", piece[0])));
-            }
-            let mut last_seen = if at == 0 { 0 } else { prev_of(&whole, &packer) };
-            for (i, &o) in piece.iter().enumerate() {
-                if o < last_seen {
-                    return Err(bad(
-                        at + i as u64,
-                        format!("offset {o} is below the previous {last_seen}"),
-                    ));
+        let mut piece = Vec::with_capacity(PIECE.min(count) as usize);
+        // The I/O layer's errors do not name the file: these do (a stop stays a stop).
+        let named = |e: IoError| match e {
+            IoError::Stopped => FormatError::Read(e),
+            e => FormatError::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::other(e),
+            },
+        };
+        if count > 0 {
+            let reader =
+                SequentialReader::open(&[(path, 8 * PIECE.min(count))], &SequentialConfig::default()).map_err(named)?;
+            let read = reader.read(&requests, |i, data: &[&[u8]]| {
+                if stop.load(Ordering::Relaxed) {
+                    return Err(FormatError::Read(IoError::Stopped));
                 }
-                last_seen = o;
-            }
-            match &mut whole {
-                Some(w) => w.extend_from_slice(&piece),
-                None => {
-                    if !packer.push(&piece) {
-                        let mut w = std::mem::take(&mut packer).unpack();
-                        w.extend_from_slice(&piece);
-                        whole = Some(w);
+                let at = i as u64 * PIECE;
+                piece.clear();
+                piece.extend(
+                    data[0]
+                        .chunks_exact(8)
+                        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+                );
+                if at == 0 && piece[0] != 0 {
+                    return Err(bad(0, format!("first offset is {}, expected 0", piece[0])));
+                }
+                let mut last_seen = if at == 0 { 0 } else { prev_of(&whole, &packer) };
+                for (i, &o) in piece.iter().enumerate() {
+                    if o < last_seen {
+                        return Err(bad(
+                            at + i as u64,
+                            format!("offset {o} is below the previous {last_seen}"),
+                        ));
+                    }
+                    last_seen = o;
+                }
+                match &mut whole {
+                    Some(w) => w.extend_from_slice(&piece),
+                    None => {
+                        if !packer.push(&piece) {
+                            let mut w = std::mem::take(&mut packer).unpack();
+                            w.extend_from_slice(&piece);
+                            whole = Some(w);
+                        }
                     }
                 }
-            }
-            at += piece.len() as u64;
+                Ok(())
+            });
+            read.map_err(|e| match e {
+                FormatError::Read(e) => named(e),
+                e => e,
+            })?;
         }
         let offsets = match whole {
             Some(w) => Offsets::Whole(Arc::new(w)),
@@ -389,5 +421,14 @@ mod tests {
         std::fs::write(&path, bytemuck::cast_slice(&bad)).unwrap();
         let e = Offsets::load(&path, bad.len() as u64, last, &stop).unwrap_err();
         assert!(matches!(e, FormatError::Index { entry, .. } if entry == PIECE), "{e}");
+        // A file shorter than its count is an error naming it; a stop request stops the load.
+        let e = Offsets::load(&path, bad.len() as u64 + 1, last, &stop)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("out.idx"), "{e}");
+        std::fs::write(&path, bytemuck::cast_slice(&whole)).unwrap();
+        stop.store(true, Ordering::Relaxed);
+        let e = Offsets::load(&path, whole.len() as u64, last, &stop).unwrap_err();
+        assert!(matches!(e, FormatError::Read(IoError::Stopped)), "{e}");
     }
 }
