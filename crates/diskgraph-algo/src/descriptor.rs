@@ -35,9 +35,18 @@ pub struct Algorithm {
     pub variants: &'static [Variant],
     /// Its verifier: checks an answer against the graph, independently of every variant.
     pub verify: Verifier,
-    /// The bytes a vertex its arrays take, with the run's options on an engine (see
-    /// [`footprint`](crate::footprint)).
-    pub memory: fn(&Params, EngineKind) -> PerVertex,
+    /// The bytes a vertex its arrays take, with the run's options on an engine, on a graph
+    /// that names its vertices so (see [`footprint`](crate::footprint)).
+    pub memory: fn(&Params, EngineKind, Naming) -> PerVertex,
+}
+
+/// How a graph names its vertices, which some verifiers' arrays depend on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// Each vertex's ID is its internal number (no ID table): an answer's IDs are vertices.
+    Itself,
+    /// Vertices have original IDs of their own (an ID table), which answers are given in.
+    Remapped,
 }
 
 /// The bytes a vertex an algorithm holds in each phase of a run, at their peak (see

@@ -26,7 +26,7 @@ use diskgraph_engine::selective::offsets::{PACKED_BYTES_PER_VERTEX, WIDE_BYTES_P
 use diskgraph_engine::EngineKind;
 use diskgraph_format::{GraphDir, LayoutRecord};
 
-use crate::descriptor::{Algorithm, Variant};
+use crate::descriptor::{Algorithm, Naming, Variant};
 
 /// Bytes a vertex of original IDs (`u64`), held by every run on a graph whose IDs were
 /// remapped.
@@ -74,7 +74,11 @@ impl Footprint {
         let dirs = if m.directed && variant.needs.in_edges { 2.0 } else { 1.0 };
         let weights = if m.weighted && variant.needs.weights { 2.0 } else { 1.0 };
         let compressed = compressed_lists(graph, variant, params);
-        let need = (alg.memory)(params, variant.engine());
+        let naming = match m.ids_remapped {
+            true => Naming::Remapped,
+            false => Naming::Itself,
+        };
+        let need = (alg.memory)(params, variant.engine(), naming);
         let verify = match params.flag(&VERIFY) {
             true => need.verify,
             false => RESULT_BYTES,
@@ -211,7 +215,7 @@ pub fn budget_text() -> String {
     let figures: Vec<String> = crate::registry::ALGORITHMS
         .iter()
         .map(|a| {
-            let p = (a.memory)(&none, EngineKind::Selective);
+            let p = (a.memory)(&none, EngineKind::Selective, Naming::Remapped);
             format!(" {} {}/{}", a.name, p.run, p.verify)
         })
         .collect();

@@ -44,7 +44,7 @@ pub mod wcc;
 pub use apsp::Apsp;
 pub use bc::{betweenness, BcOptions, Betweenness};
 pub use bfs::{bfs, Bfs};
-pub use descriptor::{Algorithm, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
+pub use descriptor::{Algorithm, Naming, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 pub use diameter::{diameter, Diameter, DEFAULT_SWEEPS};
 pub use error::AlgoError;
 pub use kcore::{kcore, KCore};

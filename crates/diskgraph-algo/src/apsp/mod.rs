@@ -43,7 +43,7 @@ pub const APSP: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |p, _| {
+    memory: |p, _, _| {
         // The hop matrix: a u32 per source per vertex, beside the run's arrays.
         let k = match p.sources(&SOURCES) {
             Some(diskgraph_engine::Sources::Ids(ids)) => ids.len(),

@@ -58,7 +58,7 @@ pub const BC: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex::BOUND,
+    memory: |_, _, _| PerVertex::BOUND,
 };
 
 /// The run's sources and scaling: NetworkX's defaults (normalized; sampled when `--samples`

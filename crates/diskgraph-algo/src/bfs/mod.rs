@@ -26,7 +26,9 @@ use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{
+    Algorithm, Naming, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant,
+};
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
 use crate::stop::Poll;
@@ -92,19 +94,20 @@ pub const BFS: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |p, engine| match (p.flag(&PARENTS), engine) {
+    memory: |p, engine, naming| match (p.flag(&PARENTS), engine, naming) {
         // Levels in 8-byte words that become the i64 result in place.
-        (false, EngineKind::Selective) => PerVertex { run: 8.0, verify: 12.25 },
+        (false, EngineKind::Selective, _) => PerVertex { run: 8.0, verify: 12.25 },
         // Levels (u32) and their i64 form; with parents, parents (u32) and their i64 form and
         // the parents as IDs.
-        (false, _) => PerVertex { run: 12.0, verify: 12.25 },
-        // A word packing level and parent, which becomes the result in place; the result,
-        // the parents resolved (u32; read from the result itself when the graph names each
-        // vertex by itself, 14.125 in all then), their depths (u32), the depths in a byte or
-        // two when they allow it, and a bitmap.
-        (true, EngineKind::Selective) => PerVertex { run: 8.0, verify: 18.125 },
+        (false, _, _) => PerVertex { run: 12.0, verify: 12.25 },
+        // A word packing level and parent, which becomes the result in place; the result, the
+        // parents resolved to vertices (u32) unless the result's IDs are vertices already,
+        // their depths (u32), the depths in a byte or two when they allow it, and a bitmap.
+        (true, EngineKind::Selective, Naming::Itself) => PerVertex { run: 8.0, verify: 14.125 },
+        (true, EngineKind::Selective, Naming::Remapped) => PerVertex { run: 8.0, verify: 18.125 },
         // Levels and parents (u32), their i64 forms.
-        (true, _) => PerVertex { run: 24.0, verify: 18.125 },
+        (true, _, Naming::Itself) => PerVertex { run: 24.0, verify: 14.125 },
+        (true, _, Naming::Remapped) => PerVertex { run: 24.0, verify: 18.125 },
     },
 };
 

@@ -58,7 +58,7 @@ pub const DIAMETER: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex::BOUND,
+    memory: |_, _, _| PerVertex::BOUND,
 };
 
 /// The run's sweeps.

@@ -62,7 +62,7 @@ pub const KCORE: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex {
+    memory: |_, _, _| PerVertex {
         // Degrees, the vertices left and the lowest level (u32 each), the core numbers (u32),
         // their i64 form; the verifier's u32 copy beside the result.
         run: 16.0,

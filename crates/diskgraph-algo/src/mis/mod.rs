@@ -92,7 +92,7 @@ pub const MIS: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex::BOUND,
+    memory: |_, _, _| PerVertex::BOUND,
 };
 
 /// The run's method.

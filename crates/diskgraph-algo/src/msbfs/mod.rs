@@ -60,7 +60,7 @@ pub const MSBFS: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, engine| match engine {
+    memory: |_, engine, _| match engine {
         // The searches seen, visiting and arriving (u64 bits each), the sums of distances
         // (u64) and the sources reaching and the largest distance (u32 each), whatever the
         // number of sources; a level's frontier (u32, taken as a bitmap or a list of at most

@@ -60,7 +60,7 @@ pub const MST: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex::BOUND,
+    memory: |_, _, _| PerVertex::BOUND,
 };
 
 /// The parents as original IDs; the number of edges and trees and the total weight in the

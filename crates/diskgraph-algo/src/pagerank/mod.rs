@@ -111,7 +111,7 @@ pub const PAGERANK: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |p, engine| PerVertex {
+    memory: |p, engine, _| PerVertex {
         run: match engine {
             // Ranks and contributions (f64 each) with fixed iterations, the accumulator and
             // the next ranks besides to a tolerance; a bitmap of the dangling vertices.

@@ -130,7 +130,7 @@ pub const RANDOMWALK: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, engine| match engine {
+    memory: |_, engine, _| match engine {
         // The visits and the walks at this step and the next (u64 each), the visits becoming
         // the result in place; part 1 of a step adds the vertices holding walks, those to read
         // and those a restart reached first (u32 each) and the kept arcs (8 at most). Those

@@ -57,7 +57,7 @@ pub const SCC: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, _| PerVertex::BOUND,
+    memory: |_, _, _| PerVertex::BOUND,
 };
 
 /// Label of a vertex not assigned to a component yet.

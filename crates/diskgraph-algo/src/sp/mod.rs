@@ -30,7 +30,7 @@ pub const SP: Algorithm = Algorithm {
     verify: crate::bfs::verify::verify_levels,
     // As bfs without parents: the selective search's 8-byte level words become the result in
     // place; elsewhere the levels (u32) and their i64 form.
-    memory: |_, engine| match engine {
+    memory: |_, engine, _| match engine {
         EngineKind::Selective => PerVertex {
             run: 8.0,
             verify: 12.25,

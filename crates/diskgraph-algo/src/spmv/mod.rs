@@ -135,7 +135,7 @@ pub const SPMV: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |p, engine| {
+    memory: |p, engine, _| {
         // A given --x is held by the options, in ID order, for the whole run (8).
         let given = if p.is_given(&X) { 8.0 } else { 0.0 };
         match engine {

@@ -87,7 +87,7 @@ pub const SSSP: Algorithm = Algorithm {
     // as the distances span over Δ; neither is bounded per vertex. (An unweighted graph runs as
     // a BFS, its levels and their f64 copy: 16 on the selective engine.) The verifier, the same
     // on every engine: the result and a bitmap of the vertices grounded.
-    memory: |_, _| PerVertex {
+    memory: |_, _, _| PerVertex {
         run: PerVertex::BOUND.run,
         verify: 8.125,
     },

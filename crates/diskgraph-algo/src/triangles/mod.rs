@@ -72,7 +72,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, engine| match engine {
+    memory: |_, engine, _| match engine {
         // The simple degrees and the chunks' slot sizes (u32 each) and the counts (u64 in
         // atomics, which become the result in place once the others are dropped); bitmaps of
         // every vertex, of a chunk's members and of its lower-ranked neighbours (the builder's

@@ -97,7 +97,7 @@ pub const WCC: Algorithm = Algorithm {
         },
     ],
     verify: verify::verify,
-    memory: |_, engine| PerVertex {
+    memory: |_, engine, _| PerVertex {
         run: match engine {
             // The levels of the giant component's search, turned into the labels and then the
             // result in place (8 bytes each). A reordered graph's labels go through `present`
