@@ -25,8 +25,13 @@ use diskgraph_io::{IoError, ReadRequest, SequentialConfig, SequentialReader};
 /// Entries per base.
 pub(crate) const BLOCK: usize = 64;
 
-/// Entries read per piece while loading.
-const PIECE: u64 = 1 << 20;
+/// Entries read per piece while loading: 1 MiB, the sequential reader's read size, so its
+/// [`LOAD_SLOTS`] buffers hold 8 MiB an index (two load side by side) and still keep reads in
+/// flight while a piece is packed.
+const PIECE: u64 = 1 << 17;
+
+/// Pieces held at once while loading: one being packed, the others being read.
+const LOAD_SLOTS: usize = 8;
 
 /// Bytes per vertex a packed index holds, besides its wide blocks.
 pub const PACKED_BYTES_PER_VERTEX: f64 = 2.0 + 8.0 / BLOCK as f64;
@@ -95,8 +100,14 @@ impl Offsets {
             },
         };
         if count > 0 {
-            let reader =
-                SequentialReader::open(&[(path, 8 * PIECE.min(count))], &SequentialConfig::default()).map_err(named)?;
+            let reader = SequentialReader::open(
+                &[(path, 8 * PIECE.min(count))],
+                &SequentialConfig {
+                    slots: LOAD_SLOTS,
+                    ..SequentialConfig::default()
+                },
+            )
+            .map_err(named)?;
             let read = reader.read(&requests, |i, data: &[&[u8]]| {
                 if stop.load(Ordering::Relaxed) {
                     return Err(FormatError::Read(IoError::Stopped));
