@@ -203,7 +203,8 @@ def test_a_killed_worker_is_restarted_once_and_then_an_error_naming_its_parts(tm
     monkeypatch.setattr(_cluster._Run, "superstep", killing(step))
     with pytest.raises(
         diskgraph.ClusterError,
-        match=r"worker 1 \(process \d+ on node \w+, parts part-0-1, part-1-1\) at superstep 2 died again after a restart",
+        # `ray.kill` only asks: the retried step may finish before the death lands.
+        match=r"worker 1 \(process \d+ on node \w+, parts part-0-1, part-1-1\) at superstep [23] died again after a restart",
     ):
         s.pagerank(cluster="local:2", engine="memory")
 
