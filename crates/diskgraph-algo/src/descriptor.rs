@@ -5,18 +5,16 @@
 //!
 //! A variant is a plain function from the engine's graph and the run's resolved inputs
 //! ([`Run`]) to an [`Outcome`]: the per-vertex values, the summary line, and the counters and
-//! settings to record.
+//! settings to record; [`On`] names its engine by the engine's graph type, so the registry
+//! runs every variant through one generic path ([`Code`]).
 
 use diskgraph_engine::options::{OptionKind, OptionSpec, Params};
-use diskgraph_engine::selective::SelectiveGraph;
-use diskgraph_engine::shards::ShardGraph;
-use diskgraph_engine::stream::StreamGraph;
-use diskgraph_engine::sync::SyncGraph;
-use diskgraph_engine::{EngineKind, MemoryGraph, Vertices};
-use diskgraph_format::VertexNames;
+pub use diskgraph_engine::Needs;
+use diskgraph_engine::{EngineKind, OpenEngine, OpenRequest, Vertices};
+use diskgraph_format::{GraphDir, VertexNames};
 use serde_json::Value as Json;
 
-use crate::streaming::LayoutNeed;
+use crate::execution::{execute, Job, Ran};
 use crate::verification::Verifier;
 use crate::AlgoError;
 
@@ -105,74 +103,45 @@ impl ValueType {
     }
 }
 
-/// What a variant needs of its engine when it opens.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Needs {
-    /// The in-edges of a directed graph.
-    pub in_edges: bool,
-    /// The edge weights, when the graph has them.
-    pub weights: bool,
-    /// Whole lists assembled in memory (the selective engine reserves a share of the budget;
-    /// the shard engine leaves the variant half of it, or less when the engine needs more).
-    pub whole_lists: bool,
+/// A variant's code on the engine `E`: a plain function from the opened engine and the run
+/// to the outcome. Its engine is the type's ([`OpenEngine::KIND`]).
+pub struct On<E>(pub fn(&E, &Run) -> Result<Outcome, AlgoError>);
+
+/// What the registry does with a variant's code, whatever its engine: the engine's least
+/// budget for a request, and a run on the engine opened for it ([`On`] implements it for every
+/// engine).
+pub trait Code: Sync {
+    /// The engine the code runs on.
+    fn engine(&self) -> EngineKind;
+
+    /// The engine's least budget for `req` on `graph` (without the run's O(V) state), computed
+    /// without opening it.
+    ///
+    /// Errors: the engine cannot run at all (a missing layout, a bad setting).
+    fn least_budget(&self, graph: &GraphDir, req: &OpenRequest) -> Result<u64, AlgoError>;
+
+    /// Opens the engine for `req` and runs the code, as `job` says.
+    fn run(&self, graph: &GraphDir, req: &OpenRequest, job: Job) -> Result<Ran, AlgoError>;
 }
 
-impl Needs {
-    /// Nothing beyond the out-lists.
-    pub const NONE: Needs = Needs {
-        in_edges: false,
-        weights: false,
-        whole_lists: false,
-    };
-    /// The in-edges too.
-    pub const IN_EDGES: Needs = Needs {
-        in_edges: true,
-        weights: false,
-        whole_lists: false,
-    };
-    /// The weights too.
-    pub const WEIGHTS: Needs = Needs {
-        in_edges: false,
-        weights: true,
-        whole_lists: false,
-    };
-}
+impl<E: OpenEngine> Code for On<E> {
+    fn engine(&self) -> EngineKind {
+        E::KIND
+    }
 
-/// A variant's code, by the engine it runs on.
-#[derive(Clone, Copy)]
-pub enum Runner {
-    /// On the memory engine.
-    Memory(fn(&MemoryGraph, &Run) -> Result<Outcome, AlgoError>),
-    /// On the selective engine.
-    Selective(fn(&SelectiveGraph, &Run) -> Result<Outcome, AlgoError>),
-    /// On the stream engine, streaming a layout of the order the function of the params asks
-    /// for.
-    Stream(
-        fn(&StreamGraph, &Run) -> Result<Outcome, AlgoError>,
-        fn(&Params) -> LayoutNeed,
-    ),
-    /// On the sync engine: single-threaded code over its list reader and iterators.
-    Sync(fn(&SyncGraph, &Run) -> Result<Outcome, AlgoError>),
-    /// On the shard engine: a vertex program over sliding windows.
-    Shards(fn(&ShardGraph, &Run) -> Result<Outcome, AlgoError>),
-}
+    fn least_budget(&self, graph: &GraphDir, req: &OpenRequest) -> Result<u64, AlgoError> {
+        Ok(E::least_budget(graph, &E::options(graph, req)?)?)
+    }
 
-impl std::fmt::Debug for Runner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Runner({})", self.engine())
+    fn run(&self, graph: &GraphDir, req: &OpenRequest, job: Job) -> Result<Ran, AlgoError> {
+        let g = E::open_with(graph, &E::options(graph, req)?)?;
+        execute(&g, self.0, job)
     }
 }
 
-impl Runner {
-    /// The engine the code runs on.
-    pub fn engine(&self) -> EngineKind {
-        match self {
-            Runner::Memory(_) => EngineKind::Memory,
-            Runner::Selective(_) => EngineKind::Selective,
-            Runner::Stream(..) => EngineKind::Stream,
-            Runner::Sync(_) => EngineKind::Sync,
-            Runner::Shards(_) => EngineKind::Shards,
-        }
+impl std::fmt::Debug for dyn Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Code({})", self.engine())
     }
 }
 
@@ -182,7 +151,7 @@ pub struct Variant {
     /// What it needs of the engine.
     pub needs: Needs,
     /// The code.
-    pub run: Runner,
+    pub run: &'static dyn Code,
 }
 
 impl Variant {

@@ -20,7 +20,7 @@
 //! its own figure) plus the larger of the two phases times the vertex count
 //! ([`Footprint::minimum`]); the engine gets the budget less the O(V) part.
 
-use diskgraph_engine::engine_options::{INDEX_SUMMARY, VERIFY};
+use diskgraph_engine::engine_options::{ADJACENCY, INDEX_SUMMARY, VERIFY};
 use diskgraph_engine::options::Params;
 use diskgraph_engine::selective::offsets::{PACKED_BYTES_PER_VERTEX, WIDE_BYTES_PER_UNIT};
 use diskgraph_engine::EngineKind;
@@ -169,14 +169,13 @@ fn compressed_lists(graph: &GraphDir, variant: &Variant, params: &Params) -> boo
         return false;
     }
     match variant.engine() {
-        EngineKind::Memory | EngineKind::Selective | EngineKind::Sync => {
-            diskgraph_engine::AdjacencyChoice::from_params(params)
-                .for_threads(1)
-                .open(graph)
-                .ok()
-                .flatten()
-                .is_some()
-        }
+        EngineKind::Memory | EngineKind::Selective | EngineKind::Sync => params
+            .choice_value::<diskgraph_engine::AdjacencyChoice>(&ADJACENCY)
+            .for_threads(1)
+            .open(graph)
+            .ok()
+            .flatten()
+            .is_some(),
         EngineKind::Stream | EngineKind::Shards => false,
     }
 }

@@ -20,6 +20,7 @@ pub mod catalog;
 pub mod descriptor;
 pub mod diameter;
 mod error;
+mod execution;
 pub mod footprint;
 pub mod kcore;
 pub mod mis;

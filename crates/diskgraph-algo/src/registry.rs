@@ -12,25 +12,24 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use diskgraph_engine::engine_options::{self, ENGINE, MEMORY, RUN_OPTIONS, THREADS, VERIFY};
+use diskgraph_engine::engine_options::{self, EngineChoice, ENGINE, RUN_OPTIONS, THREADS, VERIFY};
 use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params, Value};
-use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph, SelectiveOptions};
-use diskgraph_engine::shards::{ShardGraph, ShardOptions};
-use diskgraph_engine::sync::{SyncGraph, SyncOptions};
+use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph};
 use diskgraph_engine::{
-    human_bytes, human_minimum, recorder, AdjacencyChoice, Cancel, Engine, EngineKind, GraphIndex, MemoryGraph,
-    MemoryOptions, Observer, RunStats, Source, Sources, Vertices,
+    human_bytes, human_minimum, Cancel, EngineKind, GraphIndex, Observer, OpenEngine, OpenRequest, RunStats, Sources,
+    Vertices,
 };
 use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Outcome, Run, Runner, Values, Variant};
+use crate::descriptor::{Algorithm, Run, Values, Variant};
+use crate::execution::{Job, Ran};
 use crate::footprint::Footprint;
 use crate::row_ids::RowIds;
 use crate::verification::{Check, Verified};
 use crate::{
-    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, randomwalk, scc, sp, spmv, sssp, streaming, triangles,
-    wcc, AlgoError,
+    apsp, bc, bfs, diameter, kcore, mis, msbfs, mst, pagerank, randomwalk, scc, sp, spmv, sssp, triangles, wcc,
+    AlgoError,
 };
 
 /// Every algorithm, in the order `diskgraph algorithms` lists them.
@@ -162,11 +161,6 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
     // through a loaded index, which each engine also checks as it opens, for the engines
     // opened outside the registry).
     graph.check_unchanged().map_err(diskgraph_engine::EngineError::from)?;
-    let requested = req.params.choice(&ENGINE).expect("declared with a default");
-    let (engine, note) = choose_engine(graph, alg, requested, &req.params)?;
-    check_options(alg, &req.params, engine, requested == "auto")?;
-    // Checked for every engine, so a bad I/O setting is an error even where it would be unused.
-    engine_options::io_config(&req.params, 1)?;
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = req.params.count(&THREADS) {
         pool = pool.num_threads(t as usize);
@@ -174,16 +168,32 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
     let pool = pool
         .build()
         .map_err(|e| AlgoError::InvalidSetting(format!("cannot start the worker threads: {e}")))?;
+    pool.install(|| run_in_pool(graph, req, alg))
+}
+
+/// [`run`] on its worker threads.
+fn run_in_pool(graph: &GraphDir, req: &RunRequest, alg: &'static Algorithm) -> Result<RunOutput, AlgoError> {
+    let requested = req.params.choice_value::<EngineChoice>(&ENGINE);
+    // The budget and the I/O settings, read and checked once (a bad I/O setting is an error on
+    // every engine, even where it would be unused).
+    let base = OpenRequest {
+        index: req.index.clone(),
+        static_cache: req.static_cache.clone(),
+        cancel: req.cancel.clone(),
+        ..OpenRequest::new(alg.name, &req.params, rayon::current_num_threads())?
+    };
+    let (engine, note) = choose_engine(graph, alg, requested, &base)?;
+    check_options(alg, &req.params, engine, requested == EngineChoice::Auto)?;
     let variant = alg.variant(engine).expect("the engine chosen runs the algorithm");
     // The whole run within the budget: refused before anything is read when it cannot fit, and
     // the engine given what the O(V) state leaves.
-    let budget = pool.install(|| Budget::of(graph, alg, variant, &req.params))?;
-    let memory = engine_options::memory(&req.params);
+    let budget = Budget::of(graph, alg, variant, &base)?;
+    let memory = base.memory;
     if memory < budget.minimum {
         // An engine whose own least is above the budget knows other ways to fit (a shard
         // layout of smaller blocks): it refuses as it opens, before reading any list.
         let fix = match memory < budget.engine {
-            true => match pool.install(|| run_variant(graph, req, alg, variant)) {
+            true => match run_variant(graph, req, alg, variant, &base) {
                 Err(AlgoError::Engine(diskgraph_engine::EngineError::BudgetTooSmall { fix, .. })) => fix,
                 _ => String::new(),
             },
@@ -197,14 +207,14 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
         }
         .into());
     }
-    let engine_req = RunRequest {
-        params: req.params.clone().with(&MEMORY, Value::Size(memory - budget.state)),
-        ..req.clone()
+    let open = OpenRequest {
+        memory: memory - budget.state,
+        ..base
     };
-    let mut out = pool.install(|| run_variant(graph, &engine_req, alg, variant))?;
+    let mut out = run_variant(graph, req, alg, variant, &open)?;
     let s = &mut out.stats;
     s.settings.insert("memory".into(), json!(memory));
-    s.settings.insert("engine_memory".into(), json!(memory - budget.state));
+    s.settings.insert("engine_memory".into(), json!(open.memory));
     s.settings.insert("state_bytes".into(), json!(budget.state));
     s.memory_per_vertex = budget.footprint.per_vertex();
     s.memory_per_arc = budget.footprint.per_arc;
@@ -220,7 +230,7 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
     Ok(out)
 }
 
-/// The engine for `requested` (`auto` or an engine's name) and, for `auto`, why.
+/// The engine `requested` (`auto` or an engine) on `base`'s budget, and for `auto`, why.
 ///
 /// `auto` never exceeds the budget: memory when the CSR the algorithm needs fits in it, else
 /// the first out-of-core engine (in [`EngineKind::ALL`] order) whose smallest budget it holds;
@@ -228,12 +238,11 @@ pub fn run(graph: &GraphDir, req: &RunRequest) -> Result<RunOutput, AlgoError> {
 fn choose_engine(
     graph: &GraphDir,
     alg: &Algorithm,
-    requested: &str,
-    params: &Params,
+    requested: EngineChoice,
+    base: &OpenRequest,
 ) -> Result<(EngineKind, Option<String>), AlgoError> {
     let name = alg.name;
-    if requested != "auto" {
-        let engine: EngineKind = requested.parse().map_err(AlgoError::InvalidSetting)?;
+    if let EngineChoice::Engine(engine) = requested {
         if alg.variant(engine).is_some() {
             return Ok((engine, None));
         }
@@ -243,10 +252,10 @@ fn choose_engine(
             or_list(&others)
         )));
     }
-    let budget = engine_options::memory(params);
+    let budget = base.memory;
     // The CSR with the run's O(V) state (see `Budget`).
     let csr = match alg.variant(EngineKind::Memory) {
-        Some(v) => Some(Budget::of(graph, alg, v, params)?.minimum),
+        Some(v) => Some(Budget::of(graph, alg, v, base)?.minimum),
         None => None,
     };
     let over = match csr {
@@ -278,7 +287,7 @@ fn choose_engine(
     let mut least = csr;
     for variant in alg.variants.iter().filter(|v| v.engine().out_of_core()) {
         let engine = variant.engine();
-        match Budget::of(graph, alg, variant, params).map(|b| b.minimum) {
+        match Budget::of(graph, alg, variant, base).map(|b| b.minimum) {
             Ok(min) if min <= budget => {
                 let why = format!("{over}; the {engine} engine needs at least {}", human_minimum(min));
                 return Ok((engine, Some(format!("engine auto: {engine} ({why})"))));
@@ -301,52 +310,6 @@ fn choose_engine(
     )))
 }
 
-/// The smallest budget `variant` of `alg` runs in on `graph` with `params` (ignoring
-/// `--memory`), or why it cannot run at all: the CSR for the memory engine; the out-of-core
-/// engines' own figures, computed from the manifest, the settings and (stream) the layout's
-/// metadata, without opening them. Asking the engines for a figure, rather than opening each in
-/// turn and falling through on
-/// [`BudgetTooSmall`](diskgraph_engine::EngineError::BudgetTooSmall), keeps `auto` from reading the
-/// offsets or starting I/O threads for an engine it will not use, and keeps an open's other
-/// errors from being taken for a budget too small.
-fn minimum_budget(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: &Params) -> Result<u64, AlgoError> {
-    let needs = variant.needs;
-    match variant.run {
-        Runner::Memory(_) => Ok(csr_bytes(graph, variant)),
-        Runner::Selective(_) => {
-            let threads = params
-                .count(&THREADS)
-                .map_or_else(rayon::current_num_threads, |t| t as usize);
-            let opts = SelectiveOptions {
-                need_in: needs.in_edges,
-                need_weights: needs.weights,
-                assemble_lists: needs.whole_lists,
-                ..SelectiveOptions::from_params(params, threads)?
-            };
-            SelectiveGraph::check_lists(graph, &opts)?;
-            Ok(SelectiveGraph::minimum_budget(graph, &opts))
-        }
-        Runner::Stream(_, need) => streaming::minimum_budget(alg.name, graph, params, need(params), needs.weights),
-        Runner::Sync(_) => {
-            let opts = SyncOptions {
-                need_in: needs.in_edges,
-                need_weights: needs.weights,
-                ..SyncOptions::from_params(params)
-            };
-            Ok(SyncGraph::minimum_budget(graph, &opts))
-        }
-        Runner::Shards(_) => {
-            let memory = engine_options::memory(params);
-            let engine = ShardGraph::minimum_budget(graph, &ShardOptions::from_params(params, memory))?;
-            Ok(if needs.whole_lists {
-                engine + MIN_HELD_LISTS
-            } else {
-                engine
-            })
-        }
-    }
-}
-
 /// What a run asks of the budget: the engine's least, and the O(V) state beside it.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
@@ -362,17 +325,21 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// The budget `variant` of `alg` asks on `graph` with `params` (computed from the
-    /// manifest, the settings and layouts' metadata: nothing is read).
+    /// The budget `variant` of `alg` asks on `graph` for the run `base` (whose needs are the
+    /// variant's here), computed from the manifest, the settings and layouts' metadata: nothing
+    /// is read. The engine's least is its own figure ([`OpenEngine::least_budget`]), computed
+    /// without opening it: `auto` then neither reads the offsets nor starts I/O threads for an
+    /// engine it will not use, and an open's other errors are not taken for a budget too small.
     ///
     /// Errors: an engine that cannot run at all (a missing layout, a bad setting).
-    pub fn of(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: &Params) -> Result<Self, AlgoError> {
+    pub fn of(graph: &GraphDir, alg: &Algorithm, variant: &Variant, base: &OpenRequest) -> Result<Self, AlgoError> {
         let m = graph.manifest();
-        let footprint = Footprint::of(graph, alg, variant, params);
-        let engine = match variant.run {
-            Runner::Memory(_) => 0,
-            _ => minimum_budget(graph, alg, variant, params)?,
+        let footprint = Footprint::of(graph, alg, variant, base.params);
+        let req = OpenRequest {
+            needs: variant.needs,
+            ..base.clone()
         };
+        let engine = variant.run.least_budget(graph, &req)?;
         let state = footprint.state_bytes(m.num_vertices, m.num_arcs);
         Ok(Budget {
             footprint,
@@ -405,18 +372,10 @@ impl Budget {
 /// Errors: an unknown algorithm, an engine that does not run it or cannot run at all.
 pub fn minimum_memory(graph: &GraphDir, req: &RunRequest) -> Result<u64, AlgoError> {
     let alg = find(&req.algorithm)?;
-    let requested = req.params.choice(&ENGINE).expect("declared with a default");
-    let (engine, _) = choose_engine(graph, alg, requested, &req.params)?;
+    let base = OpenRequest::with_threads_of(alg.name, &req.params)?;
+    let (engine, _) = choose_engine(graph, alg, req.params.choice_value(&ENGINE), &base)?;
     let variant = alg.variant(engine).expect("the engine chosen runs the algorithm");
-    Ok(Budget::of(graph, alg, variant, &req.params)?.minimum)
-}
-
-/// Bytes of the CSR the memory variant `v` loads.
-fn csr_bytes(graph: &GraphDir, v: &Variant) -> u64 {
-    let m = graph.manifest();
-    let weights = if v.needs.weights && m.weighted { 2 } else { 1 };
-    let one = (m.num_vertices + 1) * 8 + m.num_arcs * 4 * weights;
-    one * if m.directed && v.needs.in_edges { 2 } else { 1 }
+    Ok(Budget::of(graph, alg, variant, &base)?.minimum)
 }
 
 /// Refuses options that do not apply: another algorithm's, one the engine does not honour, and
@@ -460,110 +419,45 @@ fn check_options(alg: &Algorithm, params: &Params, engine: EngineKind, auto: boo
     Ok(())
 }
 
-/// The least a shard-engine variant that holds lists of its own (`whole_lists`) is left for
-/// them beside the engine's budget.
-const MIN_HELD_LISTS: u64 = 64 << 10;
-
-/// Opens `variant`'s engine and runs it.
-fn run_variant(graph: &GraphDir, req: &RunRequest, alg: &Algorithm, variant: &Variant) -> Result<RunOutput, AlgoError> {
+/// Opens `variant`'s engine for `open` and runs it.
+fn run_variant(
+    graph: &GraphDir,
+    req: &RunRequest,
+    alg: &Algorithm,
+    variant: &Variant,
+    open: &OpenRequest,
+) -> Result<RunOutput, AlgoError> {
     let start = Instant::now();
-    let params = &req.params;
-    let memory = engine_options::memory(params);
-    let threads = rayon::current_num_threads();
     let mut stats = RunStats {
         algorithm: alg.name.to_string(),
         engine: variant.engine().name().to_string(),
         ..RunStats::default()
     };
-    stats.settings.insert("threads".into(), json!(threads));
-    stats.settings.insert("memory".into(), json!(memory));
-    stats.settings.insert(
-        "engine_requested".into(),
-        json!(params.choice(&ENGINE).expect("declared with a default")),
-    );
-    let index = req.index.clone();
+    stats.settings.insert("threads".into(), json!(open.threads()));
+    stats
+        .settings
+        .insert("engine_requested".into(), json!(req.params.value::<&str>(&ENGINE)));
     let names = graph.names()?;
-    let needs = variant.needs;
-    // Each arm drops its engine before the rows are put in order: the IDs are then the run's
-    // alone and go out without a copy.
-    let ran = match variant.run {
-        Runner::Memory(f) => {
-            let opts = MemoryOptions {
-                need_in: needs.in_edges,
-                need_weights: needs.weights,
-                memory,
-                index,
-                adjacency: AdjacencyChoice::from_params(params),
-                cancel: req.cancel.clone(),
-            };
-            let g = MemoryGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, names.as_ref(), start, stats)
-        }
-        Runner::Selective(f) => {
-            let mut opts = SelectiveOptions::from_params(params, threads)?;
-            opts.need_in = needs.in_edges;
-            opts.need_weights = needs.weights;
-            opts.assemble_lists = needs.whole_lists;
-            opts.index = index;
-            opts.cancel = req.cancel.clone();
-            if let Some(loaded) = &req.static_cache {
-                let basc = opts
-                    .basc
-                    .get_or_insert_with(|| diskgraph_engine::selective::BascOptions {
-                        layout: loaded.layout().to_string(),
-                        fraction: params
-                            .float(&engine_options::BASC_FRACTION)
-                            .expect("declared with a default"),
-                        preloaded: None,
-                    });
-                basc.preloaded = Some(loaded.clone());
-            }
-            let g = SelectiveGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, names.as_ref(), start, stats)
-        }
-        Runner::Stream(f, need) => {
-            let cancel = req.cancel.clone();
-            let g = streaming::open(alg.name, graph, params, need(params), needs.weights, index, cancel)?;
-            execute(&g, f, alg, req, names.as_ref(), start, stats)
-        }
-        Runner::Sync(f) => {
-            let opts = SyncOptions {
-                need_in: needs.in_edges,
-                need_weights: needs.weights,
-                index,
-                cancel: req.cancel.clone(),
-                ..SyncOptions::from_params(params)
-            };
-            let g = SyncGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, names.as_ref(), start, stats)
-        }
-        Runner::Shards(f) => {
-            // A variant that holds lists of its own (`whole_lists`) gets what the engine
-            // leaves of the budget: half, or less when the engine needs more.
-            let engine_memory = match needs.whole_lists {
-                true => {
-                    let half = ShardOptions::from_params(params, memory / 2);
-                    let least = ShardGraph::minimum_budget(graph, &half)?;
-                    (memory / 2).max(least).min(memory)
-                }
-                false => memory,
-            };
-            let opts = ShardOptions {
-                index,
-                cancel: req.cancel.clone(),
-                ..ShardOptions::from_params(params, engine_memory)
-            };
-            let g = ShardGraph::open(graph, &opts)?;
-            execute(&g, f, alg, req, names.as_ref(), start, stats)
-        }
-    }?;
-    let mut ran = ran;
-    if params.flag(&VERIFY) {
+    let open = OpenRequest {
+        needs: variant.needs,
+        ..open.clone()
+    };
+    let job = Job {
+        alg,
+        req,
+        names: names.as_ref(),
+        start,
+        stats,
+    };
+    // The engine is dropped before the rows are put in order: the IDs are then the run's alone
+    // and go out without a copy.
+    let mut ran = variant.run.run(graph, &open, job)?;
+    if req.params.flag(&VERIFY) {
         // Verifying is a pass of its own over the graph: a run stopped by now is not verified.
         if let Some(cancel) = &req.cancel {
             cancel.check()?;
         }
-        verify_ran(graph, alg, params, names.as_ref(), &mut ran)?;
+        verify_ran(graph, alg, &req.params, names.as_ref(), &mut ran)?;
     }
     Ok(in_id_order(ran, req, start))
 }
@@ -605,79 +499,6 @@ fn verify_ran(
     ran.stats.verify_seconds = start.elapsed().as_secs_f64();
     ran.stats.verify_bytes_read = check.bytes_read();
     Ok(())
-}
-
-/// A run done on an engine since dropped: its outcome, stats and vertices, and when its
-/// computing started.
-struct Ran {
-    outcome: Outcome,
-    stats: RunStats,
-    vertices: Vertices,
-    /// The run's resolved source and sources (internal IDs), for its verifier.
-    source: Option<u32>,
-    sources: Option<Vec<u32>>,
-    compute: Instant,
-}
-
-/// Resolves the run's sources on the opened engine `g`, runs `f` (which labels vertices with
-/// `names`, when the graph has them), and records the engine's figures.
-fn execute<E: Engine>(
-    g: &E,
-    f: fn(&E, &Run) -> Result<Outcome, AlgoError>,
-    alg: &Algorithm,
-    req: &RunRequest,
-    names: Option<&VertexNames>,
-    start: Instant,
-    mut stats: RunStats,
-) -> Result<Ran, AlgoError> {
-    let params = &req.params;
-    g.recorder()
-        .open(start, req.progress.clone(), req.cancel.clone(), g.snapshot());
-    g.check_cancelled()?;
-    let vertices = g.vertices();
-    let source = match alg.source_option() {
-        Some(spec) => Some(match params.source(spec) {
-            Source::Id(id) => vertices.resolve(id)?,
-            Source::Smallest => vertices.smallest(),
-            Source::MaxDegree => g.max_degree_vertex()?,
-        }),
-        None => None,
-    };
-    let sources = match alg.sources_option() {
-        Some(spec) => Some(resolve_sources(alg.name, spec, params, vertices)?),
-        None => None,
-    };
-    stats.load_seconds = start.elapsed().as_secs_f64();
-    let compute = Instant::now();
-    let run = Run {
-        params,
-        vertices,
-        names,
-        source,
-        sources,
-    };
-    let outcome = recorder::sampled(g, || f(g, &run))?;
-    // A run that ends between its last cancellation point and here is still one that was
-    // asked to stop: its caller must not take the answer for a whole one.
-    g.check_cancelled()?;
-    g.record(&mut stats);
-    stats.edges_processed = g.edges_counted().unwrap_or(0);
-    let log = g.recorder().close(g.snapshot(), outcome.edges_processed);
-    stats.steps = log.steps;
-    stats.io_series = log.io;
-    for name in params.given() {
-        if let Some(Value::Choice(choice)) = alg.option(name).and_then(|o| params.get(o)) {
-            stats.settings.insert(name.into(), json!(choice));
-        }
-    }
-    Ok(Ran {
-        outcome,
-        stats,
-        vertices: vertices.clone(),
-        source: run.source,
-        sources: run.sources,
-        compute,
-    })
 }
 
 /// The output of a run: its values in ascending original-ID order unless the request says
@@ -728,7 +549,12 @@ fn in_id_order(ran: Ran, req: &RunRequest, start: Instant) -> RunOutput {
 
 /// The internal IDs of a run's `spec` sources: listed original IDs, or a sample of the given
 /// size by original ID, within the option's bound.
-fn resolve_sources(alg: &str, spec: &OptionSpec, params: &Params, vertices: &Vertices) -> Result<Vec<u32>, AlgoError> {
+pub(crate) fn resolve_sources(
+    alg: &str,
+    spec: &OptionSpec,
+    params: &Params,
+    vertices: &Vertices,
+) -> Result<Vec<u32>, AlgoError> {
     let n = vertices.len();
     let max = match spec.kind {
         OptionKind::Sources { max } => max,
@@ -756,7 +582,7 @@ fn resolve_sources(alg: &str, spec: &OptionSpec, params: &Params, vertices: &Ver
 
 /// The run's seed.
 fn seed(params: &Params) -> u64 {
-    params.count(&crate::options::SEED).expect("declared with a default")
+    params.value(&crate::options::SEED)
 }
 
 /// Rows (`ids[i]`, `values[i]`) sorted by original ID, as `ranking` (that of `ids`) says.
@@ -939,10 +765,11 @@ pub fn load_static_cache(
     params: &Params,
     index: Option<GraphIndex>,
 ) -> Result<LoadedStatic, AlgoError> {
-    let threads = params
-        .count(&THREADS)
-        .map_or_else(rayon::current_num_threads, |t| t as usize);
-    let mut opts = SelectiveOptions::from_params(params, threads)?;
+    let req = OpenRequest {
+        index,
+        ..OpenRequest::with_threads_of("static cache", params)?
+    };
+    let mut opts = SelectiveGraph::options(graph, &req)?;
     if opts.basc.is_none() {
         return Err(AlgoError::InvalidSetting(
             "loading a static cache needs a selection (basc)".into(),
@@ -950,7 +777,6 @@ pub fn load_static_cache(
     }
     opts.retain_lists = false;
     opts.page_cache = None;
-    opts.index = index;
     let g = SelectiveGraph::open(graph, &opts)?;
     Ok(g.loaded_static().expect("a static cache was asked for"))
 }

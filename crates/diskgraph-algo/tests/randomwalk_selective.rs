@@ -9,8 +9,9 @@ use diskgraph_algo::registry::{self, RunOutput, RunRequest};
 use diskgraph_algo::Values;
 use diskgraph_engine::engine_options::{ADJACENCY, BLOCK_SIZE, ENGINE, MAX_REQUEST, MEMORY, THREADS};
 use diskgraph_engine::options::Value;
-use diskgraph_engine::selective::{SelectiveGraph, SelectiveOptions};
+use diskgraph_engine::selective::SelectiveGraph;
 use diskgraph_engine::Sources;
+use diskgraph_engine::{OpenEngine, OpenRequest};
 use diskgraph_format::GraphDir;
 use diskgraph_testkit::gen;
 use diskgraph_testkit::harness::{store, Case, Fixture};
@@ -33,7 +34,7 @@ fn walks(sources: &Sources, walks: u64, length: u64, damping: f64) -> RunRequest
 /// The smallest budget the selective engine takes for `req` on `graph` (its least and the
 /// run's state), which is more than the engine's alone.
 fn smallest_budget(graph: &GraphDir, req: &RunRequest, threads: usize) -> u64 {
-    let opts = SelectiveOptions::from_params(&req.params, threads).unwrap();
+    let opts = SelectiveGraph::options(graph, &OpenRequest::new("randomwalk", &req.params, threads).unwrap()).unwrap();
     let least = registry::minimum_memory(graph, req).unwrap();
     assert!(least > SelectiveGraph::minimum_budget(graph, &opts));
     least

@@ -286,9 +286,14 @@ fn a_graph_replaced_after_it_was_opened_is_refused_by_every_engine() {
         }
     }
     // An engine opened with the index outside the registry checks too.
+    let params = diskgraph_engine::options::Params::new();
     let opts = diskgraph_engine::sync::SyncOptions {
         index: Some(index),
-        ..diskgraph_engine::sync::SyncOptions::from_params(&diskgraph_engine::options::Params::new())
+        ..<diskgraph_engine::sync::SyncGraph as diskgraph_engine::OpenEngine>::options(
+            &opened,
+            &diskgraph_engine::OpenRequest::new("bfs", &params, 1).unwrap(),
+        )
+        .unwrap()
     };
     let err = diskgraph_engine::sync::SyncGraph::open(&opened, &opts)
         .err()

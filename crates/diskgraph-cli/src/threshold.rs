@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use diskgraph_algo::registry::{self, RunRequest};
 use diskgraph_engine::engine_options::{ENGINE, GSC, LAYOUT, MEMORY};
-use diskgraph_engine::human_bytes;
 use diskgraph_engine::options::Value;
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
+use diskgraph_engine::{human_bytes, OpenEngine, OpenRequest};
 use diskgraph_format::GraphDir;
 use serde::Serialize;
 
@@ -61,9 +61,11 @@ pub fn run(a: Args) -> Result<()> {
         let value = spec.parse(value).map_err(|e| anyhow::anyhow!("--set {name}: {e}"))?;
         base = base.with(spec, value);
     }
+    let mut req = OpenRequest::new(&a.algo, &base.params, 1)?;
+    req.memory = u64::MAX;
     let opts = ShardOptions {
         layout: a.layout.clone(),
-        ..ShardOptions::from_params(&base.params, u64::MAX)
+        ..ShardGraph::options(&graph, &req)?.options
     };
     // Refused here when no shard layout of the graph runs (the error says how to make one).
     ShardGraph::minimum_budget(&graph, &opts)?;

@@ -1,10 +1,8 @@
 //! Which copy of the adjacency lists a run reads (`--adjacency`): the plain lists, or a
 //! compressed layout (`diskgraph compress`) that holds the same lists in fewer bytes.
 
-use diskgraph_format::{CompressedLayout, GraphDir};
+use diskgraph_format::{Codec, CompressedLayout, GraphDir};
 
-use crate::engine_options::ADJACENCY;
-use crate::options::Params;
 use crate::EngineError;
 
 /// Compute workers from which `auto` reads the compressed lists on the engines that decode in
@@ -28,19 +26,23 @@ pub enum AdjacencyChoice {
     /// compressed ones of a graph that has only those.
     PlainIfAny,
     /// The compressed layout of this codec (`compressed-<codec>`); an error if the graph has none.
-    Codec(&'static str),
+    Codec(Codec),
+}
+
+impl std::str::FromStr for AdjacencyChoice {
+    type Err = String;
+
+    /// Parses `auto`, `plain` or a codec's name (`--adjacency`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(AdjacencyChoice::Auto),
+            "plain" => Ok(AdjacencyChoice::Plain),
+            codec => codec.parse().map(AdjacencyChoice::Codec),
+        }
+    }
 }
 
 impl AdjacencyChoice {
-    /// The choice `params` give.
-    pub fn from_params(params: &Params) -> AdjacencyChoice {
-        match params.choice(&ADJACENCY) {
-            None | Some("auto") => AdjacencyChoice::Auto,
-            Some("plain") => AdjacencyChoice::Plain,
-            Some(codec) => AdjacencyChoice::Codec(codec),
-        }
-    }
-
     /// This choice on an engine that decodes in its `threads` compute workers: `auto` stays the
     /// plain lists below [`COMPRESSED_FROM_THREADS`]; an explicit choice is kept.
     pub fn for_threads(self, threads: usize) -> AdjacencyChoice {

@@ -40,28 +40,37 @@ impl EngineKind {
         EngineKind::Shards,
     ];
 
-    /// The engine's name (`--engine NAME`).
-    pub fn name(self) -> &'static str {
+    /// The engine's name (`--engine NAME`) and one line on what it does: the engines' table.
+    const fn about(self) -> (&'static str, &'static str) {
         match self {
-            EngineKind::Memory => "memory",
-            EngineKind::Selective => "selective",
-            EngineKind::Stream => "stream",
-            EngineKind::Sync => "sync",
-            EngineKind::Shards => "shards",
+            EngineKind::Memory => ("memory", "loads the whole CSR and runs parallel in-memory code"),
+            EngineKind::Selective => (
+                "selective",
+                "reads the adjacency lists of each iteration's active vertices from disk",
+            ),
+            EngineKind::Stream => (
+                "stream",
+                "streams a grid layout (diskgraph partition) with loaded-data reentry",
+            ),
+            EngineKind::Sync => (
+                "sync",
+                "single-threaded code reading lists through a cache a prefetcher fills ahead of it",
+            ),
+            EngineKind::Shards => (
+                "shards",
+                "vertex programs over a shards layout (diskgraph partition --shards): sliding windows and a block cache",
+            ),
         }
     }
 
+    /// The engine's name (`--engine NAME`).
+    pub const fn name(self) -> &'static str {
+        self.about().0
+    }
+
     /// One line on what the engine does.
-    pub fn help(self) -> &'static str {
-        match self {
-            EngineKind::Memory => "loads the whole CSR and runs parallel in-memory code",
-            EngineKind::Selective => "reads the adjacency lists of each iteration's active vertices from disk",
-            EngineKind::Stream => "streams a grid layout (diskgraph partition) with loaded-data reentry",
-            EngineKind::Sync => "single-threaded code reading lists through a cache a prefetcher fills ahead of it",
-            EngineKind::Shards => {
-                "vertex programs over a shards layout (diskgraph partition --shards): sliding windows and a block cache"
-            }
-        }
+    pub const fn help(self) -> &'static str {
+        self.about().1
     }
 
     /// Whether the engine keeps the graph on disk.
@@ -81,10 +90,10 @@ impl std::str::FromStr for EngineKind {
 
     /// Parses an engine's name.
     fn from_str(s: &str) -> Result<Self, String> {
-        EngineKind::ALL
-            .into_iter()
-            .find(|e| e.name() == s)
-            .ok_or_else(|| format!("unknown engine {s:?} (known: memory, selective, stream, sync, shards, auto)"))
+        EngineKind::ALL.into_iter().find(|e| e.name() == s).ok_or_else(|| {
+            let known: Vec<&str> = EngineKind::ALL.into_iter().map(EngineKind::name).collect();
+            format!("unknown engine {s:?} (known: {})", known.join(", "))
+        })
     }
 }
 

@@ -2,8 +2,8 @@
 //! out-of-core engines ([`ENGINE_OPTIONS`]), with their defaults, and the I/O settings they make.
 
 use diskgraph_io::{
-    BackendKind, IoConfig, SchedulerKind, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS,
-    DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUEUE_DEPTH, MAX_IO_THREADS,
+    BackendKind, IoConfig, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS, DEFAULT_MAX_REQUEST_BYTES,
+    DEFAULT_QUEUE_DEPTH, MAX_IO_THREADS,
 };
 
 use crate::options::{Choice, Default, Engines, OptionKind, OptionSpec, Params};
@@ -20,37 +20,57 @@ const IO_SIZE: OptionKind = OptionKind::Size { max: u32::MAX as u64 };
 /// Default maximum reentry times of the stream engine (`--mrt`), the CLIP paper's setting.
 pub const DEFAULT_MRT: u32 = 5;
 
+/// `--engine auto`.
+const AUTO: Choice = Choice::new(
+    "auto",
+    "memory when the CSR the algorithm needs fits in the budget, else an out-of-core engine",
+);
+
+/// `--engine`'s names: `auto`, then every engine's, from its table.
+const ENGINE_CHOICES: [Choice; EngineKind::ALL.len() + 1] = {
+    let mut choices = [AUTO; EngineKind::ALL.len() + 1];
+    let mut i = 0;
+    while i < EngineKind::ALL.len() {
+        let engine = EngineKind::ALL[i];
+        choices[i + 1] = Choice::new(engine.name(), engine.help());
+        i += 1;
+    }
+    choices
+};
+
 /// `--engine`: which engine runs the algorithm.
 pub const ENGINE: OptionSpec = OptionSpec {
     name: "engine",
-    kind: OptionKind::Choice(&[
-        Choice::new(
-            "auto",
-            "memory when the CSR the algorithm needs fits in the budget, else an out-of-core engine",
-        ),
-        Choice::new("memory", "load the whole CSR and run parallel in-memory code"),
-        Choice::new(
-            "selective",
-            "read the adjacency lists of each iteration's active vertices from disk",
-        ),
-        Choice::new(
-            "stream",
-            "stream a grid layout (diskgraph partition) with loaded-data reentry",
-        ),
-        Choice::new(
-            "sync",
-            "single-threaded code reading lists through a cache a prefetcher fills ahead of it",
-        ),
-        Choice::new(
-            "shards",
-            "vertex programs over a shards layout (diskgraph partition --shards) with sliding windows",
-        ),
-    ]),
+    kind: OptionKind::Choice(&ENGINE_CHOICES),
     default: Default::Choice("auto"),
     help: "engine: auto (memory when the CSR fits in --memory, else out of core), memory, selective, stream, sync or shards",
     engines: Engines::All,
     examples: &[],
 };
+
+/// What `--engine` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// The engine the budget allows (see the registry).
+    Auto,
+    /// This engine.
+    Engine(EngineKind),
+}
+
+impl std::str::FromStr for EngineChoice {
+    type Err = String;
+
+    /// Parses `auto` or an engine's name.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(EngineChoice::Auto),
+            name => name
+                .parse()
+                .map(EngineChoice::Engine)
+                .map_err(|e: String| format!("{e} or auto")),
+        }
+    }
+}
 
 /// `--memory`: the budget.
 pub const MEMORY: OptionSpec = OptionSpec {
@@ -418,23 +438,14 @@ impl EngineKind {
 /// error on every engine, even where it would go unused).
 pub fn io_config(params: &Params, compute_threads: usize) -> Result<IoConfig, EngineError> {
     let narrow = |n: u64| n.min(u64::from(u32::MAX)) as u32;
-    let backend = params.choice(&IO).map(|name| match name {
-        "uring" => BackendKind::Uring,
-        "pread" => BackendKind::Pread,
-        _ => BackendKind::Mmap,
-    });
-    let scheduler = match params.choice(&SCHEDULER) {
-        Some("pluglist") => SchedulerKind::Pluglist,
-        _ => SchedulerKind::Bitmap,
-    };
     let config = IoConfig {
-        backend,
-        block_size: narrow(params.size(&BLOCK_SIZE).expect("declared with a default")),
-        max_gap_blocks: narrow(params.count(&MAX_GAP).expect("declared with a default")),
-        max_request_bytes: narrow(params.size(&MAX_REQUEST).expect("declared with a default")),
-        scheduler,
-        queue_depth: narrow(params.count(&QUEUE_DEPTH).expect("declared with a default")),
-        io_threads: params.count(&IO_THREADS).expect("declared with a default") as usize,
+        backend: params.chosen::<BackendKind>(&IO),
+        block_size: narrow(params.value(&BLOCK_SIZE)),
+        max_gap_blocks: narrow(params.value(&MAX_GAP)),
+        max_request_bytes: narrow(params.value(&MAX_REQUEST)),
+        scheduler: params.choice_value(&SCHEDULER),
+        queue_depth: narrow(params.value(&QUEUE_DEPTH)),
+        io_threads: params.value::<u64>(&IO_THREADS) as usize,
         compute_threads: compute_threads.max(1),
         ..IoConfig::default()
     };
@@ -444,7 +455,7 @@ pub fn io_config(params: &Params, compute_threads: usize) -> Result<IoConfig, En
 
 /// The budget of `params`, in bytes.
 pub fn memory(params: &Params) -> u64 {
-    params.size(&MEMORY).expect("declared with a default")
+    params.value(&MEMORY)
 }
 
 #[cfg(test)]
@@ -488,6 +499,22 @@ mod tests {
             );
             assert!(o.default_value().is_none_or(|v| o.check(&v).is_ok()), "{}", o.name);
         }
+    }
+
+    #[test]
+    fn every_choice_parses_into_its_type() {
+        use crate::options::parses_every_choice;
+        assert!(parses_every_choice::<EngineChoice>(&ENGINE));
+        assert!(parses_every_choice::<BackendKind>(&IO));
+        assert!(parses_every_choice::<diskgraph_io::SchedulerKind>(&SCHEDULER));
+        assert!(parses_every_choice::<crate::stream::VertexStateKind>(&VERTEX_STATE));
+        assert!(parses_every_choice::<diskgraph_cache::Replacement>(&PAGE_POLICY));
+        assert!(parses_every_choice::<crate::AdjacencyChoice>(&ADJACENCY));
+        let names: Vec<&str> = match ENGINE.kind {
+            OptionKind::Choice(c) => c.iter().map(|c| c.name).collect(),
+            _ => unreachable!(),
+        };
+        assert_eq!(names, ["auto", "memory", "selective", "stream", "sync", "shards"]);
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! - [`Engine`] is what every engine offers an algorithm: counts, original IDs and sources
 //!   ([`Vertices`]), degrees, the budget, the stats ([`RunStats`]); [`Lists`] adds random access
 //!   to whole lists where an engine holds them. One error type, [`EngineError`].
+//! - [`OpenEngine`] is how the registry opens any engine for a run ([`OpenRequest`]): its typed
+//!   options, its least budget, opening it.
 //! - The engines: [`MemoryGraph`] (the whole CSR in memory: the ceiling every out-of-core
 //!   engine is measured against), [`selective`] (Graphene: a frontier's adjacency lists read
 //!   from disk on demand), [`stream`] (CLIP / GridGraph: a grid layout streamed block by
@@ -28,6 +30,7 @@ mod index;
 mod memory;
 pub mod options;
 pub mod recorder;
+mod request;
 pub mod selective;
 pub mod shards;
 mod stats;
@@ -43,5 +46,6 @@ pub use error::EngineError;
 pub use index::{GraphIndex, OffsetsIndex};
 pub use memory::{MemoryGraph, MemoryOptions};
 pub use recorder::{IoSample, Observer, Recorder, Snapshot, StepRecord};
+pub use request::{Needs, OpenEngine, OpenRequest};
 pub use stats::RunStats;
 pub use vertices::{Resolver, Source, Sources, Vertices};

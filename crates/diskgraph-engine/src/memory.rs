@@ -5,7 +5,9 @@ use diskgraph_format::{Csr, Direction, GraphDir};
 use serde_json::json;
 
 use crate::contract::{Engine, EngineKind, Lists};
+use crate::engine_options::ADJACENCY;
 use crate::index::{vertices_of, GraphIndex};
+use crate::request::{OpenEngine, OpenRequest};
 use crate::{AdjacencyChoice, Cancel, EngineError, Recorder, RunStats, Vertices};
 
 /// How to open a graph on the memory engine.
@@ -43,6 +45,31 @@ pub struct MemoryGraph {
     compressed_bytes: Option<u64>,
     /// The run's log: no steps of its own (algorithms loop over CSR slices).
     recorder: Recorder,
+}
+
+impl OpenEngine for MemoryGraph {
+    const KIND: EngineKind = EngineKind::Memory;
+    type Options = MemoryOptions;
+
+    fn options(_: &GraphDir, req: &OpenRequest) -> Result<MemoryOptions, EngineError> {
+        Ok(MemoryOptions {
+            need_in: req.needs.in_edges,
+            need_weights: req.needs.weights,
+            memory: req.memory,
+            index: req.index.clone(),
+            adjacency: req.params.choice_value(&ADJACENCY),
+            cancel: req.cancel.clone(),
+        })
+    }
+
+    /// Nothing besides the CSR, which a run counts with its state (bytes an arc and a vertex).
+    fn least_budget(_: &GraphDir, _: &MemoryOptions) -> Result<u64, EngineError> {
+        Ok(0)
+    }
+
+    fn open_with(graph: &GraphDir, opts: &MemoryOptions) -> Result<Self, EngineError> {
+        MemoryGraph::open(graph, opts)
+    }
 }
 
 impl MemoryGraph {

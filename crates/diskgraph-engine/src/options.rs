@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::{parse_size, EngineKind, Source, Sources};
@@ -492,6 +493,47 @@ impl Params {
         }
     }
 
+    /// The value of an option declared with a default, or given: `let n: u64 =
+    /// params.value(&MRT)` (a count or a size as `u64`, a float as `f64`, a flag as `bool`, a
+    /// choice's name as `&str`, a name as `String`).
+    ///
+    /// # Panics
+    /// If the option has no value (declared without a default and not given) or is of another
+    /// kind: a programming error, which the options' tests meet at once.
+    pub fn value<T: FromValue>(&self, spec: &OptionSpec) -> T {
+        match self.get(spec) {
+            Some(v) => T::from_value(v).unwrap_or_else(|v| mistyped(spec, Some(v))),
+            None => panic!("option {} has no default and was not given", spec.name),
+        }
+    }
+
+    /// A choice's value as the type its names parse into (`T`'s `FromStr` takes every name the
+    /// option declares), `None` when absent.
+    ///
+    /// # Panics
+    /// If `T` refuses a name the option declares: a programming error (see [`parses_every_choice`]).
+    pub fn chosen<T: FromStr>(&self, spec: &OptionSpec) -> Option<T>
+    where
+        T::Err: fmt::Display,
+    {
+        self.choice(spec).map(|name| {
+            name.parse()
+                .unwrap_or_else(|e| panic!("option {}: choice {name:?} does not parse: {e}", spec.name))
+        })
+    }
+
+    /// [`chosen`](Self::chosen) of an option declared with a default.
+    ///
+    /// # Panics
+    /// As [`value`](Self::value) and [`chosen`](Self::chosen).
+    pub fn choice_value<T: FromStr>(&self, spec: &OptionSpec) -> T
+    where
+        T::Err: fmt::Display,
+    {
+        self.chosen(spec)
+            .unwrap_or_else(|| panic!("option {} has no default and was not given", spec.name))
+    }
+
     /// A vector's value, `None` when absent.
     pub fn vector(&self, spec: &OptionSpec) -> Option<Arc<Vec<f64>>> {
         match self.get(spec) {
@@ -499,6 +541,65 @@ impl Params {
             None => None,
             other => mistyped(spec, other),
         }
+    }
+}
+
+/// A Rust type an option's [`Value`] is read as ([`Params::value`]).
+pub trait FromValue: Sized {
+    /// The value as this type, or the value back when it is of another kind.
+    fn from_value(value: Value) -> Result<Self, Value>;
+}
+
+impl FromValue for u64 {
+    fn from_value(value: Value) -> Result<Self, Value> {
+        match value {
+            Value::Count(n) | Value::Size(n) => Ok(n),
+            other => Err(other),
+        }
+    }
+}
+
+impl FromValue for f64 {
+    fn from_value(value: Value) -> Result<Self, Value> {
+        match value {
+            Value::Float(x) => Ok(x),
+            other => Err(other),
+        }
+    }
+}
+
+impl FromValue for bool {
+    fn from_value(value: Value) -> Result<Self, Value> {
+        match value {
+            Value::Flag(b) => Ok(b),
+            other => Err(other),
+        }
+    }
+}
+
+impl FromValue for &'static str {
+    fn from_value(value: Value) -> Result<Self, Value> {
+        match value {
+            Value::Choice(s) => Ok(s),
+            other => Err(other),
+        }
+    }
+}
+
+impl FromValue for String {
+    fn from_value(value: Value) -> Result<Self, Value> {
+        match value {
+            Value::Text(s) => Ok(s),
+            other => Err(other),
+        }
+    }
+}
+
+/// Whether every name `spec` declares parses as `T` (for the tests of each typed choice).
+pub fn parses_every_choice<T: FromStr>(spec: &OptionSpec) -> bool {
+    match &spec.kind {
+        OptionKind::Choice(choices) => choices.iter().all(|c| c.name.parse::<T>().is_ok()),
+        _ => false,
     }
 }
 

@@ -14,7 +14,7 @@ use diskgraph_engine::selective::{
     IoConfig, PageCacheOptions, Replacement, SelectiveGraph, SelectiveOptions, VertexSubset,
 };
 use diskgraph_engine::{AdjacencyChoice, EngineError};
-use diskgraph_format::{CompressedLayout, Direction, FormatError, GraphDir};
+use diskgraph_format::{Codec, CompressedLayout, Direction, FormatError, GraphDir};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::harness::Fixture;
 use diskgraph_testkit::{oracle, Keep};
@@ -73,7 +73,7 @@ fn compressed_rounds_deliver_every_list_whole_in_fewer_bytes() {
                 let (_, _, plain) = read(&pread(), AdjacencyChoice::Plain);
                 for cfg in &configs {
                     let ctx = format!("{} {d:?} {} active, {}", f.name, active.len(), cfg.name);
-                    let (got, partial, s) = read(&cfg.io, AdjacencyChoice::Codec("vbyte"));
+                    let (got, partial, s) = read(&cfg.io, AdjacencyChoice::Codec(Codec::Vbyte));
                     assert_eq!(got, want, "{ctx}");
                     assert_eq!(partial, 0, "{ctx}: compressed lists arrive whole");
                     assert_eq!(s.settings["adjacency"], "compressed-vbyte", "{ctx}");
@@ -111,7 +111,7 @@ fn traversals_and_whole_lists_match_the_plain_lists_at_a_tight_budget() {
                 policy: Replacement::Clock,
                 track_utilization: false,
             }),
-            adjacency: AdjacencyChoice::Codec("vbyte"),
+            adjacency: AdjacencyChoice::Codec(Codec::Vbyte),
             ..SelectiveOptions::default()
         };
         SelectiveGraph::open(&f.graph, &opts).unwrap()
@@ -128,7 +128,7 @@ fn traversals_and_whole_lists_match_the_plain_lists_at_a_tight_budget() {
     let plain = open(&f.graph, &pread(), SMALL, AdjacencyChoice::Plain);
     let plain_lists = whole_lists(&plain);
     for cfg in io_configs().into_iter().step_by(2) {
-        let g = open(&f.graph, &cfg.io, SMALL, AdjacencyChoice::Codec("vbyte"));
+        let g = open(&f.graph, &cfg.io, SMALL, AdjacencyChoice::Codec(Codec::Vbyte));
         assert_eq!(levels_by_edge_map(&g, 0), want, "{}", cfg.name);
         assert_eq!(whole_lists(&g), plain_lists, "{}", cfg.name);
         let s = stats(&g);
@@ -165,7 +165,7 @@ fn weighted_runs_read_the_plain_lists_and_say_why() {
         io: pread(),
         memory: SMALL,
         need_weights,
-        adjacency: AdjacencyChoice::Codec("vbyte"),
+        adjacency: AdjacencyChoice::Codec(Codec::Vbyte),
         ..SelectiveOptions::default()
     };
     let g = SelectiveGraph::open(&f.graph, &opts(true)).unwrap();
@@ -184,7 +184,7 @@ fn weighted_runs_read_the_plain_lists_and_say_why() {
 #[test]
 fn a_damaged_compressed_list_is_an_error_naming_the_file_and_vertex() {
     let f = fixture("directed star of 3000", gen::star(3_000, 200, true, 2), Keep::default());
-    let g = open(&f.graph, &pread(), SMALL, AdjacencyChoice::Codec("vbyte"));
+    let g = open(&f.graph, &pread(), SMALL, AdjacencyChoice::Codec(Codec::Vbyte));
     let hub = (0..f.test.num_vertices as u32)
         .max_by_key(|&v| g.degree(Direction::Out, v))
         .unwrap();
@@ -200,7 +200,7 @@ fn a_damaged_compressed_list_is_an_error_naming_the_file_and_vertex() {
     // The list's length (its first byte) one more than the bytes hold.
     bytes[start] = bytes[start].wrapping_add(1);
     std::fs::write(&lists, &bytes).unwrap();
-    let g = open(&f.graph, &pread(), SMALL, AdjacencyChoice::Codec("vbyte"));
+    let g = open(&f.graph, &pread(), SMALL, AdjacencyChoice::Codec(Codec::Vbyte));
     let all = VertexSubset::all(f.test.num_vertices);
     let err = g.for_each_piece(Direction::Out, &all, false, |_, _| ()).unwrap_err();
     let text = err.to_string();

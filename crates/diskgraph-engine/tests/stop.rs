@@ -14,7 +14,9 @@ use diskgraph_engine::selective::{BascOptions, SelectiveGraph, SelectiveOptions,
 use diskgraph_engine::shards::{ShardGraph, ShardOptions};
 use diskgraph_engine::stream::{StreamGraph, StreamOptions};
 use diskgraph_engine::sync::{SyncGraph, SyncOptions};
-use diskgraph_engine::{AdjacencyChoice, Cancel, Engine, EngineError, MemoryGraph, MemoryOptions};
+use diskgraph_engine::{
+    AdjacencyChoice, Cancel, Engine, EngineError, MemoryGraph, MemoryOptions, OpenEngine, OpenRequest,
+};
 use diskgraph_format::{basc_layout_name, Codec, Direction};
 use diskgraph_testkit::gen::{self, Weights};
 use diskgraph_testkit::Keep;
@@ -43,7 +45,7 @@ fn every_engine_stops_opening_for_a_run_asked_to_stop() {
         cancel,
         ..MemoryOptions::default()
     };
-    for adjacency in [AdjacencyChoice::Plain, AdjacencyChoice::Codec(Codec::Vbyte.name())] {
+    for adjacency in [AdjacencyChoice::Plain, AdjacencyChoice::Codec(Codec::Vbyte)] {
         assert!(
             cancelled(MemoryGraph::open(g, &memory(adjacency, set()))),
             "{adjacency:?}"
@@ -80,7 +82,7 @@ fn every_engine_stops_opening_for_a_run_asked_to_stop() {
         memory: 4 << 20,
         need_in: true,
         cancel: set(),
-        ..SyncOptions::from_params(&Params::new())
+        ..SyncGraph::options(g, &OpenRequest::new("bfs", &Params::new(), 1).unwrap()).unwrap()
     };
     assert!(cancelled(SyncGraph::open(g, &sync)), "sync");
     let stream = StreamOptions {

@@ -5,13 +5,14 @@
 mod common;
 
 use common::{fixture, sync_bfs};
+use diskgraph_engine::selective::BackendKind;
 use diskgraph_engine::sync::{AheadHeap, Reads, Sequential, SyncGraph, SyncOptions};
 use diskgraph_engine::{Engine, EngineError, RunStats};
 use diskgraph_format::{Direction, FormatError};
 use diskgraph_testkit::{gen, EdgeList, Keep};
 
 /// Options: `ift`, `ift_seq`, the summary, the backend, a budget.
-fn options(ift: usize, ift_seq: usize, summary: bool, io: Option<&'static str>, memory: u64) -> SyncOptions {
+fn options(ift: usize, ift_seq: usize, summary: bool, io: Option<BackendKind>, memory: u64) -> SyncOptions {
     SyncOptions {
         memory,
         ift,
@@ -29,7 +30,7 @@ fn options(ift: usize, ift_seq: usize, summary: bool, io: Option<&'static str>, 
 /// Every combination the engine takes, with a small budget.
 fn every_setting(memory: u64) -> Vec<SyncOptions> {
     let mut all = Vec::new();
-    for io in [None, Some("pread"), Some("mmap")] {
+    for io in [None, Some(BackendKind::Pread), Some(BackendKind::Mmap)] {
         for summary in [false, true] {
             for (ift, seq) in [(0, 0), (4, 1), (64, 8)] {
                 all.push(options(ift, seq, summary, io, memory));
@@ -93,7 +94,7 @@ fn every_list_read_is_the_stored_list() {
                 }
             }
             let s = stats(&g);
-            if opts.io != Some("mmap") {
+            if opts.io != Some(BackendKind::Mmap) {
                 assert!(s.peak_engine_memory <= opts.memory, "{name} {opts:?}");
                 assert!(s.bytes_read > 0, "{name} {opts:?}");
             }
@@ -120,8 +121,8 @@ fn the_prefetcher_loads_ahead_of_a_queue_and_a_sequential_scan() {
         let s = stats(&g);
         let prefetched = s.settings.get("pages_prefetched").and_then(|v| v.as_u64());
         match (opts.io, opts.ift) {
-            (Some("mmap"), 0) => assert_eq!(s.io_requests, 0, "{opts:?}"),
-            (Some("mmap"), _) => advised += s.io_requests,
+            (Some(BackendKind::Mmap), 0) => assert_eq!(s.io_requests, 0, "{opts:?}"),
+            (Some(BackendKind::Mmap), _) => advised += s.io_requests,
             (_, 0) => assert_eq!(prefetched, Some(0), "{opts:?}"),
             _ => assert!(prefetched.unwrap() > 100, "{opts:?}: {s:?}"),
         }
@@ -214,7 +215,7 @@ fn damage_is_an_error_not_a_panic() {
         }
     }
     // An index changed after opening with a summary.
-    for io in [None, Some("mmap")] {
+    for io in [None, Some(BackendKind::Mmap)] {
         std::fs::write(&idx, &good).unwrap();
         let g = SyncGraph::open(&f.graph, &options(0, 0, true, io, 1 << 20)).unwrap();
         std::fs::write(&idx, &bad).unwrap();

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{fixture, stats, sync_bfs};
+use diskgraph_engine::selective::BackendKind;
 use diskgraph_engine::sync::{Reads, Sequential, SyncGraph, SyncOptions};
 use diskgraph_engine::{AdjacencyChoice, Engine};
 use diskgraph_format::{Codec, CompressedLayout, Direction};
@@ -13,7 +14,7 @@ use diskgraph_testkit::harness::Fixture;
 use diskgraph_testkit::{gen, Keep};
 
 /// Options reading `adjacency`: `ift`, `ift_seq`, the summary, the backend, in-edges and weights.
-fn options(adjacency: AdjacencyChoice, ift: usize, summary: bool, io: Option<&'static str>) -> SyncOptions {
+fn options(adjacency: AdjacencyChoice, ift: usize, summary: bool, io: Option<BackendKind>) -> SyncOptions {
     SyncOptions {
         memory: 0,
         ift,
@@ -73,10 +74,10 @@ fn compressed_lists_equal_the_plain_lists_at_every_backend_and_the_smallest_budg
         let plain = SyncGraph::open(&f.graph, &smallest(&f, options(AdjacencyChoice::Plain, 0, false, None))).unwrap();
         let want = lists(&plain);
         let want_bfs = sync_bfs(&plain, 0);
-        for io in [None, Some("pread"), Some("mmap")] {
+        for io in [None, Some(BackendKind::Pread), Some(BackendKind::Mmap)] {
             for summary in [false, true] {
                 for (ift, codec) in [0, 64].into_iter().flat_map(|i| Codec::ALL.map(|c| (i, c))) {
-                    let opts = smallest(&f, options(AdjacencyChoice::Codec(codec.name()), ift, summary, io));
+                    let opts = smallest(&f, options(AdjacencyChoice::Codec(codec), ift, summary, io));
                     let g = SyncGraph::open(&f.graph, &opts).unwrap_or_else(|e| panic!("{name} {opts:?}: {e}"));
                     assert!(lists(&g) == want, "{name} {opts:?}");
                     assert_eq!(sync_bfs(&g, 0), want_bfs, "{name} {opts:?}");
@@ -86,7 +87,7 @@ fn compressed_lists_equal_the_plain_lists_at_every_backend_and_the_smallest_budg
                         format!("compressed-{codec}"),
                         "{name} {opts:?}"
                     );
-                    if io != Some("mmap") {
+                    if io != Some(BackendKind::Mmap) {
                         assert!(s.peak_engine_memory <= opts.memory, "{name} {opts:?}");
                     }
                 }
@@ -141,11 +142,11 @@ fn a_damaged_compressed_list_is_an_error_naming_the_file_and_the_vertex() {
     // A length past what the list's bytes hold.
     bytes[index[v] as usize..index[v + 1] as usize].fill(0x7f);
     std::fs::write(&cadj, &bytes).unwrap();
-    for io in [None, Some("pread"), Some("mmap")] {
+    for io in [None, Some(BackendKind::Pread), Some(BackendKind::Mmap)] {
         for summary in [false, true] {
             let opts = SyncOptions {
                 memory: 1 << 20,
-                ..options(AdjacencyChoice::Codec("vbyte"), 8, summary, io)
+                ..options(AdjacencyChoice::Codec(Codec::Vbyte), 8, summary, io)
             };
             let g = SyncGraph::open(&f.graph, &opts).unwrap();
             let mut r = g.reader();

@@ -17,17 +17,27 @@ pub enum BackendKind {
     Mmap,
 }
 
+impl BackendKind {
+    /// The backend's name (`--io NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Uring => "uring",
+            BackendKind::Pread => "pread",
+            BackendKind::Mmap => "mmap",
+        }
+    }
+}
+
 impl std::str::FromStr for BackendKind {
     type Err = String;
 
     /// Parses `uring`, `pread` or `mmap` (case-insensitive).
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "uring" => Ok(BackendKind::Uring),
-            "pread" => Ok(BackendKind::Pread),
-            "mmap" => Ok(BackendKind::Mmap),
-            _ => Err(format!("unknown I/O backend {s:?} (use uring, pread or mmap)")),
-        }
+        let lower = s.to_ascii_lowercase();
+        [BackendKind::Uring, BackendKind::Pread, BackendKind::Mmap]
+            .into_iter()
+            .find(|b| b.name() == lower)
+            .ok_or_else(|| format!("unknown I/O backend {s:?} (use uring, pread or mmap)"))
     }
 }
 

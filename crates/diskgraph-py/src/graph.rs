@@ -28,7 +28,8 @@ use crate::json_to_py;
 use crate::options;
 use crate::static_cache::PyStaticCache;
 use crate::sync_handle::PySyncGraph;
-use diskgraph_engine::sync::SyncOptions;
+use diskgraph_engine::sync::SyncGraph;
+use diskgraph_engine::{Needs, OpenEngine, OpenRequest};
 use diskgraph_prep::reorder::GorderCheckpoint;
 use diskgraph_prep::select::{select_graph, SelectMethod, SelectOptions};
 use diskgraph_prep::{CancelProgress, Method as ReorderMethod, PartitionOptions, ReorderOptions, SortOrder};
@@ -103,12 +104,14 @@ impl PyGraph {
                 }
             }
         }
-        let opts = SyncOptions {
-            need_in: in_edges,
-            need_weights: weights,
-            index: self.loaded_index(),
-            ..SyncOptions::from_params(&params)
+        let mut req = OpenRequest::new("sync", &params, 1).map_err(|e| run_error(e.into()))?;
+        req.needs = Needs {
+            in_edges,
+            weights,
+            ..Needs::NONE
         };
+        req.index = self.loaded_index();
+        let opts = SyncGraph::options(&self.dir, &req).map_err(|e| run_error(e.into()))?;
         PySyncGraph::open(py, &self.dir, opts)
     }
 

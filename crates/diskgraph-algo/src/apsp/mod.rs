@@ -5,9 +5,11 @@
 
 use diskgraph_engine::options::{OptionKind, OptionSpec};
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::msbfs::{self, present_sources, MultiBfs, MAX_SOURCES, UNREACHED};
 use crate::options::SEED;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::MemoryGraph;
 
 pub(crate) mod verify;
 
@@ -31,13 +33,13 @@ pub const APSP: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::NONE,
-            run: Runner::Memory(|g, run| {
+            run: &On::<MemoryGraph>(|g, run| {
                 Ok(present(apsp_in_batches(run.sources(), |s| crate::msbfs(g, s, true))?, run))
             }),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Selective(|g, run| {
+            run: &On::<SelectiveGraph>(|g, run| {
                 Ok(present(apsp_in_batches(run.sources(), |s| msbfs::selective::msbfs(g, s, true))?, run))
             }),
         },

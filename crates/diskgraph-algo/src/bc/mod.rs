@@ -17,9 +17,10 @@ use diskgraph_engine::{Engine, EngineError, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::options::SEED;
 use crate::stop::Poll;
+use diskgraph_engine::selective::SelectiveGraph;
 
 use crate::bfs::UNVISITED;
 use crate::AlgoError;
@@ -50,11 +51,11 @@ pub const BC: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::NONE,
-            run: Runner::Memory(|g, run| Ok(present(betweenness(g, &options(run))?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(betweenness(g, &options(run))?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Selective(|g, run| Ok(present(selective::betweenness(g, &options(run))?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present(selective::betweenness(g, &options(run))?, run))),
         },
     ],
     verify: verify::verify,

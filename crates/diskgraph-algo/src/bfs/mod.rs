@@ -27,13 +27,15 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::descriptor::{
-    Algorithm, Naming, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant,
+    Algorithm, Naming, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant,
 };
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
 use crate::stop::Poll;
-use crate::streaming::LayoutNeed;
 use crate::AlgoError;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::stream::StreamGraph;
+use diskgraph_engine::sync::SyncGraph;
 
 pub mod selective;
 pub mod stream;
@@ -63,31 +65,28 @@ pub const BFS: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, run| {
+            run: &On::<MemoryGraph>(|g, run| {
                 let parents = run.params.flag(&PARENTS);
                 Ok(present(bfs(g, run.source(), parents)?, run, parents))
             }),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| match run.params.flag(&PARENTS) {
+            run: &On::<SelectiveGraph>(|g, run| match run.params.flag(&PARENTS) {
                 true => Ok(present_tree(selective::tree(g, run.source())?, run)),
                 false => Ok(present(selective::bfs(g, run.source())?, run, false)),
             }),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Stream(
-                |g, run| {
+            run: &On::<StreamGraph>(|g, run| {
                     let parents = run.params.flag(&PARENTS);
                     Ok(present(stream::bfs(g, run.source(), parents)?, run, parents))
-                },
-                |_| LayoutNeed::Any,
-            ),
+                }),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Sync(|g, run| {
+            run: &On::<SyncGraph>(|g, run| {
                 let parents = run.params.flag(&PARENTS);
                 Ok(present(sync::bfs(g, run.source(), parents)?, run, parents))
             }),

@@ -9,11 +9,12 @@
 
 use crate::bfs::{plain_levels, reach, signed_levels, UNVISITED};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
+use diskgraph_engine::selective::SelectiveGraph;
 use diskgraph_engine::{Engine, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::options::SOURCE;
 use crate::AlgoError;
 
@@ -43,13 +44,13 @@ pub const DIAMETER: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, run| {
+            run: &On::<MemoryGraph>(|g, run| {
                 Ok(present(diameter(g, run.source(), rounds(run), Some(run.vertices.ids()))?, run))
             }),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| {
+            run: &On::<SelectiveGraph>(|g, run| {
                 Ok(present(
                     selective::diameter(g, run.source(), rounds(run), Some(run.vertices.ids()))?,
                     run,

@@ -24,10 +24,12 @@ use diskgraph_engine::{Cancel, Engine, EngineError, MemoryGraph};
 use diskgraph_format::Csr;
 use rayon::prelude::*;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, ValueType, Values, Variant};
 use crate::parallel::chunk_len;
 use crate::stop::{Poll, POLL_WORK};
 use crate::AlgoError;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::sync::SyncGraph;
 
 pub mod selective;
 pub mod sync;
@@ -46,19 +48,19 @@ pub const KCORE: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, _| Ok(present(kcore(g)?).edges(g.out().num_arcs() as u64))),
+            run: &On::<MemoryGraph>(|g, _| Ok(present(kcore(g)?).edges(g.out().num_arcs() as u64))),
         },
         Variant {
             needs: Needs {
                 in_edges: true,
-                weights: false,
                 whole_lists: true,
+                ..Needs::NONE
             },
-            run: Runner::Selective(|g, _| Ok(present(selective::kcore(g)?))),
+            run: &On::<SelectiveGraph>(|g, _| Ok(present(selective::kcore(g)?))),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Sync(|g, _| Ok(present(sync::kcore(g)?))),
+            run: &On::<SyncGraph>(|g, _| Ok(present(sync::kcore(g)?))),
         },
     ],
     verify: verify::verify,

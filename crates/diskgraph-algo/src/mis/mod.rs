@@ -25,11 +25,13 @@ use diskgraph_engine::{Cancel, Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::options::SEED;
 use crate::stop::Poll;
-use crate::streaming::LayoutNeed;
 use crate::AlgoError;
+use diskgraph_engine::stream::LayoutNeed;
+use diskgraph_engine::stream::StreamGraph;
+use diskgraph_engine::sync::SyncGraph;
 
 pub mod stream;
 pub mod sync;
@@ -68,27 +70,28 @@ pub const MIS: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::NONE,
-            run: Runner::Memory(|g, run| Ok(present(mis(g, method(run))?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(mis(g, method(run))?, run))),
         },
         Variant {
-            needs: Needs::NONE,
-            run: Runner::Stream(
-                |g, run| {
-                    let r = match method(run) {
-                        MisMethod::Greedy => stream::mis_greedy(g)?,
-                        MisMethod::Luby { seed } => stream::mis_luby(g, seed)?,
-                    };
-                    Ok(present(r, run))
-                },
-                |params| match params.choice(&METHOD) {
+            // Greedy MIS visits each source's edges in order: a source-sorted layout.
+            needs: Needs {
+                layout: |params| match params.choice(&METHOD) {
                     Some("luby") => LayoutNeed::Any,
                     _ => LayoutNeed::SourceSorted,
                 },
-            ),
+                ..Needs::NONE
+            },
+            run: &On::<StreamGraph>(|g, run| {
+                let r = match method(run) {
+                    MisMethod::Greedy => stream::mis_greedy(g)?,
+                    MisMethod::Luby { seed } => stream::mis_luby(g, seed)?,
+                };
+                Ok(present(r, run))
+            }),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Sync(|g, run| Ok(present(sync::mis_greedy(g)?, run))),
+            run: &On::<SyncGraph>(|g, run| Ok(present(sync::mis_greedy(g)?, run))),
         },
     ],
     verify: verify::verify,

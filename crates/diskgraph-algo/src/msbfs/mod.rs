@@ -19,8 +19,9 @@ use diskgraph_engine::{Engine, EngineError, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::options::{SEED, SOURCES_DEFAULT};
+use diskgraph_engine::selective::SelectiveGraph;
 
 use crate::parallel::chunk_len;
 use crate::stop::Poll;
@@ -52,11 +53,11 @@ pub const MSBFS: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::NONE,
-            run: Runner::Memory(|g, run| Ok(present(msbfs(g, run.sources(), false)?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(msbfs(g, run.sources(), false)?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Selective(|g, run| Ok(present(selective::msbfs(g, run.sources(), false)?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present(selective::msbfs(g, run.sources(), false)?, run))),
         },
     ],
     verify: verify::verify,

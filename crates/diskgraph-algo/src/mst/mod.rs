@@ -32,9 +32,10 @@ use diskgraph_format::Csr;
 use rayon::prelude::*;
 use serde_json::{json, Value as Json};
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::stop::POLL_WORK;
 use crate::AlgoError;
+use diskgraph_engine::sync::SyncGraph;
 
 pub mod sync;
 pub(crate) mod verify;
@@ -52,11 +53,11 @@ pub const MST: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::WEIGHTS,
-            run: Runner::Memory(|g, run| Ok(present(mst(g)?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(mst(g)?, run))),
         },
         Variant {
             needs: Needs::WEIGHTS,
-            run: Runner::Sync(|g, run| Ok(present(sync::mst(g)?, run))),
+            run: &On::<SyncGraph>(|g, run| Ok(present(sync::mst(g)?, run))),
         },
     ],
     verify: verify::verify,

@@ -25,9 +25,12 @@ use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::options::ALLOW_UNCONVERGED;
-use crate::streaming::LayoutNeed;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::shards::ShardGraph;
+use diskgraph_engine::stream::StreamGraph;
+use diskgraph_engine::sync::SyncGraph;
 
 use crate::parallel::det_sum;
 use crate::stop::Poll;
@@ -88,26 +91,23 @@ pub const PAGERANK: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, run| Ok(present(settings(run).run(g)?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(settings(run).run(g)?, run))),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| Ok(present(selective::pagerank(g, &settings(run))?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present(selective::pagerank(g, &settings(run))?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Stream(
-                |g, run| Ok(present(stream::pagerank(g, &settings(run))?, run)),
-                |_| LayoutNeed::Any,
-            ),
+            run: &On::<StreamGraph>(|g, run| Ok(present(stream::pagerank(g, &settings(run))?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Sync(|g, run| Ok(present(sync::pagerank(g, &settings(run))?, run))),
+            run: &On::<SyncGraph>(|g, run| Ok(present(sync::pagerank(g, &settings(run))?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Shards(|g, run| Ok(present(shards::pagerank(g, &settings(run))?, run))),
+            run: &On::<ShardGraph>(|g, run| Ok(present(shards::pagerank(g, &settings(run))?, run))),
         },
     ],
     verify: verify::verify,

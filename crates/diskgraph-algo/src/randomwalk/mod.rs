@@ -44,11 +44,13 @@ use diskgraph_engine::{Engine, EngineError, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::options::{SEED, SOURCES_DEFAULT};
 use crate::parallel::{atomics, chunk_len};
 use crate::stop::Poll;
 use crate::AlgoError;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::shards::ShardGraph;
 
 pub mod selective;
 pub mod shards;
@@ -118,15 +120,15 @@ pub const RANDOMWALK: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::NONE,
-            run: Runner::Memory(|g, run| Ok(present(settings(run).run(g, run.sources())?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(settings(run).run(g, run.sources())?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Selective(|g, run| Ok(present(selective::randomwalk(g, &settings(run), run.sources())?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present(selective::randomwalk(g, &settings(run), run.sources())?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Shards(|g, run| Ok(present(shards::randomwalk(g, &settings(run), run.sources())?, run))),
+            run: &On::<ShardGraph>(|g, run| Ok(present(shards::randomwalk(g, &settings(run), run.sources())?, run))),
         },
     ],
     verify: verify::verify,

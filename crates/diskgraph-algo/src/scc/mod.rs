@@ -24,9 +24,11 @@ use diskgraph_format::Csr;
 use rayon::prelude::*;
 
 use crate::bfs::{reach, UNVISITED};
-use crate::descriptor::{Algorithm, Needs, PerVertex, ResultKind, Runner, ValueType, Variant};
+use crate::descriptor::{Algorithm, Needs, On, PerVertex, ResultKind, ValueType, Variant};
 use crate::stop::Poll;
 use crate::{wcc, AlgoError, Components};
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::sync::SyncGraph;
 
 pub mod selective;
 pub mod sync;
@@ -45,15 +47,15 @@ pub const SCC: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, run| Ok(wcc::present(scc(g)?, run).edges(g.out().num_arcs() as u64))),
+            run: &On::<MemoryGraph>(|g, run| Ok(wcc::present(scc(g)?, run).edges(g.out().num_arcs() as u64))),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| Ok(wcc::present(selective::scc(g)?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(wcc::present(selective::scc(g)?, run))),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Sync(|g, run| Ok(wcc::present(sync::scc(g)?, run))),
+            run: &On::<SyncGraph>(|g, run| Ok(wcc::present(sync::scc(g)?, run))),
         },
     ],
     verify: verify::verify,

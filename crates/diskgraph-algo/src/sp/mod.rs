@@ -4,8 +4,10 @@
 use diskgraph_engine::EngineKind;
 
 use crate::bfs::{bfs, present, selective};
-use crate::descriptor::{Algorithm, Needs, PerVertex, ResultKind, Runner, ValueType, Variant};
+use crate::descriptor::{Algorithm, Needs, On, PerVertex, ResultKind, ValueType, Variant};
 use crate::options::SOURCE;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::MemoryGraph;
 
 /// Unweighted shortest-path lengths.
 pub const SP: Algorithm = Algorithm {
@@ -20,11 +22,11 @@ pub const SP: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, run| Ok(present(bfs(g, run.source(), false)?, run, false))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(bfs(g, run.source(), false)?, run, false))),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| Ok(present(selective::bfs(g, run.source())?, run, false))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present(selective::bfs(g, run.source())?, run, false))),
         },
     ],
     verify: crate::bfs::verify::verify_levels,

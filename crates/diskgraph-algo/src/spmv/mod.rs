@@ -15,9 +15,10 @@ use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::stop::Poll;
-use crate::streaming::LayoutNeed;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::stream::StreamGraph;
 
 use crate::AlgoError;
 
@@ -114,24 +115,21 @@ pub const SPMV: Algorithm = Algorithm {
             needs: Needs {
                 in_edges: true,
                 weights: true,
-                whole_lists: false,
+                ..Needs::NONE
             },
-            run: Runner::Memory(|g, run| Ok(present(spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run))),
         },
         Variant {
             needs: Needs {
                 in_edges: true,
                 weights: true,
-                whole_lists: false,
+                ..Needs::NONE
             },
-            run: Runner::Selective(|g, run| Ok(present(selective::spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present(selective::spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run))),
         },
         Variant {
             needs: Needs::WEIGHTS,
-            run: Runner::Stream(
-                |g, run| Ok(present(stream::spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run)),
-                |_| LayoutNeed::Any,
-            ),
+            run: &On::<StreamGraph>(|g, run| Ok(present(stream::spmv(g, &x_of(run)?, weighted(run), semiring(run))?, run))),
         },
     ],
     verify: verify::verify,

@@ -37,12 +37,14 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::bfs;
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::options::SOURCE;
 use crate::parallel::chunk_len;
 use crate::stop::Poll;
-use crate::streaming::LayoutNeed;
 use crate::AlgoError;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::stream::StreamGraph;
+use diskgraph_engine::sync::SyncGraph;
 
 pub mod selective;
 pub mod stream;
@@ -62,22 +64,19 @@ pub const SSSP: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::WEIGHTS,
-            run: Runner::Memory(|g, run| Ok(present(sssp(g, run.source())?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(sssp(g, run.source())?, run))),
         },
         Variant {
             needs: Needs::WEIGHTS,
-            run: Runner::Selective(|g, run| Ok(present(selective::sssp(g, run.source())?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present(selective::sssp(g, run.source())?, run))),
         },
         Variant {
             needs: Needs::WEIGHTS,
-            run: Runner::Stream(
-                |g, run| Ok(present(stream::sssp(g, run.source())?, run)),
-                |_| LayoutNeed::Any,
-            ),
+            run: &On::<StreamGraph>(|g, run| Ok(present(stream::sssp(g, run.source())?, run))),
         },
         Variant {
             needs: Needs::WEIGHTS,
-            run: Runner::Sync(|g, run| Ok(present(sync::sssp(g, run.source())?, run))),
+            run: &On::<SyncGraph>(|g, run| Ok(present(sync::sssp(g, run.source())?, run))),
         },
     ],
     verify: verify::verify,

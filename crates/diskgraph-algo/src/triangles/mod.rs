@@ -29,11 +29,13 @@ use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::kcore::simple_neighbours;
 use crate::parallel::atomics;
 use crate::stop::Poll;
 use crate::AlgoError;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::shards::ShardGraph;
 
 pub mod selective;
 pub mod shards;
@@ -52,23 +54,24 @@ pub const TRIANGLES: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Memory(|g, run| Ok(present(triangles(g)?, run))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(triangles(g)?, run))),
         },
         Variant {
             needs: Needs {
                 in_edges: true,
-                weights: false,
                 whole_lists: true,
+                ..Needs::NONE
             },
-            run: Runner::Selective(|g, run| Ok(present(selective::triangles(g)?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present(selective::triangles(g)?, run))),
         },
         Variant {
             needs: Needs {
-                in_edges: false,
-                weights: false,
                 whole_lists: true,
+                ..Needs::NONE
             },
-            run: Runner::Shards(|g, run| Ok(present(shards::triangles(g, engine_options::memory(run.params))?, run))),
+            run: &On::<ShardGraph>(|g, run| {
+                Ok(present(shards::triangles(g, engine_options::memory(run.params))?, run))
+            }),
         },
     ],
     verify: verify::verify,

@@ -25,10 +25,13 @@ use diskgraph_engine::{Cancel, Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::descriptor::{Algorithm, Needs, Outcome, PerVertex, ResultKind, Run, Runner, ValueType, Values, Variant};
+use crate::descriptor::{Algorithm, Needs, On, Outcome, PerVertex, ResultKind, Run, ValueType, Values, Variant};
 use crate::stop::Poll;
-use crate::streaming::LayoutNeed;
 use crate::AlgoError;
+use diskgraph_engine::selective::SelectiveGraph;
+use diskgraph_engine::shards::ShardGraph;
+use diskgraph_engine::stream::StreamGraph;
+use diskgraph_engine::sync::SyncGraph;
 
 pub mod selective;
 pub mod shards;
@@ -68,32 +71,29 @@ pub const WCC: Algorithm = Algorithm {
     variants: &[
         Variant {
             needs: Needs::NONE,
-            run: Runner::Memory(|g, run| Ok(present(wcc(g)?, run).edges(g.out().num_arcs() as u64))),
+            run: &On::<MemoryGraph>(|g, run| Ok(present(wcc(g)?, run).edges(g.out().num_arcs() as u64))),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Selective(|g, run| Ok(present_in_place(selective::label_words(g)?, run))),
+            run: &On::<SelectiveGraph>(|g, run| Ok(present_in_place(selective::label_words(g)?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Stream(
-                |g, run| {
-                    let c = match run.params.choice(&METHOD) {
-                        Some("label-propagation") => stream::wcc_label_propagation(g)?,
-                        _ => stream::wcc_union_find(g)?,
-                    };
-                    Ok(present(c, run))
-                },
-                |_| LayoutNeed::Any,
-            ),
+            run: &On::<StreamGraph>(|g, run| {
+                let c = match run.params.choice(&METHOD) {
+                    Some("label-propagation") => stream::wcc_label_propagation(g)?,
+                    _ => stream::wcc_union_find(g)?,
+                };
+                Ok(present(c, run))
+            }),
         },
         Variant {
             needs: Needs::IN_EDGES,
-            run: Runner::Sync(|g, run| Ok(present(sync::wcc(g)?, run))),
+            run: &On::<SyncGraph>(|g, run| Ok(present(sync::wcc(g)?, run))),
         },
         Variant {
             needs: Needs::NONE,
-            run: Runner::Shards(|g, run| Ok(present(shards::wcc(g)?, run))),
+            run: &On::<ShardGraph>(|g, run| Ok(present(shards::wcc(g)?, run))),
         },
     ],
     verify: verify::verify,

@@ -88,11 +88,9 @@ pub use piece::Piece;
 pub use static_cache::{BascOptions, LoadedStatic};
 
 use crate::contract::{Engine, EngineKind};
-use crate::engine_options::{
-    io_config, memory, BASC, BASC_FRACTION, PAGE_POLICY, PAGE_SIZE, RETAIN_LISTS, TRACK_UTILIZATION,
-};
+use crate::engine_options::{ADJACENCY, BASC, BASC_FRACTION, PAGE_POLICY, PAGE_SIZE, RETAIN_LISTS, TRACK_UTILIZATION};
 use crate::index::{vertices_of, GraphIndex};
-use crate::options::Params;
+use crate::request::{OpenEngine, OpenRequest};
 use crate::AdjacencyChoice;
 use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 
@@ -147,41 +145,6 @@ impl Default for SelectiveOptions {
             adjacency: AdjacencyChoice::Auto,
             cancel: None,
         }
-    }
-}
-
-impl SelectiveOptions {
-    /// The options a run's `params` give (budget, I/O settings, retained lists, static cache,
-    /// page cache), with `threads` compute workers; what the algorithm needs (in-edges,
-    /// weights, list assembly) is the caller's to set.
-    pub fn from_params(params: &Params, threads: usize) -> Result<Self, EngineError> {
-        let io = io_config(params, threads)?;
-        let basc = params.text(&BASC).map(|name| BascOptions {
-            layout: if name.starts_with("basc-") {
-                name
-            } else {
-                basc_layout_name(&name)
-            },
-            fraction: params.float(&BASC_FRACTION).expect("declared with a default"),
-            preloaded: None,
-        });
-        let page_cache = params.size(&PAGE_SIZE).map(|size| PageCacheOptions {
-            page_size: size as u32,
-            policy: match params.choice(&PAGE_POLICY) {
-                Some("lru") => Replacement::Lru,
-                _ => Replacement::Clock,
-            },
-            track_utilization: params.flag(&TRACK_UTILIZATION),
-        });
-        Ok(SelectiveOptions {
-            io,
-            memory: memory(params),
-            retain_lists: params.flag(&RETAIN_LISTS),
-            basc,
-            page_cache,
-            adjacency: AdjacencyChoice::from_params(params),
-            ..SelectiveOptions::default()
-        })
     }
 }
 
@@ -255,6 +218,67 @@ pub struct SelectiveGraph {
     vertices: Vertices,
     /// The run's log: a step per round.
     recorder: Recorder,
+}
+
+impl OpenEngine for SelectiveGraph {
+    const KIND: EngineKind = EngineKind::Selective;
+    type Options = SelectiveOptions;
+
+    /// The budget, the I/O settings, retained lists, the static cache (the one loaded earlier,
+    /// else the selection `--basc` names) and the page cache, with what the algorithm needs.
+    fn options(_: &GraphDir, req: &OpenRequest) -> Result<SelectiveOptions, EngineError> {
+        let params = req.params;
+        let fraction = params.value(&BASC_FRACTION);
+        let named = params.text(&BASC).map(|name| BascOptions {
+            layout: match name.starts_with("basc-") {
+                true => name,
+                false => basc_layout_name(&name),
+            },
+            fraction,
+            preloaded: None,
+        });
+        let basc = match &req.static_cache {
+            Some(loaded) => Some(BascOptions {
+                preloaded: Some(loaded.clone()),
+                ..named.unwrap_or_else(|| BascOptions {
+                    layout: loaded.layout().to_string(),
+                    fraction,
+                    preloaded: None,
+                })
+            }),
+            None => named,
+        };
+        let page_cache = params.size(&PAGE_SIZE).map(|size| PageCacheOptions {
+            page_size: size as u32,
+            policy: params.choice_value(&PAGE_POLICY),
+            track_utilization: params.flag(&TRACK_UTILIZATION),
+        });
+        Ok(SelectiveOptions {
+            io: req.io.clone(),
+            memory: req.memory,
+            need_in: req.needs.in_edges,
+            need_weights: req.needs.weights,
+            assemble_lists: req.needs.whole_lists,
+            partitions: None,
+            retain_lists: params.flag(&RETAIN_LISTS),
+            basc,
+            page_cache,
+            index: req.index.clone(),
+            adjacency: params.choice_value(&ADJACENCY),
+            cancel: req.cancel.clone(),
+        })
+    }
+
+    /// The engine's least (see [`SelectiveGraph::minimum_budget`]), once the lists it needs
+    /// exist ([`SelectiveGraph::check_lists`]).
+    fn least_budget(graph: &GraphDir, opts: &SelectiveOptions) -> Result<u64, EngineError> {
+        SelectiveGraph::check_lists(graph, opts)?;
+        Ok(SelectiveGraph::minimum_budget(graph, opts))
+    }
+
+    fn open_with(graph: &GraphDir, opts: &SelectiveOptions) -> Result<Self, EngineError> {
+        SelectiveGraph::open(graph, opts)
+    }
 }
 
 impl SelectiveGraph {

@@ -60,7 +60,7 @@ use serde_json::json;
 
 use crate::engine_options::{DETERMINISTIC, GSC, LAYOUT, SCRATCH};
 use crate::index::vertices_of;
-use crate::options::Params;
+use crate::request::{OpenEngine, OpenRequest};
 use crate::{
     human_bytes, Cancel, Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices,
     COMPRESSED_FROM_THREADS,
@@ -94,18 +94,71 @@ pub struct ShardOptions {
     pub cancel: Option<Cancel>,
 }
 
-impl ShardOptions {
-    /// The options a run's `params` give, with budget `memory`.
-    pub fn from_params(params: &Params, memory: u64) -> ShardOptions {
-        ShardOptions {
+/// How a run opens the shard engine: the options with the run's whole budget, and whether the
+/// algorithm holds whole lists of its own besides the engine.
+#[derive(Clone, Debug)]
+pub struct ShardStart {
+    /// The options; their budget is the run's.
+    pub options: ShardOptions,
+    /// The algorithm holds lists of its own: the engine gets half the budget, or less when it
+    /// needs more, and its least grows by [`MIN_HELD_LISTS`].
+    pub whole_lists: bool,
+}
+
+/// The least a variant that holds lists of its own is left for them beside the engine's budget.
+pub const MIN_HELD_LISTS: u64 = 64 << 10;
+
+impl OpenEngine for ShardGraph {
+    const KIND: EngineKind = EngineKind::Shards;
+    type Options = ShardStart;
+
+    fn options(_: &GraphDir, req: &OpenRequest) -> Result<ShardStart, EngineError> {
+        let params = req.params;
+        let options = ShardOptions {
             layout: params.text(&LAYOUT),
-            memory,
+            memory: req.memory,
             gsc: params.flag(&GSC),
             deterministic: params.flag(&DETERMINISTIC),
             scratch: params.text(&SCRATCH).map(PathBuf::from),
-            index: None,
-            cancel: None,
-        }
+            index: req.index.clone(),
+            cancel: req.cancel.clone(),
+        };
+        Ok(ShardStart {
+            options,
+            whole_lists: req.needs.whole_lists,
+        })
+    }
+
+    fn least_budget(graph: &GraphDir, start: &ShardStart) -> Result<u64, EngineError> {
+        let engine = ShardGraph::minimum_budget(graph, &start.options)?;
+        Ok(match start.whole_lists {
+            true => engine + MIN_HELD_LISTS,
+            false => engine,
+        })
+    }
+
+    /// Opens with the whole budget, or, for a variant that holds lists of its own, with half
+    /// of it (or less when the engine needs more).
+    fn open_with(graph: &GraphDir, start: &ShardStart) -> Result<Self, EngineError> {
+        let memory = start.options.memory;
+        let engine_memory = match start.whole_lists {
+            true => {
+                let half = ShardOptions {
+                    memory: memory / 2,
+                    ..start.options.clone()
+                };
+                let least = ShardGraph::minimum_budget(graph, &half)?;
+                (memory / 2).max(least).min(memory)
+            }
+            false => memory,
+        };
+        ShardGraph::open(
+            graph,
+            &ShardOptions {
+                memory: engine_memory,
+                ..start.options.clone()
+            },
+        )
     }
 }
 

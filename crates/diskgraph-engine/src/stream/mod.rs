@@ -50,6 +50,7 @@
 //! it, so a corrupt layout is a [`FormatError`], never an out-of-bounds access.
 
 mod frontier;
+mod layout_choice;
 mod load;
 mod plan;
 mod state;
@@ -67,14 +68,15 @@ use rayon::prelude::*;
 use serde_json::json;
 
 pub use frontier::Frontier;
+pub use layout_choice::{choose_layout, default_layout, LayoutNeed};
 pub use plan::Order;
 pub use state::{AtomicWord, VertexArray, VertexStateKind};
 
 use crate::contract::{Engine, EngineKind};
 pub use crate::engine_options::DEFAULT_MRT;
-use crate::engine_options::{io_config, memory, LAYOUT, MRT, VERTEX_STATE};
+use crate::engine_options::{LAYOUT, MRT, VERTEX_STATE};
 use crate::index::{vertices_of, GraphIndex};
-use crate::options::Params;
+use crate::request::{OpenEngine, OpenRequest};
 use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// Ring slots: loads held at once (one being computed on, the others loading ahead).
@@ -125,28 +127,50 @@ impl Default for StreamOptions {
     }
 }
 
-impl StreamOptions {
-    /// The options a run's `params` give (budget, reentry, vertex state, backend, queue depth),
-    /// and the layout it names, if any; whether weights are read is the caller's to set.
-    pub fn from_params(params: &Params) -> Result<(Self, Option<String>), EngineError> {
-        let io = io_config(params, 1)?;
-        if io.backend == Some(BackendKind::Mmap) {
+/// How a run opens the stream engine: the layout it streams and the options.
+#[derive(Clone, Debug)]
+pub struct StreamStart {
+    /// The layout's name.
+    pub layout: String,
+    /// The options.
+    pub options: StreamOptions,
+}
+
+impl OpenEngine for StreamGraph {
+    const KIND: EngineKind = EngineKind::Stream;
+    type Options = StreamStart;
+
+    /// The budget, reentry, vertex state, backend and queue depth, and the layout: the one
+    /// `--layout` names, else the one the algorithm's [`LayoutNeed`] prefers.
+    fn options(graph: &GraphDir, req: &OpenRequest) -> Result<StreamStart, EngineError> {
+        let params = req.params;
+        if req.io.backend == Some(BackendKind::Mmap) {
             return Err(EngineError::Setting(
                 "the stream engine reads with uring or pread, not mmap".into(),
             ));
         }
-        let opts = StreamOptions {
-            memory: memory(params),
-            mrt: params.count(&MRT).expect("declared with a default") as u32,
-            vertex_state: match params.choice(&VERTEX_STATE) {
-                Some("mmap") => VertexStateKind::Mmap,
-                _ => VertexStateKind::Memory,
-            },
-            backend: io.backend,
-            queue_depth: io.queue_depth,
-            ..StreamOptions::default()
+        let need = (req.needs.layout)(params);
+        let layout = choose_layout(req.algorithm, graph, params.text(&LAYOUT), need, req.threads())?;
+        let options = StreamOptions {
+            memory: req.memory,
+            mrt: params.value::<u64>(&MRT) as u32,
+            vertex_state: params.choice_value(&VERTEX_STATE),
+            scratch_dir: None,
+            weights: req.needs.weights,
+            backend: req.io.backend,
+            queue_depth: req.io.queue_depth,
+            index: req.index.clone(),
+            cancel: req.cancel.clone(),
         };
-        Ok((opts, params.text(&LAYOUT)))
+        Ok(StreamStart { layout, options })
+    }
+
+    fn least_budget(graph: &GraphDir, start: &StreamStart) -> Result<u64, EngineError> {
+        StreamGraph::minimum_budget(graph, &start.layout, &start.options)
+    }
+
+    fn open_with(graph: &GraphDir, start: &StreamStart) -> Result<Self, EngineError> {
+        StreamGraph::open(graph, &start.layout, &start.options)
     }
 }
 

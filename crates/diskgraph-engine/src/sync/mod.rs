@@ -38,17 +38,17 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use diskgraph_format::{CompressedLayout, Direction, FormatError, GraphDir};
-use diskgraph_io::{PageAccess, PagedFile, PAGE_BYTES};
+use diskgraph_io::{BackendKind, PageAccess, PagedFile, PAGE_BYTES};
 use serde_json::json;
 
 pub use ahead::{AheadHeap, AheadQueue, Reads, Sequential};
 
 use crate::contract::{Engine, EngineKind};
-use crate::engine_options::{IFT, IFT_SEQ, INDEX_SUMMARY, IO};
+use crate::engine_options::{ADJACENCY, IFT, IFT_SEQ, INDEX_SUMMARY};
 use crate::index::{vertices_of, GraphIndex};
-use crate::options::Params;
+use crate::request::{OpenEngine, OpenRequest};
 use crate::AdjacencyChoice;
-use crate::{engine_options, Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
+use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 use ahead::Registered;
 use cache::{PageCache, FRAME_BYTES};
 
@@ -69,8 +69,8 @@ pub struct SyncOptions {
     pub ift_seq: usize,
     /// Keep the row index on disk and a summary in memory.
     pub index_summary: bool,
-    /// The backend: `uring` (None: uring where the kernel allows it), `pread` or `mmap`.
-    pub io: Option<&'static str>,
+    /// The backend: uring (None: uring where the kernel allows it), pread or mmap.
+    pub io: Option<BackendKind>,
     /// Open the in-edges of a directed graph.
     pub need_in: bool,
     /// Open the weights.
@@ -84,21 +84,32 @@ pub struct SyncOptions {
     pub cancel: Option<Cancel>,
 }
 
-impl SyncOptions {
-    /// The options `params` give.
-    pub fn from_params(params: &Params) -> SyncOptions {
-        SyncOptions {
-            memory: engine_options::memory(params),
-            ift: params.count(&IFT).expect("declared with a default") as usize,
-            ift_seq: params.count(&IFT_SEQ).expect("declared with a default") as usize,
+impl OpenEngine for SyncGraph {
+    const KIND: EngineKind = EngineKind::Sync;
+    type Options = SyncOptions;
+
+    fn options(_: &GraphDir, req: &OpenRequest) -> Result<SyncOptions, EngineError> {
+        let params = req.params;
+        Ok(SyncOptions {
+            memory: req.memory,
+            ift: params.value::<u64>(&IFT) as usize,
+            ift_seq: params.value::<u64>(&IFT_SEQ) as usize,
             index_summary: params.flag(&INDEX_SUMMARY),
-            io: params.choice(&IO),
-            need_in: false,
-            need_weights: false,
-            index: None,
-            adjacency: AdjacencyChoice::from_params(params),
-            cancel: None,
-        }
+            io: req.io.backend,
+            need_in: req.needs.in_edges,
+            need_weights: req.needs.weights,
+            index: req.index.clone(),
+            adjacency: params.choice_value(&ADJACENCY),
+            cancel: req.cancel.clone(),
+        })
+    }
+
+    fn least_budget(graph: &GraphDir, opts: &SyncOptions) -> Result<u64, EngineError> {
+        Ok(SyncGraph::minimum_budget(graph, opts))
+    }
+
+    fn open_with(graph: &GraphDir, opts: &SyncOptions) -> Result<Self, EngineError> {
+        SyncGraph::open(graph, opts)
     }
 }
 
@@ -219,7 +230,7 @@ pub struct SyncGraph {
     weighted: bool,
     budget: u64,
     max_degree_vertex: u32,
-    backend: &'static str,
+    backend: BackendKind,
     index_summary: bool,
     /// The compressed layout the lists are read from (`None`: the plain lists).
     compressed: Option<CompressedLayout>,
@@ -253,7 +264,7 @@ impl SyncGraph {
         let n = m.num_vertices as usize;
         let directed = m.directed;
         let weighted = opts.need_weights && m.weighted;
-        let mmap = opts.io == Some("mmap");
+        let mmap = opts.io == Some(BackendKind::Mmap);
         let access = if mmap { PageAccess::Mapped } else { PageAccess::Direct };
         let mut files: Vec<Arc<PagedFile>> = Vec::new();
         let mut open_file = |path: &std::path::Path, len: u64| -> Result<usize, EngineError> {
@@ -334,9 +345,9 @@ impl SyncGraph {
             Some(PageCache::new(((opts.memory - tables) / FRAME_BYTES) as usize, &pages))
         };
         let backend = match (mmap, opts.io) {
-            (true, _) => "mmap",
-            (false, Some("pread")) => "pread",
-            _ => "uring",
+            (true, _) => BackendKind::Mmap,
+            (false, Some(BackendKind::Pread)) => BackendKind::Pread,
+            _ => BackendKind::Uring,
         };
         let shared = Arc::new(Shared {
             files,
@@ -354,7 +365,7 @@ impl SyncGraph {
         });
         let handle = if opts.ift + opts.ift_seq > 0 {
             let s = Arc::clone(&shared);
-            let uring = backend == "uring";
+            let uring = backend == BackendKind::Uring;
             let h = std::thread::Builder::new()
                 .name("diskgraph-prefetch".into())
                 .spawn(move || prefetcher::run(&s, uring))
@@ -391,7 +402,7 @@ impl SyncGraph {
     /// With a compressed layout its metadata gives the lists' lengths (a layout that does not
     /// open is counted as the plain lists: the open reports what is wrong with it).
     pub fn minimum_budget(g: &GraphDir, opts: &SyncOptions) -> u64 {
-        if opts.io == Some("mmap") {
+        if opts.io == Some(BackendKind::Mmap) {
             return 0;
         }
         let m = g.manifest();

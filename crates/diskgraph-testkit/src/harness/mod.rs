@@ -20,7 +20,7 @@ use diskgraph_algo::registry::{self, RunRequest, ALGORITHMS};
 use diskgraph_algo::Algorithm;
 use diskgraph_engine::engine_options::{MEMORY, VERIFY};
 use diskgraph_engine::options::{Params, Value};
-use diskgraph_engine::{EngineKind, RunStats};
+use diskgraph_engine::{EngineKind, OpenRequest, RunStats};
 
 pub use expect::{expectation, Expectation};
 pub use fixture::{store, Case, Fixture, Naming};
@@ -85,9 +85,12 @@ pub fn check_fixture(f: &Fixture, depth: Depth) -> (Vec<Failure>, usize) {
 /// covers, is added to it, so every engine is held to the same share whatever the graph's size.
 pub fn check_run(f: &Fixture, alg: &Algorithm, engine: EngineKind, set: &OptionSet) -> Result<(), String> {
     let mut params = set.params.clone().with(&VERIFY, Value::Flag(true));
-    let mut share = params.size(&MEMORY).expect("declared with a default");
+    let mut share: u64 = params.value(&MEMORY);
     if let Some(variant) = alg.variant(engine) {
-        let budget = |params: &Params| registry::Budget::of(&f.graph, alg, variant, params).ok();
+        let budget = |params: &Params| {
+            let base = OpenRequest::with_threads_of(alg.name, params).ok()?;
+            registry::Budget::of(&f.graph, alg, variant, &base).ok()
+        };
         if let Some(first) = budget(&params) {
             params = params.with(&MEMORY, Value::Size(share + first.state));
             // At least the engine's least, which can depend on the budget given (the shard
