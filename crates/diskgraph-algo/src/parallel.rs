@@ -17,12 +17,21 @@ pub(crate) const DET_SUM_BLOCK: usize = 4096;
 /// Sums `f(i)` for `i in 0..len` in parallel, deterministically: fixed blocks summed in order,
 /// then the block sums in order, so the result does not depend on the thread count.
 pub(crate) fn det_sum(len: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
-    const BLOCK: usize = DET_SUM_BLOCK;
-    let blocks: Vec<f64> = (0..len.div_ceil(BLOCK))
+    let blocks: Vec<f64> = (0..len.div_ceil(DET_SUM_BLOCK))
         .into_par_iter()
-        .map(|b| (b * BLOCK..((b + 1) * BLOCK).min(len)).map(&f).sum())
+        .map(|b| block_sum(b, len, &f))
         .collect();
     blocks.into_iter().sum()
+}
+
+/// [`det_sum`] on the calling thread (single-threaded engines): the same sum, bit for bit.
+pub(crate) fn det_sum_on_one_thread(len: usize, f: impl Fn(usize) -> f64) -> f64 {
+    (0..len.div_ceil(DET_SUM_BLOCK)).map(|b| block_sum(b, len, &f)).sum()
+}
+
+/// The sum of block `b` of [`det_sum`]: its terms in order.
+fn block_sum(b: usize, len: usize, f: impl Fn(usize) -> f64) -> f64 {
+    (b * DET_SUM_BLOCK..((b + 1) * DET_SUM_BLOCK).min(len)).map(f).sum()
 }
 
 /// Sums `f(i)` for `i in 0..len` with Neumaier's compensated summation, in parallel blocks

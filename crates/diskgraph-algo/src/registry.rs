@@ -561,7 +561,7 @@ pub(crate) fn resolve_sources(
         _ => None,
     };
     let bad = |what: String| Err(AlgoError::InvalidSetting(what));
-    match params.sources(spec).expect("declared with a default") {
+    match params.value::<Sources>(spec) {
         Sources::Ids(list) => match max {
             Some(max) if list.is_empty() || list.len() > max => {
                 bad(format!("{alg} takes 1 to {max} sources, got {}", list.len()))

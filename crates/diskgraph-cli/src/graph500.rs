@@ -78,7 +78,7 @@ impl Default for Options {
             seed: 1,
             roots: 64,
             engines: vec!["auto".into()],
-            memory: 1 << 30,
+            memory: diskgraph_io::DEFAULT_MEMORY,
             threads: None,
             sssp: true,
             cancel: None,

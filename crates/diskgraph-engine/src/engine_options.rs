@@ -3,7 +3,7 @@
 
 use diskgraph_io::{
     BackendKind, IoConfig, DEFAULT_BLOCK_SIZE, DEFAULT_IO_THREADS, DEFAULT_MAX_GAP_BLOCKS, DEFAULT_MAX_REQUEST_BYTES,
-    DEFAULT_QUEUE_DEPTH, MAX_IO_THREADS,
+    DEFAULT_MEMORY, DEFAULT_QUEUE_DEPTH, MAX_IO_THREADS,
 };
 
 use crate::options::{Choice, Default, Engines, OptionKind, OptionSpec, Params};
@@ -76,7 +76,7 @@ impl std::str::FromStr for EngineChoice {
 pub const MEMORY: OptionSpec = OptionSpec {
     name: "memory",
     kind: OptionKind::Size { max: u64::MAX },
-    default: Default::Size(1 << 30),
+    default: Default::Size(DEFAULT_MEMORY),
     help: "memory budget: everything the engine holds (buffers, caches); auto compares the CSR with it",
     engines: Engines::All,
     examples: &["64MiB"],

@@ -595,6 +595,15 @@ impl FromValue for String {
     }
 }
 
+impl FromValue for Sources {
+    fn from_value(value: Value) -> Result<Self, Value> {
+        match value {
+            Value::Sources(s) => Ok(s),
+            other => Err(other),
+        }
+    }
+}
+
 /// Whether every name `spec` declares parses as `T` (for the tests of each typed choice).
 pub fn parses_every_choice<T: FromStr>(spec: &OptionSpec) -> bool {
     match &spec.kind {

@@ -152,6 +152,6 @@ pub use pipeline::INLINE_ENV;
 pub use pool::BufferKind;
 pub use regular::{check_regular, open_regular, read_metadata, MAX_METADATA_BYTES};
 pub use scheduler::{BitmapScheduler, PluglistScheduler, Run, Schedule, PLUG_BATCH};
-pub use size::{human_bytes, human_minimum, parse_size, size_out_of_range};
+pub use size::{human_bytes, human_minimum, parse_size, size_out_of_range, DEFAULT_MEMORY};
 pub use stats::{IoStats, RoundRecord};
 pub use stream::{ReadRequest, SequentialConfig, SequentialReader, SequentialStats, STREAM_READ_BYTES};

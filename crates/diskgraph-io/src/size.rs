@@ -3,6 +3,9 @@
 //! and [`human_bytes`], the one way sizes are printed, which never shows two different sizes
 //! the same.
 
+/// The memory budget a command or a run takes when none is given (`--memory`): 1 GiB.
+pub const DEFAULT_MEMORY: u64 = 1 << 30;
+
 /// The units [`parse_size`] takes (lowercase) and their bytes.
 const UNITS: [(&str, u64); 14] = [
     ("", 1),

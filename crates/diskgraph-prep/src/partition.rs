@@ -101,7 +101,7 @@ impl Default for PartitionOptions {
     fn default() -> Self {
         PartitionOptions {
             grid: None,
-            memory: 1 << 30,
+            memory: diskgraph_io::DEFAULT_MEMORY,
             force: false,
             compress: None,
         }

@@ -84,7 +84,7 @@ impl Default for ShardOptions {
     fn default() -> Self {
         ShardOptions {
             shards: None,
-            memory: 1 << 30,
+            memory: diskgraph_io::DEFAULT_MEMORY,
             block_bytes: None,
             force: false,
             compress: None,

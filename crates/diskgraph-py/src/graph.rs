@@ -577,8 +577,8 @@ impl PyGraph {
         let loaded = py
             .detach(|| registry::load_static_cache(&self.dir, &params, index))
             .map_err(run_error)?;
-        let memory = params.size(&MEMORY).expect("declared with a default");
-        let fraction = params.float(&BASC_FRACTION).expect("declared with a default");
+        let memory = params.value::<u64>(&MEMORY);
+        let fraction = params.value::<f64>(&BASC_FRACTION);
         Ok(PyStaticCache::new(loaded, memory, fraction))
     }
 

@@ -69,7 +69,7 @@ fn options(run: &Run) -> BcOptions {
     let samples = run.params.count(&SAMPLES);
     let sources = match samples {
         Some(k) => {
-            let seed = run.params.count(&SEED).expect("declared with a default");
+            let seed = run.params.value::<u64>(&SEED);
             run.vertices.sample((k as usize).min(n), seed)
         }
         None => (0..n as u32).collect(),

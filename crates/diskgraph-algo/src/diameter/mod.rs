@@ -64,7 +64,7 @@ pub const DIAMETER: Algorithm = Algorithm {
 
 /// The run's sweeps.
 fn rounds(run: &Run) -> usize {
-    run.params.count(&ROUNDS).expect("declared with a default") as usize
+    run.params.value::<u64>(&ROUNDS) as usize
 }
 
 /// The distances from the bound's vertex, the bound and its ends.

@@ -75,9 +75,9 @@ pub const MIS: Algorithm = Algorithm {
         Variant {
             // Greedy MIS visits each source's edges in order: a source-sorted layout.
             needs: Needs {
-                layout: |params| match params.choice(&METHOD) {
-                    Some("luby") => LayoutNeed::Any,
-                    _ => LayoutNeed::SourceSorted,
+                layout: |params| match params.choice_value(&METHOD) {
+                    MethodName::Luby => LayoutNeed::Any,
+                    MethodName::Greedy => LayoutNeed::SourceSorted,
                 },
                 ..Needs::NONE
             },
@@ -98,13 +98,32 @@ pub const MIS: Algorithm = Algorithm {
     memory: |_, _, _| PerVertex::BOUND,
 };
 
+/// `--method`'s names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MethodName {
+    Greedy,
+    Luby,
+}
+
+impl std::str::FromStr for MethodName {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "greedy" => Ok(MethodName::Greedy),
+            "luby" => Ok(MethodName::Luby),
+            _ => Err(format!("unknown mis method {s:?} (use greedy or luby)")),
+        }
+    }
+}
+
 /// The run's method.
 fn method(run: &Run) -> MisMethod {
-    match run.params.choice(&METHOD) {
-        Some("luby") => MisMethod::Luby {
-            seed: run.params.count(&SEED).expect("declared with a default"),
+    match run.params.choice_value(&METHOD) {
+        MethodName::Luby => MisMethod::Luby {
+            seed: run.params.value(&SEED),
         },
-        _ => MisMethod::Greedy,
+        MethodName::Greedy => MisMethod::Greedy,
     }
 }
 
@@ -279,4 +298,14 @@ fn luby(g: &MemoryGraph, seed: u64, cancel: &Cancel) -> Result<Mis, AlgoError> {
         iterations: round as usize,
         edges_processed: edges,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_method_parses() {
+        assert!(diskgraph_engine::options::parses_every_choice::<super::MethodName>(
+            &super::METHOD
+        ));
+    }
 }

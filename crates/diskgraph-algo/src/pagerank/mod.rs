@@ -20,7 +20,7 @@
 //! Python then fail (as NetworkX raises `PowerIterationFailedConvergence`) unless
 //! `allow_unconverged` is given (see [`crate::registry::unconverged`]).
 
-use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec};
+use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params};
 use diskgraph_engine::{Engine, EngineKind, MemoryGraph};
 use rayon::prelude::*;
 use serde_json::json;
@@ -35,6 +35,14 @@ use diskgraph_engine::sync::SyncGraph;
 use crate::parallel::det_sum;
 use crate::stop::Poll;
 use crate::AlgoError;
+
+/// The damping factor, NetworkX's.
+pub const ALPHA: f64 = 0.85;
+
+/// Vertices per block of an iteration's error sum, on every engine: each block summed in vertex
+/// order, then the blocks in order, so the sum does not depend on the thread count and the
+/// engines' convergence tests agree bit for bit.
+pub(crate) const ERROR_BLOCK: usize = 2048;
 
 pub mod selective;
 pub mod shards;
@@ -131,8 +139,8 @@ pub const PAGERANK: Algorithm = Algorithm {
 fn settings(run: &Run) -> PageRank {
     let p = run.params;
     PageRank::new()
-        .tolerance(p.float(&TOLERANCE).expect("declared with a default"))
-        .max_iterations(p.count(&MAX_ITERATIONS).expect("declared with a default") as usize)
+        .tolerance(p.value::<f64>(&TOLERANCE))
+        .max_iterations(p.value::<u64>(&MAX_ITERATIONS) as usize)
         .fixed_iterations(p.count(&ITERATIONS).map(|k| k as usize))
 }
 
@@ -234,12 +242,14 @@ impl PageRank {
         Ok(())
     }
 
-    /// NetworkX's defaults: `alpha` 0.85, `tolerance` 1e-6, `max_iterations` 100.
+    /// The run's defaults: `alpha` [`ALPHA`], the tolerance and the most iterations as
+    /// [`TOLERANCE`] and [`MAX_ITERATIONS`] declare them.
     pub fn new() -> Self {
+        let declared = Params::new();
         PageRank {
-            alpha: 0.85,
-            tolerance: 1e-6,
-            max_iterations: 100,
+            alpha: ALPHA,
+            tolerance: declared.value(&TOLERANCE),
+            max_iterations: declared.value::<u64>(&MAX_ITERATIONS) as usize,
             fixed_iterations: None,
         }
     }
@@ -295,8 +305,7 @@ impl PageRank {
         let mut contrib = vec![0.0; n];
         let limit = self.fixed_iterations.unwrap_or(self.max_iterations);
         let (mut iterations, mut converged) = (0, self.fixed_iterations.is_some());
-        // Fixed-size blocks keep the error sum independent of the thread count.
-        let chunk = 2048;
+        let chunk = ERROR_BLOCK;
         let cancel = g.cancel();
         while iterations < limit {
             cancel.check()?;

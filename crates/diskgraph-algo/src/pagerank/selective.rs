@@ -49,14 +49,13 @@ use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
 use rayon::prelude::*;
 
+use super::ERROR_BLOCK;
 use crate::parallel::{accumulate, add_f64, atomics, det_sum, DET_SUM_BLOCK};
 use crate::AlgoError;
 use crate::{PageRank, PageRankResult};
 
 /// Residuals below `tolerance × EPSILON_FRACTION` wait (see the module doc).
 pub const EPSILON_FRACTION: f64 = 0.01;
-/// Fixed-size blocks keep error sums independent of the thread count (as in the memory engine).
-const CHUNK: usize = 2048;
 
 /// Runs `pr` on the selective engine (see the module doc). The graph must be opened with
 /// in-edges if it is directed.
@@ -156,12 +155,12 @@ pub fn pagerank(g: &SelectiveGraph, pr: &PageRank) -> Result<PageRankResult, Alg
         }
         let uniform = alpha * dangling_sent / nf;
         let errs: Vec<f64> = r
-            .par_chunks_mut(CHUNK)
+            .par_chunks_mut(ERROR_BLOCK)
             .enumerate()
             .map(|(c, r)| {
                 let mut err = 0.0;
                 for (i, rv) in r.iter_mut().enumerate() {
-                    *rv += f64::from_bits(acc[c * CHUNK + i].swap(0, Relaxed)) + uniform;
+                    *rv += f64::from_bits(acc[c * ERROR_BLOCK + i].swap(0, Relaxed)) + uniform;
                     err += rv.abs();
                 }
                 err
@@ -220,13 +219,13 @@ impl Graph<'_> {
         let base = self.base(|v| x[v]);
         pull(self.g, &self.pull_all, contrib, acc)?;
         let errs: Vec<f64> = next
-            .par_chunks_mut(CHUNK)
-            .zip(x.par_chunks(CHUNK))
+            .par_chunks_mut(ERROR_BLOCK)
+            .zip(x.par_chunks(ERROR_BLOCK))
             .enumerate()
             .map(|(c, (next, x))| {
                 let mut err = 0.0;
                 for (i, (nv, &xv)) in next.iter_mut().zip(x).enumerate() {
-                    let sum = f64::from_bits(acc[c * CHUNK + i].swap(0, Relaxed));
+                    let sum = f64::from_bits(acc[c * ERROR_BLOCK + i].swap(0, Relaxed));
                     *nv = self.alpha * sum + base;
                     err += (*nv - xv).abs();
                 }

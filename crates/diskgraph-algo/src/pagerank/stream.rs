@@ -20,13 +20,11 @@ use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
 use rayon::prelude::*;
 
+use super::ERROR_BLOCK;
 use crate::parallel::det_sum;
 use crate::streaming::sum_into_destinations;
 use crate::AlgoError;
 use crate::{PageRank, PageRankResult};
-
-/// Vertices per block of the error sum (the memory engine's, so the sums agree).
-const CHUNK: usize = 2048;
 
 /// PageRank of `g` with the settings of `pr`.
 ///
@@ -61,11 +59,11 @@ pub fn pagerank(g: &StreamGraph, pr: &PageRank) -> Result<PageRankResult, AlgoEr
         let dangling_sum = det_sum(dangling.len(), |i| f(&x[dangling[i] as usize]));
         let base = alpha * dangling_sum / nf + (1.0 - alpha) / nf;
         edges += sum_into_destinations(g, false, &sum, |e, _| f(&contrib[e.src as usize]))?.edges_processed;
-        let errs: Vec<f64> = (0..n.div_ceil(CHUNK))
+        let errs: Vec<f64> = (0..n.div_ceil(ERROR_BLOCK))
             .into_par_iter()
             .map(|c| {
                 let mut err = 0.0;
-                for v in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                for v in c * ERROR_BLOCK..((c + 1) * ERROR_BLOCK).min(n) {
                     let nv = alpha * f(&sum[v]) + base;
                     err += (nv - f(&x[v])).abs();
                     x[v].set(nv.to_bits());

@@ -13,13 +13,10 @@ use diskgraph_engine::sync::{Reads, Sequential, SyncGraph};
 use diskgraph_engine::Engine;
 use diskgraph_format::Direction;
 
+use super::ERROR_BLOCK;
+use crate::parallel::det_sum_on_one_thread;
 use crate::AlgoError;
 use crate::{PageRank, PageRankResult};
-
-/// Vertices per block of the error sum (the memory engine's).
-const ERROR_BLOCK: usize = 2048;
-/// Entries per block of the dangling sum (`det_sum`'s).
-const DANGLING_BLOCK: usize = 4096;
 
 /// PageRank of `g` with the settings of `pr`.
 ///
@@ -50,7 +47,7 @@ pub fn pagerank(g: &SyncGraph, pr: &PageRank) -> Result<PageRankResult, AlgoErro
             *c = xv * id;
         }
         sum.fill(0.0);
-        let dangling_sum = blocked_sum(dangling.len(), DANGLING_BLOCK, |i| x[dangling[i] as usize]);
+        let dangling_sum = det_sum_on_one_thread(dangling.len(), |i| x[dangling[i] as usize]);
         let base = alpha * dangling_sum / nf + (1.0 - alpha) / nf;
         for u in Sequential::new(g, 0..n as u32, Reads::out(0)) {
             if inv_deg[u as usize] == 0.0 {
@@ -88,12 +85,4 @@ pub fn pagerank(g: &SyncGraph, pr: &PageRank) -> Result<PageRankResult, AlgoErro
         converged,
         edges_processed: edges,
     })
-}
-
-/// `f(0) + … + f(len - 1)` summed in blocks of `block` and then across blocks, in order: the
-/// same rounding as the memory engine's deterministic parallel sum.
-fn blocked_sum(len: usize, block: usize, f: impl Fn(usize) -> f64) -> f64 {
-    (0..len.div_ceil(block))
-        .map(|b| (b * block..((b + 1) * block).min(len)).map(&f).sum::<f64>())
-        .sum()
 }

@@ -154,18 +154,18 @@ pub const RANDOMWALK: Algorithm = Algorithm {
 fn settings(run: &Run) -> RandomWalk {
     let p = run.params;
     RandomWalk {
-        walks: p.count(&WALKS).expect("declared with a default"),
-        length: p.count(&LENGTH).expect("declared with a default") as u32,
-        damping: p.float(&DAMPING).expect("declared with a default"),
-        seed: p.count(&SEED).expect("declared with a default"),
+        walks: p.value::<u64>(&WALKS),
+        length: p.value::<u64>(&LENGTH) as u32,
+        damping: p.value::<f64>(&DAMPING),
+        seed: p.value::<u64>(&SEED),
     }
 }
 
 /// The visits, the walks and the most visited vertex.
 fn present(r: RandomWalkResult, run: &Run) -> Outcome {
     let p = run.params;
-    let walks = p.count(&WALKS).expect("declared with a default");
-    let length = p.count(&LENGTH).expect("declared with a default");
+    let walks = p.value::<u64>(&WALKS);
+    let length = p.value::<u64>(&LENGTH);
     let total: u64 = r.visits.iter().sum();
     // Ties go to the smallest original ID, so every ordering of a graph names the same vertex.
     let top = (0..r.visits.len() as u32).max_by_key(|&v| (r.visits[v as usize], std::cmp::Reverse(run.id(v))));

@@ -21,9 +21,9 @@ pub(crate) fn verify(check: &Check) -> Result<Verified, AlgoError> {
         return Err(check.wrong(format!("{} visit counts for {n} vertices", visits.len())));
     }
     let p = check.run.params;
-    let walks = p.count(&super::WALKS).expect("declared with a default");
-    let length = p.count(&super::LENGTH).expect("declared with a default");
-    let damping = p.float(&super::DAMPING).expect("declared with a default");
+    let walks = p.value::<u64>(&super::WALKS);
+    let length = p.value::<u64>(&super::LENGTH);
+    let damping = p.value::<f64>(&super::DAMPING);
     let slots = check.run.sources();
     let total: u128 = visits.iter().map(|&v| u128::from(v)).sum();
     let expected = u128::from(walks) * u128::from(length + 1);

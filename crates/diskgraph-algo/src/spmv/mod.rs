@@ -72,6 +72,14 @@ pub enum Semiring {
 }
 
 impl Semiring {
+    /// Its name (`--semiring NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Semiring::PlusTimes => "plus-times",
+            Semiring::MinPlus => "min-plus",
+        }
+    }
+
     /// The value of an empty combination: `+0.0` or `+inf`.
     pub fn zero(self) -> f64 {
         match self {
@@ -157,12 +165,21 @@ fn weighted(run: &Run) -> bool {
     run.params.flag(&WEIGHTED)
 }
 
+impl std::str::FromStr for Semiring {
+    type Err = String;
+
+    /// Parses a semiring's name.
+    fn from_str(s: &str) -> Result<Self, String> {
+        [Semiring::PlusTimes, Semiring::MinPlus]
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown semiring {s:?} (use plus-times or min-plus)"))
+    }
+}
+
 /// The run's semiring (`--semiring`).
 fn semiring(run: &Run) -> Semiring {
-    match run.params.choice(&SEMIRING) {
-        Some("min-plus") => Semiring::MinPlus,
-        _ => Semiring::PlusTimes,
-    }
+    run.params.choice_value(&SEMIRING)
 }
 
 /// The run's `x` in internal order (all ones when not given).
@@ -193,7 +210,7 @@ fn present(r: Spmv, run: &Run) -> Outcome {
         .edges(r.edges_processed)
         .setting("x", json!(x))
         .setting("weighted", json!(weighted(run)))
-        .setting("semiring", json!(run.params.choice(&SEMIRING).unwrap_or("plus-times")))
+        .setting("semiring", json!(semiring(run).name()))
 }
 
 /// The result of [`spmv`].
@@ -267,4 +284,14 @@ pub fn spmv(g: &MemoryGraph, x: &[f64], weighted: bool, semiring: Semiring) -> R
         y,
         edges_processed: inn.num_arcs() as u64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_choice_parses() {
+        assert!(diskgraph_engine::options::parses_every_choice::<super::Semiring>(
+            &super::SEMIRING
+        ));
+    }
 }

@@ -58,6 +58,30 @@ pub const METHOD: OptionSpec = OptionSpec {
     examples: &[],
 };
 
+/// wcc's method on the stream engine (`--method`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamMethod {
+    /// One union-find pass over the edges.
+    UnionFind,
+    /// Labels propagated until no vertex changes.
+    LabelPropagation,
+}
+
+impl std::str::FromStr for StreamMethod {
+    type Err = String;
+
+    /// Parses `union-find` or `label-propagation`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "union-find" => Ok(StreamMethod::UnionFind),
+            "label-propagation" => Ok(StreamMethod::LabelPropagation),
+            _ => Err(format!(
+                "unknown wcc method {s:?} (use union-find or label-propagation)"
+            )),
+        }
+    }
+}
+
 /// Weakly connected components.
 pub const WCC: Algorithm = Algorithm {
     name: "wcc",
@@ -80,9 +104,9 @@ pub const WCC: Algorithm = Algorithm {
         Variant {
             needs: Needs::NONE,
             run: &On::<StreamGraph>(|g, run| {
-                let c = match run.params.choice(&METHOD) {
-                    Some("label-propagation") => stream::wcc_label_propagation(g)?,
-                    _ => stream::wcc_union_find(g)?,
+                let c = match run.params.choice_value(&METHOD) {
+                    StreamMethod::LabelPropagation => stream::wcc_label_propagation(g)?,
+                    StreamMethod::UnionFind => stream::wcc_union_find(g)?,
                 };
                 Ok(present(c, run))
             }),
@@ -367,4 +391,14 @@ fn sample_frequent(comp: &[AtomicU32]) -> Option<u32> {
         .into_iter()
         .max_by_key(|&(l, c)| (c, std::cmp::Reverse(l)))
         .map(|(l, _)| l)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_choice_parses() {
+        assert!(diskgraph_engine::options::parses_every_choice::<super::StreamMethod>(
+            &super::METHOD
+        ));
+    }
 }

@@ -133,7 +133,7 @@ impl Default for SelectiveOptions {
     fn default() -> Self {
         SelectiveOptions {
             io: IoConfig::default(),
-            memory: 1 << 30,
+            memory: diskgraph_io::DEFAULT_MEMORY,
             need_in: false,
             need_weights: false,
             assemble_lists: false,

@@ -114,7 +114,7 @@ pub struct StreamOptions {
 impl Default for StreamOptions {
     fn default() -> Self {
         StreamOptions {
-            memory: 1 << 30,
+            memory: diskgraph_io::DEFAULT_MEMORY,
             mrt: DEFAULT_MRT,
             vertex_state: VertexStateKind::Memory,
             scratch_dir: None,

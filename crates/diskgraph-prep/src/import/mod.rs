@@ -69,7 +69,7 @@ impl Default for ImportOptions {
             undirected: false,
             keep_self_loops: false,
             keep_duplicates: false,
-            memory: 1 << 30,
+            memory: diskgraph_io::DEFAULT_MEMORY,
             force: false,
             encoding: ListEncoding::Plain,
         }

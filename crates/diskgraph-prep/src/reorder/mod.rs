@@ -131,7 +131,7 @@ impl Default for ReorderOptions {
             window: None,
             page_bytes: None,
             seed: None,
-            memory: 1 << 30,
+            memory: diskgraph_io::DEFAULT_MEMORY,
             force: false,
             checkpoint: None,
         }

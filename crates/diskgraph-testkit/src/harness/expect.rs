@@ -6,7 +6,7 @@ use diskgraph_algo::registry::RunOutput;
 use diskgraph_algo::{bc, bfs, mis, pagerank, randomwalk, spmv, Algorithm, Values};
 use diskgraph_engine::engine_options::{ADJACENCY, LAYOUT};
 use diskgraph_engine::options::Params;
-use diskgraph_engine::{EngineKind, Source, Sources, Vertices};
+use diskgraph_engine::{AdjacencyChoice, EngineKind, Source, Sources, Vertices};
 use diskgraph_format::GridSort;
 
 use super::fixture::Fixture;
@@ -54,7 +54,9 @@ pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Pa
     // weights beside the plain lists only.
     if !f.graph.has_plain_lists() {
         let weights = alg.variant(engine).is_some_and(|v| v.needs.weights) && f.graph.manifest().weighted;
-        if params.choice(&ADJACENCY) == Some("plain") || (engine == EngineKind::Selective && weights) {
+        if params.choice_value::<AdjacencyChoice>(&ADJACENCY) == AdjacencyChoice::Plain
+            || (engine == EngineKind::Selective && weights)
+        {
             return Expectation::Refusal("compressed-only");
         }
     }
@@ -75,9 +77,7 @@ pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Pa
         };
     }
     if let Some(spec) = alg.sources_option() {
-        let seed = params
-            .count(&diskgraph_algo::options::SEED)
-            .expect("declared with a default");
+        let seed = params.value::<u64>(&diskgraph_algo::options::SEED);
         let sources = match params.sources(spec).expect("the harness gives sources") {
             Sources::Ids(ids) => ids.iter().map(|&id| f.vertex(id).expect("a vertex")).collect(),
             Sources::Sample(k) => Vertices::identity(n).sample(k.min(n), seed),
@@ -146,7 +146,7 @@ pub fn expectation(alg: &Algorithm, engine: EngineKind, f: &Fixture, params: &Pa
                     &unweighted
                 }
             };
-            if params.choice(&spmv::SEMIRING) == Some("min-plus") {
+            if params.choice_value::<spmv::Semiring>(&spmv::SEMIRING) == spmv::Semiring::MinPlus {
                 // A minimum of sums of two terms is exact in any order.
                 let want = oracle::spmv_min_plus(t, &x);
                 return exact(f, Values::Float(want));
@@ -370,9 +370,7 @@ fn centrality(f: &Fixture, params: &Params) -> Expectation {
     let n = f.test.num_vertices;
     let (sources, sampled) = match params.count(&bc::SAMPLES) {
         Some(k) => {
-            let seed = params
-                .count(&diskgraph_algo::options::SEED)
-                .expect("declared with a default");
+            let seed = params.value::<u64>(&diskgraph_algo::options::SEED);
             (Vertices::identity(n).sample((k as usize).min(n), seed), true)
         }
         None => ((0..n as u32).collect(), false),
@@ -439,9 +437,9 @@ fn spanning_forest(f: &Fixture) -> Expectation {
 /// length 0 exactly the deal — and visits close to the oracle's expected counts by
 /// [`WalkChiSquare`].
 fn random_walks(f: &Fixture, sources: Vec<u32>, reached: Vec<bool>, params: &Params) -> Expectation {
-    let count = |spec| params.count(spec).expect("declared with a default");
+    let count = |spec| params.value::<u64>(spec);
     let (walks, length) = (count(&randomwalk::WALKS), count(&randomwalk::LENGTH) as u32);
-    let damping = params.float(&randomwalk::DAMPING).expect("declared with a default");
+    let damping = params.value::<f64>(&randomwalk::DAMPING);
     let expected = oracle::random_walk_visits(&f.test, &sources, walks, length, damping);
     let dealt = oracle::random_walk_visits(&f.test, &sources, walks, 0, damping);
     output(f, move |values| {
