@@ -10,7 +10,7 @@
 
 use diskgraph_engine::options::{OptionKind, OptionSpec, Params};
 pub use diskgraph_engine::Needs;
-use diskgraph_engine::{EngineKind, OpenEngine, OpenRequest, Vertices};
+use diskgraph_engine::{EngineKind, Held, OpenEngine, OpenRequest, Vertices};
 use diskgraph_format::{GraphDir, VertexNames};
 use serde_json::Value as Json;
 
@@ -122,6 +122,9 @@ pub trait Code: Sync {
 
     /// Opens the engine for `req` and runs the code, as `job` says.
     fn run(&self, graph: &GraphDir, req: &OpenRequest, job: Job) -> Result<Ran, AlgoError>;
+
+    /// What the engine holds beside its budget ([`OpenEngine::held`]).
+    fn held(&self, graph: Option<&GraphDir>, params: &Params, needs: Needs) -> Held;
 }
 
 impl<E: OpenEngine> Code for On<E> {
@@ -136,6 +139,10 @@ impl<E: OpenEngine> Code for On<E> {
     fn run(&self, graph: &GraphDir, req: &OpenRequest, job: Job) -> Result<Ran, AlgoError> {
         let g = E::open_with(graph, &E::options(graph, req)?)?;
         execute(&g, self.0, job)
+    }
+
+    fn held(&self, graph: Option<&GraphDir>, params: &Params, needs: Needs) -> Held {
+        E::held(graph, params, needs)
     }
 }
 

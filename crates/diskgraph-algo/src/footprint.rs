@@ -5,8 +5,9 @@
 //!
 //! - the original IDs ([`IDS_BYTES`]) of a graph whose IDs were remapped, for its whole length
 //!   (a graph that names each vertex by itself makes them only for the output);
-//! - while its engine is open, the engine's own vertex state ([`engine_per_vertex`]: the offsets
-//!   indexes, frontiers) and the algorithm's arrays with its result
+//! - while its engine is open, the engine's own vertex state (its
+//!   [`held`](diskgraph_engine::OpenEngine::held) figure: the offsets indexes, frontiers) and the
+//!   algorithm's arrays with its result
 //!   ([`PerVertex::run`](crate::descriptor::PerVertex::run));
 //! - once the engine is dropped, the result and the verifier's arrays
 //!   ([`PerVertex::verify`](crate::descriptor::PerVertex::verify); without `--verify`, the result
@@ -20,11 +21,11 @@
 //! its own figure) plus the larger of the two phases times the vertex count
 //! ([`Footprint::minimum`]); the engine gets the budget less the O(V) part.
 
-use diskgraph_engine::engine_options::{ADJACENCY, INDEX_SUMMARY, VERIFY};
+use diskgraph_engine::engine_options::{INDEX_SUMMARY, VERIFY};
 use diskgraph_engine::options::Params;
-use diskgraph_engine::selective::offsets::{PACKED_BYTES_PER_VERTEX, WIDE_BYTES_PER_UNIT};
-use diskgraph_engine::EngineKind;
-use diskgraph_format::{GraphDir, LayoutRecord};
+use diskgraph_engine::selective::{PACKED_BYTES_PER_VERTEX, ROUND_BYTES};
+use diskgraph_engine::{EngineKind, Needs};
+use diskgraph_format::GraphDir;
 
 use crate::descriptor::{Algorithm, Naming, Variant};
 
@@ -41,11 +42,6 @@ pub const REORDERED_OUTPUT_BYTES: f64 = 2.0 * OUTPUT_BYTES + 4.0;
 
 /// Bytes a vertex of a run's result (`int64`, `uint64` or `float64` values).
 pub const RESULT_BYTES: f64 = 8.0;
-
-/// Bytes a vertex of a selective run's frontiers and round state: the frontier being built (a
-/// bitmap and a list of up to `n / 20` vertices), the current one, a pull round's candidates,
-/// the per-round ranges and the lists kept for the next round's index.
-pub const SELECTIVE_ROUND_BYTES: f64 = 2.0;
 
 /// What a run of one algorithm on one engine holds besides the engine's least budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -71,9 +67,7 @@ impl Footprint {
     /// The footprint of `variant` of `alg` on `graph` with `params`.
     pub fn of(graph: &GraphDir, alg: &Algorithm, variant: &Variant, params: &Params) -> Self {
         let m = graph.manifest();
-        let dirs = if m.directed && variant.needs.in_edges { 2.0 } else { 1.0 };
-        let weights = if m.weighted && variant.needs.weights { 2.0 } else { 1.0 };
-        let compressed = compressed_lists(graph, variant, params);
+        let held = variant.run.held(Some(graph), params, variant.needs);
         let naming = match m.ids_remapped {
             true => Naming::Remapped,
             false => Naming::Itself,
@@ -84,22 +78,10 @@ impl Footprint {
             false => RESULT_BYTES,
         };
         Footprint {
-            engine_per_vertex: engine_per_vertex(variant.engine(), dirs, compressed, params),
+            engine_per_vertex: held.per_vertex,
             algorithm_per_vertex: need.run,
             verifier_per_vertex: verify,
-            per_arc: match variant.engine() {
-                EngineKind::Memory => 4.0 * dirs * weights,
-                // The packed indexes' wide blocks: one a 2¹⁶ arcs (or bytes of compressed lists).
-                EngineKind::Selective => {
-                    let bytes_per_arc = if compressed {
-                        compressed_bytes_per_arc(graph)
-                    } else {
-                        0.0
-                    };
-                    WIDE_BYTES_PER_UNIT * dirs * (1.0 + bytes_per_arc)
-                }
-                _ => 0.0,
-            },
+            per_arc: held.per_arc,
             ids_per_vertex: if m.ids_remapped { IDS_BYTES } else { 0.0 },
             output_per_vertex: match (m.ids_remapped, m.ids_ascending()) {
                 (false, _) => RESULT_BYTES,
@@ -124,67 +106,20 @@ impl Footprint {
     }
 }
 
-/// Bytes a vertex the engine `kind` holds for `dirs` directions of lists (`compressed`: read
-/// from a compressed layout, with its byte-offset index):
-///
-/// - memory: the CSR's offsets, 8 bytes a direction (its arcs are per arc);
-/// - selective: the packed offsets index ([`PACKED_BYTES_PER_VERTEX`] a direction, twice for
-///   compressed lists; its wide blocks are per arc) and [`SELECTIVE_ROUND_BYTES`];
-/// - sync: the offsets index, 8 bytes a direction (twice for compressed lists), or every 64th
-///   with `--index-summary`, and a frontier bitmap;
-/// - stream and shards: their frontier bitmaps (their arrays are the algorithm's).
-pub fn engine_per_vertex(kind: EngineKind, dirs: f64, compressed: bool, params: &Params) -> f64 {
-    let indexes = if compressed { 2.0 } else { 1.0 };
-    match kind {
-        EngineKind::Memory => 8.0 * dirs,
-        EngineKind::Selective => PACKED_BYTES_PER_VERTEX * dirs * indexes + SELECTIVE_ROUND_BYTES,
-        EngineKind::Sync => {
-            let index = if params.flag(&INDEX_SUMMARY) { 8.0 / 64.0 } else { 8.0 };
-            index * dirs * indexes + 0.25
-        }
-        EngineKind::Stream | EngineKind::Shards => 0.25,
-    }
-}
-
-/// Bytes an arc of `graph`'s largest compressed layout takes on disk (its byte-offset index
-/// spans them).
-fn compressed_bytes_per_arc(graph: &GraphDir) -> f64 {
-    let m = graph.manifest();
-    let bytes = m
-        .layouts
+/// The bytes a vertex `engine` holds beside its budget with `params`, on the plain lists, from
+/// the first algorithm that runs on it (the figure is the engine's, whatever the algorithm).
+fn engine_per_vertex(engine: EngineKind, params: &Params) -> f64 {
+    crate::registry::ALGORITHMS
         .iter()
-        .filter_map(|l| match l {
-            LayoutRecord::Compressed(c) => Some(c.bytes_on_disk),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
-    bytes as f64 / m.num_arcs.max(1) as f64
-}
-
-/// Whether `variant` reads compressed lists of `graph` (weighted runs read the plain lists).
-fn compressed_lists(graph: &GraphDir, variant: &Variant, params: &Params) -> bool {
-    let m = graph.manifest();
-    if m.weighted && variant.needs.weights {
-        return false;
-    }
-    match variant.engine() {
-        EngineKind::Memory | EngineKind::Selective | EngineKind::Sync => params
-            .choice_value::<diskgraph_engine::AdjacencyChoice>(&ADJACENCY)
-            .for_threads(1)
-            .open(graph)
-            .ok()
-            .flatten()
-            .is_some(),
-        EngineKind::Stream | EngineKind::Shards => false,
-    }
+        .find_map(|a| a.variant(engine))
+        .map_or(0.0, |v| v.run.held(None, params, Needs::NONE).per_vertex)
 }
 
 /// What `--memory` covers and the bytes a vertex of each engine and algorithm, for
 /// `diskgraph run --help` (the algorithms' figures at their default options).
 pub fn budget_text() -> String {
     let none = Params::new();
-    let engine = |kind: EngineKind| engine_per_vertex(kind, 1.0, false, &none);
+    let engine = |kind: EngineKind| engine_per_vertex(kind, &none);
     let mut s = format!(
         "Budget (--memory): everything the run holds. The engine's buffers and caches come out of it, and \
          so does the O(V) state, counted before anything is read: a run whose least budget exceeds --memory \
@@ -195,17 +130,15 @@ pub fn budget_text() -> String {
          {REORDERED_OUTPUT_BYTES} on a reordered graph), \
          plus {IDS_BYTES} throughout when the graph's IDs were remapped.\n\
          Engines, a direction of lists: memory {} and 4 an arc (8 weighted); selective {} ({} with compressed \
-         lists), of which {SELECTIVE_ROUND_BYTES} frontiers and rounds; sync {} ({} with --index-summary); \
+         lists), of which {ROUND_BYTES} frontiers and rounds; sync {} ({} with --index-summary); \
          stream {}, shards {} (their arrays are the algorithm's).\nAlgorithms on the selective engine, running / \
          after with --verify:",
         engine(EngineKind::Memory),
         engine(EngineKind::Selective),
-        engine_per_vertex(EngineKind::Selective, 1.0, true, &none),
+        engine(EngineKind::Selective) + PACKED_BYTES_PER_VERTEX,
         engine(EngineKind::Sync),
         engine_per_vertex(
             EngineKind::Sync,
-            1.0,
-            false,
             &Params::new().with(&INDEX_SUMMARY, diskgraph_engine::options::Value::Flag(true))
         ),
         engine(EngineKind::Stream),

@@ -46,6 +46,6 @@ pub use error::EngineError;
 pub use index::{GraphIndex, OffsetsIndex};
 pub use memory::{MemoryGraph, MemoryOptions};
 pub use recorder::{IoSample, Observer, Recorder, Snapshot, StepRecord};
-pub use request::{Needs, OpenEngine, OpenRequest};
+pub use request::{directions_and_weights, reads_compressed, Held, Needs, OpenEngine, OpenRequest};
 pub use stats::RunStats;
 pub use vertices::{Resolver, Source, Sources, Vertices};

@@ -7,7 +7,8 @@ use serde_json::json;
 use crate::contract::{Engine, EngineKind, Lists};
 use crate::engine_options::ADJACENCY;
 use crate::index::{vertices_of, GraphIndex};
-use crate::request::{OpenEngine, OpenRequest};
+use crate::options::Params;
+use crate::request::{directions_and_weights, Held, Needs, OpenEngine, OpenRequest};
 use crate::{AdjacencyChoice, Cancel, EngineError, Recorder, RunStats, Vertices};
 
 /// How to open a graph on the memory engine.
@@ -69,6 +70,15 @@ impl OpenEngine for MemoryGraph {
 
     fn open_with(graph: &GraphDir, opts: &MemoryOptions) -> Result<Self, EngineError> {
         MemoryGraph::open(graph, opts)
+    }
+
+    /// The CSR: 8 bytes a vertex of offsets and 4 an arc (8 weighted), a direction.
+    fn held(graph: Option<&GraphDir>, _: &Params, needs: Needs) -> Held {
+        let (dirs, weights) = directions_and_weights(graph, needs);
+        Held {
+            per_vertex: 8.0 * dirs,
+            per_arc: 4.0 * dirs * weights,
+        }
     }
 }
 

@@ -9,11 +9,11 @@
 use diskgraph_format::GraphDir;
 use diskgraph_io::IoConfig;
 
-use crate::engine_options::{io_config, memory, THREADS};
+use crate::engine_options::{io_config, memory, ADJACENCY, THREADS};
 use crate::options::Params;
 use crate::selective::LoadedStatic;
 use crate::stream::LayoutNeed;
-use crate::{Cancel, Engine, EngineError, EngineKind, GraphIndex};
+use crate::{AdjacencyChoice, Cancel, Engine, EngineError, EngineKind, GraphIndex};
 
 /// What an algorithm's variant needs of its engine when it opens.
 #[derive(Clone, Copy, Debug)]
@@ -142,4 +142,58 @@ pub trait OpenEngine: Engine + Sized {
     ///
     /// Errors: a damaged graph, a budget too small ([`EngineError::BudgetTooSmall`]).
     fn open_with(graph: &GraphDir, opts: &Self::Options) -> Result<Self, EngineError>;
+
+    /// What the engine holds beside its budget for a run of `params` on `graph` needing
+    /// `needs` (its indexes and frontiers, by vertex and arc), which the run's budget covers
+    /// with the algorithm's arrays. `graph` is `None` for the figures of the help, which take
+    /// the plain lists.
+    fn held(graph: Option<&GraphDir>, params: &Params, needs: Needs) -> Held;
+}
+
+/// The bytes an engine holds beside its budget ([`OpenEngine::held`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Held {
+    /// Bytes a vertex.
+    pub per_vertex: f64,
+    /// Bytes a stored arc.
+    pub per_arc: f64,
+}
+
+impl Held {
+    /// `per_vertex` bytes a vertex and none by arc.
+    pub fn per_vertex(per_vertex: f64) -> Held {
+        Held {
+            per_vertex,
+            per_arc: 0.0,
+        }
+    }
+}
+
+/// The directions of lists a run with `needs` reads on `graph` (2 for the in-lists of a
+/// directed graph besides the out-lists), and whether it reads the weights beside the arcs
+/// (2) or not (1), as factors of the per-direction figures.
+pub fn directions_and_weights(graph: Option<&GraphDir>, needs: Needs) -> (f64, f64) {
+    let Some(m) = graph.map(GraphDir::manifest) else {
+        return (1.0, 1.0);
+    };
+    let dirs = if m.directed && needs.in_edges { 2.0 } else { 1.0 };
+    let weights = if m.weighted && needs.weights { 2.0 } else { 1.0 };
+    (dirs, weights)
+}
+
+/// Whether a run of `params` needing `needs` reads a compressed layout of `graph` (with its
+/// byte-offset index) on an engine that reads `--adjacency`'s choice: weighted runs read the
+/// plain lists.
+pub fn reads_compressed(graph: Option<&GraphDir>, params: &Params, needs: Needs) -> bool {
+    let Some(graph) = graph else { return false };
+    if graph.manifest().weighted && needs.weights {
+        return false;
+    }
+    params
+        .choice_value::<AdjacencyChoice>(&ADJACENCY)
+        .for_threads(1)
+        .open(graph)
+        .ok()
+        .flatten()
+        .is_some()
 }

@@ -81,7 +81,7 @@ use serde_json::json;
 pub use diskgraph_cache::{PageCacheStats, Replacement};
 pub use edge_map::{reverse, EdgeFn, EdgeMapOptions, Mode, PULL_CHECK_DIVISOR, PULL_READ_RATIO};
 pub use frontier::{FrontierBuilder, LocalFrontier, VertexSubset, DENSE_DIVISOR};
-pub use offsets::Offsets;
+pub use offsets::{Offsets, PACKED_BYTES_PER_VERTEX, WIDE_BYTES_PER_UNIT};
 pub use paged::PageCacheOptions;
 pub use partition::Partitions;
 pub use piece::Piece;
@@ -90,7 +90,8 @@ pub use static_cache::{BascOptions, LoadedStatic};
 use crate::contract::{Engine, EngineKind};
 use crate::engine_options::{ADJACENCY, BASC, BASC_FRACTION, PAGE_POLICY, PAGE_SIZE, RETAIN_LISTS, TRACK_UTILIZATION};
 use crate::index::{vertices_of, GraphIndex};
-use crate::request::{OpenEngine, OpenRequest};
+use crate::options::Params;
+use crate::request::{directions_and_weights, reads_compressed, Held, Needs, OpenEngine, OpenRequest};
 use crate::AdjacencyChoice;
 use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 
@@ -279,6 +280,43 @@ impl OpenEngine for SelectiveGraph {
     fn open_with(graph: &GraphDir, opts: &SelectiveOptions) -> Result<Self, EngineError> {
         SelectiveGraph::open(graph, opts)
     }
+
+    /// The packed offsets index ([`PACKED_BYTES_PER_VERTEX`] a direction, twice for compressed
+    /// lists) and [`ROUND_BYTES`] a vertex; its wide blocks, at most [`WIDE_BYTES_PER_UNIT`] an
+    /// arc (and a byte of compressed lists), a direction.
+    fn held(graph: Option<&GraphDir>, params: &Params, needs: Needs) -> Held {
+        let (dirs, _) = directions_and_weights(graph, needs);
+        let compressed = reads_compressed(graph, params, needs);
+        let (indexes, bytes_per_arc) = match (compressed, graph) {
+            (true, Some(graph)) => (2.0, compressed_bytes_per_arc(graph)),
+            _ => (1.0, 0.0),
+        };
+        Held {
+            per_vertex: PACKED_BYTES_PER_VERTEX * dirs * indexes + ROUND_BYTES,
+            per_arc: WIDE_BYTES_PER_UNIT * dirs * (1.0 + bytes_per_arc),
+        }
+    }
+}
+
+/// Bytes a vertex of a selective run's frontiers and round state: the frontier being built (a
+/// bitmap and a list of up to `n / 20` vertices), the current one, a pull round's candidates,
+/// the per-round ranges and the lists kept for the next round's index.
+pub const ROUND_BYTES: f64 = 2.0;
+
+/// Bytes an arc of `graph`'s largest compressed layout takes on disk (its byte-offset index
+/// spans them).
+fn compressed_bytes_per_arc(graph: &GraphDir) -> f64 {
+    let m = graph.manifest();
+    let bytes = m
+        .layouts
+        .iter()
+        .filter_map(|l| match l {
+            diskgraph_format::LayoutRecord::Compressed(c) => Some(c.bytes_on_disk),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    bytes as f64 / m.num_arcs.max(1) as f64
 }
 
 impl SelectiveGraph {

@@ -60,7 +60,8 @@ use serde_json::json;
 
 use crate::engine_options::{DETERMINISTIC, GSC, LAYOUT, SCRATCH};
 use crate::index::vertices_of;
-use crate::request::{OpenEngine, OpenRequest};
+use crate::options::Params;
+use crate::request::{Held, Needs, OpenEngine, OpenRequest};
 use crate::{
     human_bytes, Cancel, Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices,
     COMPRESSED_FROM_THREADS,
@@ -159,6 +160,11 @@ impl OpenEngine for ShardGraph {
                 ..start.options.clone()
             },
         )
+    }
+
+    /// A frontier bitmap (its arrays are the algorithm's).
+    fn held(_: Option<&GraphDir>, _: &Params, _: Needs) -> Held {
+        Held::per_vertex(0.25)
     }
 }
 

@@ -76,7 +76,8 @@ use crate::contract::{Engine, EngineKind};
 pub use crate::engine_options::DEFAULT_MRT;
 use crate::engine_options::{LAYOUT, MRT, VERTEX_STATE};
 use crate::index::{vertices_of, GraphIndex};
-use crate::request::{OpenEngine, OpenRequest};
+use crate::options::Params;
+use crate::request::{Held, Needs, OpenEngine, OpenRequest};
 use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 
 /// Ring slots: loads held at once (one being computed on, the others loading ahead).
@@ -171,6 +172,11 @@ impl OpenEngine for StreamGraph {
 
     fn open_with(graph: &GraphDir, start: &StreamStart) -> Result<Self, EngineError> {
         StreamGraph::open(graph, &start.layout, &start.options)
+    }
+
+    /// A frontier bitmap (its arrays are the algorithm's).
+    fn held(_: Option<&GraphDir>, _: &Params, _: Needs) -> Held {
+        Held::per_vertex(0.25)
     }
 }
 

@@ -46,7 +46,8 @@ pub use ahead::{AheadHeap, AheadQueue, Reads, Sequential};
 use crate::contract::{Engine, EngineKind};
 use crate::engine_options::{ADJACENCY, IFT, IFT_SEQ, INDEX_SUMMARY};
 use crate::index::{vertices_of, GraphIndex};
-use crate::request::{OpenEngine, OpenRequest};
+use crate::options::Params;
+use crate::request::{directions_and_weights, reads_compressed, Held, Needs, OpenEngine, OpenRequest};
 use crate::AdjacencyChoice;
 use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
 use ahead::Registered;
@@ -110,6 +111,22 @@ impl OpenEngine for SyncGraph {
 
     fn open_with(graph: &GraphDir, opts: &SyncOptions) -> Result<Self, EngineError> {
         SyncGraph::open(graph, opts)
+    }
+
+    /// The offsets index, 8 bytes a vertex a direction (twice for compressed lists), or every
+    /// [`SUMMARY_STRIDE`]th with `--index-summary`; and a frontier bitmap.
+    fn held(graph: Option<&GraphDir>, params: &Params, needs: Needs) -> Held {
+        let (dirs, _) = directions_and_weights(graph, needs);
+        let indexes = if reads_compressed(graph, params, needs) {
+            2.0
+        } else {
+            1.0
+        };
+        let index = match params.flag(&INDEX_SUMMARY) {
+            true => 8.0 / SUMMARY_STRIDE as f64,
+            false => 8.0,
+        };
+        Held::per_vertex(index * dirs * indexes + 0.25)
     }
 }
 
