@@ -576,8 +576,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=Path("/work/bench-data"),
                     help="where the datasets are generated once and kept (not inside the repository)")
-    ap.add_argument("--real-data", type=Path, default=Path(__file__).resolve().parent.parent.parent / "shared" / "data",
-                    help="directory of cnr-2000/ and the small real graphs (default ../shared/data)")
+    ap.add_argument("--real-data", type=Path, default=Path(__file__).resolve().parent.parent / "testdata" / "real",
+                    help="directory of cnr-2000/ and the small real graphs (default testdata/real)")
     ap.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)} (default: all)")
     ap.add_argument("--codecs", default="vbyte,zeta", help="codecs to measure; those the binary lacks are noted")
     ap.add_argument("--scales", default="22,24", help="Kronecker scales of the sizes section")

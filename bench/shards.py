@@ -3,7 +3,7 @@
 Zheng), one invocation, every out-of-core run under a cgroup memory limit with the page cache
 dropped before it, every ratio between runs of this invocation.
 
-Per graph (Kronecker 22 and a graph of ../shared/data), on one shards layout partitioned for
+Per graph (Kronecker 22 and a graph of testdata/real), on one shards layout partitioned for
 the smallest budget (--partition-memory, GraphChi's own sizing):
 
 (a) the GSC paper's Figures 2 and 6: pagerank (10 iterations), wcc and triangles at budgets from
@@ -33,7 +33,7 @@ from common import MemoryCgroup, diskgraph_binary, drop_caches, ensure_kronecker
 from sync import device, table
 
 MiB = 1 << 20
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[1] / "testdata" / "real"
 ALGORITHMS = {"pagerank": ["--iterations", "10"], "wcc": [], "triangles": []}
 GRAPHCHI_PAGERANK_SECONDS = 106.0
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the importer fuzz targets into fuzz/corpus/import_*/.
 
-Seeds are small slices of ../shared/data (or testdata/real when that is absent), the mangled
-Matrix Market files of ../shared/data/bad, the repository's parser fixtures, and a few
+Seeds are small slices of the real graphs in testdata/real, the mangled Matrix Market files of
+testdata/real/bad, the repository's parser fixtures, and a few
 hand-made hostile inputs; each is laid out as its target reads it (crates/diskgraph-fuzz/src/
 importers.rs: an options byte for csv, bin32/bin64 and gzip, cut lengths for bvgraph). Run
 from the repository root: python3 scripts/fuzz_seeds.py. Existing files are overwritten, others
@@ -15,8 +15,7 @@ import struct
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
-DATA = SHARED if SHARED.is_dir() else ROOT / "testdata" / "real"
+DATA = ROOT / "testdata" / "real"
 INPUTS = ROOT / "testdata" / "inputs"
 CORPUS = ROOT / "fuzz" / "corpus"
 MAX_SEED = 16 << 10

@@ -553,10 +553,11 @@ class Graph(AlgorithmMethods):
         The run's options:
             engine: ``"auto"`` (the default: ``"memory"`` when the CSR the algorithm needs fits
                 in ``memory``, else an out-of-core engine that runs it;
-                ``stats["settings"]["engine_choice"]`` says which and why), ``"memory"``,
-                ``"selective"`` or ``"stream"``.
-            memory: The budget: everything the engine holds (buffers, caches), as int bytes or
-                a string like ``"256MiB"`` (default 1 GiB).
+                ``stats["settings"]["engine_choice"]`` says which and why), or an engine by
+                name: ``"memory"``, ``"selective"``, ``"stream"``, ``"sync"`` or ``"shards"``
+                (:func:`diskgraph.algorithms` lists which run each algorithm).
+            memory: The budget: the whole run (the engine's buffers and caches, and the O(V)
+                state), as int bytes or a string like ``"256MiB"`` (default 1 GiB).
             threads: Worker threads (default: all cores).
             verify: Checks the answer against the graph after the run with the algorithm's
                 verifier, which streams the graph within ``memory``: ``stats["verified"]`` says
