@@ -16,6 +16,7 @@ use diskgraph_engine::{EngineKind, MemoryGraph, Vertices};
 use diskgraph_format::VertexNames;
 use serde_json::Value as Json;
 
+use crate::cluster::ClusterScheme;
 use crate::streaming::LayoutNeed;
 use crate::verification::Verifier;
 use crate::AlgoError;
@@ -29,6 +30,8 @@ pub struct Algorithm {
     pub help: &'static str,
     /// Its options, besides the run's and the engines'.
     pub options: &'static [&'static OptionSpec],
+    /// How it runs over a split directory on a cluster, if it does.
+    pub cluster: Option<ClusterScheme>,
     /// What its values are.
     pub result: ResultKind,
     /// One per engine that runs it, memory first.

@@ -39,6 +39,9 @@ pub mod stream;
 pub mod sync;
 pub(crate) mod verify;
 
+/// The damping factor every run uses (NetworkX's default).
+pub const ALPHA: f64 = 0.85;
+
 /// `--tolerance`.
 pub const TOLERANCE: OptionSpec = OptionSpec {
     name: "tolerance",
@@ -80,6 +83,7 @@ pub const PAGERANK: Algorithm = Algorithm {
     name: "pagerank",
     help: "PageRank with NetworkX semantics (alpha 0.85, to --tolerance or --iterations)",
     options: &[&TOLERANCE, &ITERATIONS, &MAX_ITERATIONS, &ALLOW_UNCONVERGED],
+    cluster: Some(crate::cluster::ClusterScheme::SpmvPerIteration),
     result: ResultKind {
         values: ValueType::Float,
         name: "rank",
@@ -237,7 +241,7 @@ impl PageRank {
     /// NetworkX's defaults: `alpha` 0.85, `tolerance` 1e-6, `max_iterations` 100.
     pub fn new() -> Self {
         PageRank {
-            alpha: 0.85,
+            alpha: ALPHA,
             tolerance: 1e-6,
             max_iterations: 100,
             fixed_iterations: None,
