@@ -151,7 +151,7 @@ def test_damaged_splits_are_refused(tmp_path: Any) -> None:
     out = tmp_path / "g.split"
     split(g, 2, out)
     meta = json.loads((out / "split.json").read_text())
-    meta["parts"][1]["num_arcs"] += 1
+    meta["parts"][1]["out_adj"] = "0" * 16
     (out / "split.json").write_text(json.dumps(meta))
     with pytest.raises(diskgraph.GraphFormatError, match="part part-0-1 has"):
         diskgraph.open_split(out)
