@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import diskgraph
-from diskgraph import _cluster
+from diskgraph.cluster import placement, session
 from helpers import build, random_case
 
 pytest.importorskip("ray")
@@ -151,16 +151,16 @@ def test_damaged_splits_are_refused(tmp_path: Any) -> None:
     out = tmp_path / "g.split"
     split(g, 2, out)
     meta = json.loads((out / "split.json").read_text())
-    meta["parts"][1]["num_arcs"] += 1
+    meta["parts"][1]["out_adj"] = "0" * 16
     (out / "split.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="part-0-1 has"):
+    with pytest.raises(diskgraph.GraphFormatError, match="part part-0-1 has"):
         diskgraph.open_split(out)
     (out / "split.json").write_text(json.dumps({**meta, "format": "other"}))
-    with pytest.raises(ValueError, match="not a diskgraph split"):
+    with pytest.raises(diskgraph.GraphFormatError, match='format "other" version 1 is not "diskgraph-split"'):
         diskgraph.open_split(out)
     with pytest.raises(ValueError, match="expected local:N"):
-        _cluster.parse_cluster("local:0")
-    assert _cluster.parse_cluster("ray://head:10001") == ("ray://head:10001", None)
+        placement.parse_cluster("local:0")
+    assert placement.parse_cluster("ray://head:10001") == ("ray://head:10001", None)
 
 
 def test_a_killed_worker_is_restarted_once_and_then_an_error_naming_its_parts(tmp_path: Any, monkeypatch: Any) -> None:
@@ -168,7 +168,7 @@ def test_a_killed_worker_is_restarted_once_and_then_an_error_naming_its_parts(tm
 
     g = build(random_case(8), tmp_path / "g")
     s = split(g, 4, tmp_path / "g.split")
-    step, peel = _cluster._Run.superstep, _cluster._Run.peel
+    step, peel = session.Session.superstep, session.Session.peel
 
     def killing(method: Any) -> Any:
         """``method``, killing worker 1 before the run's third superstep."""
@@ -180,27 +180,27 @@ def test_a_killed_worker_is_restarted_once_and_then_an_error_naming_its_parts(tm
 
         return wrapped
 
-    monkeypatch.setattr(_cluster._Run, "superstep", killing(step))
+    monkeypatch.setattr(session.Session, "superstep", killing(step))
     r = s.pagerank(cluster="local:2", engine="memory")
     np.testing.assert_allclose(r.values, g.pagerank(engine="memory").values, rtol=1e-9, atol=1e-15)
     assert [(x["worker"], x["superstep"]) for x in r.stats["restarts"]] == [(1, 2)]
 
     # kcore's restarted worker gets its owned edges back.
-    monkeypatch.setattr(_cluster._Run, "superstep", step)
-    monkeypatch.setattr(_cluster._Run, "peel", killing(peel))
+    monkeypatch.setattr(session.Session, "superstep", step)
+    monkeypatch.setattr(session.Session, "peel", killing(peel))
     core = s.kcore(cluster="local:2")
     np.testing.assert_array_equal(core.values, g.kcore(engine="memory").values)
     assert len(core.stats["restarts"]) == 1
 
     # A worker that dies again after its restart ends the run.
-    restart = _cluster._Run._restart
+    restart = session.Session._restart
 
     def restart_and_kill(run: Any, w: int, e: Exception) -> None:
         restart(run, w, e)
         ray.kill(run.actors[w])
 
-    monkeypatch.setattr(_cluster._Run, "_restart", restart_and_kill)
-    monkeypatch.setattr(_cluster._Run, "superstep", killing(step))
+    monkeypatch.setattr(session.Session, "_restart", restart_and_kill)
+    monkeypatch.setattr(session.Session, "superstep", killing(step))
     with pytest.raises(
         diskgraph.ClusterError,
         # `ray.kill` only asks: the retried step may finish before the death lands.
@@ -217,15 +217,15 @@ def test_a_stalled_worker_is_restarted_and_then_an_error_naming_it(tmp_path: Any
     g = build(random_case(8), tmp_path / "g")
     s = split(g, 4, tmp_path / "g.split")
     x = np.random.default_rng(1).random(s.num_vertices)
-    with _cluster._Run(s, "local:2", "memory", None) as run:
+    with session.Session(s, "local:2", {"engine": "memory"}, 1800.0) as run:
         want = run.superstep(x)
-    with _cluster._Run(s, "local:2", "memory", None, timeout=10) as run:
+    with session.Session(s, "local:2", {"engine": "memory"}, timeout=10) as run:
         stopped = run.pids[1]
         os.kill(stopped, signal.SIGSTOP)
         try:
             started = time.monotonic()
             got = run.superstep(x)
-            assert time.monotonic() - started < 10 + _cluster.START_TIMEOUT
+            assert time.monotonic() - started < 10 + session.START_TIMEOUT
         finally:
             # The restart killed the stopped process; a failed test must not leave it behind.
             with contextlib.suppress(ProcessLookupError):
@@ -248,7 +248,7 @@ def test_a_stalled_worker_is_restarted_and_then_an_error_naming_it(tmp_path: Any
             with contextlib.suppress(ProcessLookupError):
                 os.kill(stopped, signal.SIGCONT)
     with pytest.raises(ValueError, match="timeout 0: expected a positive number of seconds"):
-        s.bfs(int(g.vertex_ids()[0]), timeout=0)
+        s.bfs(int(g.vertex_ids()[0]), cluster="local:2", timeout=0)
 
 
 def test_a_part_a_worker_cannot_open_is_an_error_naming_it(tmp_path: Any) -> None:
@@ -286,7 +286,8 @@ def test_the_command_runs_a_split_and_leaves_it_as_it_was(tmp_path: Any) -> None
     np.testing.assert_array_equal(written[written.dtype.names[0]], want.vertex_ids)
     np.testing.assert_array_equal(written[written.dtype.names[1]], want.values)
     stats = json.loads((tmp_path / "stats.json").read_text())
-    assert stats["supersteps"] and all(w["seconds"] > 0 for w in stats["workers"])
+    cluster = stats["settings"]  # the cluster's figures are the run's settings
+    assert cluster["supersteps"] and all(w["seconds"] > 0 for w in cluster["workers"])
     bad = subprocess.run([exe, "run", "kcore", str(out), "--cluster", "local:0"], capture_output=True, text=True)
     assert bad.returncode == 1 and "expected local:N" in bad.stderr
     assert digest() == before, "a run writes nothing into the split"
@@ -296,13 +297,13 @@ def test_the_command_runs_a_split_and_leaves_it_as_it_was(tmp_path: Any) -> None
 
 def test_parts_go_to_the_nodes_that_hold_them() -> None:
     # One node: round robin over its slots.
-    assert _cluster.place(5, [(2, [0, 1, 2, 3, 4])]) == ([(0, [0, 2, 4]), (0, [1, 3])], [])
+    assert placement.place(5, [(2, [0, 1, 2, 3, 4])]) == ([(0, [0, 2, 4]), (0, [1, 3])], [])
     # Three nodes, each part on one or two of them: a part runs only where it lies, spread over
     # the slots there; slots without parts start no worker.
-    workers, missing = _cluster.place(6, [(1, [0, 1]), (2, [2, 3, 4, 0]), (3, [5])])
+    workers, missing = placement.place(6, [(1, [0, 1]), (2, [2, 3, 4, 0]), (3, [5])])
     assert missing == []
     assert workers == [(0, [0, 1]), (1, [2, 4]), (1, [3]), (2, [5])]
-    assert _cluster.place(3, [(2, [0]), (1, [2])])[1] == [1]
+    assert placement.place(3, [(2, [0]), (1, [2])])[1] == [1]
 
 
 def test_a_part_on_no_node_is_an_error_naming_it(tmp_path: Any) -> None:
@@ -311,8 +312,69 @@ def test_a_part_on_no_node_is_an_error_naming_it(tmp_path: Any) -> None:
     g = build(random_case(8), tmp_path / "g")
     out = tmp_path / "g.split"
     s = split(g, 4, out)
-    assert _cluster.parts_here(str(out), [(p["name"], p["out_adj"]) for p in s.meta["parts"]]) == [0, 1, 2, 3]
+    assert placement.parts_here(str(out), list(zip(s.parts, s.routing.out_adj))) == [0, 1, 2, 3]
     shutil.rmtree(out / "part-1-0")
     with pytest.raises(diskgraph.ClusterError, match=r"no node of the cluster \(1 looked at\) holds part-1-0"):
         s.wcc(cluster="local:2")
     assert ray.is_initialized()
+
+
+def command(*args: str) -> "subprocess.CompletedProcess[str]":
+    """Runs the ``diskgraph`` console script on PATH (the package's: ``--cluster`` needs it)."""
+    exe = shutil.which("diskgraph")
+    assert exe
+    return subprocess.run([exe, *args], capture_output=True, text=True)
+
+
+def rows(path: Path) -> "tuple[np.ndarray, np.ndarray]":
+    """A TSV result's IDs and values."""
+    table = np.loadtxt(path, delimiter="\t", ndmin=2)
+    return table[:, 0].astype(np.uint64), table[:, 1]
+
+
+def test_the_command_on_a_split_writes_the_single_machines_rows(tmp_path: Any) -> None:
+    """``run pagerank SPLIT --cluster local:3 --out`` writes the single machine's rows (the same
+    IDs, the ranks within the guide's tolerance: relative 1e-9); an unconverged run fails as the
+    single machine's does, its results written, unless --allow-unconverged; bfs takes
+    ``--source max-degree`` as any run does."""
+    g = build(random_case(21), tmp_path / "g")
+    out = tmp_path / "g.split"
+    split(g, 3, out)
+    one, many = tmp_path / "one.tsv", tmp_path / "many.tsv"
+    single = command("run", "pagerank", g.path, "--out", str(one))
+    assert single.returncode == 0, single.stderr
+    run = command("run", "pagerank", str(out), "--cluster", "local:3", "--out", str(many))
+    assert run.returncode == 0, run.stderr
+    (want_ids, want), (got_ids, got) = rows(one), rows(many)
+    np.testing.assert_array_equal(got_ids, want_ids)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=0)
+
+    flags = ["--max-iterations", "2", "--force"]
+    single = command("run", "pagerank", g.path, "--out", str(one), *flags)
+    run = command("run", "pagerank", str(out), "--cluster", "local:3", "--out", str(one), *flags)
+    assert (single.returncode, run.returncode) == (1, 1)
+    assert "pagerank stopped at its iteration limit (2 iterations) without converging" in run.stderr
+    assert run.stderr.split(": ", 2)[-1] == single.stderr.split(": ", 2)[-1]
+    assert len(rows(one)[0]) == g.num_vertices
+    allowed = command("run", "pagerank", str(out), "--cluster", "local:3", "--out", str(many), *flags, "--allow-unconverged")
+    assert allowed.returncode == 0, allowed.stderr
+
+    single = command("run", "bfs", g.path, "--source", "max-degree", "--out", str(one), "--force")
+    run = command("run", "bfs", str(out), "--cluster", "local:2", "--source", "max-degree", "--out", str(many), "--force")
+    assert (single.returncode, run.returncode) == (0, 0), run.stderr
+    assert open(one).read() == open(many).read()
+
+
+def test_the_run_command_is_one_command_with_or_without_a_cluster(tmp_path: Any) -> None:
+    assert command("run", "--help").stdout == command("run", "--cluster", "local:2", "--help").stdout
+    g = build(random_case(3), tmp_path / "g")
+    out = tmp_path / "g.split"
+    split(g, 2, out)
+    plain = command("run", "wcc", g.path, "--cluster", "local:2")
+    assert plain.returncode == 1 and "--cluster runs over a split directory" in plain.stderr
+    bare = command("run", "wcc", str(out))
+    assert bare.returncode == 1 and "is a split directory: run it on a cluster with --cluster" in bare.stderr
+    refused = command("run", "bfs", str(out), "--cluster", "local:2", "--source", "0", "--parents")
+    assert refused.returncode == 1 and "bfs on a cluster does not take --parents" in refused.stderr
+    other = command("run", "scc", str(out), "--cluster", "local:2")
+    assert other.returncode == 1 and "scc does not run on a cluster" in other.stderr

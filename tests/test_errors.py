@@ -380,10 +380,9 @@ def test_split_metadata_that_is_a_fifo_is_refused_at_once(tmp_path: Path) -> Non
     assert str(e) == f"{split / 'split.json'}: is a FIFO, not a regular file"
 
 
-def test_cluster_outputs_naming_the_same_file_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from diskgraph import _cluster
-
+def test_cluster_outputs_naming_the_same_file_are_refused(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     r = tmp_path / "r.tsv"
-    assert _cluster.cli(["pagerank", str(tmp_path / "s"), "--cluster", "local:1", "--out", str(r), "--stats", str(r)]) == 1
-    assert f"--stats {r} is also --out {r}: give each output a path of its own" in capsys.readouterr().err
+    argv = ["diskgraph", "run", "pagerank", str(tmp_path / "s"), "--cluster", "local:1", "--out", str(r), "--stats", str(r)]
+    assert diskgraph._native.cli_main(argv) == 1
+    assert f"--stats {r} is also --out {r}: give each output a path of its own" in capfd.readouterr().err
     assert not r.exists()

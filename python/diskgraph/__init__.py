@@ -48,7 +48,7 @@ from ._native import (
 
 if TYPE_CHECKING:
     from ._algorithms import IoOptions, ReadOptions
-    from ._cluster import ClusterError, SplitGraph, open_split
+    from .cluster import ClusterError, SplitGraph, open_split
     from ._graph import Graph, open
     from ._graph500 import graph500
     from ._importers import from_edges, import_file
@@ -64,9 +64,9 @@ if TYPE_CHECKING:
 _LAZY: Dict[str, str] = {
     "IoOptions": "._algorithms",
     "ReadOptions": "._algorithms",
-    "ClusterError": "._cluster",
-    "SplitGraph": "._cluster",
-    "open_split": "._cluster",
+    "ClusterError": ".cluster",
+    "SplitGraph": ".cluster",
+    "open_split": ".cluster",
     "Graph": "._graph",
     "open": "._graph",
     "graph500": "._graph500",

@@ -1,7 +1,8 @@
 """The ``diskgraph`` command as a console entry point: ``pip install`` writes a ``diskgraph``
 script that calls :func:`main`, which runs the command line compiled into the extension
 module — the standalone binary's own code — so the wheel needs no Rust toolchain. ``diskgraph
-run ALGO DIR --cluster SPEC`` runs over a split directory on Ray (:mod:`diskgraph._cluster`)."""
+run ALGO SPLIT --cluster SPEC`` is that command too: it hands the supersteps to the package's Ray
+orchestrator (:mod:`diskgraph.cluster`)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,6 @@ def main(argv: Optional[List[str]] = None) -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["run"] and any(a == "--cluster" or a.startswith("--cluster=") for a in args):
-        from ._cluster import cli
-
-        sys.exit(cli(args[1:]))
     sys.exit(_native.cli_main(["diskgraph", *args]))
 
 

@@ -11,6 +11,7 @@ _Path = Union[str, os.PathLike[str]]
 
 __all__ = [
     "AlgorithmError",
+    "DEFAULT_CLUSTER_TIMEOUT",
     "DiskgraphError",
     "EdgeImporter",
     "Graph",
@@ -21,6 +22,8 @@ __all__ = [
     "InvalidVertex",
     "NotAGraphError",
     "OutputExistsError",
+    "PartEdges",
+    "SplitRouting",
     "StaticCache",
     "Suspended",
     "SyncGraph",
@@ -30,9 +33,11 @@ __all__ = [
     "check_outputs",
     "codecs",
     "cli_main",
+    "cluster_job",
     "graph500",
     "import_file",
     "parse_size",
+    "part_boundary",
     "read_metadata",
     "read_names",
     "write_report",
@@ -59,6 +64,41 @@ def check_outputs(
     reads: List[Tuple[str, _Path]], writes: List[Tuple[str, _Path]], scratch: List[Tuple[str, _Path]] = ...
 ) -> None: ...
 def cli_main(argv: List[str]) -> int: ...
+
+DEFAULT_CLUSTER_TIMEOUT: float
+
+@final
+class SplitRouting:
+    def __new__(cls, path: _Path) -> SplitRouting: ...
+    @property
+    def path(self) -> pathlib.Path: ...
+    @property
+    def num_vertices(self) -> int: ...
+    @property
+    def weighted(self) -> bool: ...
+    @property
+    def parts(self) -> List[str]: ...
+    @property
+    def out_adj(self) -> List[str]: ...
+    @property
+    def here(self) -> List[int]: ...
+    def vertex_ids(self) -> npt.NDArray[np.uint64]: ...
+    def owners(self, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint32]: ...
+
+@final
+class PartEdges:
+    def __new__(cls, path: _Path) -> PartEdges: ...
+    @property
+    def bytes_read(self) -> int: ...
+    def asked(self) -> npt.NDArray[np.uint64]: ...
+    def holds(self, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]: ...
+    def own(self, held_elsewhere: npt.NDArray[np.bool_]) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+    def neighbours_of(self, removed: npt.NDArray[np.int64]) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+
+def part_boundary(path: _Path) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def cluster_job(
+    algorithm: str, split: SplitRouting, options: Dict[str, Any]
+) -> Tuple[Dict[str, Any], Dict[str, Any]]: ...
 def graph500(
     scale: Optional[int],
     graph: Optional[str],

@@ -33,6 +33,7 @@ pub fn algorithm(a: &Algorithm) -> Json {
         "result": {"name": a.result.name, "dtype": a.result.values.dtype(), "matrix": a.result.values == crate::ValueType::Matrix, "help": a.result.help},
         "engines": engines.iter().map(|e| e.name()).collect::<Vec<_>>(),
         "options": a.options.iter().map(|o| option(o, &engines)).collect::<Vec<_>>(),
+        "cluster": a.cluster.map(|c| json!({"scheme": c.name(), "help": c.help(), "options": c.options()})),
     })
 }
 

@@ -14,6 +14,7 @@ use diskgraph_engine::{EngineKind, Held, OpenEngine, OpenRequest, Vertices};
 use diskgraph_format::{GraphDir, VertexNames};
 use serde_json::Value as Json;
 
+use crate::cluster::ClusterScheme;
 use crate::execution::{execute, Job, Ran};
 use crate::verification::Verifier;
 use crate::AlgoError;
@@ -27,6 +28,8 @@ pub struct Algorithm {
     pub help: &'static str,
     /// Its options, besides the run's and the engines'.
     pub options: &'static [&'static OptionSpec],
+    /// How it runs over a split directory on a cluster, if it does.
+    pub cluster: Option<ClusterScheme>,
     /// What its values are.
     pub result: ResultKind,
     /// One per engine that runs it, memory first.

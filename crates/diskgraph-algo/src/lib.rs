@@ -17,6 +17,7 @@ pub mod apsp;
 pub mod bc;
 pub mod bfs;
 pub mod catalog;
+pub mod cluster;
 pub mod descriptor;
 pub mod diameter;
 mod error;

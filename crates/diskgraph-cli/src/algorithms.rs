@@ -55,16 +55,17 @@ fn table() -> String {
     for e in EngineKind::ALL {
         s += &format!("  {:9}", e.name());
     }
-    s += "  what it computes\n";
+    s += "  cluster  what it computes\n";
     for a in ALGORITHMS {
         s += &format!("{:width$}", a.name);
         for e in EngineKind::ALL {
             let mark = if a.variant(e).is_some() { "yes" } else { "-" };
             s += &format!("  {mark:9}");
         }
-        s += &format!("  {}\n", a.help);
+        let cluster = if a.cluster.is_some() { "yes" } else { "-" };
+        s += &format!("  {cluster:7}  {}\n", a.help);
     }
-    s += "\n`diskgraph algorithms ALGO` lists an algorithm's options; `diskgraph run --help` every flag.\n";
+    s += "\n`diskgraph algorithms ALGO` lists an algorithm's options; `diskgraph run --help` every flag;\n`cluster`: runs over a split directory with `diskgraph run ALGO SPLIT --cluster SPEC`.\n";
     s
 }
 
@@ -74,6 +75,10 @@ fn details(a: &Algorithm) -> String {
     let mut s = format!("{}: {}\n", a.name, a.help);
     s += &format!("values ({}): {}\n", a.result.values.dtype(), a.result.help);
     s += &format!("engines: {}\n", engines.join(", "));
+    s += &match a.cluster {
+        Some(c) => format!("cluster: {} ({})\n", c.name(), c.help()),
+        None => "cluster: no\n".to_string(),
+    };
     if a.options.is_empty() {
         s += "options: none besides the run's and the engines'\n";
     } else {
@@ -120,7 +125,8 @@ mod tests {
                 .lines()
                 .find(|l| l.starts_with(&format!("{} ", a.name)))
                 .expect(a.name);
-            assert_eq!(row.matches("yes").count(), a.variants.len(), "{row}");
+            let cluster = usize::from(a.cluster.is_some());
+            assert_eq!(row.matches("yes").count(), a.variants.len() + cluster, "{row}");
         }
         let wcc = details(registry::find("wcc").unwrap());
         assert!(

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 mod algorithms;
+pub mod cluster;
 mod compress;
 mod cost;
 mod device;

@@ -1,6 +1,7 @@
 //! `diskgraph run ALGO GRAPH`: its flags are generated from the algorithm descriptors, the
 //! run's options and the engines' options, so every algorithm option is a flag with the
 //! descriptor's help and default, and a flag that does not apply to the run is an error.
+//! `GRAPH` may be a split directory, run on a cluster with `--cluster` (see [`crate::cluster`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 use diskgraph_algo::registry::{self, RunOutput, RunRequest, ALGORITHMS};
 use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS, SCRATCH};
 use diskgraph_engine::options::{Default, Engines, OptionKind, OptionSpec, Params, Value};
-use diskgraph_format::{GraphDir, OutputPaths};
+use diskgraph_format::{GraphDir, OutputPaths, VertexNames};
 
 use crate::names::Names;
 use crate::out_path;
@@ -20,14 +21,22 @@ use crate::output::{write_values, RESULT_FORMATS};
 /// Arguments of `diskgraph run`.
 #[derive(Debug)]
 pub struct Args {
-    algorithm: String,
-    graph: PathBuf,
-    out: Option<PathBuf>,
-    stats: Option<PathBuf>,
+    /// The algorithm's name.
+    pub(crate) algorithm: String,
+    /// The graph, or split, directory.
+    pub(crate) graph: PathBuf,
+    /// Where to write the per-vertex results (`--out`).
+    pub(crate) out: Option<PathBuf>,
+    /// Where to write the stats (`--stats`).
+    pub(crate) stats: Option<PathBuf>,
     /// Where to write the HTML report (`--report`).
-    report: Option<PathBuf>,
+    pub(crate) report: Option<PathBuf>,
     /// Replace an existing `--out` file.
-    force: bool,
+    pub(crate) force: bool,
+    /// The cluster a split directory runs on (`--cluster`).
+    pub(crate) cluster: Option<String>,
+    /// Seconds a cluster's worker may take to answer one call (`--timeout`).
+    pub(crate) timeout: Option<f64>,
     /// The options given, by name, as typed (a flag's as `true`).
     given: Vec<(&'static str, String)>,
 }
@@ -119,7 +128,7 @@ impl clap::Args for Args {
                 Arg::new("graph")
                     .required(true)
                     .value_name("GRAPH")
-                    .help("Graph directory"),
+                    .help("Graph directory, or a split directory (diskgraph split) with --cluster"),
             )
             .arg(
                 Arg::new("out")
@@ -144,6 +153,22 @@ impl clap::Args for Args {
                     .long("force")
                     .action(ArgAction::SetTrue)
                     .help("Replace an existing --out or --report file"),
+            )
+            .arg(
+                Arg::new("cluster")
+                    .long("cluster")
+                    .value_name("SPEC")
+                    .help("Run GRAPH, a split directory, on Ray: local:N (N worker processes here) or ray://HOST:PORT; the Python package's command runs it (pip install 'diskgraph[ray]'); `diskgraph algorithms` says which algorithms run on a cluster"),
+            )
+            .arg(
+                Arg::new("timeout")
+                    .long("timeout")
+                    .value_name("SECONDS")
+                    .value_parser(crate::cluster::parse_timeout)
+                    .help(format!(
+                        "With --cluster: seconds a worker may take to answer one call before it is restarted (once) [default: {}]",
+                        crate::cluster::DEFAULT_TIMEOUT
+                    )),
             );
         all_options().into_iter().fold(cmd, |cmd, o| cmd.arg(arg(o)))
     }
@@ -174,6 +199,8 @@ impl FromArgMatches for Args {
             stats: text("stats").map(PathBuf::from),
             report: text("report").map(PathBuf::from),
             force: m.get_flag("force"),
+            cluster: text("cluster"),
+            timeout: m.get_one::<f64>("timeout").copied(),
             given,
         })
     }
@@ -186,7 +213,7 @@ impl FromArgMatches for Args {
 
 /// The run's options: each given flag parsed by the algorithm's (or the run's, or the engine's)
 /// declaration of it; on a graph with `names`, a vertex may be given by name.
-fn params(a: &Args, names: Option<&Names>) -> Result<Params> {
+pub(crate) fn params(a: &Args, names: Option<&Names>) -> Result<Params> {
     let alg = registry::find(&a.algorithm)?;
     let mut params = Params::new();
     for (name, text) in &a.given {
@@ -210,16 +237,19 @@ fn params(a: &Args, names: Option<&Names>) -> Result<Params> {
     Ok(params)
 }
 
+/// Runs `diskgraph run`: on a graph, or with `--cluster` on a split directory.
 pub fn run(a: Args) -> Result<()> {
-    if diskgraph_format::is_split_dir(&a.graph) {
-        anyhow::bail!(
-            "{} is a split directory: run it on a Ray cluster with the Python package's command, `diskgraph run {} {} --cluster local:N` (pip install 'diskgraph[ray]'), or run one of its parts",
-            a.graph.display(),
-            a.algorithm,
-            a.graph.display()
-        );
-    }
     check_outputs(&a)?;
+    match (&a.cluster, diskgraph_format::is_split_dir(&a.graph)) {
+        (Some(spec), true) => return crate::cluster::run(&a, spec),
+        (Some(_), false) => return Err(crate::cluster::no_split(&a.graph)),
+        (None, true) => bail!(
+            "{} is a split directory: run it on a cluster with --cluster local:N or ray://HOST:PORT (the Python package's command, pip install 'diskgraph[ray]'), or run one of its parts",
+            a.graph.display()
+        ),
+        (None, false) if a.timeout.is_some() => bail!("--timeout applies to --cluster runs"),
+        (None, false) => {}
+    }
     let g = GraphDir::open(&a.graph)?;
     let names = g.names()?;
     let mut req = RunRequest {
@@ -230,10 +260,16 @@ pub fn run(a: Args) -> Result<()> {
         ..RunRequest::new(&a.algorithm)
     };
     let out = run_showing_steps(&g, &mut req).with_context(|| format!("{} on {}", a.algorithm, a.graph.display()))?;
+    finish(&a, &out, names.as_ref())?;
+    check_converged(&a, &req, &out)
+}
+
+/// Prints a run's summary and stats line and writes `--out`, `--stats` and `--report`.
+pub(crate) fn finish(a: &Args, out: &RunOutput, names: Option<&VertexNames>) -> Result<()> {
     println!("{}", out.summary);
     println!("{}", out.stats.summary());
     if let Some(path) = &a.out {
-        write_values(path, &out.vertex_ids, names.as_ref(), &out.values, out.vertex_values)?;
+        write_values(path, &out.vertex_ids, names, &out.values, out.vertex_values)?;
         println!("results written to {}", path.display());
     }
     if let Some(path) = &a.stats {
@@ -244,13 +280,13 @@ pub fn run(a: Args) -> Result<()> {
         crate::report::write(path, &a.graph, &out.summary, &out.stats)?;
         println!("report written to {}", path.display());
     }
-    check_converged(&a, &req, &out)
+    Ok(())
 }
 
 /// Checks `--out` and `--report` (a known extension, an existing directory, replaced only with
 /// `--force`) and `--stats` (an existing directory) before the run, and that no output (nor
 /// `--scratch`) is another or lies inside the graph.
-fn check_outputs(a: &Args) -> Result<()> {
+pub(crate) fn check_outputs(a: &Args) -> Result<()> {
     let mut paths = OutputPaths::new();
     paths.reads("GRAPH", &a.graph);
     let files = [
@@ -284,7 +320,7 @@ fn run_showing_steps(g: &GraphDir, req: &mut RunRequest) -> Result<RunOutput, di
 /// Fails a run that stopped at its iteration limit without converging, unless
 /// `--allow-unconverged` was given; its results and stats are written by then, and the message
 /// says where.
-fn check_converged(a: &Args, req: &RunRequest, out: &RunOutput) -> Result<()> {
+pub(crate) fn check_converged(a: &Args, req: &RunRequest, out: &RunOutput) -> Result<()> {
     let Some(why) = registry::unconverged(req, out) else {
         return Ok(());
     };

@@ -114,6 +114,48 @@ impl SplitMeta {
         (self.col_bounds[r as usize].partition_point(|&b| b <= v) - 1) as u32
     }
 
+    /// Reads and checks the routing manifest `split.json` of the split directory `dir`, without
+    /// opening any part (a cluster's driver may hold only some of them).
+    pub fn read(dir: &Path) -> Result<SplitMeta, FormatError> {
+        let meta_path = dir.join(SPLIT_META);
+        let bytes = crate::input::read_metadata(&meta_path)?;
+        let bad = |reason: String| FormatError::Manifest {
+            path: meta_path.clone(),
+            reason,
+        };
+        let meta: SplitMeta = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        meta.check().map_err(bad)?;
+        Ok(meta)
+    }
+
+    /// Opens part `i` under `dir` and checks it against the routing: V vertices, directed,
+    /// weighted as the split, the arcs and the `out.adj` the routing lists (an error naming the
+    /// part and `split.json` otherwise).
+    pub fn open_part(&self, dir: &Path, i: usize) -> Result<GraphDir, FormatError> {
+        let p = &self.parts[i];
+        let g = GraphDir::open(dir.join(&p.name))?;
+        let m = g.manifest();
+        let out_adj = m.lists_tie().unwrap_or("");
+        let ours = (m.num_vertices, m.num_arcs, m.directed, m.weighted, out_adj);
+        let want = (self.num_vertices, p.num_arcs, true, self.weighted, p.out_adj.as_str());
+        if ours != want {
+            return Err(FormatError::Manifest {
+                path: dir.join(SPLIT_META),
+                reason: format!(
+                    "part {} has (vertices, arcs, directed, weighted, out.adj xxh3) {ours:?}, the routing says {want:?}",
+                    p.name
+                ),
+            });
+        }
+        Ok(g)
+    }
+
+    /// The part (index into [`parts`](Self::parts)) that holds arcs `s → d`.
+    pub fn part_of(&self, s: u32, d: u32) -> usize {
+        let r = self.row_of(s);
+        (r * self.cols + self.col_of(r, d)) as usize
+    }
+
     /// The checks of the manifest alone: format, counts, boundaries, names.
     fn check(&self) -> Result<(), String> {
         if (self.format.as_str(), self.version) != (SPLIT_FORMAT, SPLIT_VERSION) {
@@ -195,28 +237,10 @@ impl SplitDir {
     /// Opens the split directory at `path` (O(parts): each part's manifest and file sizes).
     pub fn open(path: impl AsRef<Path>) -> Result<SplitDir, FormatError> {
         let path = path.as_ref().to_path_buf();
-        let meta_path = path.join(SPLIT_META);
-        let bytes = crate::input::read_metadata(&meta_path)?;
-        let bad = |reason: String| FormatError::Manifest {
-            path: meta_path.clone(),
-            reason,
-        };
-        let meta: SplitMeta = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
-        meta.check().map_err(bad)?;
+        let meta = SplitMeta::read(&path)?;
         let mut parts = Vec::with_capacity(meta.parts.len());
-        for p in &meta.parts {
-            let g = GraphDir::open(path.join(&p.name))?;
-            let m = g.manifest();
-            let out_adj = m.lists_tie().unwrap_or("");
-            let ours = (m.num_vertices, m.num_arcs, m.directed, m.weighted, out_adj);
-            let want = (meta.num_vertices, p.num_arcs, true, meta.weighted, p.out_adj.as_str());
-            if ours != want {
-                return Err(bad(format!(
-                    "part {} has (vertices, arcs, directed, weighted, out.adj xxh3) {ours:?}, the routing says {want:?}",
-                    p.name
-                )));
-            }
-            parts.push(g);
+        for i in 0..meta.parts.len() {
+            parts.push(meta.open_part(&path, i)?);
         }
         Ok(SplitDir { path, meta, parts })
     }

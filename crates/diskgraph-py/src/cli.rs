@@ -10,9 +10,11 @@ use pyo3::prelude::*;
 
 /// Runs the ``diskgraph`` command line ``argv`` (the program name first) and returns its exit
 /// status, with the GIL released: the very code of the standalone binary, so its output, errors
-/// and exit statuses are the binary's. Standard output is flushed before returning.
+/// and exit statuses are the binary's, and `run --cluster` hands the run to the package's Ray
+/// orchestrator (`diskgraph.cluster`). Standard output is flushed before returning.
 #[pyfunction]
 pub fn cli_main(py: Python<'_>, argv: Vec<OsString>) -> i32 {
+    crate::cluster::register();
     let code = py.detach(|| diskgraph_cli::cli_main(argv));
     // The binary's runtime flushes stdout when `main` returns; a library call must do it.
     let _ = std::io::stdout().flush();

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 
 mod benchmark;
 mod cli;
+mod cluster;
 mod errors;
 mod graph;
 mod importer;
@@ -71,6 +72,8 @@ mod native {
     #[pymodule_export]
     use super::cli::cli_main;
     #[pymodule_export]
+    use super::cluster::{cluster_job, part_boundary, PyPartEdges, PySplitRouting};
+    #[pymodule_export]
     use super::errors::{
         AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError,
         Suspended, VerificationError,
@@ -95,6 +98,8 @@ mod native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // Seconds a worker may take to answer one call of a cluster run, unless the run says.
+        m.add("DEFAULT_CLUSTER_TIMEOUT", diskgraph_cli::cluster::DEFAULT_TIMEOUT)?;
         // A Python process runs graph after graph: freed vertex arrays go back to the kernel.
         diskgraph_io::return_large_blocks();
         let py = m.py();

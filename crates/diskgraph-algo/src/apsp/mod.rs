@@ -25,6 +25,7 @@ pub const APSP: Algorithm = Algorithm {
     name: "apsp",
     help: "hop distances from each of --sources (K sampled, or IDs; msbfs in batches of 64), -1 unreached",
     options: &[&SOURCES, &SEED],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Matrix,
         name: "hops",

@@ -43,6 +43,7 @@ pub const BC: Algorithm = Algorithm {
     name: "bc",
     help: "betweenness centrality (Brandes, NetworkX scaling): exact, or from --samples K sources",
     options: &[&SAMPLES, &SEED],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Float,
         name: "betweenness",

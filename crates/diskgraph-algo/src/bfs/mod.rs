@@ -57,6 +57,7 @@ pub const BFS: Algorithm = Algorithm {
     name: "bfs",
     help: "breadth-first search levels from --source (-1 unreached); --parents for the parent tree",
     options: &[&SOURCE, &PARENTS],
+    cluster: Some(crate::cluster::ClusterScheme::SpmvPerLevel),
     result: ResultKind {
         values: ValueType::Signed,
         name: "level",

@@ -36,6 +36,7 @@ pub const DIAMETER: Algorithm = Algorithm {
     name: "diameter",
     help: "diameter lower bound by --rounds BFS sweeps from --source: hop distances from the vertex whose eccentricity it is",
     options: &[&SOURCE, &ROUNDS],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Signed,
         name: "hops",

@@ -40,6 +40,7 @@ pub const KCORE: Algorithm = Algorithm {
     name: "kcore",
     help: "core number of every vertex on the undirected simple view",
     options: &[],
+    cluster: Some(crate::cluster::ClusterScheme::PeelingRounds),
     result: ResultKind {
         values: ValueType::Signed,
         name: "core",

@@ -62,6 +62,7 @@ pub const MIS: Algorithm = Algorithm {
     name: "mis",
     help: "maximal independent set, 1 in the set and 0 not (greedy by ID; --method luby)",
     options: &[&METHOD, &SEED],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Signed,
         name: "in_set",

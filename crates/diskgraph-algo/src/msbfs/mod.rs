@@ -45,6 +45,7 @@ pub const MSBFS: Algorithm = Algorithm {
     name: "msbfs",
     help: "multi-source BFS from up to 64 --sources at once: sum of finite distances (-1 unreached)",
     options: &[&SOURCES, &SEED],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Signed,
         name: "distance_sum",

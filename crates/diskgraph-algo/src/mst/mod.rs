@@ -45,6 +45,7 @@ pub const MST: Algorithm = Algorithm {
     name: "mst",
     help: "minimum spanning forest of an undirected graph (weight 1 per edge when unweighted): each vertex's parent, trees rooted at their smallest ID",
     options: &[],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Unsigned,
         name: "parent",

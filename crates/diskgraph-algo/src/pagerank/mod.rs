@@ -36,9 +36,6 @@ use crate::parallel::det_sum;
 use crate::stop::Poll;
 use crate::AlgoError;
 
-/// The damping factor, NetworkX's.
-pub const ALPHA: f64 = 0.85;
-
 /// Vertices per block of an iteration's error sum, on every engine: each block summed in vertex
 /// order, then the blocks in order, so the sum does not depend on the thread count and the
 /// engines' convergence tests agree bit for bit.
@@ -49,6 +46,9 @@ pub mod shards;
 pub mod stream;
 pub mod sync;
 pub(crate) mod verify;
+
+/// The damping factor every run uses (NetworkX's default).
+pub const ALPHA: f64 = 0.85;
 
 /// `--tolerance`.
 pub const TOLERANCE: OptionSpec = OptionSpec {
@@ -91,6 +91,7 @@ pub const PAGERANK: Algorithm = Algorithm {
     name: "pagerank",
     help: "PageRank with NetworkX semantics (alpha 0.85, to --tolerance or --iterations)",
     options: &[&TOLERANCE, &ITERATIONS, &MAX_ITERATIONS, &ALLOW_UNCONVERGED],
+    cluster: Some(crate::cluster::ClusterScheme::SpmvPerIteration),
     result: ResultKind {
         values: ValueType::Float,
         name: "rank",

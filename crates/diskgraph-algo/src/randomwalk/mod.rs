@@ -112,6 +112,7 @@ pub const RANDOMWALK: Algorithm = Algorithm {
     name: "randomwalk",
     help: "visit counts of --walks random walks of --length steps from --sources, restarting with probability 1 - --damping",
     options: &[&SOURCES, &WALKS, &LENGTH, &DAMPING, &SEED],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Unsigned,
         name: "visits",

@@ -39,6 +39,7 @@ pub const SCC: Algorithm = Algorithm {
     name: "scc",
     help: "strongly connected components, labelled by their smallest vertex ID",
     options: &[],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Unsigned,
         name: "component",

@@ -14,6 +14,7 @@ pub const SP: Algorithm = Algorithm {
     name: "sp",
     help: "unweighted shortest-path lengths (hops) from --source, -1 unreached",
     options: &[&SOURCE],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Signed,
         name: "hops",

@@ -113,6 +113,7 @@ pub const SPMV: Algorithm = Algorithm {
     name: "spmv",
     help: "y = A^T x with the edge weights (x from --x, or all ones)",
     options: &[&X, &WEIGHTED, &SEMIRING],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Float,
         name: "y",

@@ -56,6 +56,7 @@ pub const SSSP: Algorithm = Algorithm {
     name: "sssp",
     help: "single-source shortest path distances from --source (inf unreached); refuses negative weights",
     options: &[&SOURCE],
+    cluster: Some(crate::cluster::ClusterScheme::MinPlusRounds),
     result: ResultKind {
         values: ValueType::Float,
         name: "distance",

@@ -46,6 +46,7 @@ pub const TRIANGLES: Algorithm = Algorithm {
     name: "triangles",
     help: "triangles through every vertex and their total, on the undirected simple view",
     options: &[],
+    cluster: None,
     result: ResultKind {
         values: ValueType::Unsigned,
         name: "triangles",

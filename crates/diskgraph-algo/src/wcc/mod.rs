@@ -87,6 +87,7 @@ pub const WCC: Algorithm = Algorithm {
     name: "wcc",
     help: "weakly connected components, labelled by their smallest vertex ID",
     options: &[&METHOD],
+    cluster: Some(crate::cluster::ClusterScheme::JoinedComponents),
     result: ResultKind {
         values: ValueType::Unsigned,
         name: "component",
