@@ -16,6 +16,7 @@ use diskgraph_testkit::{gen, EdgeList, VecSource};
 
 /// Imports `el` (self-loops and duplicates kept) into `dir/g`.
 fn store(el: &EdgeList, dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
     let path = dir.join("g");
     let info = InputInfo {
         format: InputFormat::Generated,
