@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 /// A numpy array of `int64`, as the functions below hand them to Python.
 type Ints<'py> = Bound<'py, PyArray1<i64>>;
 
+/// A numpy array of `uint32` (boundary positions and counts).
+type Positions<'py> = Bound<'py, PyArray1<u32>>;
+
 use anyhow::anyhow;
 use diskgraph_algo::cluster::boundary::Boundary;
 use diskgraph_algo::cluster::job::{prepare, ClusterJob};
@@ -234,12 +237,13 @@ impl PyPartEdges {
     }
 
     /// The neighbours of the ``removed`` boundary positions along the owned edges: their
-    /// positions, ascending, and how many removed neighbours each has.
+    /// positions, ascending, and how many removed neighbours each has (``uint32``: four bytes a
+    /// value travel).
     fn neighbours_of<'py>(
         &self,
         py: Python<'py>,
         removed: PyReadonlyArray1<'_, i64>,
-    ) -> PyResult<(Ints<'py>, Ints<'py>)> {
+    ) -> PyResult<(Positions<'py>, Positions<'py>)> {
         let owned = self
             .owned
             .as_ref()
@@ -255,8 +259,6 @@ impl PyPartEdges {
             at.push(p as u32);
         }
         let (touched, counts) = owned.neighbours_of(&at);
-        let touched: Vec<i64> = touched.into_iter().map(i64::from).collect();
-        let counts: Vec<i64> = counts.into_iter().map(i64::from).collect();
         Ok((touched.into_pyarray(py), counts.into_pyarray(py)))
     }
 }

@@ -52,7 +52,7 @@ class Session:
 
     def __init__(self, split: "SplitGraph", cluster: str, engine: Dict[str, Any], timeout: float) -> None:
         if not timeout > 0:
-            raise ValueError(f"timeout {timeout!r}: expected a positive number of seconds")
+            raise ValueError(f"timeout {timeout:g}: expected a positive number of seconds")
         self.split = split
         self.cluster = cluster
         self.engine = engine
