@@ -16,6 +16,7 @@ import numpy as np
 
 from .._graph import Graph
 from .._result import Result
+from . import FUNCTIONS
 from .graph import BackendGraph, config
 
 #: Sources per apsp run of diameter: its result holds (vertices × this) int64 hop counts.
@@ -160,7 +161,7 @@ def pagerank(
     if not (plain and (weight is None or bg.facts(weight).uniform)):
         return _pagerank_by_spmv(bg, alpha, personalization, max_iter, tol, nstart, weight, dangling)
     result = _run(bg, "pagerank", tolerance=tol, max_iterations=max_iter, allow_unconverged=True)
-    if not _converged(result):
+    if result.stats.get("converged") is False:
         raise nx.PowerIterationFailedConvergence(max_iter)
     return bg.mapped(result.values.tolist())
 
@@ -215,13 +216,6 @@ def _pagerank_by_spmv(
         if np.abs(x - last).sum() < n * tol:
             return bg.mapped(x.tolist())
     raise nx.PowerIterationFailedConvergence(max_iter)
-
-
-def _converged(result: Result) -> bool:
-    settings = result.stats.get("settings", {})
-    if "converged" in settings:
-        return bool(settings["converged"])
-    return "NOT converged" not in result.summary
 
 
 # ----- traversals -------------------------------------------------------------------------
@@ -534,24 +528,5 @@ def betweenness_centrality(
     return bg.mapped(values.tolist())
 
 
-__all__ = [
-    "betweenness_centrality",
-    "bfs_edges",
-    "bfs_layers",
-    "connected_components",
-    "core_number",
-    "diameter",
-    "maximal_independent_set",
-    "minimum_spanning_tree",
-    "number_connected_components",
-    "number_strongly_connected_components",
-    "number_weakly_connected_components",
-    "pagerank",
-    "single_source_dijkstra_path",
-    "single_source_dijkstra_path_length",
-    "single_source_shortest_path_length",
-    "strongly_connected_components",
-    "triangles",
-    "view",
-    "weakly_connected_components",
-]
+#: The implemented functions (:data:`diskgraph.nx_backend.FUNCTIONS`) and :func:`view`.
+__all__ = ["view", *FUNCTIONS]
