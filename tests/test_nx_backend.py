@@ -333,7 +333,7 @@ def test_registered() -> None:
     assert set(info["functions"]) == set(FUNCTIONS)
     assert all(callable(getattr(BackendInterface, name)) for name in FUNCTIONS)
     assert "diskgraph" in nx.utils.backends.backends
-    assert nx.config.backends.diskgraph.memory == "1GiB"
+    assert nx.config.backends.diskgraph.memory == 1 << 30
 
 
 def test_one_function_table() -> None:

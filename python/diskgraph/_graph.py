@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-DEFAULT_MEMORY = 1 << 30
+#: The memory budget when none is given: the ``memory`` run option's default (1 GiB), from the
+#: engine's declaration.
+DEFAULT_MEMORY: int = _native.DEFAULT_MEMORY
 _U64_LIMIT = 1 << 64
 
 

@@ -37,9 +37,12 @@ __all__ = [
     "read_names",
     "write_report",
     "__version__",
+    "DEFAULT_MEMORY",
 ]
 
 __version__: str
+#: The default memory budget in bytes (the `memory` run option's declared default).
+DEFAULT_MEMORY: int
 
 class DiskgraphError(Exception): ...
 class GraphFormatError(DiskgraphError): ...
@@ -84,7 +87,7 @@ def import_file(
     weight_file: Optional[_Path] = None,
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
-    memory: int = 1073741824,
+    memory: Optional[int] = None,
     force: bool = False,
     header: str = "auto",
     delimiter: Optional[str] = None,
@@ -150,7 +153,7 @@ class Graph:
         self,
         grid: Optional[int] = None,
         sort: str = "grid",
-        memory: int = 1073741824,
+        memory: Optional[int] = None,
         force: bool = False,
         compress: Optional[str] = None,
     ) -> Dict[str, Any]: ...
@@ -171,7 +174,7 @@ class Graph:
         method: str = "norder",
         window: Optional[int] = None,
         seed: Optional[int] = None,
-        memory: int = 1073741824,
+        memory: Optional[int] = None,
         force: bool = False,
         checkpoint: Optional[_Path] = None,
         checkpoint_every: float = 600.0,
@@ -214,7 +217,7 @@ class EdgeImporter:
         weighted: bool = False,
         keep_self_loops: bool = False,
         keep_duplicates: bool = False,
-        memory: int = 1073741824,
+        memory: Optional[int] = None,
         force: bool = False,
         description: str = "python",
         compressed_only: Optional[str] = None,

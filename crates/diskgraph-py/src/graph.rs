@@ -233,13 +233,13 @@ impl PyGraph {
     /// graph to stream the new one (``diskgraph.Graph.partition`` does). With ``compress`` (a
     /// codec name) the blocks are compressed (layout ``grid-P…-<codec>``). Interrupted
     /// (KeyboardInterrupt), it publishes nothing and leaves no temporaries.
-    #[pyo3(signature = (grid = None, sort = "grid", memory = 1_073_741_824, force = false, compress = None))]
+    #[pyo3(signature = (grid = None, sort = "grid", memory = None, force = false, compress = None))]
     fn partition<'py>(
         &self,
         py: Python<'py>,
         grid: Option<Bound<'py, PyAny>>,
         sort: &str,
-        memory: u64,
+        memory: Option<u64>,
         force: bool,
         compress: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -250,7 +250,7 @@ impl PyGraph {
         let sort: SortOrder = sort.parse().map_err(PyValueError::new_err)?;
         let opts = PartitionOptions {
             grid,
-            memory,
+            memory: memory.unwrap_or_else(crate::default_memory),
             force,
             compress: codec_option(compress)?,
         };
@@ -390,7 +390,7 @@ impl PyGraph {
     /// Interrupted (KeyboardInterrupt), it leaves nothing at ``output`` (a Gorder checkpoint
     /// keeps its last save).
     #[pyo3(signature = (
-        output, method = "norder", window = None, seed = None, memory = 1_073_741_824, force = false,
+        output, method = "norder", window = None, seed = None, memory = None, force = false,
         checkpoint = None, checkpoint_every = 600.0, time_limit = None, page_size = None
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -401,7 +401,7 @@ impl PyGraph {
         method: &str,
         window: Option<u64>,
         seed: Option<u64>,
-        memory: u64,
+        memory: Option<u64>,
         force: bool,
         checkpoint: Option<PathBuf>,
         checkpoint_every: f64,
@@ -437,7 +437,7 @@ impl PyGraph {
             window,
             page_bytes: page_size,
             seed,
-            memory,
+            memory: memory.unwrap_or_else(crate::default_memory),
             force,
             checkpoint,
         };

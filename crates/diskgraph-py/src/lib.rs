@@ -63,6 +63,12 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     json_to_py(py, &diskgraph_algo::catalog::catalog())
 }
 
+/// The memory budget of a run, an import or a partitioning when none is given: the default of
+/// the `memory` run option (`--memory`), as declared once in the engine.
+pub(crate) fn default_memory() -> u64 {
+    diskgraph_engine::engine_options::memory(&diskgraph_engine::options::Params::new())
+}
+
 #[pymodule]
 #[pyo3(name = "_native")]
 mod native {
@@ -95,6 +101,7 @@ mod native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add("DEFAULT_MEMORY", super::default_memory())?;
         // A Python process runs graph after graph: freed vertex arrays go back to the kernel.
         diskgraph_io::return_large_blocks();
         let py = m.py();

@@ -14,7 +14,7 @@ from typing import Any, Dict, Hashable, Iterator, List, Optional, Set, Tuple, Un
 import networkx as nx
 import numpy as np
 
-from .._graph import Graph
+from .._graph import DEFAULT_MEMORY, Graph
 from .._result import Result
 from . import FUNCTIONS
 from .graph import BackendGraph, config
@@ -33,7 +33,7 @@ def view(G: Any) -> BackendGraph:
 
 
 def _run(bg: BackendGraph, algorithm: str, weight: Optional[str] = None, **options: Any) -> Result:
-    result = bg.graph(weight).run(algorithm, memory=config("memory", "1GiB"), **options)
+    result = bg.graph(weight).run(algorithm, memory=config("memory", DEFAULT_MEMORY), **options)
     if result.values.shape[0] != len(bg):
         raise AssertionError(f"{algorithm} gave {result.values.shape[0]} values for {len(bg)} nodes")
     return result
@@ -211,7 +211,7 @@ def _pagerank_by_spmv(
     dangling_weights = vector(dangling, p)
     for _ in range(max_iter):
         last = x
-        moved = g.run("spmv", memory=config("memory", "1GiB"), x=last * inverse).values
+        moved = g.run("spmv", memory=config("memory", DEFAULT_MEMORY), x=last * inverse).values
         x = alpha * (moved + last[is_dangling].sum() * dangling_weights) + (1 - alpha) * p
         if np.abs(x - last).sum() < n * tol:
             return bg.mapped(x.tolist())
