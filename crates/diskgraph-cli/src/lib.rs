@@ -78,6 +78,15 @@ enum Command {
     Split(split::Args),
 }
 
+/// The names of the command line's subcommands (`import`, `run`, `compress`, ...).
+pub fn subcommands() -> Vec<String> {
+    use clap::CommandFactory;
+    Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect()
+}
+
 /// Exit status of a run that stopped at its time limit with its state saved (sysexits'
 /// `EX_TEMPFAIL`: run it again to go on).
 pub const EXIT_SUSPENDED: i32 = 75;

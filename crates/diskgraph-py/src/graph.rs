@@ -22,7 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::errors::{export_error, format_error, open_error, run_error, value_error, OutputExistsError};
+use crate::errors::{export_error, format_error, open_error, run_error, value_error};
 use crate::interrupt::interruptible;
 use crate::json_to_py;
 use crate::options;
@@ -213,10 +213,9 @@ impl PyGraph {
             )));
         }
         if !force && std::fs::symlink_metadata(&output).is_ok() {
-            return Err(OutputExistsError::new_err(format!(
-                "{}: output already exists (pass force=True to replace it)",
-                output.display()
-            )));
+            return Err(format_error(diskgraph_format::FormatError::Exists {
+                path: output.to_path_buf(),
+            }));
         }
         let dir = self.dir.clone();
         interruptible(py, move |stop| {

@@ -26,7 +26,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::errors::{format_error, import_error, pythonic, DiskgraphError, OutputExistsError};
+use crate::errors::{format_error, import_error, pythonic, DiskgraphError};
 use crate::interrupt::interruptible;
 use crate::json_to_py;
 use crate::wait::wait_interruptibly;
@@ -152,10 +152,9 @@ fn in_python_terms(mut summary: ImportSummary) -> ImportSummary {
 /// when it publishes).
 fn check_output(output: &Path, force: bool) -> PyResult<()> {
     if !force && std::fs::symlink_metadata(output).is_ok() {
-        return Err(OutputExistsError::new_err(format!(
-            "{}: output already exists (pass force=True to replace it)",
-            output.display()
-        )));
+        return Err(format_error(diskgraph_format::FormatError::Exists {
+            path: output.to_path_buf(),
+        }));
     }
     Ok(())
 }

@@ -20,6 +20,7 @@ mod paths;
 mod report;
 mod static_cache;
 mod sync_handle;
+mod typed;
 mod wait;
 
 /// Large vertex arrays get transparent hugepages (see [`diskgraph_io::HugePageAlloc`]).
@@ -93,6 +94,8 @@ mod native {
     use super::static_cache::PyStaticCache;
     #[pymodule_export]
     use super::sync_handle::{PySyncGraph, PySyncQueue};
+    #[pymodule_export]
+    use super::typed::{error_kinds, make_error};
     #[pymodule_export]
     use super::{algorithms, codecs, parse_size};
 
