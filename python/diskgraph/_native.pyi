@@ -38,6 +38,7 @@ __all__ = [
     "read_metadata",
     "read_names",
     "write_report",
+    "write_rows",
     "__version__",
     "DEFAULT_MEMORY",
 ]
@@ -81,6 +82,13 @@ def codecs() -> List[str]: ...
 def error_kinds() -> Dict[str, type]: ...
 def make_error(kind: str, message: str, **fields: Union[int, float, str, _Path]) -> BaseException: ...
 def write_report(path: _Path, graph: _Path, summary: str, stats: str) -> None: ...
+def write_rows(
+    path: _Path,
+    format: str,
+    vertex_ids: npt.NDArray[np.uint64],
+    values: np.ndarray,
+    labels: Optional[List[str]] = None,
+) -> None: ...
 def import_file(
     input: _Path,
     output: _Path,

@@ -15,7 +15,7 @@ mod info;
 pub mod interrupt;
 mod names;
 mod out_path;
-mod output;
+pub mod output;
 mod partition;
 mod progress;
 mod reorder;

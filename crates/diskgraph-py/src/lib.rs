@@ -18,6 +18,7 @@ mod interrupt;
 mod options;
 mod paths;
 mod report;
+mod rows;
 mod static_cache;
 mod sync_handle;
 mod typed;
@@ -90,6 +91,8 @@ mod native {
     use super::paths::{check_outputs, read_metadata};
     #[pymodule_export]
     use super::report::write_report;
+    #[pymodule_export]
+    use super::rows::write_rows;
     #[pymodule_export]
     use super::static_cache::PyStaticCache;
     #[pymodule_export]
