@@ -456,3 +456,18 @@ def test_quoted_shell_commands_keep_their_flags(graph_dir: Path) -> None:
     with pytest.raises(ValueError) as e:
         g.bfs(adjacency="vbyte")
     assert f"`diskgraph compress {graph_dir} --codec vbyte`" in str(e.value), str(e.value)
+
+
+def test_python_side_refusals_are_typed_too(tmp_path: Path) -> None:
+    g = diskgraph.from_edges([1, 2], [2, 3], tmp_path / "g")
+    r = g.bfs(source=1)
+    r.write(tmp_path / "r.tsv")
+    with pytest.raises(diskgraph.OutputExistsError) as exists:
+        r.write(tmp_path / "r.tsv")
+    e: Any = exists.value
+    assert (e.kind, e.option, e.path) == ("output_exists", "force", str(tmp_path / "r.tsv"))
+    (tmp_path / "named.tsv").write_text("a\tb\nb\tc\n")
+    named = diskgraph.import_file(tmp_path / "named.tsv", tmp_path / "named.dg")
+    with pytest.raises(diskgraph.InvalidVertex) as vertex:
+        named.neighbors("nope")
+    assert getattr(vertex.value, "kind") == "invalid_vertex"

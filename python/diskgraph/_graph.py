@@ -795,7 +795,7 @@ def _key_id(ids: Dict[Hashable, int], key: Any) -> Any:
     except KeyError:
         if isinstance(key, (int, np.integer)):
             return key
-        raise _native.InvalidVertex(f"{key!r} is not a node of the graph") from None
+        raise _native.make_error("invalid_vertex", f"{key!r} is not a node of the graph") from None
     except TypeError:
         raise TypeError(f"a vertex must be a node key (hashable), got {key!r}") from None
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, List, Optional,
 import numpy as np
 
 from . import _native
-from ._native import AlgorithmError, OutputExistsError
+from ._native import AlgorithmError
 
 if TYPE_CHECKING:
     import pandas
@@ -154,7 +154,8 @@ class Result:
             known = ", ".join(writers)
             raise ValueError(f"{target}: unknown result format {ext or '(no extension)'!r} (use {known})")
         if os.path.lexists(target) and not force:
-            raise OutputExistsError(f"{target} exists (pass force=True to replace it)")
+            message = f"{target} exists (pass force=True to replace it)"
+            raise _native.make_error("output_exists", message, path=target, option="force")
         directory = os.path.dirname(os.path.abspath(target))
         if not os.path.isdir(directory):
             raise FileNotFoundError(f"cannot write {target}: directory {directory} does not exist")
