@@ -199,7 +199,7 @@ pub fn export_error(e: anyhow::Error) -> PyErr {
 
 /// The typed value of an `anyhow` chain: its most specific known cause's, with the chain's
 /// text, each typed cause in its Python message, as the message.
-pub fn chain_error(e: anyhow::Error, reading_graph: bool) -> Typed {
+fn chain_error(e: anyhow::Error, reading_graph: bool) -> Typed {
     let mut cause_typed = None;
     let mut line = String::new();
     for cause in e.chain() {
