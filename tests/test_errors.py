@@ -9,11 +9,13 @@ import re
 import shutil
 import struct
 from pathlib import Path
+from typing import Any, Dict
 
 import numpy as np
 import pytest
 
 import diskgraph
+from diskgraph import _native
 
 
 @pytest.fixture()
@@ -386,3 +388,85 @@ def test_cluster_outputs_naming_the_same_file_are_refused(tmp_path: Path, capfd:
     assert diskgraph._native.cli_main(argv) == 1
     assert f"--stats {r} is also --out {r}: give each output a path of its own" in capfd.readouterr().err
     assert not r.exists()
+
+
+# ----- typed errors: one class per kind, fields as attributes --------------------------------
+
+#: The exception class each error kind must become, with the OS class it also is, if any.
+EXPECTED = {
+    "graph_not_found": (diskgraph.GraphNotFoundError, FileNotFoundError),
+    "not_a_graph": (diskgraph.NotAGraphError, NotADirectoryError),
+    "graph_format": (diskgraph.GraphFormatError, None),
+    "output_exists": (diskgraph.OutputExistsError, None),
+    "input_not_found": (diskgraph.InputNotFoundError, FileNotFoundError),
+    "input_format": (diskgraph.InputFormatError, None),
+    "invalid_vertex": (diskgraph.InvalidVertex, None),
+    "algorithm": (diskgraph.AlgorithmError, None),
+    "wrong_answer": (diskgraph.VerificationError, None),
+    "setting": (ValueError, None),
+    "suspended": (diskgraph.Suspended, None),
+    "interrupted": (KeyboardInterrupt, None),
+    "other": (diskgraph.DiskgraphError, None),
+}
+
+
+def test_every_error_kind_maps_to_its_class() -> None:
+    kinds = _native.error_kinds()
+    assert set(kinds) == set(EXPECTED)
+    for kind, cls in kinds.items():
+        expected, also = EXPECTED[kind]
+        assert cls is expected, kind
+        fields: Dict[str, Any] = {"path": "/no/such/g.dg", "vertex": 7, "minimum": 1 << 20, "option": "memory"}
+        if also is not None:
+            fields["errno"] = 2
+        made = _native.make_error(kind, "what went wrong", **fields)
+        assert type(made) is cls, kind
+        assert also is None or isinstance(made, also), kind
+        e: Any = made
+        assert e.kind == kind
+        assert (e.path, e.vertex, e.minimum, e.option) == ("/no/such/g.dg", 7, 1 << 20, "memory")
+        if also is not None:
+            assert (e.errno, e.strerror, e.filename) == (2, "what went wrong", "/no/such/g.dg")
+        else:
+            assert str(e) == "what went wrong"
+
+
+def test_errors_carry_their_fields(tmp_path: Path) -> None:
+    g = diskgraph.from_edges([1, 2], [2, 3], tmp_path / "g")
+    with pytest.raises(diskgraph.InvalidVertex) as vertex:
+        g.bfs(source=99)
+    v: Any = vertex.value
+    assert (v.kind, v.vertex) == ("invalid_vertex", 99)
+    with pytest.raises(diskgraph.OutputExistsError) as exists:
+        diskgraph.from_edges([1], [2], tmp_path / "g")
+    e: Any = exists.value
+    assert (e.kind, e.option, e.path) == ("output_exists", "force", str(tmp_path / "g"))
+    assert str(e) == f"{tmp_path / 'g'}: output already exists (pass force=True to replace it)"
+    with pytest.raises(diskgraph.GraphNotFoundError) as missing:
+        diskgraph.open(tmp_path / "none")
+    m: Any = missing.value
+    assert (m.kind, m.filename) == ("graph_not_found", str(tmp_path / "none"))
+
+
+def test_quoted_shell_commands_keep_their_flags(graph_dir: Path) -> None:
+    # `diskgraph compress` is a command for the shell: its flags stay as the shell spells them
+    # (the list of subcommands comes from the command line's own parser).
+    g = diskgraph.open(graph_dir)
+    with pytest.raises(ValueError) as e:
+        g.bfs(adjacency="vbyte")
+    assert f"`diskgraph compress {graph_dir} --codec vbyte`" in str(e.value), str(e.value)
+
+
+def test_python_side_refusals_are_typed_too(tmp_path: Path) -> None:
+    g = diskgraph.from_edges([1, 2], [2, 3], tmp_path / "g")
+    r = g.bfs(source=1)
+    r.write(tmp_path / "r.tsv")
+    with pytest.raises(diskgraph.OutputExistsError) as exists:
+        r.write(tmp_path / "r.tsv")
+    e: Any = exists.value
+    assert (e.kind, e.option, e.path) == ("output_exists", "force", str(tmp_path / "r.tsv"))
+    (tmp_path / "named.tsv").write_text("a\tb\nb\tc\n")
+    named = diskgraph.import_file(tmp_path / "named.tsv", tmp_path / "named.dg")
+    with pytest.raises(diskgraph.InvalidVertex) as vertex:
+        named.neighbors("nope")
+    assert getattr(vertex.value, "kind") == "invalid_vertex"

@@ -133,6 +133,30 @@ def test_pagerank_unconverged_raises_as_networkx() -> None:
             nx.pagerank(G, max_iter=2, backend=backend)
 
 
+def test_pagerank_convergence_is_read_from_stats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The backend decides convergence from the run's ``stats["converged"]``: with the summary
+    (prose for people) withheld, a run cut short still raises and a converged one does not."""
+    from diskgraph.nx_backend import algorithms
+
+    runs: List[diskgraph.Result] = []
+    run = algorithms._run
+
+    def withheld(*args: Any, **kwargs: Any) -> diskgraph.Result:
+        result = run(*args, **kwargs)
+        result.summary = "(withheld)"
+        runs.append(result)
+        return result
+
+    monkeypatch.setattr(algorithms, "_run", withheld)
+    G = directed()
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(G, max_iter=2, backend="diskgraph")
+    assert runs[-1].stats["converged"] is False
+    got = nx.pagerank(G, max_iter=1000, backend="diskgraph")
+    assert runs[-1].stats["converged"] is True
+    assert got.keys() == set(G)
+
+
 @pytest.mark.parametrize("kind", GRAPHS)
 def test_components(kind: str) -> None:
     G = GRAPHS[kind]()
@@ -309,7 +333,18 @@ def test_registered() -> None:
     assert set(info["functions"]) == set(FUNCTIONS)
     assert all(callable(getattr(BackendInterface, name)) for name in FUNCTIONS)
     assert "diskgraph" in nx.utils.backends.backends
-    assert nx.config.backends.diskgraph.memory == "1GiB"
+    assert nx.config.backends.diskgraph.memory == 1 << 30
+
+
+def test_one_function_table() -> None:
+    """FUNCTIONS is the one table: the checks, the interface's attributes and ``__all__`` are
+    derived from it, and no argument check names a function it lacks."""
+    from diskgraph.nx_backend import algorithms, interface
+
+    assert set(interface._LIMITS) <= set(FUNCTIONS)
+    assert set(interface._CHECKS) == set(FUNCTIONS)
+    assert set(algorithms.__all__) == set(FUNCTIONS) | {"view"}
+    assert all(callable(getattr(algorithms, name)) for name in algorithms.__all__)
 
 
 def test_backend_priority_environment() -> None:

@@ -90,9 +90,10 @@ def test_tsv_floats_as_rust_prints_them(small: diskgraph.Graph, tmp_path: Path) 
     text = (tmp_path / "py.tsv").read_text()
     assert "\tinf\n" in text
     assert text == (tmp_path / "cli.tsv").read_text()
-    from diskgraph._result import _rust_float
-
-    assert [_rust_float(x) for x in (1e-7, 1.5e-5, 1e-4, 1e16, 3e17, 123.0, float("nan"), -0.0)] == [
+    floats = np.array([1e-7, 1.5e-5, 1e-4, 1e16, 3e17, 123.0, float("nan"), -0.0])
+    made = diskgraph.Result("x", floats, np.arange(8, dtype=np.uint64), {"settings": {"value": "x"}}, "")
+    made.write(tmp_path / "floats.tsv")
+    assert [line.split("\t")[1] for line in (tmp_path / "floats.tsv").read_text().splitlines()] == [
         "1e-7", "1.5e-5", "0.0001", "1e16", "3e17", "123.0", "NaN", "-0.0",
     ]
 

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-DEFAULT_MEMORY = 1 << 30
+#: The memory budget when none is given: the ``memory`` run option's default (1 GiB), from the
+#: engine's declaration.
+DEFAULT_MEMORY: int = _native.DEFAULT_MEMORY
 _U64_LIMIT = 1 << 64
 
 
@@ -794,7 +796,7 @@ def _key_id(ids: Dict[Hashable, int], key: Any) -> Any:
     except KeyError:
         if isinstance(key, (int, np.integer)):
             return key
-        raise _native.InvalidVertex(f"{key!r} is not a node of the graph") from None
+        raise _native.make_error("invalid_vertex", f"{key!r} is not a node of the graph") from None
     except TypeError:
         raise TypeError(f"a vertex must be a node key (hashable), got {key!r}") from None
 

@@ -6,7 +6,7 @@ import os
 from typing import Any, Dict, Optional, Union
 
 from . import _native
-from ._graph import memory_bytes
+from ._graph import DEFAULT_MEMORY, memory_bytes
 
 
 def graph500(
@@ -17,7 +17,7 @@ def graph500(
     seed: int = 1,
     roots: int = 64,
     engine: str = "auto",
-    memory: Union[int, str] = "1GiB",
+    memory: Union[int, str] = DEFAULT_MEMORY,
     threads: Optional[int] = None,
     force: bool = False,
     bfs_only: bool = False,

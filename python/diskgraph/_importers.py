@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 import numpy as np
 
 from . import _native
-from ._graph import Graph, Memory, PathLike, memory_bytes, temporary_graph_path
+from ._graph import DEFAULT_MEMORY, Graph, Memory, PathLike, memory_bytes, temporary_graph_path
 
 #: Edges converted and pushed per step, so a conversion never holds more than one chunk.
 CHUNK = 1 << 20
@@ -175,7 +175,7 @@ def import_file(
     weight_file: Optional[PathLike] = None,
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
-    memory: Memory = "1GiB",
+    memory: Memory = DEFAULT_MEMORY,
     force: bool = False,
     header: Union[str, bool] = "auto",
     delimiter: Optional[str] = None,
@@ -279,7 +279,7 @@ def from_edges(
     *,
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
-    memory: Memory = "1GiB",
+    memory: Memory = DEFAULT_MEMORY,
     force: bool = False,
     compress: Optional[str] = None,
     keep_plain: bool = True,

@@ -32,6 +32,8 @@ __all__ = [
     "algorithms",
     "check_outputs",
     "codecs",
+    "error_kinds",
+    "make_error",
     "cli_main",
     "cluster_job",
     "graph500",
@@ -41,10 +43,14 @@ __all__ = [
     "read_metadata",
     "read_names",
     "write_report",
+    "write_rows",
     "__version__",
+    "DEFAULT_MEMORY",
 ]
 
 __version__: str
+#: The default memory budget in bytes (the `memory` run option's declared default).
+DEFAULT_MEMORY: int
 
 class DiskgraphError(Exception): ...
 class GraphFormatError(DiskgraphError): ...
@@ -113,7 +119,16 @@ def graph500(
 ) -> Dict[str, Any]: ...
 def algorithms() -> Dict[str, Any]: ...
 def codecs() -> List[str]: ...
+def error_kinds() -> Dict[str, type]: ...
+def make_error(kind: str, message: str, **fields: Union[int, float, str, _Path]) -> BaseException: ...
 def write_report(path: _Path, graph: _Path, summary: str, stats: str) -> None: ...
+def write_rows(
+    path: _Path,
+    format: str,
+    vertex_ids: npt.NDArray[np.uint64],
+    values: np.ndarray,
+    labels: Optional[List[str]] = None,
+) -> None: ...
 def import_file(
     input: _Path,
     output: _Path,
@@ -124,7 +139,7 @@ def import_file(
     weight_file: Optional[_Path] = None,
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
-    memory: int = 1073741824,
+    memory: Optional[int] = None,
     force: bool = False,
     header: str = "auto",
     delimiter: Optional[str] = None,
@@ -190,7 +205,7 @@ class Graph:
         self,
         grid: Optional[int] = None,
         sort: str = "grid",
-        memory: int = 1073741824,
+        memory: Optional[int] = None,
         force: bool = False,
         compress: Optional[str] = None,
     ) -> Dict[str, Any]: ...
@@ -211,7 +226,7 @@ class Graph:
         method: str = "norder",
         window: Optional[int] = None,
         seed: Optional[int] = None,
-        memory: int = 1073741824,
+        memory: Optional[int] = None,
         force: bool = False,
         checkpoint: Optional[_Path] = None,
         checkpoint_every: float = 600.0,
@@ -254,7 +269,7 @@ class EdgeImporter:
         weighted: bool = False,
         keep_self_loops: bool = False,
         keep_duplicates: bool = False,
-        memory: int = 1073741824,
+        memory: Optional[int] = None,
         force: bool = False,
         description: str = "python",
         compressed_only: Optional[str] = None,

@@ -7,7 +7,7 @@ from typing import Any, Dict, Hashable, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from ._graph import Graph, Memory, PathLike
+from ._graph import DEFAULT_MEMORY, Graph, Memory, PathLike
 from ._importers import CHUNK, run_import
 
 _U64_LIMIT = 1 << 64
@@ -72,7 +72,7 @@ def from_networkx(
     weight: Optional[str] = "weight",
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
-    memory: Memory = "1GiB",
+    memory: Memory = DEFAULT_MEMORY,
     force: bool = False,
 ) -> Graph:
     """Builds a graph directory from a NetworkX graph and opens it.

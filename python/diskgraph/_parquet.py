@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from ._graph import Graph, Memory, PathLike
+from ._graph import DEFAULT_MEMORY, Graph, Memory, PathLike
 from ._importers import as_ids, as_weights, run_import
 
 
@@ -32,7 +32,7 @@ def from_parquet(
     batch_size: Optional[int] = None,
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
-    memory: Memory = "1GiB",
+    memory: Memory = DEFAULT_MEMORY,
     force: bool = False,
 ) -> Graph:
     """Builds a graph directory from edge columns of Parquet data and opens it.

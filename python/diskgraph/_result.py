@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import math
 import os
 import tempfile
-from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, List, Optional, Union
 
 import numpy as np
 
-from ._native import AlgorithmError, OutputExistsError
+from . import _native
+from ._native import AlgorithmError
 
 if TYPE_CHECKING:
     import pandas
@@ -142,17 +144,18 @@ class Result:
         target = os.fspath(path)
         ext = os.path.splitext(target)[1].lower()
         writers: Dict[str, Callable[[str], None]] = {
-            ".tsv": self._write_tsv,
-            ".csv": self._write_csv,
+            ".tsv": functools.partial(self._write_rows, "tsv"),
+            ".csv": functools.partial(self._write_rows, "csv"),
             ".json": self._write_json,
-            ".npy": self._write_npy,
+            ".npy": functools.partial(self._write_rows, "npy"),
             ".parquet": self._write_parquet,
         }
         if ext not in writers:
             known = ", ".join(writers)
             raise ValueError(f"{target}: unknown result format {ext or '(no extension)'!r} (use {known})")
         if os.path.lexists(target) and not force:
-            raise OutputExistsError(f"{target} exists (pass force=True to replace it)")
+            message = f"{target} exists (pass force=True to replace it)"
+            raise _native.make_error("output_exists", message, path=target, option="force")
         directory = os.path.dirname(os.path.abspath(target))
         if not os.path.isdir(directory):
             raise FileNotFoundError(f"cannot write {target}: directory {directory} does not exist")
@@ -176,21 +179,15 @@ class Result:
         when the graph has names, else its original ID."""
         return [str(k) for k in self.nodes.tolist()]
 
-    def _text_rows(self, sep: str) -> Iterator[str]:
-        """The rows of a text file: the vertex (a name escaped as the CLI's TSV escapes it),
-        then its values, ``sep`` between them."""
-        texts = [_texts(c) for c in self._value_arrays()]
-        for i, vertex in enumerate(self._labels()):
-            yield sep.join([vertex.translate(_TSV_ESCAPES)] + [t[i] for t in texts]) + "\n"
-
-    def _write_tsv(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.writelines(self._text_rows("\t"))
-
-    def _write_csv(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(",".join(["vertex"] + self._file_names()) + "\n")
-            f.writelines(self._text_rows(","))
+    def _write_rows(self, format: str, path: str) -> None:
+        """Writes the rows with the command line's own writers (``diskgraph run --out``'s TSV
+        and ``.npy``, and CSV): vertices named on a graph with names, floats as Rust prints
+        them."""
+        labels = None if self._keys is None else self._labels()
+        kind = self.values.dtype.kind
+        dtype = np.float64 if kind == "f" else np.uint64 if kind == "u" else np.int64
+        values = self.values.astype(dtype, copy=False)
+        _native.write_rows(path, format, self.vertex_ids.astype(np.uint64, copy=False), values, labels)
 
     def _write_json(self, path: str) -> None:
         values = self.values.tolist()
@@ -201,16 +198,6 @@ class Result:
         with open(path, "w", encoding="utf-8") as f:
             json.dump(records, f, allow_nan=False)
             f.write("\n")
-
-    def _write_npy(self, path: str) -> None:
-        n = self.values.shape[0]
-        shape = () if self.values.ndim == 1 else (self.values.shape[1],)
-        dtype = np.dtype([("vertex", "<u8"), ("value", self.values.dtype.newbyteorder("<"), shape)])
-        rows = np.empty(n, dtype=dtype)
-        rows["vertex"] = self.vertex_ids
-        rows["value"] = self.values
-        with open(path, "wb") as f:
-            np.save(f, rows)
 
     def _write_parquet(self, path: str) -> None:
         pa = _optional("pyarrow", "write")
@@ -242,31 +229,6 @@ def _optional(module: str, method: str) -> Any:
         raise ImportError(
             f"Result.{method}() needs {module}: pip install 'diskgraph[{module}]' (or pip install {module})"
         ) from e
-
-
-#: How the CLI's TSV escapes a vertex name.
-_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-
-
-def _texts(column: np.ndarray) -> List[str]:
-    """Each value as the CLI's TSV prints it: integers in decimal, floats as Rust's ``{:?}``
-    (the shortest text that round-trips: ``0.5``, ``1e-5``, ``1e16``, ``inf``, ``NaN``)."""
-    if column.dtype.kind != "f":
-        return [str(x) for x in column.tolist()]
-    return [_rust_float(x) for x in column.tolist()]
-
-
-def _rust_float(x: float) -> str:
-    """``x`` as Rust's ``{:?}`` formats an f64: Python's ``repr`` (the same shortest digits and
-    the same switch to exponents below 1e-4 and from 1e16) with Rust's exponent (``e-5``, ``e16``)
-    and ``NaN``."""
-    if math.isnan(x):
-        return "NaN"
-    text = repr(x)
-    mantissa, e, exponent = text.partition("e")
-    if not e:
-        return text
-    return f"{mantissa}e{int(exponent)}"
 
 
 class ConvergenceError(AlgorithmError):

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._graph import Graph, Memory, PathLike
+from ._graph import DEFAULT_MEMORY, Graph, Memory, PathLike
 from ._importers import CHUNK, as_weights, push_vertices, run_import
 
 
@@ -18,7 +18,7 @@ def from_scipy(
     weighted: Optional[bool] = None,
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
-    memory: Memory = "1GiB",
+    memory: Memory = DEFAULT_MEMORY,
     force: bool = False,
 ) -> Graph:
     """Builds a graph directory from a square scipy.sparse matrix and opens it.

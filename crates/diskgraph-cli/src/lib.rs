@@ -16,7 +16,7 @@ mod info;
 pub mod interrupt;
 mod names;
 mod out_path;
-mod output;
+pub mod output;
 mod partition;
 mod progress;
 mod reorder;
@@ -77,6 +77,15 @@ enum Command {
     Graph500(graph500::Args),
     /// Cut a graph into N parts (row-column balanced 2D partitioning), a graph directory each, for workers on several machines.
     Split(split::Args),
+}
+
+/// The names of the command line's subcommands (`import`, `run`, `compress`, ...).
+pub fn subcommands() -> Vec<String> {
+    use clap::CommandFactory;
+    Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect()
 }
 
 /// Exit status of a run that stopped at its time limit with its state saved (sysexits'

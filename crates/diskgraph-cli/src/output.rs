@@ -43,10 +43,40 @@ pub fn write_values(
         );
     }
     written_whole(path, |tmp| match ext.as_str() {
-        "tsv" => write_tsv(tmp, ids, names, values, vertex_values),
+        "tsv" => write_text(tmp, ids, names, values, vertex_values, b'\t', None),
         "npy" => write_npy(tmp, ids, values),
         _ => write_parquet(tmp, ids, names, values),
     })
+}
+
+/// The formats [`write_rows`] writes: the command line's TSV and `.npy`, and CSV.
+pub const ROW_FORMATS: &[&str] = &["tsv", "csv", "npy"];
+
+/// Writes `values` (parallel to `ids`) to `path` itself, in `format` (one of [`ROW_FORMATS`]),
+/// with no temporary (the caller renames): the TSV and `.npy` [`write_values`] writes, or CSV
+/// (the TSV's fields separated by commas, under a header `vertex,value` or
+/// `vertex,value_0,value_1,…`). With `names`, rows name their vertices; values stay numeric.
+pub fn write_rows(path: &Path, format: &str, ids: &RowIds, names: Option<&VertexNames>, values: &Values) -> Result<()> {
+    match format {
+        "tsv" => write_text(path, ids, names, values, false, b'\t', None),
+        "csv" => write_text(path, ids, names, values, false, b',', Some(&csv_header(values))),
+        "npy" => write_npy(path, ids, values),
+        _ => bail!(
+            "unknown row format {format:?} (use {})",
+            crate::out_path::listed(ROW_FORMATS)
+        ),
+    }
+}
+
+/// The header line of a CSV file of `values`: `vertex,value`, or a `value_<i>` per source.
+fn csv_header(values: &Values) -> String {
+    match values {
+        Values::Distances { sources, .. } => {
+            let columns: Vec<String> = (0..*sources).map(|i| format!("value_{i}")).collect();
+            format!("vertex,{}", columns.join(","))
+        }
+        _ => "vertex,value".to_string(),
+    }
 }
 
 /// Writes `path` through `write` into a hidden temporary beside it (`.NAME.tmp-<pid>-<nanos>`),
@@ -99,14 +129,22 @@ fn write_vertex(w: &mut impl Write, id: u64, names: Option<&VertexNames>) -> std
     w.write_all(rest.as_bytes())
 }
 
-fn write_tsv(
+/// Writes the rows as text: the vertex, then its values, `sep` between fields, under `header`
+/// if given (TSV: a tab, no header).
+fn write_text(
     path: &Path,
     ids: &RowIds,
     names: Option<&VertexNames>,
     values: &Values,
     vertex_values: bool,
+    sep: u8,
+    header: Option<&str>,
 ) -> Result<()> {
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
+    if let Some(header) = header {
+        writeln!(w, "{header}")?;
+    }
+    let sep = char::from(sep);
     let n = ids.len();
     let value_names = names.filter(|_| vertex_values);
     for (k, id) in ids.iter().enumerate() {
@@ -114,19 +152,19 @@ fn write_tsv(
         match values {
             Values::Signed(v) => match u64::try_from(v[k]) {
                 Ok(vertex) if value_names.is_some() => {
-                    w.write_all(b"\t")?;
+                    write!(w, "{sep}")?;
                     write_vertex(&mut w, vertex, value_names)?;
                 }
-                _ => write!(w, "\t{}", v[k])?,
+                _ => write!(w, "{sep}{}", v[k])?,
             },
             Values::Unsigned(v) => {
-                w.write_all(b"\t")?;
+                write!(w, "{sep}")?;
                 write_vertex(&mut w, v[k], value_names)?;
             }
-            Values::Float(v) => write!(w, "\t{:?}", v[k])?,
+            Values::Float(v) => write!(w, "{sep}{:?}", v[k])?,
             Values::Distances { sources, hops } => {
                 for i in 0..*sources {
-                    write!(w, "\t{}", hop(hops, n, i, k))?;
+                    write!(w, "{sep}{}", hop(hops, n, i, k))?;
                 }
             }
         }

@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can be wrong with a graph directory or with writing one.
 ///
@@ -187,6 +187,31 @@ pub enum FormatError {
 }
 
 impl FormatError {
+    /// The file or directory the fault is in, when the error names one.
+    pub fn path(&self) -> Option<&Path> {
+        use FormatError::*;
+        match self {
+            Io { path, .. }
+            | NotAGraph { path, .. }
+            | Manifest { path, .. }
+            | FileSize { path, .. }
+            | Checksum { path, .. }
+            | Padding { path, .. }
+            | Index { path, .. }
+            | NeighbourOutOfRange { path, .. }
+            | Unsorted { path, .. }
+            | Content { path, .. }
+            | RecordMismatch { path, .. }
+            | OutsideGraph { path, .. }
+            | CompressedList { path, .. }
+            | LayoutReplaced { path, .. }
+            | Replaced { path, .. }
+            | Exists { path, .. } => Some(path),
+            Read(e) => e.path(),
+            Interrupted(_) | OutputClash { .. } => None,
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         FormatError::Io {
             path: path.into(),

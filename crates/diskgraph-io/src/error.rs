@@ -1,6 +1,6 @@
 //! The crate's error type: every fault names the file it happened on, or the setting at fault.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// An I/O fault, naming the file.
 #[derive(Debug, thiserror::Error)]
@@ -41,4 +41,14 @@ pub enum IoError {
     /// the round handed out no further read and ended before delivering all its ranges.
     #[error("the read was stopped on request before it ended")]
     Stopped,
+}
+
+impl IoError {
+    /// The file the fault is in, when the error names one.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            IoError::Os { path, .. } | IoError::MappedFault { path, .. } => Some(path),
+            IoError::Config(_) | IoError::OutOfRange { .. } | IoError::Stopped => None,
+        }
+    }
 }

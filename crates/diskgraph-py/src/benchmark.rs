@@ -6,8 +6,9 @@ use diskgraph_algo::AlgoError;
 use diskgraph_cli::graph500::{run, Options};
 use pyo3::prelude::*;
 
-use crate::errors::{export_error, value_error, VerificationError};
+use crate::errors::{export_error, pythonic};
 use crate::interrupt::interruptible;
+use crate::typed::{self, Typed};
 
 /// Runs the benchmark on one engine (see ``diskgraph.graph500``) and returns its report as a
 /// dict, the GIL released; KeyboardInterrupt stops the search under way.
@@ -53,12 +54,16 @@ pub fn graph500(
 /// The Python exception of a failed benchmark: a search that fails validation is a
 /// VerificationError, a bad setting a ValueError, a damaged graph a GraphFormatError.
 fn benchmark_error(e: anyhow::Error) -> PyErr {
-    let msg = diskgraph_cli::one_line(&e);
     for cause in e.chain() {
-        match cause.downcast_ref::<AlgoError>() {
-            Some(AlgoError::WrongAnswer { .. }) => return VerificationError::new_err(msg),
-            Some(AlgoError::InvalidSetting(_)) => return value_error(msg),
-            _ => {}
+        if let Some(a @ (AlgoError::WrongAnswer { .. } | AlgoError::InvalidSetting(_))) =
+            cause.downcast_ref::<AlgoError>()
+        {
+            let message = pythonic(&diskgraph_cli::one_line(&e));
+            return Typed {
+                message,
+                ..typed::of_algo(a)
+            }
+            .into_pyerr();
         }
     }
     export_error(e)

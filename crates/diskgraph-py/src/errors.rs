@@ -5,8 +5,11 @@
 //! graph or an input. A missing graph or input is also a `FileNotFoundError`, and a path that
 //! is not a graph directory a `NotADirectoryError`, as Python's own file functions raise.
 //!
-//! Messages speak Python: the command line's flags in a Rust error become keyword arguments
-//! ([`pythonic`]), and an error's causes are joined once (no OS text twice).
+//! Each error crosses as a typed value ([`crate::typed`]): its kind decides the class, its
+//! fields become attributes. Where an error holds an option as data, its message is built in
+//! Python's spelling from the fields; only free text that names flags (the settings' messages,
+//! the importers' and writers' `anyhow` chains) is still respelled ([`pythonic`]). An error's
+//! causes are joined once (no OS text twice).
 
 use std::path::Path;
 
@@ -14,17 +17,17 @@ use diskgraph_algo::registry::ALGORITHMS;
 use diskgraph_algo::AlgoError;
 use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
 use diskgraph_engine::options::{OptionKind, OptionSpec};
-use diskgraph_engine::EngineError;
 use diskgraph_format::FormatError;
-use diskgraph_io::IoError;
 use diskgraph_prep::reorder::GorderSuspended;
 use diskgraph_prep::{InputError, NoLayoutFits};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyFileNotFoundError, PyNotADirectoryError, PyValueError};
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyNotADirectoryError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyType};
 use pyo3::PyTypeInfo;
+
+use crate::typed::{self, Field, Kind, Typed};
 
 create_exception!(
     diskgraph,
@@ -141,41 +144,21 @@ pub fn input_not_found_class(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
     )
 }
 
-/// An instance of the class `class` makes, as Python's file functions raise it: with `errno`,
-/// `strerror` and `filename` (``[Errno 2] No such file or directory: 'x.dg'``).
-fn missing(class: fn(Python<'_>) -> PyResult<Bound<'_, PyType>>, path: &Path, source: &std::io::Error) -> PyErr {
-    let errno = source.raw_os_error().unwrap_or(2);
-    let text = source.to_string();
-    let strerror = text
-        .strip_suffix(&format!(" (os error {errno})"))
-        .unwrap_or(&text)
-        .to_string();
-    let filename = path.to_string_lossy().into_owned();
-    Python::attach(|py| match class(py) {
-        Ok(class) => PyErr::from_type(class, (errno, strerror, filename)),
-        Err(e) => e,
-    })
-}
-
 /// The error of opening `path` as a graph directory: a missing path is a
 /// `GraphNotFoundError`, a file or a directory without a manifest a `NotAGraphError`, anything
 /// else as [`format_error`].
 pub fn open_error(path: &Path, e: FormatError) -> PyErr {
-    let raise_not_a_graph = |msg: String| {
-        Python::attach(|py| match not_a_graph_class(py) {
-            Ok(class) => PyErr::from_type(class, (msg,)),
-            Err(e) => e,
-        })
+    let not_a_graph = |why: &str| {
+        Typed::new(
+            Kind::NotAGraph,
+            format!("{} is not a diskgraph graph directory ({why})", path.display()),
+        )
+        .with("path", Field::Path(path.to_path_buf()))
+        .into_pyerr()
     };
-    let not_a_graph =
-        |why: &str| raise_not_a_graph(format!("{} is not a diskgraph graph directory ({why})", path.display()));
-    if let FormatError::NotAGraph { .. } = &e {
-        // Its message says what the directory is when it is a split.
-        return raise_not_a_graph(e.to_string());
-    }
     if let FormatError::Io { path: at, source } = &e {
         if at == path && source.kind() == std::io::ErrorKind::NotFound {
-            return missing(graph_not_found_class, path, source);
+            return typed::missing(Kind::GraphNotFound, path, source).into_pyerr();
         }
         if at == path && path.exists() && !path.is_dir() {
             return not_a_graph("a file, not a directory");
@@ -189,101 +172,89 @@ pub fn open_error(path: &Path, e: FormatError) -> PyErr {
 
 /// A damaged or missing graph directory (or an existing output, for writers).
 pub fn format_error(e: FormatError) -> PyErr {
-    let msg = pythonic(&e.to_string());
-    match e {
-        FormatError::Exists { .. } => OutputExistsError::new_err(msg),
-        _ => GraphFormatError::new_err(msg),
-    }
+    typed::of_format(&e).into_pyerr()
 }
 
-/// A `ValueError` for a refused setting, its message in Python's terms ([`pythonic`]).
+/// A `ValueError` for a refused setting, its free text in Python's terms ([`pythonic`]).
 pub fn value_error(msg: impl AsRef<str>) -> PyErr {
-    PyValueError::new_err(pythonic(msg.as_ref()))
+    Typed::new(Kind::Setting, pythonic(msg.as_ref())).into_pyerr()
 }
 
 /// An error of a run ([`diskgraph_algo::registry::run`]) or of loading for runs.
 pub fn run_error(e: AlgoError) -> PyErr {
-    let msg = pythonic(&e.to_string());
-    match e {
-        AlgoError::Engine(EngineError::Format(f)) => format_error(f),
-        AlgoError::Engine(EngineError::Io(IoError::Os { .. })) => GraphFormatError::new_err(msg),
-        AlgoError::Engine(EngineError::NoSuchVertex(_) | EngineError::InvalidVertex { .. }) => {
-            InvalidVertex::new_err(msg)
-        }
-        AlgoError::Engine(EngineError::Scratch { .. }) => DiskgraphError::new_err(msg),
-        AlgoError::Engine(EngineError::Cancelled) => pyo3::exceptions::PyKeyboardInterrupt::new_err(msg),
-        AlgoError::Engine(_) | AlgoError::InvalidSetting(_) | AlgoError::UnknownAlgorithm(_) => {
-            PyValueError::new_err(msg)
-        }
-        AlgoError::NegativeWeight { .. }
-        | AlgoError::NeedsUndirected(_)
-        | AlgoError::NanWeight { .. }
-        | AlgoError::MissingInEdges(_) => AlgorithmError::new_err(msg),
-        AlgoError::WrongAnswer { .. } => VerificationError::new_err(msg),
-    }
+    typed::of_algo(&e).into_pyerr()
 }
 
-/// An error of an import (an `anyhow` chain): the most specific cause decides the class, and
+/// An error of an import (an `anyhow` chain): the most specific cause decides the kind, and
 /// the message is the whole chain.
 pub fn import_error(e: anyhow::Error) -> PyErr {
-    chain_error(e, false)
+    chain_error(e, false).into_pyerr()
 }
 
 /// An error of an export: as [`import_error`], but a fault of the graph being read is a
 /// `GraphFormatError`.
 pub fn export_error(e: anyhow::Error) -> PyErr {
-    chain_error(e, true)
+    chain_error(e, true).into_pyerr()
 }
 
-fn chain_error(e: anyhow::Error, reading_graph: bool) -> PyErr {
-    let msg = pythonic(&diskgraph_cli::one_line(&e));
+/// The typed value of an `anyhow` chain: its most specific known cause's, with the chain's
+/// text, each typed cause in its Python message, as the message.
+fn chain_error(e: anyhow::Error, reading_graph: bool) -> Typed {
+    let mut cause_typed = None;
+    let mut line = String::new();
     for cause in e.chain() {
-        if cause.is::<GorderSuspended>() {
-            return Suspended::new_err(msg);
-        }
-        if cause.is::<NoLayoutFits>() {
-            return PyValueError::new_err(msg);
-        }
-        if let Some(input) = cause.downcast_ref::<InputError>() {
-            if let InputError::Io { path, source } = input {
-                if source.kind() == std::io::ErrorKind::NotFound {
-                    return missing(input_not_found_class, path, source);
-                }
+        let typed = typed_cause(cause, reading_graph);
+        let text = match &typed {
+            Some(t) if t.kind != Kind::InputNotFound => t.message.clone(),
+            _ => pythonic(&cause.to_string()),
+        };
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
             }
-            return InputFormatError::new_err(msg);
+            line.push_str(&text);
         }
-        if let Some(f) = cause.downcast_ref::<FormatError>() {
-            return match f {
-                FormatError::Exists { .. } => OutputExistsError::new_err(msg),
-                FormatError::OutputClash { .. } => PyValueError::new_err(msg),
-                _ if reading_graph => GraphFormatError::new_err(msg),
-                _ => DiskgraphError::new_err(msg),
-            };
+        if cause_typed.is_none() {
+            cause_typed = typed;
         }
     }
-    DiskgraphError::new_err(msg)
+    let line = line.replace('\n', " ");
+    match cause_typed {
+        Some(t) if t.kind == Kind::InputNotFound => t,
+        Some(t) => Typed { message: line, ..t },
+        None => Typed::new(Kind::Other, line),
+    }
+}
+
+/// The typed value of one cause of a chain, when it is one of the errors known here.
+fn typed_cause(cause: &(dyn std::error::Error + 'static), reading_graph: bool) -> Option<Typed> {
+    if cause.is::<GorderSuspended>() {
+        return Some(Typed::new(Kind::Suspended, cause.to_string()));
+    }
+    if cause.is::<NoLayoutFits>() {
+        return Some(Typed::new(Kind::Setting, pythonic(&cause.to_string())));
+    }
+    if let Some(input) = cause.downcast_ref::<InputError>() {
+        return Some(typed::of_input(input, pythonic(&input.to_string())));
+    }
+    let f = cause.downcast_ref::<FormatError>()?;
+    let typed = typed::of_format(f);
+    Some(match f {
+        FormatError::Exists { .. } | FormatError::OutputClash { .. } => typed,
+        _ if reading_graph => Typed {
+            kind: Kind::GraphFormat,
+            ..typed
+        },
+        _ => Typed {
+            kind: Kind::Other,
+            ..typed
+        },
+    })
 }
 
 /// Flags of the command line that are boolean keyword arguments in Python but no option of a
 /// run (those come from the descriptors): the importers' and writers'.
 const PYTHON_FLAGS: &[&str] = &["force", "weighted", "undirected", "keep-self-loops", "keep-duplicates"];
-
-/// The command line's subcommands, which start a command quoted in a message.
-const SUBCOMMANDS: &[&str] = &[
-    "import",
-    "generate",
-    "info",
-    "verify",
-    "export",
-    "partition",
-    "reorder",
-    "cost",
-    "select",
-    "run",
-    "algorithms",
-    "device",
-    "threshold",
-];
 
 /// The run option spelled `--flag` on the command line, if any.
 fn option_of_flag(flag: &str) -> Option<&'static OptionSpec> {
@@ -303,13 +274,14 @@ fn option_of_flag(flag: &str) -> Option<&'static OptionSpec> {
 /// argument's name. A `diskgraph ...` command quoted in the message stays as it is, up to the
 /// backquote or parenthesis that ends it: it is meant for the shell.
 pub fn pythonic(msg: &str) -> String {
+    let subcommands = diskgraph_cli::subcommands();
     let mut out = String::with_capacity(msg.len());
     let mut in_command = false;
     let mut rest = msg;
     while let Some(c) = rest.chars().next() {
         let at_word = out.is_empty() || out.ends_with([' ', '(', '`', '"', '\'']);
         let command = rest.strip_prefix("diskgraph ");
-        if at_word && command.is_some_and(|r| SUBCOMMANDS.iter().any(|c| r.starts_with(&format!("{c} ")))) {
+        if at_word && command.is_some_and(|r| subcommands.iter().any(|c| r.starts_with(&format!("{c} ")))) {
             in_command = true;
         } else if matches!(c, '`' | ')' | ';') {
             in_command = false;

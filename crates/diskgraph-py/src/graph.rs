@@ -22,7 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-use crate::errors::{export_error, format_error, open_error, run_error, value_error, OutputExistsError};
+use crate::errors::{export_error, format_error, open_error, run_error, value_error};
 use crate::interrupt::interruptible;
 use crate::json_to_py;
 use crate::options;
@@ -216,10 +216,9 @@ impl PyGraph {
             )));
         }
         if !force && std::fs::symlink_metadata(&output).is_ok() {
-            return Err(OutputExistsError::new_err(format!(
-                "{}: output already exists (pass force=True to replace it)",
-                output.display()
-            )));
+            return Err(format_error(diskgraph_format::FormatError::Exists {
+                path: output.to_path_buf(),
+            }));
         }
         let dir = self.dir.clone();
         interruptible(py, move |stop| {
@@ -236,13 +235,13 @@ impl PyGraph {
     /// graph to stream the new one (``diskgraph.Graph.partition`` does). With ``compress`` (a
     /// codec name) the blocks are compressed (layout ``grid-P…-<codec>``). Interrupted
     /// (KeyboardInterrupt), it publishes nothing and leaves no temporaries.
-    #[pyo3(signature = (grid = None, sort = "grid", memory = 1_073_741_824, force = false, compress = None))]
+    #[pyo3(signature = (grid = None, sort = "grid", memory = None, force = false, compress = None))]
     fn partition<'py>(
         &self,
         py: Python<'py>,
         grid: Option<Bound<'py, PyAny>>,
         sort: &str,
-        memory: u64,
+        memory: Option<u64>,
         force: bool,
         compress: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -253,7 +252,7 @@ impl PyGraph {
         let sort: SortOrder = sort.parse().map_err(PyValueError::new_err)?;
         let opts = PartitionOptions {
             grid,
-            memory,
+            memory: memory.unwrap_or_else(crate::default_memory),
             force,
             compress: codec_option(compress)?,
         };
@@ -393,7 +392,7 @@ impl PyGraph {
     /// Interrupted (KeyboardInterrupt), it leaves nothing at ``output`` (a Gorder checkpoint
     /// keeps its last save).
     #[pyo3(signature = (
-        output, method = "norder", window = None, seed = None, memory = 1_073_741_824, force = false,
+        output, method = "norder", window = None, seed = None, memory = None, force = false,
         checkpoint = None, checkpoint_every = 600.0, time_limit = None, page_size = None
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -404,7 +403,7 @@ impl PyGraph {
         method: &str,
         window: Option<u64>,
         seed: Option<u64>,
-        memory: u64,
+        memory: Option<u64>,
         force: bool,
         checkpoint: Option<PathBuf>,
         checkpoint_every: f64,
@@ -440,7 +439,7 @@ impl PyGraph {
             window,
             page_bytes: page_size,
             seed,
-            memory,
+            memory: memory.unwrap_or_else(crate::default_memory),
             force,
             checkpoint,
         };

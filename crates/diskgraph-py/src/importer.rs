@@ -26,7 +26,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::errors::{format_error, import_error, pythonic, DiskgraphError, OutputExistsError};
+use crate::errors::{format_error, import_error, pythonic, DiskgraphError};
 use crate::interrupt::interruptible;
 use crate::json_to_py;
 use crate::wait::wait_interruptibly;
@@ -77,7 +77,7 @@ fn encoding(compressed_only: Option<&str>) -> PyResult<ListEncoding> {
 #[pyfunction]
 #[pyo3(signature = (
     input, output, *, format = "auto", undirected = false, weighted = false, weight_file = None,
-    keep_self_loops = false, keep_duplicates = false, memory = 1_073_741_824, force = false,
+    keep_self_loops = false, keep_duplicates = false, memory = None, force = false,
     header = "auto", delimiter = None, source_column = None, target_column = None, weight_column = None,
     ids = "auto", compressed_only = None
 ))]
@@ -92,7 +92,7 @@ pub fn import_file<'py>(
     weight_file: Option<PathBuf>,
     keep_self_loops: bool,
     keep_duplicates: bool,
-    memory: u64,
+    memory: Option<u64>,
     force: bool,
     header: &str,
     delimiter: Option<&str>,
@@ -124,7 +124,7 @@ pub fn import_file<'py>(
         undirected,
         keep_self_loops,
         keep_duplicates,
-        memory,
+        memory: memory.unwrap_or_else(crate::default_memory),
         force,
         encoding: encoding(compressed_only)?,
     };
@@ -152,10 +152,9 @@ fn in_python_terms(mut summary: ImportSummary) -> ImportSummary {
 /// when it publishes).
 fn check_output(output: &Path, force: bool) -> PyResult<()> {
     if !force && std::fs::symlink_metadata(output).is_ok() {
-        return Err(OutputExistsError::new_err(format!(
-            "{}: output already exists (pass force=True to replace it)",
-            output.display()
-        )));
+        return Err(format_error(diskgraph_format::FormatError::Exists {
+            path: output.to_path_buf(),
+        }));
     }
     Ok(())
 }
@@ -293,7 +292,7 @@ impl EdgeImporter {
     #[new]
     #[pyo3(signature = (
         output, *, directed = true, weighted = false, keep_self_loops = false, keep_duplicates = false,
-        memory = 1_073_741_824, force = false, description = "python", compressed_only = None
+        memory = None, force = false, description = "python", compressed_only = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -302,7 +301,7 @@ impl EdgeImporter {
         weighted: bool,
         keep_self_loops: bool,
         keep_duplicates: bool,
-        memory: u64,
+        memory: Option<u64>,
         force: bool,
         description: &str,
         compressed_only: Option<&str>,
@@ -319,7 +318,7 @@ impl EdgeImporter {
             undirected: !directed,
             keep_self_loops,
             keep_duplicates,
-            memory,
+            memory: memory.unwrap_or_else(crate::default_memory),
             force,
             encoding: encoding(compressed_only)?,
         };

@@ -19,8 +19,10 @@ mod interrupt;
 mod options;
 mod paths;
 mod report;
+mod rows;
 mod static_cache;
 mod sync_handle;
+mod typed;
 mod wait;
 
 /// Large vertex arrays get transparent hugepages (see [`diskgraph_io::HugePageAlloc`]).
@@ -64,6 +66,12 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     json_to_py(py, &diskgraph_algo::catalog::catalog())
 }
 
+/// The memory budget of a run, an import or a partitioning when none is given: the default of
+/// the `memory` run option (`--memory`), as declared once in the engine.
+pub(crate) fn default_memory() -> u64 {
+    diskgraph_engine::engine_options::memory(&diskgraph_engine::options::Params::new())
+}
+
 #[pymodule]
 #[pyo3(name = "_native")]
 mod native {
@@ -87,9 +95,13 @@ mod native {
     #[pymodule_export]
     use super::report::write_report;
     #[pymodule_export]
+    use super::rows::write_rows;
+    #[pymodule_export]
     use super::static_cache::PyStaticCache;
     #[pymodule_export]
     use super::sync_handle::{PySyncGraph, PySyncQueue};
+    #[pymodule_export]
+    use super::typed::{error_kinds, make_error};
     #[pymodule_export]
     use super::{algorithms, codecs, parse_size};
 
@@ -100,6 +112,7 @@ mod native {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         // Seconds a worker may take to answer one call of a cluster run, unless the run says.
         m.add("DEFAULT_CLUSTER_TIMEOUT", diskgraph_cli::cluster::DEFAULT_TIMEOUT)?;
+        m.add("DEFAULT_MEMORY", super::default_memory())?;
         // A Python process runs graph after graph: freed vertex arrays go back to the kernel.
         diskgraph_io::return_large_blocks();
         let py = m.py();

@@ -14,7 +14,8 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString};
 
-use crate::errors::{value_error, InvalidVertex};
+use crate::errors::value_error;
+use crate::typed::{Kind, Typed};
 
 /// Python's name of `obj`'s type, for messages.
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -26,6 +27,16 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// `str(obj)`, for messages.
 fn shown(obj: &Bound<'_, PyAny>) -> String {
     obj.str().map_or_else(|_| "?".to_string(), |s| s.to_string())
+}
+
+/// An `InvalidVertex` for a source given as `v`, which no vertex ID can be (negative, or too
+/// large for 64 bits).
+fn not_a_vertex(v: &str) -> PyErr {
+    Typed::new(
+        Kind::InvalidVertex,
+        format!("source vertex {v} is not a vertex of the graph"),
+    )
+    .into_pyerr()
 }
 
 /// An integer (a Python int or anything with `__index__`, not a bool), as `i128`; `None` when
@@ -102,11 +113,8 @@ fn source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
     match integer("source", obj)? {
         Some(v) => u64::try_from(v)
             .map(Source::Id)
-            .map_err(|_| InvalidVertex::new_err(format!("source vertex {v} is not a vertex of the graph"))),
-        None => Err(InvalidVertex::new_err(format!(
-            "source vertex {} is not a vertex of the graph",
-            shown(obj)
-        ))),
+            .map_err(|_| not_a_vertex(&v.to_string())),
+        None => Err(not_a_vertex(&shown(obj))),
     }
 }
 
@@ -150,11 +158,9 @@ fn sources(obj: &Bound<'_, PyAny>, max: Option<usize>) -> PyResult<Sources> {
     let mut ids = Vec::new();
     for item in items {
         let item = item?;
-        let not_a_vertex =
-            |v: String| InvalidVertex::new_err(format!("source vertex {v} is not a vertex of the graph"));
         match integer("each source", &item)? {
-            Some(v) => ids.push(u64::try_from(v).map_err(|_| not_a_vertex(v.to_string()))?),
-            None => return Err(not_a_vertex(shown(&item))),
+            Some(v) => ids.push(u64::try_from(v).map_err(|_| not_a_vertex(&v.to_string()))?),
+            None => return Err(not_a_vertex(&shown(&item))),
         }
     }
     Ok(Sources::Ids(ids))

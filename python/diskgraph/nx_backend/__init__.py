@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+from .._native import DEFAULT_MEMORY
+
 #: The NetworkX functions the backend implements, each with what it cannot honour (NetworkX
 #: runs its own implementation then).
 FUNCTIONS: Dict[str, str] = {
@@ -71,5 +73,5 @@ def get_info() -> Dict[str, Any]:
         "functions": {
             name: ({"additional_docs": docs} if docs else {}) for name, docs in sorted(FUNCTIONS.items())
         },
-        "default_config": {"memory": "1GiB", "tmpdir": None},
+        "default_config": {"memory": DEFAULT_MEMORY, "tmpdir": None},
     }

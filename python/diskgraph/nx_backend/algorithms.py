@@ -14,8 +14,9 @@ from typing import Any, Dict, Hashable, Iterator, List, Optional, Set, Tuple, Un
 import networkx as nx
 import numpy as np
 
-from .._graph import Graph
+from .._graph import DEFAULT_MEMORY, Graph
 from .._result import Result
+from . import FUNCTIONS
 from .graph import BackendGraph, config
 
 #: Sources per apsp run of diameter: its result holds (vertices × this) int64 hop counts.
@@ -32,7 +33,7 @@ def view(G: Any) -> BackendGraph:
 
 
 def _run(bg: BackendGraph, algorithm: str, weight: Optional[str] = None, **options: Any) -> Result:
-    result = bg.graph(weight).run(algorithm, memory=config("memory", "1GiB"), **options)
+    result = bg.graph(weight).run(algorithm, memory=config("memory", DEFAULT_MEMORY), **options)
     if result.values.shape[0] != len(bg):
         raise AssertionError(f"{algorithm} gave {result.values.shape[0]} values for {len(bg)} nodes")
     return result
@@ -160,7 +161,7 @@ def pagerank(
     if not (plain and (weight is None or bg.facts(weight).uniform)):
         return _pagerank_by_spmv(bg, alpha, personalization, max_iter, tol, nstart, weight, dangling)
     result = _run(bg, "pagerank", tolerance=tol, max_iterations=max_iter, allow_unconverged=True)
-    if not _converged(result):
+    if result.stats.get("converged") is False:
         raise nx.PowerIterationFailedConvergence(max_iter)
     return bg.mapped(result.values.tolist())
 
@@ -210,18 +211,11 @@ def _pagerank_by_spmv(
     dangling_weights = vector(dangling, p)
     for _ in range(max_iter):
         last = x
-        moved = g.run("spmv", memory=config("memory", "1GiB"), x=last * inverse).values
+        moved = g.run("spmv", memory=config("memory", DEFAULT_MEMORY), x=last * inverse).values
         x = alpha * (moved + last[is_dangling].sum() * dangling_weights) + (1 - alpha) * p
         if np.abs(x - last).sum() < n * tol:
             return bg.mapped(x.tolist())
     raise nx.PowerIterationFailedConvergence(max_iter)
-
-
-def _converged(result: Result) -> bool:
-    settings = result.stats.get("settings", {})
-    if "converged" in settings:
-        return bool(settings["converged"])
-    return "NOT converged" not in result.summary
 
 
 # ----- traversals -------------------------------------------------------------------------
@@ -534,24 +528,5 @@ def betweenness_centrality(
     return bg.mapped(values.tolist())
 
 
-__all__ = [
-    "betweenness_centrality",
-    "bfs_edges",
-    "bfs_layers",
-    "connected_components",
-    "core_number",
-    "diameter",
-    "maximal_independent_set",
-    "minimum_spanning_tree",
-    "number_connected_components",
-    "number_strongly_connected_components",
-    "number_weakly_connected_components",
-    "pagerank",
-    "single_source_dijkstra_path",
-    "single_source_dijkstra_path_length",
-    "single_source_shortest_path_length",
-    "strongly_connected_components",
-    "triangles",
-    "view",
-    "weakly_connected_components",
-]
+#: The implemented functions (:data:`diskgraph.nx_backend.FUNCTIONS`) and :func:`view`.
+__all__ = ["view", *FUNCTIONS]

@@ -11,7 +11,7 @@ from typing import Any, Dict, Hashable, Iterable, List, Optional, Sequence, Tupl
 import networkx as nx
 import numpy as np
 
-from .._graph import Graph
+from .._graph import DEFAULT_MEMORY, Graph
 from .._importers import from_edges
 
 
@@ -159,7 +159,7 @@ class BackendGraph:
             directed=self.directed,
             vertices=np.arange(len(self.nodes), dtype=np.uint64),
             keep_self_loops=True,
-            memory=config("memory", "1GiB"),
+            memory=config("memory", DEFAULT_MEMORY),
         )
         self._variants[weight] = g
         return g

@@ -13,6 +13,8 @@ from . import FUNCTIONS, algorithms
 from .graph import BackendGraph, WeightFacts
 
 Reason = Union[bool, str]
+#: An argument check: the graph and the bound arguments to whether the backend can run them.
+Check = Callable[[Any, Dict[str, Any]], Reason]
 
 
 def _weight_facts(G: Any, weight: Any) -> WeightFacts:
@@ -69,7 +71,7 @@ def _pagerank(G: Any, a: Dict[str, Any]) -> Reason:
     return _weight(positive=False, nonnegative=True)(G, a["weight"])
 
 
-def _dijkstra(positive: bool) -> Callable[[Any, Dict[str, Any]], Reason]:
+def _dijkstra(positive: bool) -> Check:
     def check(G: Any, a: Dict[str, Any]) -> Reason:
         if a["weight"] is not None and _weight_facts(G, a["weight"]).mixed:
             return "int and float weights mixed (NetworkX's distances would mix the types)"
@@ -156,27 +158,22 @@ def _always(G: Any, a: Dict[str, Any]) -> Reason:
     return True
 
 
-#: The argument check of each implemented function.
-_CHECKS: Dict[str, Callable[[Any, Dict[str, Any]], Reason]] = {
+#: The argument checks of the functions that cannot honour every argument, by function name
+#: (a name of :data:`diskgraph.nx_backend.FUNCTIONS`).
+_LIMITS: Dict[str, Check] = {
     "betweenness_centrality": _betweenness,
     "bfs_edges": _bfs_edges,
-    "bfs_layers": _always,
-    "connected_components": _always,
     "core_number": _core_number,
     "diameter": _diameter,
     "maximal_independent_set": _mis,
     "minimum_spanning_tree": _mst,
-    "number_connected_components": _always,
-    "number_strongly_connected_components": _always,
-    "number_weakly_connected_components": _always,
     "pagerank": _pagerank,
     "single_source_dijkstra_path": _dijkstra(positive=True),
     "single_source_dijkstra_path_length": _dijkstra(positive=False),
-    "single_source_shortest_path_length": _always,
-    "strongly_connected_components": _always,
-    "triangles": _always,
-    "weakly_connected_components": _always,
 }
+
+#: The argument check of each implemented function: its limits', or one that takes anything.
+_CHECKS: Dict[str, Check] = {name: _LIMITS.get(name, _always) for name in FUNCTIONS}
 
 
 def can_run(name: str, args: Any, kwargs: Dict[str, Any]) -> Reason:
