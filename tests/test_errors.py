@@ -296,7 +296,7 @@ def test_no_command_line_flags_in_python_messages(graph_dir: Path, tmp_path: Pat
         assert "--" not in re.sub(r"`diskgraph [^`]*`", "", text), text  # shell commands keep theirs
 
 
-def test_pythonic_keeps_shell_commands(graph_dir: Path) -> None:
+def test_shell_commands_keep_their_flags(graph_dir: Path) -> None:
     # A command to run in the shell keeps its flags; the prose around it speaks Python.
     g = diskgraph.open(graph_dir)
     with pytest.raises(ValueError) as e:

@@ -24,7 +24,10 @@ pub enum AlgoError {
     },
     /// The algorithm is defined on undirected graphs only (as NetworkX's
     /// `NetworkXNotImplemented` for directed ones).
-    #[error("{0} needs an undirected graph; this one is directed (import it with --undirected; in Python undirected=True, or directed=False for from_edges)")]
+    #[error(
+        "{0} needs an undirected graph; this one is directed (import it with {switch})",
+        switch = diskgraph_engine::spelling::switch("undirected")
+    )]
     NeedsUndirected(&'static str),
     /// The algorithm compares weights, and an edge's weight is NaN (original IDs).
     #[error("edge {src} -- {dst} has weight NaN; {algorithm} needs weights that compare")]

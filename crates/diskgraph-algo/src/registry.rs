@@ -16,8 +16,8 @@ use diskgraph_engine::engine_options::{self, EngineChoice, ENGINE, RUN_OPTIONS, 
 use diskgraph_engine::options::{or_list, Engines, OptionKind, OptionSpec, Params, Value};
 use diskgraph_engine::selective::{LoadedStatic, SelectiveGraph};
 use diskgraph_engine::{
-    human_bytes, human_minimum, Cancel, EngineKind, GraphIndex, Observer, OpenEngine, OpenRequest, RunStats, Sources,
-    Vertices,
+    human_bytes, human_minimum, spelling, Cancel, EngineKind, GraphIndex, Observer, OpenEngine, OpenRequest, RunStats,
+    Sources, Vertices,
 };
 use diskgraph_format::{GraphDir, IdRanking, VertexNames};
 use serde_json::json;
@@ -248,8 +248,8 @@ fn choose_engine(
         }
         let others: Vec<&str> = alg.engines().map(EngineKind::name).collect();
         return Err(AlgoError::InvalidSetting(format!(
-            "{name} has no {engine} variant; use --engine {}",
-            or_list(&others)
+            "{name} has no {engine} variant; use {}",
+            spelling::setting("engine", or_list(&others))
         )));
     }
     let budget = base.memory;
@@ -300,12 +300,12 @@ fn choose_engine(
         }
     }
     let fix = match least {
-        Some(least) => format!("; give --memory {} or more", human_minimum(least)),
+        Some(least) => format!("; give {} or more", spelling::setting("memory", human_minimum(least))),
         None => String::new(),
     };
     Err(AlgoError::InvalidSetting(format!(
-        "{name} cannot run within --memory {}: {}{fix}",
-        human_bytes(budget),
+        "{name} cannot run within {}: {}{fix}",
+        spelling::setting("memory", human_bytes(budget)),
         short.join(", ")
     )))
 }

@@ -2,6 +2,7 @@
 //! compressed layout (`diskgraph compress`) that holds the same lists in fewer bytes.
 
 use diskgraph_format::{Codec, CompressedLayout, GraphDir};
+use diskgraph_io::spelling::setting;
 
 use crate::EngineError;
 
@@ -60,8 +61,10 @@ impl AdjacencyChoice {
         let name = match (self, lists) {
             (AdjacencyChoice::Plain, Some(name)) => {
                 return Err(EngineError::Setting(format!(
-                    "--adjacency plain: {} is compressed-only (its lists are in {name}; it has no out.adj): use --adjacency auto or {}",
+                    "{}: {} is compressed-only (its lists are in {name}; it has no out.adj): use {} or {}",
+                    setting("adjacency", "plain"),
                     graph.path().display(),
+                    setting("adjacency", "auto"),
                     name.trim_start_matches("compressed-")
                 )))
             }
@@ -75,7 +78,8 @@ impl AdjacencyChoice {
                 let name = format!("compressed-{codec}");
                 if graph.layout(&name).is_none() {
                     return Err(EngineError::Setting(format!(
-                        "--adjacency {codec}: {} has no {name} layout (make it with `diskgraph compress {} --codec {codec}`)",
+                        "{}: {} has no {name} layout (make it with `diskgraph compress {} --codec {codec}`)",
+                        setting("adjacency", codec),
                         graph.path().display(),
                         graph.path().display()
                     )));

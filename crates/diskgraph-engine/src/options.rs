@@ -12,6 +12,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use diskgraph_io::spelling;
+
 use crate::{parse_size, EngineKind, Source, Sources};
 
 /// One option: a name, what it holds, its default and who honours it.
@@ -233,23 +235,30 @@ impl OptionSpec {
             OptionKind::Flag => match text.trim().to_ascii_lowercase().as_str() {
                 "true" | "yes" | "1" | "on" => Value::Flag(true),
                 "false" | "no" | "0" | "off" => Value::Flag(false),
-                _ => return Err(format!("{}: {text:?} is not true or false", self.flag_name())),
+                _ => {
+                    return Err(format!(
+                        "{}: {text:?} is not true or false",
+                        spelling::option(self.name)
+                    ))
+                }
             },
             OptionKind::Count { .. } => {
                 let n: u64 = text
                     .trim()
                     .parse()
-                    .map_err(|_| format!("{}: {text:?} is not a whole number", self.flag_name()))?;
+                    .map_err(|_| format!("{}: {text:?} is not a whole number", spelling::option(self.name)))?;
                 Value::Count(n)
             }
             OptionKind::Float { .. } => {
                 let x: f64 = text
                     .trim()
                     .parse()
-                    .map_err(|_| format!("{}: {text:?} is not a number", self.flag_name()))?;
+                    .map_err(|_| format!("{}: {text:?} is not a number", spelling::option(self.name)))?;
                 Value::Float(x)
             }
-            OptionKind::Size { .. } => Value::Size(parse_size(text).map_err(|e| format!("{}: {e}", self.flag_name()))?),
+            OptionKind::Size { .. } => {
+                Value::Size(parse_size(text).map_err(|e| format!("{}: {e}", spelling::option(self.name)))?)
+            }
             OptionKind::Choice(choices) => {
                 let lower = text.trim().to_ascii_lowercase();
                 match choices.iter().find(|c| c.name == lower) {

@@ -112,9 +112,9 @@ impl RunStats {
         }
         if self.minimum_memory > 0 {
             s += &format!(
-                "\nmemory: {:.1} bytes a vertex besides the engine's buffers, least --memory {}",
+                "\nmemory: {:.1} bytes a vertex besides the engine's buffers, least {}",
                 self.memory_per_vertex,
-                crate::human_minimum(self.minimum_memory)
+                diskgraph_io::spelling::setting("memory", crate::human_minimum(self.minimum_memory))
             );
         }
         if self.verified.is_some() {

@@ -17,7 +17,7 @@ pub enum FormatError {
     #[error(
         "{} is not a diskgraph graph directory (no manifest.json){}",
         path.display(),
-        if *split { "; it is a split directory (diskgraph split): run it with --cluster (Python: diskgraph.open_split), or open one of its parts" } else { "" }
+        if *split { split_hint() } else { String::new() }
     )]
     NotAGraph {
         /// The directory.
@@ -179,7 +179,11 @@ pub enum FormatError {
         what: String,
     },
     /// The output exists and overwriting was not asked for.
-    #[error("{}: output already exists (use --force to replace it)", path.display())]
+    #[error(
+        "{}: output already exists (use {} to replace it)",
+        path.display(),
+        diskgraph_io::spelling::switch("force")
+    )]
     Exists {
         /// The output path.
         path: PathBuf,
@@ -217,5 +221,16 @@ impl FormatError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// What to do with a split directory opened as a graph, in the program's terms.
+fn split_hint() -> String {
+    match diskgraph_io::spelling::for_python() {
+        true => {
+            "; it is a split directory (diskgraph split): open it with diskgraph.open_split, or open one of its parts"
+                .into()
+        }
+        false => "; it is a split directory (diskgraph split): run it with --cluster, or open one of its parts".into(),
     }
 }

@@ -130,6 +130,7 @@ mod ring;
 mod scheduler;
 mod sigbus;
 mod size;
+pub mod spelling;
 mod stats;
 mod stream;
 mod uring;

@@ -116,8 +116,9 @@ pub fn export(
         .writes("output", output)?;
     if output.exists() && !force {
         bail!(
-            "{}: output already exists (use --force to replace it)",
-            output.display()
+            "{}: output already exists (use {} to replace it)",
+            output.display(),
+            diskgraph_io::spelling::switch("force")
         );
     }
     let binary = matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64);

@@ -28,6 +28,7 @@
 //! state at 8 bytes per vertex, `ceil(V/P)·8`, is at most `M/16`, capped at
 //! [`MAX_DEFAULT_GRID`].
 
+use diskgraph_io::spelling::setting;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -209,7 +210,10 @@ where
     let start = Instant::now();
     diskgraph_format::check_key_name(name).map_err(anyhow::Error::msg)?;
     if let Some(codec) = opts.compress {
-        bail!("--compress {codec}: layouts sorted by an algorithm's key are not compressed (their blocks are not sorted by vertex)");
+        bail!(
+            "{}: layouts sorted by an algorithm's key are not compressed (their blocks are not sorted by vertex)",
+            setting("compress", codec)
+        );
     }
     let g = GraphDir::open(graph)?;
     let rows = choose_grid(&g, opts)?;
@@ -232,7 +236,7 @@ where
 fn choose_grid(g: &GraphDir, opts: &PartitionOptions) -> Result<u32> {
     match opts.grid {
         Some(p) if (1..=MAX_GRID).contains(&p) => Ok(p),
-        Some(p) => bail!("--grid {p}: the number of ranges must be 1 to {MAX_GRID}"),
+        Some(p) => bail!("{}: the number of ranges must be 1 to {MAX_GRID}", setting("grid", p)),
         None => Ok(default_grid(g.num_vertices(), opts.memory)),
     }
 }

@@ -40,6 +40,7 @@
 //! written layout's exact minimum ([`ShardSummary::min_memory`]) is at most the planned one; a
 //! compressed layout, planned at 8 bytes a packed arc, is checked before it is published.
 
+use diskgraph_io::spelling::{option, setting};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -148,10 +149,13 @@ pub fn shard_intervals(graph: &GraphDir, num_shards: u32, buffer_bytes: usize) -
 pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Progress) -> Result<ShardSummary> {
     let start = Instant::now();
     if let Some(b) = opts.block_bytes {
-        check_block_bytes(b).map_err(|e| anyhow::anyhow!("--block-size: {e}"))?;
+        check_block_bytes(b).map_err(|e| anyhow::anyhow!("{}: {e}", option("block_size")))?;
     }
     if let Some(n) = opts.shards.filter(|n| !(1..=MAX_SHARDS).contains(n)) {
-        bail!("--shards {n}: the number of shards must be 1 to {MAX_SHARDS}");
+        bail!(
+            "{}: the number of shards must be 1 to {MAX_SHARDS}",
+            setting("shards", n)
+        );
     }
     let g = GraphDir::open(graph)?;
     let e = g.manifest().num_arcs;
@@ -185,13 +189,14 @@ pub fn partition_shards(graph: &Path, opts: &ShardOptions, progress: &mut dyn Pr
     let min_memory = ShardBudget::of_geometry(&geometry, block_bytes).minimum();
     if opts.shards.is_none() && min_memory > opts.memory {
         bail!(
-            "{} came out needing {} on the shards engine, more than --memory {} (its packed windows \
-             take more than the 8 bytes an arc they were planned at): give --memory {} or more, or \
-             leave --compress out",
+            "{} came out needing {} on the shards engine, more than {} (its packed windows \
+             take more than the 8 bytes an arc they were planned at): give {} or more, or \
+             leave {} out",
             builder.name(),
             human_minimum(min_memory),
-            human_bytes(opts.memory),
-            human_minimum(min_memory)
+            setting("memory", human_bytes(opts.memory)),
+            setting("memory", human_minimum(min_memory)),
+            option("compress")
         );
     }
     let bytes: &[u8] = bytemuck::cast_slice(&windows);
@@ -246,9 +251,9 @@ fn choose(g: &GraphDir, opts: &ShardOptions) -> Result<(u32, u64)> {
         ShardPlan::TooSmall { least } => least,
     };
     let mut why = format!(
-        "no shards layout of {} runs within --memory {} on the shards engine: the one that needs least, {}, needs {}",
+        "no shards layout of {} runs within {} on the shards engine: the one that needs least, {}, needs {}",
         g.path().display(),
-        human_bytes(opts.memory),
+        setting("memory", human_bytes(opts.memory)),
         describe(&least),
         human_minimum(least.minimum)
     );
@@ -258,11 +263,11 @@ fn choose(g: &GraphDir, opts: &ShardOptions) -> Result<(u32, u64)> {
             ..request
         };
         if let ShardPlan::Fits(c) = plan_shards(g, &free, buffer)? {
-            why += &format!("; without --block-size it fits ({})", describe(&c));
+            why += &format!("; without {} it fits ({})", option("block_size"), describe(&c));
             return Err(NoLayoutFits(why).into());
         }
     }
-    why += &format!("; give --memory {} or more", human_minimum(least.minimum));
+    why += &format!("; give {} or more", setting("memory", human_minimum(least.minimum)));
     Err(NoLayoutFits(why).into())
 }
 

@@ -80,7 +80,10 @@ pub fn split_shape(parts: u32) -> (u32, u32) {
 pub fn split(graph: &Path, output: &Path, opts: &SplitOptions, progress: &mut dyn Progress) -> Result<SplitSummary> {
     let start = Instant::now();
     if !(1..=MAX_PARTS).contains(&opts.parts) {
-        bail!("--parts {}: the number of parts must be 1 to {MAX_PARTS}", opts.parts);
+        bail!(
+            "{}: the number of parts must be 1 to {MAX_PARTS}",
+            diskgraph_io::spelling::setting("parts", opts.parts)
+        );
     }
     OutputPaths::new().reads("graph", graph).writes("output", output)?;
     let g = GraphDir::open(graph)?;

@@ -6,7 +6,7 @@ use diskgraph_algo::AlgoError;
 use diskgraph_cli::graph500::{run, Options};
 use pyo3::prelude::*;
 
-use crate::errors::{export_error, pythonic};
+use crate::errors::export_error;
 use crate::interrupt::interruptible;
 use crate::typed::{self, Typed};
 
@@ -58,7 +58,7 @@ fn benchmark_error(e: anyhow::Error) -> PyErr {
         if let Some(a @ (AlgoError::WrongAnswer { .. } | AlgoError::InvalidSetting(_))) =
             cause.downcast_ref::<AlgoError>()
         {
-            let message = pythonic(&diskgraph_cli::one_line(&e));
+            let message = diskgraph_cli::one_line(&e);
             return Typed {
                 message,
                 ..typed::of_algo(a)

@@ -15,7 +15,10 @@ use pyo3::prelude::*;
 #[pyfunction]
 pub fn cli_main(py: Python<'_>, argv: Vec<OsString>) -> i32 {
     crate::cluster::register();
+    // The command's messages name its flags (`--memory 4GiB`), as the binary's do.
+    let python = diskgraph_io::spelling::spell_for_python(false);
     let code = py.detach(|| diskgraph_cli::cli_main(argv));
+    diskgraph_io::spelling::spell_for_python(python);
     // The binary's runtime flushes stdout when `main` returns; a library call must do it.
     let _ = std::io::stdout().flush();
     code

@@ -7,16 +7,14 @@
 //!
 //! Each error crosses as a typed value ([`crate::typed`]): its kind decides the class, its
 //! fields become attributes. Where an error holds an option as data, its message is built in
-//! Python's spelling from the fields; only free text that names flags (the settings' messages,
-//! the importers' and writers' `anyhow` chains) is still respelled ([`pythonic`]). An error's
-//! causes are joined once (no OS text twice).
+//! Python's spelling from the fields; messages that name an option in their text spell it as
+//! the package asked when it loaded (`diskgraph_io::spelling`: `memory=4GiB` rather than
+//! `--memory 4GiB`), so no text is rewritten here. An error's causes are joined once (no OS
+//! text twice).
 
 use std::path::Path;
 
-use diskgraph_algo::registry::ALGORITHMS;
 use diskgraph_algo::AlgoError;
-use diskgraph_engine::engine_options::{ENGINE_OPTIONS, RUN_OPTIONS};
-use diskgraph_engine::options::{OptionKind, OptionSpec};
 use diskgraph_format::FormatError;
 use diskgraph_prep::reorder::GorderSuspended;
 use diskgraph_prep::{InputError, NoLayoutFits};
@@ -175,9 +173,9 @@ pub fn format_error(e: FormatError) -> PyErr {
     typed::of_format(&e).into_pyerr()
 }
 
-/// A `ValueError` for a refused setting, its free text in Python's terms ([`pythonic`]).
+/// A `ValueError` for a refused setting.
 pub fn value_error(msg: impl AsRef<str>) -> PyErr {
-    Typed::new(Kind::Setting, pythonic(msg.as_ref())).into_pyerr()
+    Typed::new(Kind::Setting, msg.as_ref().to_string()).into_pyerr()
 }
 
 /// An error of a run ([`diskgraph_algo::registry::run`]) or of loading for runs.
@@ -206,7 +204,7 @@ fn chain_error(e: anyhow::Error, reading_graph: bool) -> Typed {
         let typed = typed_cause(cause, reading_graph);
         let text = match &typed {
             Some(t) if t.kind != Kind::InputNotFound => t.message.clone(),
-            _ => pythonic(&cause.to_string()),
+            _ => cause.to_string(),
         };
         if !line.contains(&text) {
             if !line.is_empty() {
@@ -232,10 +230,10 @@ fn typed_cause(cause: &(dyn std::error::Error + 'static), reading_graph: bool) -
         return Some(Typed::new(Kind::Suspended, cause.to_string()));
     }
     if cause.is::<NoLayoutFits>() {
-        return Some(Typed::new(Kind::Setting, pythonic(&cause.to_string())));
+        return Some(Typed::new(Kind::Setting, cause.to_string()));
     }
     if let Some(input) = cause.downcast_ref::<InputError>() {
-        return Some(typed::of_input(input, pythonic(&input.to_string())));
+        return Some(typed::of_input(input, input.to_string()));
     }
     let f = cause.downcast_ref::<FormatError>()?;
     let typed = typed::of_format(f);
@@ -250,69 +248,4 @@ fn typed_cause(cause: &(dyn std::error::Error + 'static), reading_graph: bool) -
             ..typed
         },
     })
-}
-
-/// Flags of the command line that are boolean keyword arguments in Python but no option of a
-/// run (those come from the descriptors): the importers' and writers'.
-const PYTHON_FLAGS: &[&str] = &["force", "weighted", "undirected", "keep-self-loops", "keep-duplicates"];
-
-/// The run option spelled `--flag` on the command line, if any.
-fn option_of_flag(flag: &str) -> Option<&'static OptionSpec> {
-    let name = flag.replace('-', "_");
-    ALGORITHMS
-        .iter()
-        .flat_map(|a| a.options.iter())
-        .chain(RUN_OPTIONS)
-        .chain(ENGINE_OPTIONS)
-        .copied()
-        .find(|o| o.name == name)
-}
-
-/// `msg` with the command line's flags spelled as Python's keyword arguments: `--memory 2 GiB`
-/// becomes `memory=2 GiB`, `--engine selective` `engine=selective`, a boolean flag such as
-/// `--force` `force=True`, and a flag named without a value (`--mrt must be ...`) its
-/// argument's name. A `diskgraph ...` command quoted in the message stays as it is, up to the
-/// backquote or parenthesis that ends it: it is meant for the shell.
-pub fn pythonic(msg: &str) -> String {
-    let subcommands = diskgraph_cli::subcommands();
-    let mut out = String::with_capacity(msg.len());
-    let mut in_command = false;
-    let mut rest = msg;
-    while let Some(c) = rest.chars().next() {
-        let at_word = out.is_empty() || out.ends_with([' ', '(', '`', '"', '\'']);
-        let command = rest.strip_prefix("diskgraph ");
-        if at_word && command.is_some_and(|r| subcommands.iter().any(|c| r.starts_with(&format!("{c} ")))) {
-            in_command = true;
-        } else if matches!(c, '`' | ')' | ';') {
-            in_command = false;
-        }
-        let flag_len = rest
-            .strip_prefix("--")
-            .map(|f| {
-                f.find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
-                    .unwrap_or(f.len())
-            })
-            .filter(|&n| n > 0 && at_word && !in_command && rest.as_bytes()[2].is_ascii_lowercase());
-        let Some(n) = flag_len else {
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-            continue;
-        };
-        let flag = &rest[2..2 + n];
-        rest = &rest[2 + n..];
-        out.push_str(&flag.replace('-', "_"));
-        let spec = option_of_flag(flag);
-        let next = rest.strip_prefix(' ').unwrap_or("");
-        let word = &next[..next
-            .find(|c: char| c.is_whitespace() || ",;:)".contains(c))
-            .unwrap_or(next.len())];
-        let is_choice = matches!(spec.map(|s| &s.kind), Some(OptionKind::Choice(choices)) if choices.iter().any(|c| c.name == word));
-        if !word.is_empty() && (word.starts_with(|c: char| c.is_ascii_digit()) || is_choice) {
-            out.push('=');
-            rest = next;
-        } else if PYTHON_FLAGS.contains(&flag) || matches!(spec.map(|s| &s.kind), Some(OptionKind::Flag)) {
-            out.push_str("=True");
-        }
-    }
-    out
 }

@@ -26,7 +26,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::errors::{format_error, import_error, pythonic, DiskgraphError};
+use crate::errors::{format_error, import_error, DiskgraphError};
 use crate::interrupt::interruptible;
 use crate::json_to_py;
 use crate::wait::wait_interruptibly;
@@ -135,17 +135,11 @@ pub fn import_file<'py>(
         Ok((summary, detected))
     })?
     .map_err(import_error)?;
-    let d = json_to_py(py, &in_python_terms(summary))?;
+    let d = json_to_py(py, &summary)?;
     if let Some(msg) = detected {
         d.set_item("format_detected", msg)?;
     }
     Ok(d)
-}
-
-/// `summary` with its warnings' command-line flags spelled as keyword arguments.
-fn in_python_terms(mut summary: ImportSummary) -> ImportSummary {
-    summary.warnings = summary.warnings.iter().map(|w| pythonic(w)).collect();
-    summary
 }
 
 /// Raises `OutputExistsError` up front, before any input is read (the import checks again
@@ -436,7 +430,7 @@ impl EdgeImporter {
     fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let running = self.take()?;
         let summary = running.finish(py)?;
-        json_to_py(py, &in_python_terms(summary))
+        json_to_py(py, &summary)
     }
 
     /// Abandons the import: nothing is published and temporary files are removed. Does nothing

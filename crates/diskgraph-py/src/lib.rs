@@ -110,6 +110,9 @@ mod native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // Messages name options as this package's keyword arguments (`memory=4GiB`), except
+        // while the command line runs (`cli_main`).
+        diskgraph_io::spelling::spell_for_python(true);
         // Seconds a worker may take to answer one call of a cluster run, unless the run says.
         m.add("DEFAULT_CLUSTER_TIMEOUT", diskgraph_cli::cluster::DEFAULT_TIMEOUT)?;
         m.add("DEFAULT_MEMORY", super::default_memory())?;

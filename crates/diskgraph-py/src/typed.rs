@@ -239,7 +239,7 @@ pub fn of_format(e: &FormatError) -> Typed {
         FormatError::OutputClash { .. } => Typed::new(Kind::Setting, e.to_string()),
         FormatError::Interrupted(_) => Typed::new(Kind::Interrupted, e.to_string()),
         FormatError::NotAGraph { .. } => Typed::new(Kind::NotAGraph, e.to_string()).at(e.path()),
-        _ => Typed::new(Kind::GraphFormat, crate::errors::pythonic(&e.to_string())).at(e.path()),
+        _ => Typed::new(Kind::GraphFormat, e.to_string()).at(e.path()),
     }
 }
 
@@ -272,7 +272,7 @@ pub fn of_algo(e: &AlgoError) -> Typed {
         AlgoError::WrongAnswer { algorithm, .. } => {
             Typed::new(Kind::WrongAnswer, text).with("algorithm", Field::Text(algorithm.to_string()))
         }
-        AlgoError::InvalidSetting(s) => Typed::new(Kind::Setting, crate::errors::pythonic(s)),
+        AlgoError::InvalidSetting(s) => Typed::new(Kind::Setting, s.clone()),
         AlgoError::UnknownAlgorithm(name) => {
             Typed::new(Kind::Setting, text).with("algorithm", Field::Text(name.clone()))
         }
@@ -289,15 +289,13 @@ fn of_engine(e: &EngineError) -> Typed {
         EngineError::InvalidVertex { vertex, .. } => {
             Typed::new(Kind::InvalidVertex, text).with("vertex", Field::Int(u64::from(*vertex)))
         }
-        EngineError::BudgetTooSmall { budget, minimum, .. } => {
-            Typed::new(Kind::Setting, crate::errors::pythonic(&text))
-                .with("option", Field::Text("memory".into()))
-                .with("budget", Field::Int(*budget))
-                .with("minimum", Field::Int(*minimum))
-        }
+        EngineError::BudgetTooSmall { budget, minimum, .. } => Typed::new(Kind::Setting, text)
+            .with("option", Field::Text("memory".into()))
+            .with("budget", Field::Int(*budget))
+            .with("minimum", Field::Int(*minimum)),
         EngineError::Scratch { dir, .. } => Typed::new(Kind::Other, text).at(Some(dir)),
         EngineError::Cancelled => Typed::new(Kind::Interrupted, text),
-        EngineError::Setting(s) => Typed::new(Kind::Setting, crate::errors::pythonic(s)),
+        EngineError::Setting(s) => Typed::new(Kind::Setting, s.clone()),
         _ => Typed::new(Kind::Setting, text),
     }
 }

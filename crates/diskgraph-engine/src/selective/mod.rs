@@ -829,7 +829,8 @@ fn open_page_cache(opts: &PageCacheOptions, capacity: u64) -> diskgraph_cache::P
 /// beside the plain lists, by arc offset.
 fn compressed_only_weights(dir: &GraphDir) -> EngineError {
     EngineError::Setting(format!(
-        "the selective engine reads weights beside the plain lists, and {} is compressed-only (no out.adj): use --engine memory, sync, stream or shards",
-        dir.path().display()
+        "the selective engine reads weights beside the plain lists, and {} is compressed-only (no out.adj): use {}",
+        dir.path().display(),
+        diskgraph_io::spelling::setting("engine", "memory, sync, stream or shards")
     ))
 }

@@ -198,8 +198,9 @@ impl SelectiveGraph {
         Err(EngineError::budget(
             self.budget,
             format!(
-                "the static cache share ({share} bytes, --basc-fraction {}) to hold {what} {} ({lists} lists, {needed} bytes)",
-                opts.fraction, opts.layout
+                "the static cache share ({share} bytes, {}) to hold {what} {} ({lists} lists, {needed} bytes)",
+                diskgraph_io::spelling::setting("basc_fraction", opts.fraction),
+                opts.layout
             ),
             minimum,
         ))

@@ -426,7 +426,10 @@ impl StreamGraph {
     /// hold [`SLOTS`] loads of [`MIN_LOAD_EDGES`]; `mrt` of 0; reader settings it refuses.
     pub fn open(graph: &GraphDir, layout: &str, opts: &StreamOptions) -> Result<StreamGraph, EngineError> {
         if opts.mrt == 0 {
-            return Err(EngineError::Setting("--mrt must be at least 1".into()));
+            return Err(EngineError::Setting(format!(
+                "{} must be at least 1",
+                diskgraph_io::spelling::option("mrt")
+            )));
         }
         let cancel = opts.cancel.clone().unwrap_or_default();
         cancel.check()?;
@@ -616,7 +619,7 @@ impl StreamGraph {
     {
         if self.layout.meta().sort != GridSort::Destination {
             return Err(EngineError::Setting(format!(
-                "gathering needs a destination-sorted layout (diskgraph partition --sort destination), not {}",
+                "gathering needs a destination-sorted layout (`diskgraph partition --sort destination`), not {}",
                 self.layout.name()
             )));
         }

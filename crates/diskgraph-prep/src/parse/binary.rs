@@ -10,6 +10,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::reader::CountingFile;
+use super::weights_asked;
 use crate::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};
 
 /// Edges per batch.
@@ -68,10 +69,10 @@ pub(crate) fn open(
     let weights = match weight_file {
         Some(wpath) => Some(open_weights(wpath, edges, path)?),
         None if weighted => {
-            let message = "weights were asked for (--weighted) but binary input has none: give a weight file";
+            let message = format!("{} but binary input has none: give a weight file", weights_asked());
             return Err(InputError::File {
                 path: path.to_path_buf(),
-                message: message.into(),
+                message,
             });
         }
         None => None,

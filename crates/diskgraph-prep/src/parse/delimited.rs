@@ -41,6 +41,7 @@ use super::fields::{parse_weight, quote, Fields, Rounding};
 use super::lines::{LineReader, Progress};
 use super::rows::{Row, RowReader};
 use crate::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};
+use diskgraph_io::spelling::{setting, switch};
 
 /// Edges per batch.
 const BATCH: usize = 1 << 16;
@@ -461,8 +462,11 @@ impl<R: Read> CsvSource<R> {
         match &mut self.ids {
             Ids::Integer => integer(field).map_err(|message| {
                 let hint = match self.ids_auto {
-                    true => " (IDs are read as integers, as the first edge's are: pass --ids=name to read every ID as a name)",
-                    false => "",
+                    true => format!(
+                        " (IDs are read as integers, as the first edge's are: pass {} to read every ID as a name)",
+                        setting("ids", "name")
+                    ),
+                    false => String::new(),
                 };
                 self.fault(line, format!("{}: {message}{hint}", label()))
             }),
@@ -523,9 +527,11 @@ impl<R: Read> CsvSource<R> {
             .find(|&i| i != s && i != t && record.get(i).is_some_and(|f| !f.is_empty() && parse_weight(f).is_ok()));
         if let Some(i) = numeric {
             let message = format!(
-                "{} holds numbers and is ignored: the input is read as unweighted (pass --weighted or \
-                 --weight-column {i} to read it as edge weights)",
-                self.columns.label(i)
+                "{} holds numbers and is ignored: the input is read as unweighted (pass {} or {} to read it as \
+                 edge weights)",
+                self.columns.label(i),
+                switch("weighted"),
+                setting("weight_column", i)
             );
             self.warn(line, message);
         }

@@ -10,6 +10,7 @@
 use super::fields::{declared_vertices, endpoints, one_based, quote, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use super::text::{LineFormat, TextSource};
+use super::weights_asked;
 use crate::{InputError, InputFormat, InputInfo, RawEdge};
 
 /// Body lines of a KONECT file.
@@ -102,7 +103,7 @@ pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<K
     }
     let has_weights = tag.as_deref().is_some_and(|t| t != "unweighted") && first_edge_columns(&mut lines)? >= 3;
     if weighted && !has_weights {
-        let message = "weights were asked for (--weighted) but the KONECT file has none".to_string();
+        let message = format!("{} but the KONECT file has none", weights_asked());
         return Err(InputError::File { path, message });
     }
     let tag = tag.unwrap_or_default();

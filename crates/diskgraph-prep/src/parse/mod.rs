@@ -49,6 +49,7 @@ use std::path::{Path, PathBuf};
 
 use crate::{EdgeSource, InputError, InputFormat};
 pub use delimited::{parse_delimiter, Column, CsvOptions, Header, IdKind};
+use diskgraph_io::spelling::setting;
 use lines::LineReader;
 
 /// Which format to read: decided from the file, or given.
@@ -210,8 +211,9 @@ fn open_once(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSource>, O
     }
     if opts.csv != CsvOptions::default() && format != InputFormat::Csv {
         return Err(file_err(format!(
-            "header, delimiter, column and ID options apply only to csv input, not {} (give --format csv)",
-            format.name()
+            "header, delimiter, column and ID options apply only to csv input, not {} (give {})",
+            format.name(),
+            setting("format", "csv")
         )));
     }
     let auto = reason.map(|why| format!("format auto: {} ({why})", format.name()));
@@ -243,4 +245,13 @@ fn open_once(path: &Path, opts: &ParseOptions) -> Result<(Box<dyn EdgeSource>, O
         (auto, None) => auto,
     };
     Ok((source, message))
+}
+
+/// Why an input must have weights when the caller asked for them: `weights were asked for
+/// (--weighted)`, the option spelled as the program spells it.
+pub(crate) fn weights_asked() -> String {
+    format!(
+        "weights were asked for ({})",
+        diskgraph_io::spelling::switch("weighted")
+    )
 }

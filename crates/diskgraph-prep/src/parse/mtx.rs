@@ -13,6 +13,7 @@
 use super::fields::{declared_vertices, endpoints, one_based, quote, required_weight, Fields, Rounding};
 use super::lines::LineReader;
 use super::text::{LineFormat, TextSource};
+use super::weights_asked;
 use crate::{InputError, InputFormat, InputInfo, RawEdge};
 
 /// Entry lines of a Matrix Market file.
@@ -83,7 +84,7 @@ pub(crate) fn open(mut lines: LineReader, weighted: bool) -> Result<TextSource<M
     let (field, symmetric) = parse_banner(&banner).map_err(|m| line_err(banner_line, m))?;
     let has_values = field != "pattern";
     if weighted && !has_values {
-        let message = "weights were asked for (--weighted) but the matrix is `pattern` (no values)".to_string();
+        let message = format!("{} but the matrix is `pattern` (no values)", weights_asked());
         return Err(line_err(banner_line, message));
     }
     let (size_line, n, nnz) = loop {

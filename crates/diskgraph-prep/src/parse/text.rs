@@ -11,7 +11,9 @@ use std::path::PathBuf;
 
 use super::fields::{endpoints, required_weight, Fields, Rounding};
 use super::lines::LineReader;
+use super::weights_asked;
 use crate::{EdgeSource, InputError, InputFormat, InputInfo, RawEdge};
+use diskgraph_io::spelling::switch;
 
 /// Edges per batch.
 const BATCH: usize = 1 << 18;
@@ -130,7 +132,7 @@ impl<F: LineFormat> EdgeSource for TextSource<F> {
 /// SNAP / `.el` / `.wel` lines: `u v [w] ...`, 0-based or any IDs.
 pub(crate) struct EdgeList {
     /// Why a weight column is required, when it is.
-    weight: Option<&'static str>,
+    weight: Option<String>,
     rounding: Rounding,
     /// Whether an ignored third column was reported.
     third_column_seen: bool,
@@ -145,16 +147,16 @@ impl LineFormat for EdgeList {
             return Ok(());
         }
         let (src, dst) = endpoints(&mut fields)?;
-        let weight = match self.weight {
+        let weight = match &self.weight {
             Some(why) => Some(required_weight(&mut fields, why, &mut self.rounding)?),
             None => {
                 if !self.third_column_seen && fields.peek_byte().is_some() {
                     self.third_column_seen = true;
-                    self.warning = Some(
-                        "a third column is ignored: the input is read as unweighted (pass --weighted to read it as \
-                         edge weights)"
-                            .into(),
-                    );
+                    self.warning = Some(format!(
+                        "a third column is ignored: the input is read as unweighted (pass {} to read it as edge \
+                         weights)",
+                        switch("weighted")
+                    ));
                 }
                 None
             }
@@ -175,15 +177,9 @@ impl LineFormat for EdgeList {
 /// Opens a SNAP, `.el` or `.wel` edge list; `weighted` is the caller's request for weights.
 pub(crate) fn open_edge_list(lines: LineReader, format: InputFormat, weighted: bool) -> TextSource<EdgeList> {
     let (weight, name) = match format {
-        InputFormat::Wel => (Some("a .wel file has `u v w` lines"), "gap .wel edge list"),
-        InputFormat::El => (
-            weighted.then_some("weights were asked for (--weighted)"),
-            "gap .el edge list",
-        ),
-        _ => (
-            weighted.then_some("weights were asked for (--weighted)"),
-            "snap edge list",
-        ),
+        InputFormat::Wel => (Some("a .wel file has `u v w` lines".to_string()), "gap .wel edge list"),
+        InputFormat::El => (weighted.then(weights_asked), "gap .el edge list"),
+        _ => (weighted.then(weights_asked), "snap edge list"),
     };
     let description = if weight.is_some() {
         format!("{name}, weighted")

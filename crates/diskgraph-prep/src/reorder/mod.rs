@@ -30,6 +30,7 @@ mod norder;
 mod simple;
 mod write;
 
+use diskgraph_io::spelling::option;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -225,26 +226,30 @@ pub fn compute_order(g: &GraphDir, opts: &ReorderOptions, progress: &mut dyn Pro
 /// with `--window`; `--seed` is the random ordering's; a checkpoint is Gorder's.
 fn check_options(opts: &ReorderOptions) -> Result<()> {
     if opts.checkpoint.is_some() && opts.method != Method::Gorder {
-        bail!("--checkpoint applies to gorder only, not {}", opts.method);
+        bail!("{} applies to gorder only, not {}", option("checkpoint"), opts.method);
     }
     if let Some(page_bytes) = opts.page_bytes {
         if opts.method != Method::Gorder {
-            bail!("--page-size applies to gorder only, not {}", opts.method);
+            bail!("{} applies to gorder only, not {}", option("page_size"), opts.method);
         }
         if opts.window.is_some() {
-            bail!("--page-size sets the default window: give it or --window, not both");
+            bail!(
+                "{} sets the default window: give it or {}, not both",
+                option("page_size"),
+                option("window")
+            );
         }
         if page_bytes < 4 {
-            bail!("--page-size must be at least 4 bytes");
+            bail!("{} must be at least 4 bytes", option("page_size"));
         }
     }
     match (opts.method, opts.window) {
-        (Method::Gorder, Some(0)) => bail!("--window must be at least 1"),
+        (Method::Gorder, Some(0)) => bail!("{} must be at least 1", option("window")),
         (Method::Gorder, _) | (_, None) => {}
-        (m, Some(_)) => bail!("--window applies to gorder only, not {m}"),
+        (m, Some(_)) => bail!("{} applies to gorder only, not {m}", option("window")),
     }
     if opts.seed.is_some() && opts.method != Method::Random {
-        bail!("--seed applies to random only, not {}", opts.method);
+        bail!("{} applies to random only, not {}", option("seed"), opts.method);
     }
     Ok(())
 }

@@ -87,7 +87,7 @@ pub(crate) fn open(path: &Path, weighted: bool) -> Result<BvGraphSource, InputEr
     if weighted {
         return Err(InputError::File {
             path: graph_path,
-            message: "weights were asked for (--weighted) but a BVGraph has none".into(),
+            message: format!("{} but a BVGraph has none", super::weights_asked()),
         });
     }
     let params = properties::read(&properties_path)?;
