@@ -97,25 +97,60 @@ impl std::str::FromStr for EngineKind {
     }
 }
 
+/// What every engine keeps the same way, which the [`Engine`] accessors read: which engine it
+/// is, the graph's counts and original IDs, the budget it was given and its run's log.
+#[derive(Clone, Debug)]
+pub struct EngineCore {
+    /// Which engine.
+    pub kind: EngineKind,
+    /// The original IDs (and the vertex count).
+    pub vertices: Vertices,
+    /// Stored arcs (an undirected edge counts twice, a self-loop once).
+    pub num_arcs: u64,
+    /// Whether the graph is directed.
+    pub directed: bool,
+    /// Whether the algorithm gets edge weights.
+    pub weighted: bool,
+    /// The budget the engine was given, in bytes.
+    pub budget: u64,
+    /// The run's log.
+    pub recorder: Recorder,
+}
+
 /// What every engine offers an algorithm.
 pub trait Engine: Sync {
+    /// What the engine keeps the same way as every other (see [`EngineCore`]).
+    fn core(&self) -> &EngineCore;
+
     /// Which engine this is.
-    fn kind(&self) -> EngineKind;
+    fn kind(&self) -> EngineKind {
+        self.core().kind
+    }
 
     /// Number of vertices.
-    fn num_vertices(&self) -> usize;
+    fn num_vertices(&self) -> usize {
+        self.core().vertices.len()
+    }
 
     /// Number of stored arcs (an undirected edge counts twice, a self-loop once).
-    fn num_arcs(&self) -> u64;
+    fn num_arcs(&self) -> u64 {
+        self.core().num_arcs
+    }
 
     /// Whether the graph is directed.
-    fn directed(&self) -> bool;
+    fn directed(&self) -> bool {
+        self.core().directed
+    }
 
     /// Whether the algorithm gets edge weights (the graph has them and they were opened).
-    fn weighted(&self) -> bool;
+    fn weighted(&self) -> bool {
+        self.core().weighted
+    }
 
     /// The original IDs, and the resolution of sources by ID.
-    fn vertices(&self) -> &Vertices;
+    fn vertices(&self) -> &Vertices {
+        &self.core().vertices
+    }
 
     /// The vertex with the most out-edges, the smallest original ID among equals.
     fn max_degree_vertex(&self) -> Result<u32, EngineError>;
@@ -129,7 +164,9 @@ pub trait Engine: Sync {
         Self: Sized;
 
     /// The memory budget the engine was given, in bytes.
-    fn budget(&self) -> u64;
+    fn budget(&self) -> u64 {
+        self.core().budget
+    }
 
     /// Edges the engine handed to the algorithm so far, where it counts them.
     fn edges_counted(&self) -> Option<u64>;
@@ -138,7 +175,9 @@ pub trait Engine: Sync {
     fn record(&self, stats: &mut RunStats);
 
     /// The engine's log over time (see [`recorder`](crate::recorder)).
-    fn recorder(&self) -> &Recorder;
+    fn recorder(&self) -> &Recorder {
+        &self.core().recorder
+    }
 
     /// The counters a step or an I/O sample reads: by default those [`record`](Self::record)
     /// copies, with bytes counted per round. Engines whose `record` is costly, or whose bytes

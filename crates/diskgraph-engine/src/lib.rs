@@ -40,7 +40,7 @@ mod vertices;
 
 pub use adjacency::{AdjacencyChoice, COMPRESSED_FROM_THREADS};
 pub use cancel::Cancel;
-pub use contract::{Engine, EngineKind, Lists};
+pub use contract::{Engine, EngineCore, EngineKind, Lists};
 pub use diskgraph_io::{human_bytes, human_minimum, parse_size, spelling};
 pub use error::EngineError;
 pub use index::{GraphIndex, OffsetsIndex};

@@ -4,7 +4,7 @@
 use diskgraph_format::{Csr, Direction, GraphDir};
 use serde_json::json;
 
-use crate::contract::{Engine, EngineKind, Lists};
+use crate::contract::{Engine, EngineCore, EngineKind, Lists};
 use crate::engine_options::ADJACENCY;
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
@@ -34,18 +34,16 @@ pub struct MemoryOptions {
 /// For undirected graphs both directions are the same CSR (each edge is stored both ways).
 #[derive(Clone, Debug)]
 pub struct MemoryGraph {
-    directed: bool,
+    /// The counts, IDs and budget; a log without steps of its own (algorithms loop over CSR
+    /// slices).
+    core: EngineCore,
     out: Csr,
     inn: Option<Csr>,
-    vertices: Vertices,
-    budget: u64,
     /// The lists loaded: `plain`, or the compressed layout decoded on load.
     adjacency: String,
     /// Bytes read to load the lists, when they were decoded from a compressed layout (the
     /// plain CSR's bytes otherwise).
     compressed_bytes: Option<u64>,
-    /// The run's log: no steps of its own (algorithms loop over CSR slices).
-    recorder: Recorder,
 }
 
 impl OpenEngine for MemoryGraph {
@@ -112,14 +110,19 @@ impl MemoryGraph {
         let inn = (csrs.len() == 2).then(|| csrs.pop().expect("two directions"));
         let out = csrs.pop().expect("the out-direction");
         Ok(MemoryGraph {
-            directed,
+            core: EngineCore {
+                kind: <Self as OpenEngine>::KIND,
+                vertices,
+                num_arcs: out.num_arcs() as u64,
+                directed,
+                weighted: out.weights.is_some(),
+                budget: opts.memory,
+                recorder: Recorder::with_cancel(opts.cancel.as_ref()),
+            },
             out,
             inn,
-            vertices,
-            budget: opts.memory,
             adjacency: compressed.as_ref().map_or("plain".into(), |l| l.name().to_string()),
             compressed_bytes: compressed.is_some().then_some(compressed_bytes),
-            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
         })
     }
 
@@ -147,14 +150,19 @@ impl MemoryGraph {
         }
         let vertices = Vertices::identity(out.num_vertices());
         MemoryGraph {
-            directed,
+            core: EngineCore {
+                kind: <Self as OpenEngine>::KIND,
+                vertices,
+                num_arcs: out.num_arcs() as u64,
+                directed,
+                weighted: out.weights.is_some(),
+                budget: 0,
+                recorder: Recorder::default(),
+            },
             out,
             inn,
-            vertices,
-            budget: 0,
             adjacency: "plain".into(),
             compressed_bytes: None,
-            recorder: Recorder::default(),
         }
     }
 
@@ -169,7 +177,7 @@ impl MemoryGraph {
     /// # Panics
     /// If the graph is directed and was loaded without `need_in`.
     pub fn inn(&self) -> &Csr {
-        if self.directed {
+        if self.core.directed {
             self.inn
                 .as_ref()
                 .expect("in-edges were not loaded (MemoryOptions::need_in)")
@@ -181,7 +189,7 @@ impl MemoryGraph {
     /// Whether the in-edges of a directed graph were loaded (always true for undirected graphs,
     /// whose in-edges are their out-edges).
     pub fn has_inn(&self) -> bool {
-        !self.directed || self.inn.is_some()
+        !self.core.directed || self.inn.is_some()
     }
 
     /// The CSR to pull over (the in-edges): the in-CSR of a directed graph loaded with
@@ -210,32 +218,12 @@ impl MemoryGraph {
 }
 
 impl Engine for MemoryGraph {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Memory
-    }
-
-    fn num_vertices(&self) -> usize {
-        self.out.num_vertices()
-    }
-
-    fn num_arcs(&self) -> u64 {
-        self.out.num_arcs() as u64
-    }
-
-    fn directed(&self) -> bool {
-        self.directed
-    }
-
-    fn weighted(&self) -> bool {
-        self.out.weights.is_some()
-    }
-
-    fn vertices(&self) -> &Vertices {
-        &self.vertices
+    fn core(&self) -> &EngineCore {
+        &self.core
     }
 
     fn max_degree_vertex(&self) -> Result<u32, EngineError> {
-        Ok(self.vertices.max_degree(&self.out.offsets))
+        Ok(self.core.vertices.max_degree(&self.out.offsets))
     }
 
     fn for_each_degree(&self, d: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), EngineError> {
@@ -248,16 +236,8 @@ impl Engine for MemoryGraph {
         Ok(())
     }
 
-    fn budget(&self) -> u64 {
-        self.budget
-    }
-
     fn edges_counted(&self) -> Option<u64> {
         None
-    }
-
-    fn recorder(&self) -> &Recorder {
-        &self.recorder
     }
 
     /// The CSR held, as memory and as bytes read.
@@ -265,7 +245,7 @@ impl Engine for MemoryGraph {
         stats.peak_engine_memory = self.memory_bytes();
         stats.bytes_read = self.compressed_bytes.unwrap_or_else(|| self.memory_bytes());
         stats.io_utility = 1.0;
-        stats.settings.insert("memory".into(), json!(self.budget));
+        stats.settings.insert("memory".into(), json!(self.core.budget));
         stats.settings.insert("adjacency".into(), json!(self.adjacency));
     }
 }

@@ -32,7 +32,7 @@ impl SelectiveGraph {
         with_in: bool,
         compute: impl Fn(u32, &[u32], &[u32]) + Sync + Send,
     ) -> Result<(), EngineError> {
-        let with_in = with_in && self.directed;
+        let with_in = with_in && self.core.directed;
         if with_in {
             self.adjacency(Direction::In)?;
         }
@@ -68,7 +68,7 @@ impl SelectiveGraph {
             buf.reserve_exact(total as usize);
             buf.resize(total as usize, 0);
             self.assembly_peak.fetch_max(buf.capacity() as u64 * 4 + held, Relaxed);
-            let subset = VertexSubset::from_sorted_unchecked(self.n, batch);
+            let subset = VertexSubset::from_sorted_unchecked(self.core.vertices.len(), batch);
             let batch = subset.as_sparse().expect("sparse");
             {
                 let shared = SharedSlice::new(&mut buf);

@@ -134,7 +134,7 @@ impl SelectiveGraph {
         f: &F,
         opts: &EdgeMapOptions,
     ) -> Result<VertexSubset, EngineError> {
-        let mut out = FrontierBuilder::new(self.n);
+        let mut out = FrontierBuilder::new(self.core.vertices.len());
         self.edge_map_into(frontier, f, opts, &out)?;
         Ok(out.take())
     }
@@ -256,7 +256,7 @@ impl SelectiveGraph {
 
     /// Vertices with `cond` and a non-empty list in direction `back`.
     fn candidates<F: EdgeFn>(&self, f: &F, back: Direction) -> VertexSubset {
-        VertexSubset::from_fn(self.n, |d| self.degree(back, d) > 0 && f.cond(d))
+        VertexSubset::from_fn(self.core.vertices.len(), |d| self.degree(back, d) > 0 && f.cond(d))
     }
 
     /// `Mode::Auto`: `Some(candidates)` to pull, `None` to push.
@@ -266,7 +266,7 @@ impl SelectiveGraph {
             return None;
         }
         let frontier_edges = frontier.sum_by(|v| self.degree(opts.along, v));
-        if frontier_edges.saturating_mul(opts.check_divisor.max(1)) <= self.num_arcs {
+        if frontier_edges.saturating_mul(opts.check_divisor.max(1)) <= self.core.num_arcs {
             return None;
         }
         let candidates = self.candidates(f, back);

@@ -68,7 +68,11 @@ impl SelectiveGraph {
         weights: bool,
         compute: &C,
     ) -> Result<(), EngineError> {
-        assert_eq!(active.num_vertices(), self.n, "subset over another graph");
+        assert_eq!(
+            active.num_vertices(),
+            self.core.vertices.len(),
+            "subset over another graph"
+        );
         self.check_cancelled()?;
         let adj = self.adjacency(d)?;
         let (files, weights) = match (&adj.weighted, weights) {
@@ -211,14 +215,14 @@ impl SelectiveGraph {
         let consume = |chunk: Chunk<'_>| {
             let claimed = self
                 .claims
-                .claim_words(&chunk, &adj.adj_path, self.num_arcs * 4, 4, |lo, span| {
+                .claim_words(&chunk, &adj.adj_path, self.core.num_arcs * 4, 4, |lo, span| {
                     f(lo, &as_f32s(&chunk.data[0][span]))
                 });
             if let Err(e) = claimed {
                 errors.record(e.into());
             }
         };
-        let mut whole = std::iter::once((0, self.num_arcs * 4)).filter(|r| r.1 > 0);
+        let mut whole = std::iter::once((0, self.core.num_arcs * 4)).filter(|r| r.1 > 0);
         let result = self.io.read_round(set, &mut whole, &consume);
         self.claims.reset();
         drop(lock);

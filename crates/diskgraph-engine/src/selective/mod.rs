@@ -87,13 +87,13 @@ pub use partition::Partitions;
 pub use piece::Piece;
 pub use static_cache::{BascOptions, LoadedStatic};
 
-use crate::contract::{Engine, EngineKind};
+use crate::contract::{Engine, EngineCore, EngineKind};
 use crate::engine_options::{ADJACENCY, BASC, BASC_FRACTION, PAGE_POLICY, PAGE_SIZE, RETAIN_LISTS, TRACK_UTILIZATION};
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
 use crate::request::{directions_and_weights, reads_compressed, Held, Needs, OpenEngine, OpenRequest};
 use crate::AdjacencyChoice;
-use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
+use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot};
 
 /// How to open a graph on the selective engine.
 #[derive(Clone, Debug)]
@@ -169,11 +169,9 @@ struct Adjacency {
 
 /// A graph opened on the selective engine. See the [module docs](self).
 pub struct SelectiveGraph {
-    n: usize,
-    directed: bool,
-    weighted: bool,
+    /// The counts, IDs, budget and whether weights were opened; the log, a step per round.
+    core: EngineCore,
     graph_weighted: bool,
-    num_arcs: u64,
     io: IoContext,
     out: Adjacency,
     /// In-edges of a directed graph (when asked for); `None` for undirected graphs, whose
@@ -191,7 +189,6 @@ pub struct SelectiveGraph {
     stitch_bytes: u64,
     /// Serialises rounds (the claim bitmap is per round).
     round_lock: Mutex<()>,
-    budget: u64,
     /// What this open asked of the budget (for the smallest budget an error states).
     demand: budget::Demand,
     buffer_bytes: u64,
@@ -215,10 +212,6 @@ pub struct SelectiveGraph {
     static_cache: Option<static_cache::StaticCache>,
     /// The page cache, when asked for.
     page_cache: Option<diskgraph_cache::PageCache>,
-    /// The original IDs.
-    vertices: Vertices,
-    /// The run's log: a step per round.
-    recorder: Recorder,
 }
 
 impl OpenEngine for SelectiveGraph {
@@ -421,11 +414,16 @@ impl SelectiveGraph {
             None
         };
         let mut g = SelectiveGraph {
-            n,
-            directed,
-            weighted,
+            core: EngineCore {
+                kind: <Self as OpenEngine>::KIND,
+                vertices,
+                num_arcs,
+                directed,
+                weighted,
+                budget,
+                recorder: Recorder::with_cancel(opts.cancel.as_ref()),
+            },
             graph_weighted: m.weighted,
-            num_arcs,
             claims: claims::Claims::new(demand.adjacency_bytes, u64::from(opts.io.block_size.max(1))),
             layout,
             adjacency_note,
@@ -435,7 +433,6 @@ impl SelectiveGraph {
             out,
             inn,
             round_lock: Mutex::new(()),
-            budget,
             demand,
             buffer_bytes,
             assembly_bytes: carve.assembly_bytes,
@@ -450,8 +447,6 @@ impl SelectiveGraph {
             retained_edges_served: AtomicU64::new(0),
             static_cache: None,
             page_cache: None,
-            vertices,
-            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
         };
         // The static cache loads before the page cache is attached: its lists are read straight
         // (merged, large requests) and their pages never occupy the page cache, which the static
@@ -499,13 +494,13 @@ impl SelectiveGraph {
 
     /// Whether lists of direction `d` can be read (`In` of a directed graph needs `need_in`).
     pub fn has(&self, d: Direction) -> bool {
-        d == Direction::Out || !self.directed || self.inn.is_some()
+        d == Direction::Out || !self.core.directed || self.inn.is_some()
     }
 
     fn adjacency(&self, d: Direction) -> Result<&Adjacency, EngineError> {
         match d {
             Direction::Out => Ok(&self.out),
-            Direction::In if !self.directed => Ok(&self.out),
+            Direction::In if !self.core.directed => Ok(&self.out),
             Direction::In => self.inn.as_ref().ok_or(EngineError::MissingInEdges),
         }
     }
@@ -562,7 +557,7 @@ impl SelectiveGraph {
     /// The adjacency file that holds direction `d` (an undirected graph's in-edges are its
     /// out-edges).
     pub(crate) fn physical(&self, d: Direction) -> Direction {
-        if self.directed {
+        if self.core.directed {
             d
         } else {
             Direction::Out
@@ -572,8 +567,8 @@ impl SelectiveGraph {
     /// A stash for lists of direction `d`, when retention is on.
     pub(crate) fn stash(&self, d: Direction) -> Option<retained::Stash> {
         (self.retain_capacity > 0).then(|| {
-            let capacity = retained::stash_capacity(self.retain_capacity, self.n);
-            retained::Stash::new(self.physical(d), self.n, capacity)
+            let capacity = retained::stash_capacity(self.retain_capacity, self.core.vertices.len());
+            retained::Stash::new(self.physical(d), self.core.vertices.len(), capacity)
         })
     }
 
@@ -619,34 +614,16 @@ impl SelectiveGraph {
 }
 
 impl Engine for SelectiveGraph {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Selective
-    }
-
-    fn num_vertices(&self) -> usize {
-        self.n
-    }
-
-    fn num_arcs(&self) -> u64 {
-        self.num_arcs
-    }
-
-    fn directed(&self) -> bool {
-        self.directed
-    }
-
-    /// Whether weights were opened (the graph is weighted and they were asked for).
-    fn weighted(&self) -> bool {
-        self.weighted
-    }
-
-    fn vertices(&self) -> &Vertices {
-        &self.vertices
+    fn core(&self) -> &EngineCore {
+        &self.core
     }
 
     fn max_degree_vertex(&self) -> Result<u32, EngineError> {
         let o = self.offsets(Direction::Out);
-        Ok(self.vertices.max_degree_by(o.len().saturating_sub(1), |v| o.degree(v)))
+        Ok(self
+            .core
+            .vertices
+            .max_degree_by(o.len().saturating_sub(1), |v| o.degree(v)))
     }
 
     fn for_each_degree(&self, d: Direction, mut f: impl FnMut(u32, u64)) -> Result<(), EngineError> {
@@ -657,16 +634,8 @@ impl Engine for SelectiveGraph {
         Ok(())
     }
 
-    fn budget(&self) -> u64 {
-        self.budget
-    }
-
     fn edges_counted(&self) -> Option<u64> {
         Some(self.edges_delivered())
-    }
-
-    fn recorder(&self) -> &Recorder {
-        &self.recorder
     }
 
     /// Bytes read (counted when a round's reads end), edges delivered, the caches' hit ratios.
@@ -712,7 +681,7 @@ impl Engine for SelectiveGraph {
         s.insert("io_buffer_bytes".into(), json!(self.buffer_bytes));
         s.insert("claim_bitmap_bytes".into(), json!(self.claims.bytes()));
         s.insert("assembly_bytes".into(), json!(self.assembly_bytes));
-        s.insert("memory".into(), json!(self.budget));
+        s.insert("memory".into(), json!(self.core.budget));
         s.insert("adjacency".into(), json!(self.adjacency_name()));
         if let Some(note) = &self.adjacency_note {
             s.insert("adjacency_note".into(), json!(note));

@@ -172,7 +172,7 @@ impl SelectiveGraph {
         if p.layout != opts.layout {
             return Err(mismatch(format!("this run asks for selection {}", opts.layout)));
         }
-        if p.num_vertices != self.n || p.adjacency != *adjacency {
+        if p.num_vertices != self.core.vertices.len() || p.adjacency != *adjacency {
             return Err(mismatch(
                 "it was loaded from a graph whose out-lists differ from this one's".into(),
             ));
@@ -196,7 +196,7 @@ impl SelectiveGraph {
         // The share is this fraction of the budget: the budget that makes it hold `needed`.
         let minimum = ((needed as f64 / opts.fraction).ceil() as u64).max(self.min_budget());
         Err(EngineError::budget(
-            self.budget,
+            self.core.budget,
             format!(
                 "the static cache share ({share} bytes, {}) to hold {what} {} ({lists} lists, {needed} bytes)",
                 diskgraph_io::spelling::setting("basc_fraction", opts.fraction),
@@ -240,12 +240,12 @@ impl SelectiveGraph {
                 selection.meta().edges
             )));
         }
-        let needed = Generation::bytes_for(self.n, vertices.len(), edges);
+        let needed = Generation::bytes_for(self.core.vertices.len(), vertices.len(), edges);
         self.check_share(opts, share, "selection", vertices.len(), needed)?;
         // The index first: a selection it cannot address is refused before anything is read.
         let mut lists = Generation::from_parts(
             self.physical(Direction::Out),
-            self.n,
+            self.core.vertices.len(),
             vertices,
             &starts,
             vec![0; edges as usize],
@@ -271,14 +271,17 @@ impl SelectiveGraph {
             unsafe { shared.write(chunk.offset as usize / 4, &targets) };
         })?;
         let highest = highest.into_inner();
-        if bytes > 0 && u64::from(highest) >= self.n as u64 {
-            return Err(corrupt(format!("target {highest} out of range (V = {})", self.n)));
+        if bytes > 0 && u64::from(highest) >= self.core.vertices.len() as u64 {
+            return Err(corrupt(format!(
+                "target {highest} out of range (V = {})",
+                self.core.vertices.len()
+            )));
         }
         Ok(LoadedStatic {
             lists: Arc::new(lists),
             layout: opts.layout.clone(),
             adjacency,
-            num_vertices: self.n,
+            num_vertices: self.core.vertices.len(),
             load_seconds: started.elapsed().as_secs_f64(),
             load_bytes: self.io.stats().bytes_read - read_before,
         })

@@ -63,7 +63,7 @@ use crate::index::vertices_of;
 use crate::options::Params;
 use crate::request::{Held, Needs, OpenEngine, OpenRequest};
 use crate::{
-    human_bytes, Cancel, Engine, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot, Vertices,
+    human_bytes, Cancel, Engine, EngineCore, EngineError, EngineKind, GraphIndex, Recorder, RunStats, Snapshot,
     COMPRESSED_FROM_THREADS,
 };
 use columns::{ColumnFiles, Columns, DST, SRC, VALUES};
@@ -204,8 +204,9 @@ fn remove_dead_scratch(dir: &std::path::Path) {
 pub struct ShardGraph {
     graph: GraphDir,
     layout: ShardLayout,
-    vertices: Vertices,
-    budget: u64,
+    /// The counts, IDs and budget (no weights: vertex programs see edge values); the log, a
+    /// step per sweep.
+    core: EngineCore,
     gsc: bool,
     deterministic: bool,
     cache: BlockCache,
@@ -218,8 +219,6 @@ pub struct ShardGraph {
     /// Time spent decoding a compressed layout's windows.
     decode_nanos: AtomicU64,
     peak_arrays: u64,
-    /// The run's log: a step per sweep.
-    recorder: Recorder,
 }
 
 impl ShardGraph {
@@ -268,9 +267,16 @@ impl ShardGraph {
         );
         Ok(ShardGraph {
             graph: graph.clone(),
+            core: EngineCore {
+                kind: <Self as OpenEngine>::KIND,
+                vertices,
+                num_arcs: layout.num_arcs(),
+                directed: graph.manifest().directed,
+                weighted: false,
+                budget: opts.memory,
+                recorder: Recorder::with_cancel(opts.cancel.as_ref()),
+            },
             layout,
-            vertices,
-            budget: opts.memory,
             gsc: opts.gsc,
             deterministic: opts.deterministic,
             cache,
@@ -281,7 +287,6 @@ impl ShardGraph {
             io_nanos: AtomicU64::new(0),
             decode_nanos: AtomicU64::new(0),
             peak_arrays: sizes.arrays,
-            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
         })
     }
 
@@ -806,35 +811,15 @@ impl<'c> Interval<'c> {
 }
 
 impl Engine for ShardGraph {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Shards
-    }
-
-    fn num_vertices(&self) -> usize {
-        self.vertices.len()
-    }
-
-    fn num_arcs(&self) -> u64 {
-        self.layout.num_arcs()
-    }
-
-    fn directed(&self) -> bool {
-        self.graph.manifest().directed
-    }
-
-    fn weighted(&self) -> bool {
-        false
-    }
-
-    fn vertices(&self) -> &Vertices {
-        &self.vertices
+    fn core(&self) -> &EngineCore {
+        &self.core
     }
 
     fn max_degree_vertex(&self) -> Result<u32, EngineError> {
         self.max_degree
             .get_or_init(|| {
                 self.offsets(Direction::Out)
-                    .map(|o| self.vertices.max_degree(&o))
+                    .map(|o| self.core.vertices.max_degree(&o))
                     .map_err(|e| e.to_string())
             })
             .clone()
@@ -849,16 +834,8 @@ impl Engine for ShardGraph {
         Ok(())
     }
 
-    fn budget(&self) -> u64 {
-        self.budget
-    }
-
     fn edges_counted(&self) -> Option<u64> {
         Some(self.edges.load(Relaxed))
-    }
-
-    fn recorder(&self) -> &Recorder {
-        &self.recorder
     }
 
     /// Bytes read (counted per block read), edges processed, the block cache's hit ratio.

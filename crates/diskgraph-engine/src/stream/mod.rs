@@ -72,13 +72,13 @@ pub use layout_choice::{choose_layout, default_layout, LayoutNeed};
 pub use plan::Order;
 pub use state::{AtomicWord, VertexArray, VertexStateKind};
 
-use crate::contract::{Engine, EngineKind};
+use crate::contract::{Engine, EngineCore, EngineKind};
 pub use crate::engine_options::DEFAULT_MRT;
 use crate::engine_options::{LAYOUT, MRT, VERTEX_STATE};
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
 use crate::request::{Held, Needs, OpenEngine, OpenRequest};
-use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
+use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot};
 
 /// Ring slots: loads held at once (one being computed on, the others loading ahead).
 pub const SLOTS: usize = 4;
@@ -319,7 +319,6 @@ pub struct StreamGraph {
     load_bytes: u64,
     /// A compressed layout's decoded edges of one request (grown to the largest once).
     decoded: Mutex<Vec<GridEdge>>,
-    weights: bool,
     scratch: PathBuf,
     /// Vertices pending another pass of the load being computed on.
     pending: Frontier,
@@ -329,10 +328,8 @@ pub struct StreamGraph {
     /// pages that could not be read or written after every pass.
     scratches: Mutex<Vec<std::sync::Weak<MappedScratch>>>,
     totals: Mutex<Totals>,
-    /// The original IDs.
-    vertices: Vertices,
-    /// The run's log: a step per pass.
-    recorder: Recorder,
+    /// The counts, IDs, budget and whether weights are read; the log, a step per pass.
+    core: EngineCore,
 }
 
 /// How loads are sized.
@@ -474,11 +471,17 @@ impl StreamGraph {
             load_edges,
             load_bytes,
             decoded: Mutex::new(Vec::new()),
-            weights,
             scratch,
             totals: Mutex::new(Totals::default()),
-            vertices,
-            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
+            core: EngineCore {
+                kind: <Self as OpenEngine>::KIND,
+                vertices,
+                num_arcs: graph.manifest().num_arcs,
+                directed: graph.manifest().directed,
+                weighted: weights,
+                budget: opts.memory,
+                recorder: Recorder::with_cancel(opts.cancel.as_ref()),
+            },
             scratches: Mutex::new(Vec::new()),
         })
     }
@@ -644,14 +647,14 @@ impl StreamGraph {
         weights: bool,
         mut compute: impl FnMut(&[load::Loaded<'_>]) -> Result<load::LoadCounts, FormatError>,
     ) -> Result<PassReport, EngineError> {
-        if weights && self.layout.weighted() && !self.weights {
+        if weights && self.layout.weighted() && !self.core.weighted {
             return Err(EngineError::Setting(
                 "weights asked for, but the graph was opened without them (StreamOptions::weights)".into(),
             ));
         }
         let started = Instant::now();
         let p = plan::plan(&self.layout, order, active, self.load_edges, self.load_bytes);
-        let with_weights = weights && self.weights;
+        let with_weights = weights && self.core.weighted;
         let requests: Vec<ReadRequest> = p.requests.iter().map(|r| self.read_request(r, with_weights)).collect();
         // Kept across passes: a fresh buffer would fault its pages in (zeroed) every pass.
         let mut decoded = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
@@ -734,7 +737,7 @@ impl StreamGraph {
         if !self.layout.weighted() {
             return Ok(());
         }
-        if !self.weights {
+        if !self.core.weighted {
             return Err(EngineError::Setting(
                 "weights asked for, but the graph was opened without them (StreamOptions::weights)".into(),
             ));
@@ -828,35 +831,13 @@ impl StreamGraph {
 }
 
 impl Engine for StreamGraph {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Stream
-    }
-
-    fn num_vertices(&self) -> usize {
-        self.graph.num_vertices() as usize
-    }
-
-    fn num_arcs(&self) -> u64 {
-        self.graph.manifest().num_arcs
-    }
-
-    /// Whether the graph is directed (an undirected graph's layout holds both arcs of an edge).
-    fn directed(&self) -> bool {
-        self.graph.manifest().directed
-    }
-
-    /// Whether weights are read (the layout has them and they were asked for).
-    fn weighted(&self) -> bool {
-        self.weights
-    }
-
-    fn vertices(&self) -> &Vertices {
-        &self.vertices
+    fn core(&self) -> &EngineCore {
+        &self.core
     }
 
     /// From the graph's out-offsets, read for the purpose (the engine keeps no index).
     fn max_degree_vertex(&self) -> Result<u32, EngineError> {
-        Ok(self.vertices.max_degree(&self.graph.load_offsets(Direction::Out)?))
+        Ok(self.core.vertices.max_degree(&self.graph.load_offsets(Direction::Out)?))
     }
 
     /// The graph's offset index read front to back through a small buffer: O(1) memory, as
@@ -869,10 +850,6 @@ impl Engine for StreamGraph {
         Ok(())
     }
 
-    fn budget(&self) -> u64 {
-        self.opts.memory
-    }
-
     /// Edge-function calls so far.
     fn edges_counted(&self) -> Option<u64> {
         Some(
@@ -881,10 +858,6 @@ impl Engine for StreamGraph {
                 .unwrap_or_else(PoisonError::into_inner)
                 .edges_processed,
         )
-    }
-
-    fn recorder(&self) -> &Recorder {
-        &self.recorder
     }
 
     /// Bytes read (counted when a pass's reads end) and edges processed.

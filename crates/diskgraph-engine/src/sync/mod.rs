@@ -43,13 +43,13 @@ use serde_json::json;
 
 pub use ahead::{AheadHeap, AheadQueue, Reads, Sequential};
 
-use crate::contract::{Engine, EngineKind};
+use crate::contract::{Engine, EngineCore, EngineKind};
 use crate::engine_options::{ADJACENCY, IFT, IFT_SEQ, INDEX_SUMMARY};
 use crate::index::{vertices_of, GraphIndex};
 use crate::options::Params;
 use crate::request::{directions_and_weights, reads_compressed, Held, Needs, OpenEngine, OpenRequest};
 use crate::AdjacencyChoice;
-use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot, Vertices};
+use crate::{Cancel, EngineError, Recorder, RunStats, Snapshot};
 use ahead::Registered;
 use cache::{PageCache, FRAME_BYTES};
 
@@ -241,11 +241,8 @@ impl Shared {
 pub struct SyncGraph {
     pub(crate) shared: Arc<Shared>,
     prefetcher: Mutex<Option<JoinHandle<()>>>,
-    vertices: Vertices,
-    num_arcs: u64,
-    directed: bool,
-    weighted: bool,
-    budget: u64,
+    /// The counts, IDs and budget; the log, a step per outermost pass.
+    pub(crate) core: EngineCore,
     max_degree_vertex: u32,
     backend: BackendKind,
     index_summary: bool,
@@ -262,8 +259,6 @@ pub struct SyncGraph {
     mapped_nanos: AtomicU64,
     /// `/proc/self/io` `read_bytes` at open (mmap: what the kernel read for the run).
     proc_read_bytes: u64,
-    /// The run's log: a step per outermost pass.
-    pub(crate) recorder: Recorder,
 }
 
 impl SyncGraph {
@@ -395,11 +390,15 @@ impl SyncGraph {
         Ok(SyncGraph {
             shared,
             prefetcher: Mutex::new(handle),
-            vertices,
-            num_arcs: m.num_arcs,
-            directed,
-            weighted,
-            budget: opts.memory,
+            core: EngineCore {
+                kind: <Self as OpenEngine>::KIND,
+                vertices,
+                num_arcs: m.num_arcs,
+                directed,
+                weighted,
+                budget: opts.memory,
+                recorder: Recorder::with_cancel(opts.cancel.as_ref()),
+            },
             max_degree_vertex,
             backend,
             index_summary: opts.index_summary,
@@ -410,7 +409,6 @@ impl SyncGraph {
             bytes_used: AtomicU64::new(0),
             mapped_nanos: AtomicU64::new(0),
             proc_read_bytes: proc_read_bytes(),
-            recorder: Recorder::with_cancel(opts.cancel.as_ref()),
         })
     }
 
@@ -643,28 +641,8 @@ impl ListReader<'_> {
 }
 
 impl Engine for SyncGraph {
-    fn kind(&self) -> EngineKind {
-        EngineKind::Sync
-    }
-
-    fn num_vertices(&self) -> usize {
-        self.vertices.len()
-    }
-
-    fn num_arcs(&self) -> u64 {
-        self.num_arcs
-    }
-
-    fn directed(&self) -> bool {
-        self.directed
-    }
-
-    fn weighted(&self) -> bool {
-        self.weighted
-    }
-
-    fn vertices(&self) -> &Vertices {
-        &self.vertices
+    fn core(&self) -> &EngineCore {
+        &self.core
     }
 
     fn max_degree_vertex(&self) -> Result<u32, EngineError> {
@@ -689,16 +667,8 @@ impl Engine for SyncGraph {
         Ok(())
     }
 
-    fn budget(&self) -> u64 {
-        self.budget
-    }
-
     fn edges_counted(&self) -> Option<u64> {
         Some(self.edges.load(Relaxed))
-    }
-
-    fn recorder(&self) -> &Recorder {
-        &self.recorder
     }
 
     /// Bytes read (counted per read: the prefetcher's and the demand reads, or under mmap what
@@ -738,7 +708,7 @@ impl Engine for SyncGraph {
             ("ift_seq", json!(s.ift_seq)),
             ("index_summary", json!(self.index_summary)),
             ("index_bytes", json!(self.index_bytes)),
-            ("memory", json!(self.budget)),
+            ("memory", json!(self.core.budget)),
         ];
         match &s.cache {
             Some(cache) => {
