@@ -21,10 +21,9 @@
 //! its own figure) plus the larger of the two phases times the vertex count
 //! ([`Footprint::minimum`]); the engine gets the budget less the O(V) part.
 
-use diskgraph_engine::engine_options::{INDEX_SUMMARY, VERIFY};
+use diskgraph_engine::engine_options::VERIFY;
 use diskgraph_engine::options::Params;
-use diskgraph_engine::selective::{PACKED_BYTES_PER_VERTEX, ROUND_BYTES};
-use diskgraph_engine::{EngineKind, Needs};
+use diskgraph_engine::{EngineKind, Held, Needs};
 use diskgraph_format::GraphDir;
 
 use crate::descriptor::{Algorithm, Naming, Variant};
@@ -106,20 +105,29 @@ impl Footprint {
     }
 }
 
-/// The bytes a vertex `engine` holds beside its budget with `params`, on the plain lists, from
-/// the first algorithm that runs on it (the figure is the engine's, whatever the algorithm).
-fn engine_per_vertex(engine: EngineKind, params: &Params) -> f64 {
+/// What `engine` holds beside its budget with `params`, a direction of plain lists, from the
+/// first algorithm that runs on it (the figure is the engine's, whatever the algorithm).
+fn engine_held(engine: EngineKind, params: &Params) -> Option<Held> {
     crate::registry::ALGORITHMS
         .iter()
         .find_map(|a| a.variant(engine))
-        .map_or(0.0, |v| v.run.held(None, params, Needs::NONE).per_vertex)
+        .map(|v| v.run.held(None, params, Needs::NONE))
 }
 
 /// What `--memory` covers and the bytes a vertex of each engine and algorithm, for
 /// `diskgraph run --help` (the algorithms' figures at their default options).
 pub fn budget_text() -> String {
     let none = Params::new();
-    let engine = |kind: EngineKind| engine_per_vertex(kind, &none);
+    let engines: Vec<String> = EngineKind::ALL
+        .into_iter()
+        .filter_map(|kind| {
+            let held = engine_held(kind, &none)?;
+            Some(match held.per_arc {
+                0.0 => format!("{kind} {}", held.per_vertex),
+                a => format!("{kind} {} and {a} an arc", held.per_vertex),
+            })
+        })
+        .collect();
     let mut s = format!(
         "Budget (--memory): everything the run holds. The engine's buffers and caches come out of it, and \
          so does the O(V) state, counted before anything is read: a run whose least budget exceeds --memory \
@@ -129,20 +137,10 @@ pub fn budget_text() -> String {
          output's ({RESULT_BYTES}; {OUTPUT_BYTES} with the IDs of a graph whose IDs were remapped, \
          {REORDERED_OUTPUT_BYTES} on a reordered graph), \
          plus {IDS_BYTES} throughout when the graph's IDs were remapped.\n\
-         Engines, a direction of lists: memory {} and 4 an arc (8 weighted); selective {} ({} with compressed \
-         lists), of which {ROUND_BYTES} frontiers and rounds; sync {} ({} with --index-summary); \
-         stream {}, shards {} (their arrays are the algorithm's).\nAlgorithms on the selective engine, running / \
+         Engines, a direction of plain lists (more for a compressed layout's byte offsets and for weights; \
+         the guide's budget table has each case): {}.\nAlgorithms on the selective engine, running / \
          after with --verify:",
-        engine(EngineKind::Memory),
-        engine(EngineKind::Selective),
-        engine(EngineKind::Selective) + PACKED_BYTES_PER_VERTEX,
-        engine(EngineKind::Sync),
-        engine_per_vertex(
-            EngineKind::Sync,
-            &Params::new().with(&INDEX_SUMMARY, diskgraph_engine::options::Value::Flag(true))
-        ),
-        engine(EngineKind::Stream),
-        engine(EngineKind::Shards),
+        engines.join("; ")
     );
     let figures: Vec<String> = crate::registry::ALGORITHMS
         .iter()
