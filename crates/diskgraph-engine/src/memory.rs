@@ -245,7 +245,6 @@ impl Engine for MemoryGraph {
         stats.peak_engine_memory = self.memory_bytes();
         stats.bytes_read = self.compressed_bytes.unwrap_or_else(|| self.memory_bytes());
         stats.io_utility = 1.0;
-        stats.settings.insert("memory".into(), json!(self.core.budget));
         stats.settings.insert("adjacency".into(), json!(self.adjacency));
     }
 }

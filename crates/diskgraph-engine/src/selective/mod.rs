@@ -681,7 +681,6 @@ impl Engine for SelectiveGraph {
         s.insert("io_buffer_bytes".into(), json!(self.buffer_bytes));
         s.insert("claim_bitmap_bytes".into(), json!(self.claims.bytes()));
         s.insert("assembly_bytes".into(), json!(self.assembly_bytes));
-        s.insert("memory".into(), json!(self.core.budget));
         s.insert("adjacency".into(), json!(self.adjacency_name()));
         if let Some(note) = &self.adjacency_note {
             s.insert("adjacency_note".into(), json!(note));

@@ -906,7 +906,6 @@ impl Engine for StreamGraph {
         if let Some(why) = self.reader.fallback_reason() {
             s.insert("io_fallback".into(), json!(why));
         }
-        s.insert("memory".into(), json!(self.opts.memory));
         s.insert("io_buffer_bytes".into(), json!(self.reader.buffer_bytes()));
         s.insert("slots".into(), json!(SLOTS));
         s.insert("load_edges".into(), json!(self.load_edges));

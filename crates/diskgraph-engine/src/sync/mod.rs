@@ -708,7 +708,6 @@ impl Engine for SyncGraph {
             ("ift_seq", json!(s.ift_seq)),
             ("index_summary", json!(self.index_summary)),
             ("index_bytes", json!(self.index_bytes)),
-            ("memory", json!(self.core.budget)),
         ];
         match &s.cache {
             Some(cache) => {
