@@ -40,6 +40,7 @@ __all__ = [
     "import_file",
     "parse_size",
     "part_boundary",
+    "parts_here",
     "read_metadata",
     "read_names",
     "write_report",
@@ -101,6 +102,7 @@ class PartEdges:
     def own(self, held_elsewhere: npt.NDArray[np.bool_]) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
     def neighbours_of(self, removed: npt.NDArray[np.int64]) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
 
+def parts_here(path: _Path, routing: List[Tuple[str, str]]) -> List[int]: ...
 def part_boundary(path: _Path) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
 def cluster_job(
     algorithm: str, split: SplitRouting, options: Dict[str, Any]

@@ -166,6 +166,24 @@ fn open_part(path: &Path) -> PyResult<GraphDir> {
 
 /// The boundary of the part at ``path``: its sources with arcs (ascending), their out-degrees in
 /// the part, its destinations with arcs (ascending), as int64 arrays.
+/// The parts of the split at ``path`` that lie on this machine with the lists ``routing``
+/// names (pairs of a part's directory name and its ``out.adj`` xxh3), by index; each part's
+/// manifest read and checked by the format crate. A node holding none answers an empty list.
+#[pyfunction]
+pub fn parts_here(py: Python<'_>, path: PathBuf, routing: Vec<(String, String)>) -> Vec<usize> {
+    py.detach(|| {
+        routing
+            .iter()
+            .enumerate()
+            .filter(|(_, (name, xxh3))| {
+                GraphDir::open(path.join(name))
+                    .is_ok_and(|g| g.manifest().files.get("out.adj").is_some_and(|f| &f.xxh3 == xxh3))
+            })
+            .map(|(i, _)| i)
+            .collect()
+    })
+}
+
 #[pyfunction]
 pub fn part_boundary<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(Ints<'py>, Ints<'py>, Ints<'py>)> {
     let b = py.detach(|| open_part(&path).and_then(|g| Boundary::of(&g).map_err(format_error)))?;

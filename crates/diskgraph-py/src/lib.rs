@@ -80,7 +80,7 @@ mod native {
     #[pymodule_export]
     use super::cli::cli_main;
     #[pymodule_export]
-    use super::cluster::{cluster_job, part_boundary, PyPartEdges, PySplitRouting};
+    use super::cluster::{cluster_job, part_boundary, parts_here, PyPartEdges, PySplitRouting};
     #[pymodule_export]
     use super::errors::{
         AlgorithmError, DiskgraphError, GraphFormatError, InputFormatError, InvalidVertex, OutputExistsError,

@@ -3,8 +3,6 @@ dealt to the nodes' CPU slots."""
 
 from __future__ import annotations
 
-import json
-import os
 from typing import Any, List, Optional, Tuple
 
 from .. import _native
@@ -24,17 +22,9 @@ def parse_cluster(spec: str) -> Tuple[str, Optional[int]]:
 
 def parts_here(split_path: str, routing: List[Tuple[str, str]]) -> List[int]:
     """Run on a node: the parts (indexes into ``routing``, pairs of part name and ``out.adj``
-    xxh3) that lie under ``split_path`` on this node's disk with the lists the routing names.
-    Reads only their manifests."""
-    found = []
-    for i, (name, xxh3) in enumerate(routing):
-        try:
-            manifest = json.loads(_native.read_metadata(os.path.join(split_path, name, "manifest.json")))
-            if manifest["files"]["out.adj"]["xxh3"] == xxh3:
-                found.append(i)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    return found
+    xxh3) that lie under ``split_path`` on this node's disk with the lists the routing names,
+    their manifests read by the native format reader."""
+    return _native.parts_here(split_path, routing)
 
 
 def place(parts: int, nodes: List[Tuple[int, List[int]]]) -> Tuple[List[Tuple[int, List[int]]], List[int]]:
