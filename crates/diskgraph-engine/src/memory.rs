@@ -109,21 +109,11 @@ impl MemoryGraph {
         }
         let inn = (csrs.len() == 2).then(|| csrs.pop().expect("two directions"));
         let out = csrs.pop().expect("the out-direction");
-        Ok(MemoryGraph {
-            core: EngineCore {
-                kind: <Self as OpenEngine>::KIND,
-                vertices,
-                num_arcs: out.num_arcs() as u64,
-                directed,
-                weighted: out.weights.is_some(),
-                budget: opts.memory,
-                recorder: Recorder::with_cancel(opts.cancel.as_ref()),
-            },
-            out,
-            inn,
-            adjacency: compressed.as_ref().map_or("plain".into(), |l| l.name().to_string()),
-            compressed_bytes: compressed.is_some().then_some(compressed_bytes),
-        })
+        let adjacency = compressed.as_ref().map_or("plain".into(), |l| l.name().to_string());
+        let recorder = Recorder::with_cancel(opts.cancel.as_ref());
+        let mut g = MemoryGraph::from_parts(directed, out, inn, vertices, opts.memory, recorder, adjacency);
+        g.compressed_bytes = compressed.is_some().then_some(compressed_bytes);
+        Ok(g)
     }
 
     /// Loads a graph directory. `need_in` loads the in-edges of a directed graph too;
@@ -149,6 +139,19 @@ impl MemoryGraph {
             assert_eq!(i.num_arcs(), out.num_arcs(), "in/out arc counts differ");
         }
         let vertices = Vertices::identity(out.num_vertices());
+        MemoryGraph::from_parts(directed, out, inn, vertices, 0, Recorder::default(), "plain".into())
+    }
+
+    /// The graph of CSRs `out` and `inn` in memory, its lists read from `adjacency`.
+    fn from_parts(
+        directed: bool,
+        out: Csr,
+        inn: Option<Csr>,
+        vertices: Vertices,
+        budget: u64,
+        recorder: Recorder,
+        adjacency: String,
+    ) -> Self {
         MemoryGraph {
             core: EngineCore {
                 kind: <Self as OpenEngine>::KIND,
@@ -156,12 +159,12 @@ impl MemoryGraph {
                 num_arcs: out.num_arcs() as u64,
                 directed,
                 weighted: out.weights.is_some(),
-                budget: 0,
-                recorder: Recorder::default(),
+                budget,
+                recorder,
             },
             out,
             inn,
-            adjacency: "plain".into(),
+            adjacency,
             compressed_bytes: None,
         }
     }

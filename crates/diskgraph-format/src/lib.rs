@@ -135,7 +135,7 @@ pub use names::VertexNames;
 pub use output_paths::OutputPaths;
 pub use positioned::PositionedFile;
 pub use rank_bitmap::RankBitmap;
-pub use read::{Csr, Direction, GraphDir, DEGREE_PIECE};
+pub use read::{read_manifest, Csr, Direction, GraphDir, DEGREE_PIECE};
 pub use shard_budget::{
     blocks_covering, Extent, IntervalLoad, PackedLoad, ShardBudget, DECODED_PAGE_ARCS, DECODED_PAGE_BYTES,
     DECODED_TABLE_ENTRY_BYTES, SHARD_UPDATE_CHUNK,

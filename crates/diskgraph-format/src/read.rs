@@ -488,7 +488,7 @@ impl GraphDir {
 
 /// Reads the manifest of the graph directory `dir`, giving each layout listed by name only
 /// the record its metadata file implies (see [`record_from_meta`]).
-pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
+pub fn read_manifest(dir: &Path) -> Result<Manifest, FormatError> {
     let path = dir.join(MANIFEST);
     // A missing directory, or a file, is left to the manifest's read to report as what it is.
     if dir.is_dir() && matches!(path.try_exists(), Ok(false)) {

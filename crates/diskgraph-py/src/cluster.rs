@@ -21,7 +21,7 @@ use diskgraph_algo::registry;
 use diskgraph_algo::{ValueType, Values};
 use diskgraph_cli::cluster::{ClusterAnswer, ClusterRequest, ClusterRunner};
 use diskgraph_engine::options::{Params, Value};
-use diskgraph_format::GraphDir;
+use diskgraph_format::{read_manifest, GraphDir};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -167,8 +167,9 @@ fn open_part(path: &Path) -> PyResult<GraphDir> {
 /// The boundary of the part at ``path``: its sources with arcs (ascending), their out-degrees in
 /// the part, its destinations with arcs (ascending), as int64 arrays.
 /// The parts of the split at ``path`` that lie on this machine with the lists ``routing``
-/// names (pairs of a part's directory name and its ``out.adj`` xxh3), by index; each part's
-/// manifest read and checked by the format crate. A node holding none answers an empty list.
+/// names (pairs of a part's directory name and its ``out.adj`` xxh3), by index; only each
+/// part's manifest is read, by the format crate (a part whose files are damaged is found, and
+/// the worker opening it names it). A node holding none answers an empty list.
 #[pyfunction]
 pub fn parts_here(py: Python<'_>, path: PathBuf, routing: Vec<(String, String)>) -> Vec<usize> {
     py.detach(|| {
@@ -176,8 +177,7 @@ pub fn parts_here(py: Python<'_>, path: PathBuf, routing: Vec<(String, String)>)
             .iter()
             .enumerate()
             .filter(|(_, (name, xxh3))| {
-                GraphDir::open(path.join(name))
-                    .is_ok_and(|g| g.manifest().files.get("out.adj").is_some_and(|f| &f.xxh3 == xxh3))
+                read_manifest(&path.join(name)).is_ok_and(|m| m.files.get("out.adj").is_some_and(|f| &f.xxh3 == xxh3))
             })
             .map(|(i, _)| i)
             .collect()
