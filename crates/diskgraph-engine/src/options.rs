@@ -559,59 +559,26 @@ pub trait FromValue: Sized {
     fn from_value(value: Value) -> Result<Self, Value>;
 }
 
-impl FromValue for u64 {
-    fn from_value(value: Value) -> Result<Self, Value> {
-        match value {
-            Value::Count(n) | Value::Size(n) => Ok(n),
-            other => Err(other),
+/// `FromValue` for `$t`, read from the values of kinds `$kind`.
+macro_rules! from_value {
+    ($t:ty: $($kind:ident)|+) => {
+        impl FromValue for $t {
+            fn from_value(value: Value) -> Result<Self, Value> {
+                match value {
+                    $(Value::$kind(x) => Ok(x),)+
+                    other => Err(other),
+                }
+            }
         }
-    }
+    };
 }
 
-impl FromValue for f64 {
-    fn from_value(value: Value) -> Result<Self, Value> {
-        match value {
-            Value::Float(x) => Ok(x),
-            other => Err(other),
-        }
-    }
-}
-
-impl FromValue for bool {
-    fn from_value(value: Value) -> Result<Self, Value> {
-        match value {
-            Value::Flag(b) => Ok(b),
-            other => Err(other),
-        }
-    }
-}
-
-impl FromValue for &'static str {
-    fn from_value(value: Value) -> Result<Self, Value> {
-        match value {
-            Value::Choice(s) => Ok(s),
-            other => Err(other),
-        }
-    }
-}
-
-impl FromValue for String {
-    fn from_value(value: Value) -> Result<Self, Value> {
-        match value {
-            Value::Text(s) => Ok(s),
-            other => Err(other),
-        }
-    }
-}
-
-impl FromValue for Sources {
-    fn from_value(value: Value) -> Result<Self, Value> {
-        match value {
-            Value::Sources(s) => Ok(s),
-            other => Err(other),
-        }
-    }
-}
+from_value!(u64: Count | Size);
+from_value!(f64: Float);
+from_value!(bool: Flag);
+from_value!(&'static str: Choice);
+from_value!(String: Text);
+from_value!(Sources: Sources);
 
 /// Whether every name `spec` declares parses as `T` (for the tests of each typed choice).
 pub fn parses_every_choice<T: FromStr>(spec: &OptionSpec) -> bool {

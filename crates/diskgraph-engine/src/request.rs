@@ -55,12 +55,6 @@ impl Needs {
     };
 }
 
-impl Default for Needs {
-    fn default() -> Self {
-        Needs::NONE
-    }
-}
-
 /// A run as an engine opens for it: the options and the settings every engine shares, read
 /// and checked once.
 #[derive(Clone)]
@@ -161,7 +155,7 @@ pub struct Held {
 
 impl Held {
     /// `per_vertex` bytes a vertex and none by arc.
-    pub fn per_vertex(per_vertex: f64) -> Held {
+    pub fn by_vertex(per_vertex: f64) -> Held {
         Held {
             per_vertex,
             per_arc: 0.0,

@@ -164,7 +164,7 @@ impl OpenEngine for ShardGraph {
 
     /// A frontier bitmap (its arrays are the algorithm's).
     fn held(_: Option<&GraphDir>, _: &Params, _: Needs) -> Held {
-        Held::per_vertex(0.25)
+        Held::by_vertex(0.25)
     }
 }
 

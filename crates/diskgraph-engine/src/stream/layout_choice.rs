@@ -17,14 +17,6 @@ pub enum LayoutNeed {
 }
 
 impl LayoutNeed {
-    /// Whether a layout sorted `sort` serves.
-    pub fn accepts(self, sort: &GridSort) -> bool {
-        match self {
-            LayoutNeed::Any => true,
-            LayoutNeed::SourceSorted => super::source_sorted(sort),
-        }
-    }
-
     /// Sorts in order of preference (key orders are used only when named).
     fn preference(self) -> &'static [GridSort] {
         match self {

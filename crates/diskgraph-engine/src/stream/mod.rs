@@ -176,7 +176,7 @@ impl OpenEngine for StreamGraph {
 
     /// A frontier bitmap (its arrays are the algorithm's).
     fn held(_: Option<&GraphDir>, _: &Params, _: Needs) -> Held {
-        Held::per_vertex(0.25)
+        Held::by_vertex(0.25)
     }
 }
 

@@ -126,7 +126,7 @@ impl OpenEngine for SyncGraph {
             true => 8.0 / SUMMARY_STRIDE as f64,
             false => 8.0,
         };
-        Held::per_vertex(index * dirs * indexes + 0.25)
+        Held::by_vertex(index * dirs * indexes + 0.25)
     }
 }
 
